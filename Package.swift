@@ -1,0 +1,28 @@
+// swift-tools-version:6.0
+import PackageDescription
+
+let package = Package(
+    name: "Kuroneko",
+    products: [
+        .library(name: "Kuroneko", targets: ["Kuroneko"]),
+        .executable(name: "kuroneko", targets: ["kuroneko"]),
+    ],
+    targets: [
+        .systemLibrary(
+            name: "CLibXML2",
+            pkgConfig: "libxml-2.0",
+            providers: [.apt(["libxml2-dev"])]
+        ),
+        .target(name: "Kuroneko", dependencies: ["CLibXML2"]),
+        .executableTarget(name: "kuroneko", dependencies: ["Kuroneko"]),
+        .testTarget(
+            name: "KuronekoTests",
+            dependencies: ["Kuroneko"],
+            exclude: ["Fixtures"]
+        ),
+        .testTarget(
+            name: "EndToEndTests",
+            dependencies: ["kuroneko"]
+        ),
+    ]
+)

@@ -1,0 +1,94 @@
+/// Everything the tracking page says about one parcel.
+public struct Shipment: Hashable, Sendable {
+    public var trackingNumber: TrackingNumber
+    /// Always `yamato`; kept in the data so mixed-carrier consumers can tell records apart.
+    public var carrier: String
+    public var status: ShipmentStatus
+    /// 商品名 (宅急便, ネコポス …), or `nil` when the page shows `-` or nothing.
+    public var product: String?
+    /// お届け予定日時, or `nil` when the page shows `-` or nothing.
+    public var scheduledDelivery: ScheduledDelivery?
+    /// The history rows in page order, oldest first.
+    public var events: [TrackingEvent]
+    /// When the parcel was delivered: the time of the last delivered row, if the parcel is delivered.
+    public var deliveredAt: JapanDateTime?
+
+    public init(
+        trackingNumber: TrackingNumber, carrier: String = "yamato", status: ShipmentStatus, product: String?,
+        scheduledDelivery: ScheduledDelivery?, events: [TrackingEvent], deliveredAt: JapanDateTime?
+    ) {
+        self.trackingNumber = trackingNumber
+        self.carrier = carrier
+        self.status = status
+        self.product = product
+        self.scheduledDelivery = scheduledDelivery
+        self.events = events
+        self.deliveredAt = deliveredAt
+    }
+}
+
+/// The parcel's current state, as the block's state title says it.
+public struct ShipmentStatus: Hashable, Sendable {
+    public var code: StatusCode
+    /// The state title as written on the page, e.g. `持戻（ご不在）`.
+    public var label: String
+    /// The label in English, Yamato's official wording where it publishes one; `nil` for unknown labels.
+    public var labelEnglish: String?
+    public var summary: String?
+    public var note: String?
+    /// True when the parcel will not change any more: delivered, invalid number, or returned to the sender.
+    public var isTerminal: Bool
+
+    public init(
+        code: StatusCode, label: String, labelEnglish: String?, summary: String?, note: String?, isTerminal: Bool
+    ) {
+        self.code = code
+        self.label = label
+        self.labelEnglish = labelEnglish
+        self.summary = summary
+        self.note = note
+        self.isTerminal = isTerminal
+    }
+}
+
+/// One row of the parcel's history.
+public struct TrackingEvent: Hashable, Sendable {
+    public var label: String
+    public var labelEnglish: String?
+    public var code: StatusCode
+    /// The row's time with its year resolved, or `nil` when the row has no date.
+    public var at: JapanDateTime?
+    /// The date as the page wrote it (`10月27日 11:27`), or `nil` when empty.
+    public var dateText: String?
+    /// The office that scanned the parcel, or `nil` when empty.
+    public var place: String?
+
+    public init(
+        label: String, labelEnglish: String?, code: StatusCode, at: JapanDateTime?, dateText: String?, place: String?
+    ) {
+        self.label = label
+        self.labelEnglish = labelEnglish
+        self.code = code
+        self.at = at
+        self.dateText = dateText
+        self.place = place
+    }
+}
+
+/// お届け予定日時: the day, and the time window when one is given.
+public struct ScheduledDelivery: Hashable, Sendable {
+    /// The text as the page wrote it, e.g. `01/03　14:00-16:00`.
+    public var raw: String
+    /// The day with its year resolved; `nil` only if the page used a wording without `MM/DD`.
+    public var date: JapanDateTime?
+    /// Start of the window as `HH:MM`, or `nil` when no window is given.
+    public var windowStart: String?
+    public var windowEnd: String?
+
+    public init(raw: String, date: JapanDateTime?, windowStart: String?, windowEnd: String?) {
+        self.raw = raw
+        self.date = date
+        self.windowStart = windowStart
+        self.windowEnd = windowEnd
+    }
+}

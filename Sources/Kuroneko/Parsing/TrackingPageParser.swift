@@ -1,0 +1,87 @@
+import Foundation
+
+/// Turns the HTML of Yamato's tracking result page into shipments.
+///
+/// A pure function of the bytes and a reference time: no network, no clock. It selects elements by class
+/// token only (the real page mixes heading levels) and refuses, with a ``TrackingPageError``, any page it
+/// does not fully understand rather than return a partial or empty result.
+public struct TrackingPageParser: Sendable {
+    public init() {}
+
+    /// Parses a result page.
+    /// - Parameters:
+    ///   - body: the response body, as received.
+    ///   - charset: the charset the HTTP response declared, or `nil` to honour the page's `<meta>`.
+    ///   - numbers: the numbers the request asked for, in order; the page must answer exactly these.
+    ///     `nil` accepts whatever parcels the page holds (for saved pages).
+    ///   - now: the reference time that year-less dates are resolved against.
+    /// - Returns: one shipment per parcel block, in page order.
+    public func parse(
+        _ body: some ContiguousBytes, charset: String? = nil, expecting numbers: [TrackingNumber]? = nil,
+        now: Date
+    ) throws(TrackingPageError) -> [Shipment] {
+        let result: Result<[Shipment], TrackingPageError> = body.withUnsafeBytes { bytes in
+            Result { () throws(TrackingPageError) in
+                try parse(bytes: bytes, charset: charset, expecting: numbers, now: now)
+            }
+        }
+        return try result.get()
+    }
+
+    private func parse(
+        bytes: UnsafeRawBufferPointer, charset: String?, expecting numbers: [TrackingNumber]?, now: Date
+    ) throws(TrackingPageError) -> [Shipment] {
+        try Self.checkComplete(bytes)
+        guard let document = HTMLDocument(bytes: bytes, charset: charset), let root = document.root else {
+            throw TrackingPageError(.unreadable, "the response is not readable as HTML (\(bytes.count) bytes)")
+        }
+        let blocks = root.descendants(withClass: "parts-tracking-invoice-block")
+        let expectedCount = numbers?.count
+        if blocks.isEmpty {
+            let title = root.titleText.map { "\"\($0)\"" } ?? "none"
+            let wanted = expectedCount.map { "\($0) parcel block\($0 == 1 ? "" : "s") for \($0) number\($0 == 1 ? "" : "s")" }
+                ?? "at least one parcel block"
+            throw TrackingPageError(
+                .unrecognizedLayout,
+                "unrecognised page layout: expected \(wanted) (div.parts-tracking-invoice-block), found 0; "
+                    + "page title: \(title)")
+        }
+        if let expectedCount, blocks.count != expectedCount {
+            throw TrackingPageError(
+                .blockCountMismatch,
+                "expected \(expectedCount) parcel block\(expectedCount == 1 ? "" : "s") for \(expectedCount) "
+                    + "number\(expectedCount == 1 ? "" : "s"), found \(blocks.count)")
+        }
+        let dates = PageDates(now: now)
+        var shipments: [Shipment] = []
+        shipments.reserveCapacity(blocks.count)
+        for (index, block) in blocks.enumerated() {
+            let reader = ParcelBlockReader(block: block, position: index + 1, dates: dates)
+            let shipment = try reader.shipment()
+            if let numbers, shipment.trackingNumber != numbers[index] {
+                throw TrackingPageError(
+                    .numberMismatch,
+                    "parcel block \(index + 1) is for \(shipment.trackingNumber), "
+                        + "but \(numbers[index]) was asked for at that position")
+            }
+            shipments.append(shipment)
+        }
+        return shipments
+    }
+
+    /// A complete page ends with `</html>`; anything else was cut off on the way.
+    private static func checkComplete(_ bytes: UnsafeRawBufferPointer) throws(TrackingPageError) {
+        var end = bytes.count
+        while end > 0, [0x20, 0x09, 0x0A, 0x0D, 0x00].contains(bytes[end - 1]) { end -= 1 }
+        guard end > 0 else {
+            throw TrackingPageError(.emptyBody, "the response body is empty; expected a tracking result page")
+        }
+        let closing = Array("</html>".utf8)
+        let tail = end >= closing.count ? bytes[(end - closing.count)..<end].map { $0 | 0x20 } : []
+        guard tail.elementsEqual(closing.map { $0 | 0x20 }) else {
+            throw TrackingPageError(
+                .truncated,
+                "the page is truncated: it ends after \(bytes.count) bytes without the closing </html> tag")
+        }
+    }
+}

@@ -1,0 +1,87 @@
+/// A Yamato tracking number (送り状番号): twelve digits, the last a check digit.
+///
+/// Parse what people type or paste with ``init(parsing:)``; it accepts hyphens, spaces, full-width digits
+/// and the dash look-alikes Japanese input methods produce.
+public struct TrackingNumber: Hashable, Sendable, Comparable, CustomStringConvertible {
+    /// The twelve digits, without separators.
+    public let digits: String
+
+    /// Parses a number as typed, checking its length and check digit.
+    /// - Throws: ``TrackingNumberError`` saying what is wrong with the input.
+    public init(parsing input: String) throws(TrackingNumberError) {
+        let digits = try Self.normalizedDigits(of: input)
+        guard digits.count == 12 else {
+            throw TrackingNumberError(input: input, reason: .wrongLength(digits.count))
+        }
+        let expected = Self.checkDigit(forFirstEleven: digits.prefix(11))
+        let actual = Int(String(digits.last!))!
+        guard actual == expected else {
+            throw TrackingNumberError(input: input, reason: .wrongCheckDigit(found: actual, expected: expected))
+        }
+        self.digits = digits
+    }
+
+    /// Reads a number as the tracking page echoes it, without judging its check digit:
+    /// Yamato answers numbers with a wrong check digit too (as 伝票番号誤り).
+    /// - Throws: ``TrackingNumberError`` when the text is not twelve digits.
+    init(echoedByPage text: String) throws(TrackingNumberError) {
+        let digits = try Self.normalizedDigits(of: text)
+        guard digits.count == 12 else {
+            throw TrackingNumberError(input: text, reason: .wrongLength(digits.count))
+        }
+        self.digits = digits
+    }
+
+    /// The number as Yamato prints it: `XXXX-XXXX-XXXX`.
+    public var formatted: String {
+        let characters = Array(digits)
+        return String(characters[0..<4]) + "-" + String(characters[4..<8]) + "-" + String(characters[8..<12])
+    }
+
+    /// The last four digits, for logs and messages that must not reveal the whole number.
+    public var masked: String {
+        "••••-••••-" + digits.suffix(4)
+    }
+
+    public var description: String { formatted }
+
+    public static func < (lhs: TrackingNumber, rhs: TrackingNumber) -> Bool {
+        lhs.digits < rhs.digits
+    }
+
+    /// The check digit Yamato uses: the first eleven digits read as one number, modulo 7.
+    static func checkDigit(forFirstEleven digits: Substring) -> Int {
+        var remainder = 0
+        for digit in digits.utf8 {
+            remainder = (remainder * 10 + Int(digit - UInt8(ascii: "0"))) % 7
+        }
+        return remainder
+    }
+
+    private static let separators: Set<Character> = [
+        "-", " ", "\u{3000}", "\t",
+        "－", "ー", "‐", "−", "―", "‑", "–", "—", "ｰ",
+    ]
+
+    private static func normalizedDigits(of input: String) throws(TrackingNumberError) -> String {
+        var digits = ""
+        digits.reserveCapacity(12)
+        for character in input.trimmingWhitespace() {
+            if let ascii = character.asciiValue, (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(ascii) {
+                digits.append(character)
+            } else if let scalar = character.unicodeScalars.first, character.unicodeScalars.count == 1,
+                (0xFF10...0xFF19).contains(scalar.value)
+            {
+                digits.append(Character(Unicode.Scalar(UInt8(scalar.value - 0xFF10) + UInt8(ascii: "0"))))
+            } else if separators.contains(character) {
+                continue
+            } else {
+                throw TrackingNumberError(input: input, reason: .invalidCharacter(character))
+            }
+        }
+        guard !digits.isEmpty else {
+            throw TrackingNumberError(input: input, reason: .empty)
+        }
+        return digits
+    }
+}
