@@ -1,0 +1,62 @@
+/// The texts of `--help`.
+enum Help {
+    static let tool = """
+        kuroneko: Yamato Transport (クロネコヤマト) parcel tracking as clean data.
+
+        Usage:
+          kuroneko track [options] NUMBER...   look numbers up on Yamato's tracking page
+          kuroneko parse [options] FILE        read a saved tracking page offline
+          kuroneko help [COMMAND]              show help for a command
+
+        Options:
+          -h, --help      show this help
+          --version       show the version
+
+        Exit status: 0 success, 1 upstream or page failure, 2 usage error or invalid number.
+        """
+
+    static let track = """
+        Usage: kuroneko track [options] NUMBER...
+
+        Looks the numbers up, ten per request, and prints one row per number in the order given.
+        Numbers may be typed with hyphens, spaces or full-width digits; '-' reads more numbers from standard
+        input, one per line or separated by commas. Invalid numbers are refused before anything is sent.
+
+        Options:
+          --json              print a JSON array of shipments
+          --jsonl             print one JSON shipment per line
+          --lang ja|en        language of the table's status labels (default ja)
+          --endpoint URL      the tracking form to post to
+                              (default https://toi.kuronekoyamato.co.jp/cgi-bin/tneko)
+          --timeout SECONDS   per-request timeout (default 15)
+          -h, --help          show this help
+
+        Colour is used only on a terminal and never when NO_COLOR is set.
+        """
+
+    static let parse = """
+        Usage: kuroneko parse [options] FILE
+
+        Parses a saved tracking result page (as served by /cgi-bin/tneko) and prints its shipments, exactly as
+        'track' would. '-' reads the page from standard input.
+
+        Options:
+          --now TIME          the moment the page was fetched, ISO 8601 (e.g. 2026-10-30T12:00:00+09:00);
+                              year-less dates are resolved against it (default: the current time)
+          --charset NAME      the page's charset, when its <meta> tag is missing or wrong
+          --json              print a JSON array of shipments
+          --jsonl             print one JSON shipment per line
+          --lang ja|en        language of the table's status labels (default ja)
+          -h, --help          show this help
+        """
+
+    static func text(for command: String?) throws(CommandFailure) -> String {
+        switch command {
+        case nil: tool
+        case "track": track
+        case "parse": parse
+        case let other?:
+            throw .usage("help: unknown command '\(other)'; the commands are track, parse and help")
+        }
+    }
+}

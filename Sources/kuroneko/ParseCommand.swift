@@ -1,0 +1,69 @@
+import Foundation
+import Kuroneko
+
+/// `kuroneko parse FILE`: read a saved tracking page offline.
+struct ParseCommand {
+    private let path: String
+    private let now: Date
+    private let charset: String?
+    private let output: OutputOptions
+
+    init(arguments: [String]) throws(CommandFailure) {
+        var arguments = ArgumentList(arguments, command: "parse")
+        output = try OutputOptions(from: &arguments, command: "parse")
+        charset = try arguments.option("--charset")
+        if let text = try arguments.option("--now") {
+            guard let parsed = Self.parseTime(text) else {
+                throw .usage("parse: --now \"\(text)\" is not an ISO 8601 time; expected e.g. 2026-10-30T12:00:00+09:00")
+            }
+            now = parsed
+        } else {
+            now = Date()
+        }
+        let files = try arguments.positionals()
+        guard files.count == 1 else {
+            throw .usage("parse: expected one FILE, got \(files.count); usage: kuroneko parse [options] FILE")
+        }
+        path = files[0]
+    }
+
+    func run(on terminal: Terminal) throws {
+        let body: Data
+        if path == "-" {
+            body = FileHandle.standardInput.readDataToEndOfFile()
+        } else {
+            guard FileManager.default.fileExists(atPath: path) else {
+                throw CommandFailure.usage("parse: \"\(path)\" does not exist; expected a saved tracking page")
+            }
+            do {
+                body = try Data(contentsOf: URL(fileURLWithPath: path))
+            } catch {
+                throw CommandFailure.usage("parse: cannot read \"\(path)\": \(Self.reason(error))")
+            }
+        }
+        let shipments: [Shipment]
+        do {
+            shipments = try TrackingPageParser().parse(body, charset: charset, now: now)
+        } catch {
+            throw CommandFailure.lookup("parse: \(path): \(error.message)")
+        }
+        try output.render(shipments, on: terminal)
+    }
+
+    private static func parseTime(_ text: String) -> Date? {
+        let formatter = ISO8601DateFormatter()
+        if let date = formatter.date(from: text) { return date }
+        formatter.formatOptions = [.withInternetDateTime, .withFractionalSeconds]
+        return formatter.date(from: text)
+    }
+
+    private static func reason(_ error: any Error) -> String {
+        let nsError = error as NSError
+        if let underlying = nsError.userInfo[NSUnderlyingErrorKey] as? NSError, underlying.domain == NSPOSIXErrorDomain,
+            let message = strerror(Int32(underlying.code))
+        {
+            return String(cString: message)
+        }
+        return nsError.localizedDescription
+    }
+}

@@ -1,0 +1,82 @@
+import Kuroneko
+
+/// The human-readable table `kuroneko track` prints: number, status, latest event, scheduled delivery.
+struct ShipmentTable {
+    let shipments: [Shipment]
+    let language: OutputOptions.Language
+    let colored: Bool
+
+    var text: String {
+        let english = language == .english
+        let header = english
+            ? ["NUMBER", "STATUS", "LATEST EVENT", "PLACE", "SCHEDULED"]
+            : ["伝票番号", "状態", "最新の日時", "場所", "お届け予定"]
+        let rows = shipments.map { shipment -> [String] in
+            let latest = shipment.events.last
+            return [
+                shipment.trackingNumber.formatted,
+                english ? (shipment.status.labelEnglish ?? shipment.status.label) : shipment.status.label,
+                latest.map { $0.at.map(Self.display) ?? $0.dateText ?? "-" } ?? "-",
+                latest?.place ?? "-",
+                shipment.scheduledDelivery.map(Self.display) ?? "-",
+            ]
+        }
+        let widths = (0..<header.count).map { column in
+            ([header] + rows).map { displayWidth(of: $0[column]) }.max() ?? 0
+        }
+        var lines = [line(header, widths: widths, statusColor: nil)]
+        for (row, shipment) in zip(rows, shipments) {
+            lines.append(line(row, widths: widths, statusColor: colored ? Self.color(for: shipment.status.code) : nil))
+        }
+        return lines.joined(separator: "\n")
+    }
+
+    private func line(_ cells: [String], widths: [Int], statusColor: String?) -> String {
+        var parts: [String] = []
+        for (index, cell) in cells.enumerated() {
+            let padding = String(repeating: " ", count: max(0, widths[index] - displayWidth(of: cell)))
+            let isLast = index == cells.count - 1
+            let shown = if index == 1, let statusColor { "\u{1B}[\(statusColor)m\(cell)\u{1B}[0m" } else { cell }
+            parts.append(isLast ? shown : shown + padding)
+        }
+        return parts.joined(separator: "  ")
+    }
+
+    private static func display(_ time: JapanDateTime) -> String {
+        time.iso8601.replacingOccurrences(of: "T", with: " ").replacingOccurrences(of: ":00+09:00", with: "")
+    }
+
+    private static func display(_ scheduled: ScheduledDelivery) -> String {
+        guard let date = scheduled.date else { return scheduled.raw }
+        guard let start = scheduled.windowStart, let end = scheduled.windowEnd else { return date.dateText }
+        return "\(date.dateText) \(start)-\(end)"
+    }
+
+    /// ANSI SGR colours by meaning: green done, cyan on its way to the door, yellow needs attention,
+    /// red went wrong.
+    private static func color(for code: StatusCode) -> String? {
+        switch code {
+        case .delivered: "32"
+        case .outForDelivery: "36"
+        case .infoReceived, .inTransit: "34"
+        case .availableForPickup, .attemptFailed, .notFound: "33"
+        case .exception, .returned, .invalidNumber: "31"
+        case .unknown: nil
+        }
+    }
+}
+
+/// Columns a string takes in a terminal: East Asian wide and full-width characters take two.
+func displayWidth(of text: String) -> Int {
+    text.unicodeScalars.reduce(0) { width, scalar in
+        switch scalar.value {
+        case 0x1100...0x115F, 0x2E80...0x303E, 0x3041...0x33FF, 0x3400...0x4DBF, 0x4E00...0x9FFF, 0xA000...0xA4CF,
+            0xAC00...0xD7A3, 0xF900...0xFAFF, 0xFE30...0xFE4F, 0xFF00...0xFF60, 0xFFE0...0xFFE6, 0x20000...0x3FFFD:
+            width + 2
+        case 0x0300...0x036F, 0x200B...0x200F:
+            width
+        default:
+            width + 1
+        }
+    }
+}
