@@ -72,6 +72,16 @@ struct HTMLElement {
         return found
     }
 
+    /// Whether an element above this one carries the class token.
+    func hasAncestor(withClass token: StaticString) -> Bool {
+        var ancestor = node.pointee.parent
+        while let current = ancestor, current.pointee.type == XML_ELEMENT_NODE {
+            if HTMLElement(node: current).hasClass(token) { return true }
+            ancestor = current.pointee.parent
+        }
+        return false
+    }
+
     /// The nearest following sibling element with the class token.
     func nextSibling(withClass token: StaticString) -> HTMLElement? {
         var sibling = node.pointee.next

@@ -35,22 +35,34 @@ public struct TrackingPageParser: Sendable {
         guard let document = HTMLDocument(bytes: bytes, charset: charset), let root = document.root else {
             throw TrackingPageError(.unreadable, "the response is not readable as HTML (\(bytes.count) bytes)")
         }
-        let blocks = root.descendants(withClass: "parts-tracking-invoice-block")
+        let outline = PageOutline(of: root)
+        let blocks = outline.blocks
         let expectedCount = numbers?.count
         if blocks.isEmpty {
             let title = root.titleText.map { "\"\($0)\"" } ?? "none"
-            let wanted = expectedCount.map { "\($0) parcel block\($0 == 1 ? "" : "s") for \($0) number\($0 == 1 ? "" : "s")" }
+            let wanted = expectedCount.map { "\(blockCount($0)) for \($0) number\($0 == 1 ? "" : "s")" }
                 ?? "at least one parcel block"
             throw TrackingPageError(
                 .unrecognizedLayout,
                 "unrecognised page layout: expected \(wanted) (div.parts-tracking-invoice-block), found 0; "
                     + "page title: \(title)")
         }
+        if outline.nestedBlockCount > 0 {
+            throw TrackingPageError(
+                .malformedBlock,
+                "found \(blockCount(outline.nestedBlockCount)) inside other blocks: the page's markup is broken")
+        }
+        if outline.titleCount != blocks.count {
+            throw TrackingPageError(
+                .malformedBlock,
+                "found \(outline.titleCount) parcel titles (.tracking-invoice-block-title) but "
+                    + "\(blockCount(blocks.count)): the page's markup is broken")
+        }
         if let expectedCount, blocks.count != expectedCount {
             throw TrackingPageError(
                 .blockCountMismatch,
-                "expected \(expectedCount) parcel block\(expectedCount == 1 ? "" : "s") for \(expectedCount) "
-                    + "number\(expectedCount == 1 ? "" : "s"), found \(blocks.count)")
+                "expected \(blockCount(expectedCount)) for \(expectedCount) number\(expectedCount == 1 ? "" : "s"), "
+                    + "found \(blocks.count)")
         }
         let dates = PageDates(now: now)
         var shipments: [Shipment] = []
@@ -67,6 +79,10 @@ public struct TrackingPageParser: Sendable {
             shipments.append(shipment)
         }
         return shipments
+    }
+
+    private func blockCount(_ count: Int) -> String {
+        "\(count) parcel block\(count == 1 ? "" : "s")"
     }
 
     /// A complete page ends with `</html>`; anything else was cut off on the way.

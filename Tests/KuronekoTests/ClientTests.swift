@@ -1,0 +1,149 @@
+import Foundation
+import Testing
+
+@testable import Kuroneko
+
+@Suite("Client: politeness, retries, cancellation")
+struct ClientTests {
+    fileprivate static func response(_ status: Int, _ body: Data = Data()) -> UpstreamResponse {
+        UpstreamResponse(status: status, headers: ["Content-Type": "text/html; charset=UTF-8"], body: body)
+    }
+
+    @Test("request starts are at least 1 s apart and at most 2 are in flight")
+    func politeness() async throws {
+        let clock = ManualClock(autoAdvance: true)
+        let release = AsyncGate()
+        let transport = ScriptedTransport(clock: clock) { _, request in
+            await release.wait()
+            return Self.response(200, FakeTrackingPage.html(for: FakeTrackingPage.numbers(inFormBody: request.body)))
+        }
+        let client = TrackingClient(transport: transport, clock: clock)
+        let numbers = BatchingTests.numbers(30)
+        let lookup = Task { try await client.track(numbers) }
+
+        await transport.waitForCalls(2)
+        // Both slots are busy: the third request must wait for a release, not for the clock.
+        #expect(await transport.maxInFlight == 2)
+        await release.open()
+
+        let shipments = try await lookup.value
+        #expect(shipments.map(\.trackingNumber) == numbers)
+        let starts = await transport.calls.map { $0.startedAt }
+        #expect(starts == [Duration.zero, .seconds(1), .seconds(2)])
+        #expect(await transport.maxInFlight == 2)
+    }
+
+    @Test("5xx answers are retried with growing backoff, then succeed")
+    func retriesServerErrors() async throws {
+        let clock = ManualClock(autoAdvance: true)
+        let transport = ScriptedTransport(clock: clock) { index, request in
+            index < 2 ? Self.response(503) : Self.response(200, FakeTrackingPage.html(for: FakeTrackingPage.numbers(inFormBody: request.body)))
+        }
+        let client = TrackingClient(
+            configuration: .init(
+                minimumRequestInterval: .zero, retry: RetryPolicy(initialBackoff: .seconds(2), maxBackoff: .seconds(60))),
+            transport: transport, clock: clock, randomFraction: { 0.5 })
+        let number = BatchingTests.numbers(1)[0]
+        let lookup = Task { try await client.track(number) }
+
+        #expect(try await lookup.value.trackingNumber == number)
+        // Backoff 2 s · 0.75 = 1.5 s, then 4 s · 0.75 = 3 s.
+        let starts = await transport.calls.map { $0.startedAt }
+        #expect(starts == [Duration.zero, .milliseconds(1500), .milliseconds(4500)])
+    }
+
+    @Test("after the last retry the error says what failed and how often")
+    func retriesExhausted() async throws {
+        let clock = ManualClock(autoAdvance: true)
+        let transport = ScriptedTransport(clock: clock) { _, _ in
+            throw TransportError(.timeout, "127.0.0.1 did not answer within the request timeout")
+        }
+        let client = TrackingClient(transport: transport, clock: clock, randomFraction: { 0 })
+        let lookup = Task { try await client.track(BatchingTests.numbers(1)[0]) }
+
+        let error = await #expect(throws: TrackingError.self) { try await lookup.value }
+        #expect(error?.code == .timeout)
+        #expect(error?.message == "127.0.0.1 did not answer within the request timeout (after 3 attempts)")
+        #expect(await transport.calls.count == 3)
+    }
+
+    @Test("4xx answers, refused pages and other transport errors are never retried", arguments: [0, 1, 2])
+    func notRetried(kind: Int) async throws {
+        let clock = ManualClock(autoAdvance: true)
+        let transport = ScriptedTransport(clock: clock) { _, _ in
+            switch kind {
+            case 0: return Self.response(403)
+            case 1: return Self.response(200, Data("<html><title>メンテナンス中</title></html>".utf8))
+            default: throw TransportError(.other, "TLS handshake failed")
+            }
+        }
+        let client = TrackingClient(transport: transport, clock: clock)
+        let error = await #expect(throws: TrackingError.self) { try await client.track(BatchingTests.numbers(1)[0]) }
+        #expect(await transport.calls.count == 1)
+        #expect(error?.code == [.httpStatus, .page, .transport][kind])
+        if kind == 0 { #expect(error?.httpStatus == 403) }
+        if kind == 1 { #expect(error?.pageError?.code == .unrecognizedLayout) }
+    }
+
+    @Test("cancelling stops the wait for a retry and sends nothing more")
+    func cancellation() async throws {
+        let clock = ManualClock()
+        let transport = ScriptedTransport(clock: clock) { _, _ in Self.response(502) }
+        let client = TrackingClient(transport: transport, clock: clock)
+        let lookup = Task { try await client.track(BatchingTests.numbers(1)[0]) }
+        await transport.waitForCalls(1)
+        await clock.waitForSleepers(1)
+        lookup.cancel()
+        await #expect(throws: CancellationError.self) { try await lookup.value }
+        #expect(await transport.calls.count == 1)
+    }
+
+    @Test("cancelling stops the wait for a politeness slot")
+    func cancellationWhileQueued() async throws {
+        let gate = RequestGate(maxConcurrent: 1, minimumInterval: .zero, clock: ManualClock())
+        try await gate.acquire()
+        let waiting = Task { try await gate.acquire() }
+        waiting.cancel()
+        await #expect(throws: CancellationError.self) { try await waiting.value }
+        await gate.release()
+        try await gate.acquire()
+        await gate.release()
+    }
+
+    @Test("backoff doubles, is capped, and its jitter stays within half to all of it")
+    func backoff() {
+        let policy = RetryPolicy(maxRetries: 5, initialBackoff: .seconds(1), maxBackoff: .seconds(8))
+        #expect(policy.delay(beforeRetry: 1, randomFraction: 0.999_999) <= .seconds(1))
+        #expect(policy.delay(beforeRetry: 1, randomFraction: 0) == .milliseconds(500))
+        #expect(policy.delay(beforeRetry: 2, randomFraction: 0) == .seconds(1))
+        #expect(policy.delay(beforeRetry: 3, randomFraction: 0) == .seconds(2))
+        #expect(policy.delay(beforeRetry: 9, randomFraction: 0) == .seconds(4))
+        #expect(policy.delay(beforeRetry: 60, randomFraction: 0.999_999) <= .seconds(8))
+    }
+
+    @Test("the Content-Type charset is read from the response")
+    func declaredCharset() {
+        #expect(UpstreamResponse(status: 200, headers: ["content-type": "text/html; charset=Shift_JIS"], body: Data())
+            .declaredCharset == "Shift_JIS")
+        #expect(UpstreamResponse(status: 200, headers: ["Content-Type": "text/html;charset=\"utf-8\""], body: Data())
+            .declaredCharset == "utf-8")
+        #expect(UpstreamResponse(status: 200, headers: ["Content-Type": "text/html"], body: Data()).declaredCharset == nil)
+    }
+}
+
+/// A one-shot gate: tasks wait until the test opens it.
+actor AsyncGate {
+    private var isOpen = false
+    private var waiters: [CheckedContinuation<Void, Never>] = []
+
+    func wait() async {
+        if isOpen { return }
+        await withCheckedContinuation { waiters.append($0) }
+    }
+
+    func open() {
+        isOpen = true
+        waiters.forEach { $0.resume() }
+        waiters.removeAll()
+    }
+}

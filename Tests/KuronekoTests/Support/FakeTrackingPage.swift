@@ -1,0 +1,47 @@
+import Foundation
+import Kuroneko
+
+/// Builds result pages in today's layout for any numbers, for tests that need pages the fixtures lack.
+enum FakeTrackingPage {
+    /// A complete page with one "配達中" block per number, in order.
+    static func html(for numbers: [TrackingNumber]) -> Data {
+        let blocks = numbers.enumerated().map { index, number in
+            """
+            <div class="tracking-anchor" id="AA\(String(format: "%03d", index))"></div>
+            <div class="parts-tracking-invoice-block">
+             <h3 class="tracking-invoice-block-title">\(index + 1)件目：\(number.formatted)</h3>
+             <div class="tracking-invoice-block-state is-safe-blue">
+              <h4 class="tracking-invoice-block-state-title">配達中</h4>
+              <div class="tracking-invoice-block-state-summary">ただいまお届けするためにお品物を持ち出しております。</div>
+             </div>
+             <div class="tracking-invoice-block-summary"><ul>
+              <li><div class="item">商品名：</div><div class="data">宅急便</div></li>
+              <li><div class="item">お届け予定日時：</div><div class="data">-</div></li>
+             </ul></div>
+             <div class="tracking-invoice-block-detail"><ol>
+              <li><div class="item">荷物受付</div><div class="date">01月10日 18:02</div><div class="name">東京支店</div></li>
+              <li><div class="item">配達中</div><div class="date">01月12日 08:51</div><div class="name"><a href="#">品川営業所</a></div></li>
+             </ol></div>
+            </div>
+            """
+        }
+        let page = """
+            <!DOCTYPE html>
+            <html lang="ja"><head><meta charset="UTF-8"><title>荷物お問い合わせシステム｜ヤマト運輸</title></head>
+            <body><div class="tracking-invoice-block-wrap">
+            \(blocks.joined(separator: "\n"))
+            </div></body>
+            </html>
+            """
+        return Data(page.utf8)
+    }
+
+    /// The numbers of a form body `number00=1&number01=…`, in field order.
+    static func numbers(inFormBody body: Data) -> [TrackingNumber] {
+        String(decoding: body, as: UTF8.self).split(separator: "&").compactMap { field in
+            let pair = field.split(separator: "=", maxSplits: 1)
+            guard pair.count == 2, pair[0] != "number00", pair[0].hasPrefix("number") else { return nil }
+            return try? TrackingNumber(parsing: String(pair[1]))
+        }
+    }
+}

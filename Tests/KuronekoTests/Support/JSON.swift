@@ -1,0 +1,71 @@
+import Foundation
+
+/// Any JSON value, compared structurally (key order does not matter).
+enum JSON: Decodable, Equatable, Sendable, CustomStringConvertible {
+    case null
+    case bool(Bool)
+    case number(Double)
+    case string(String)
+    case array([JSON])
+    case object([String: JSON])
+
+    init(from decoder: any Decoder) throws {
+        let container = try decoder.singleValueContainer()
+        if container.decodeNil() {
+            self = .null
+        } else if let value = try? container.decode(Bool.self) {
+            self = .bool(value)
+        } else if let value = try? container.decode(Double.self) {
+            self = .number(value)
+        } else if let value = try? container.decode(String.self) {
+            self = .string(value)
+        } else if let value = try? container.decode([JSON].self) {
+            self = .array(value)
+        } else {
+            self = .object(try container.decode([String: JSON].self))
+        }
+    }
+
+    init(data: Data) throws {
+        self = try JSONDecoder().decode(JSON.self, from: data)
+    }
+
+    /// Encodes a value with the library's JSON form and reads it back as a structure.
+    init(encoding value: some Encodable) throws {
+        try self.init(data: try JSONEncoder().encode(value))
+    }
+
+    /// The value with every `label_en` key removed, to compare against the fixture schema.
+    var withoutEnglishLabels: JSON {
+        switch self {
+        case .object(let members):
+            .object(members.filter { $0.key != "label_en" }.mapValues(\.withoutEnglishLabels))
+        case .array(let elements):
+            .array(elements.map(\.withoutEnglishLabels))
+        default:
+            self
+        }
+    }
+
+    subscript(key: String) -> JSON? {
+        if case .object(let members) = self { return members[key] }
+        return nil
+    }
+
+    var elements: [JSON] {
+        if case .array(let elements) = self { return elements }
+        return []
+    }
+
+    var description: String {
+        switch self {
+        case .null: "null"
+        case .bool(let value): "\(value)"
+        case .number(let value): "\(value)"
+        case .string(let value): "\"\(value)\""
+        case .array(let elements): "[" + elements.map(\.description).joined(separator: ",") + "]"
+        case .object(let members):
+            "{" + members.keys.sorted().map { "\"\($0)\":\(members[$0]!)" }.joined(separator: ",") + "}"
+        }
+    }
+}
