@@ -15,14 +15,12 @@ let package = Package(
         ),
         .target(name: "Kuroneko", dependencies: ["CLibXML2"]),
         .executableTarget(name: "kuroneko", dependencies: ["Kuroneko"]),
-        .testTarget(
-            name: "KuronekoTests",
+        .target(
+            name: "KuronekoTestSupport",
             dependencies: ["Kuroneko"],
-            exclude: ["Fixtures"]
+            path: "Tests/KuronekoTestSupport"
         ),
-        .testTarget(
-            name: "EndToEndTests",
-            dependencies: ["kuroneko"]
-        ),
+        .testTarget(name: "KuronekoTests", dependencies: ["Kuroneko", "KuronekoTestSupport"]),
+        .testTarget(name: "EndToEndTests", dependencies: ["kuroneko", "KuronekoTestSupport"]),
     ]
 )

@@ -1,4 +1,5 @@
 import Foundation
+import KuronekoTestSupport
 import Testing
 
 @testable import Kuroneko
@@ -10,7 +11,7 @@ struct LoudErrorTests {
 
     @Test(
         "real legacy pages, excerpts and innerText captures are refused",
-        .enabled(if: Fixtures.realAvailable, Fixtures.realMissingMessage))
+        .enabled(if: Fixtures.realAvailable, Comment(rawValue: Fixtures.realMissingReason)))
     func realPagesRefused() throws {
         let pages = Fixtures.realPages
         #expect(pages.count >= 16)
@@ -24,7 +25,7 @@ struct LoudErrorTests {
 
     @Test(
         "a legacy Shift_JIS page is named an unrecognised layout, its title decoded",
-        .enabled(if: Fixtures.realAvailable, Fixtures.realMissingMessage))
+        .enabled(if: Fixtures.realAvailable, Comment(rawValue: Fixtures.realMissingReason)))
     func legacyLayout() throws {
         let page = Fixtures.realDirectory.appendingPathComponent("legacy-2009/list_count03.html")
         let numbers = try ["1", "2", "3"].map { _ in try TrackingNumber(parsing: "3277-5445-9830") }

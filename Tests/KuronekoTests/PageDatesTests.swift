@@ -1,4 +1,5 @@
 import Foundation
+import KuronekoTestSupport
 import Testing
 
 @testable import Kuroneko

@@ -1,3 +1,4 @@
+import KuronekoTestSupport
 import Testing
 
 @testable import Kuroneko

@@ -1,5 +1,6 @@
 import Foundation
 import Kuroneko
+import KuronekoTestSupport
 
 /// A clock that moves only when the test says so; sleepers wake when it passes their deadline.
 ///

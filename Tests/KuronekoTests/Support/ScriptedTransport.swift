@@ -1,5 +1,6 @@
 import Foundation
 import Kuroneko
+import KuronekoTestSupport
 
 /// A transport whose answers the test scripts, recording every request and when it started.
 actor ScriptedTransport: HTTPTransport {

@@ -1,7 +1,7 @@
 import Foundation
 
 /// Any JSON value, compared structurally (key order does not matter).
-enum JSON: Decodable, Equatable, Sendable, CustomStringConvertible {
+public enum JSON: Decodable, Equatable, Sendable, CustomStringConvertible {
     case null
     case bool(Bool)
     case number(Double)
@@ -9,7 +9,7 @@ enum JSON: Decodable, Equatable, Sendable, CustomStringConvertible {
     case array([JSON])
     case object([String: JSON])
 
-    init(from decoder: any Decoder) throws {
+    public init(from decoder: any Decoder) throws {
         let container = try decoder.singleValueContainer()
         if container.decodeNil() {
             self = .null
@@ -26,17 +26,17 @@ enum JSON: Decodable, Equatable, Sendable, CustomStringConvertible {
         }
     }
 
-    init(data: Data) throws {
+    public init(data: Data) throws {
         self = try JSONDecoder().decode(JSON.self, from: data)
     }
 
     /// Encodes a value with the library's JSON form and reads it back as a structure.
-    init(encoding value: some Encodable) throws {
+    public init(encoding value: some Encodable) throws {
         try self.init(data: try JSONEncoder().encode(value))
     }
 
     /// The value with every `label_en` key removed, to compare against the fixture schema.
-    var withoutEnglishLabels: JSON {
+    public var withoutEnglishLabels: JSON {
         switch self {
         case .object(let members):
             .object(members.filter { $0.key != "label_en" }.mapValues(\.withoutEnglishLabels))
@@ -47,17 +47,17 @@ enum JSON: Decodable, Equatable, Sendable, CustomStringConvertible {
         }
     }
 
-    subscript(key: String) -> JSON? {
+    public subscript(key: String) -> JSON? {
         if case .object(let members) = self { return members[key] }
         return nil
     }
 
-    var elements: [JSON] {
+    public var elements: [JSON] {
         if case .array(let elements) = self { return elements }
         return []
     }
 
-    var description: String {
+    public var description: String {
         switch self {
         case .null: "null"
         case .bool(let value): "\(value)"

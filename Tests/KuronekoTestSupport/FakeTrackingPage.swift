@@ -2,9 +2,9 @@ import Foundation
 import Kuroneko
 
 /// Builds result pages in today's layout for any numbers, for tests that need pages the fixtures lack.
-enum FakeTrackingPage {
+public enum FakeTrackingPage {
     /// A complete page with one "配達中" block per number, in order.
-    static func html(for numbers: [TrackingNumber]) -> Data {
+    public static func html(for numbers: [TrackingNumber]) -> Data {
         let blocks = numbers.enumerated().map { index, number in
             """
             <div class="tracking-anchor" id="AA\(String(format: "%03d", index))"></div>
@@ -37,7 +37,7 @@ enum FakeTrackingPage {
     }
 
     /// The numbers of a form body `number00=1&number01=…`, in field order.
-    static func numbers(inFormBody body: Data) -> [TrackingNumber] {
+    public static func numbers(inFormBody body: Data) -> [TrackingNumber] {
         String(decoding: body, as: UTF8.self).split(separator: "&").compactMap { field in
             let pair = field.split(separator: "=", maxSplits: 1)
             guard pair.count == 2, pair[0] != "number00", pair[0].hasPrefix("number") else { return nil }

@@ -1,33 +1,36 @@
-import Testing
 import Foundation
 
 /// The test pages: the project's own reconstructed pages, and the third-party real pages read in place.
-enum Fixtures {
-    static let currentDirectory = URL(fileURLWithPath: #filePath)
-        .deletingLastPathComponent().deletingLastPathComponent()
-        .appendingPathComponent("Fixtures/current")
+public enum Fixtures {
+    /// The package's root folder.
+    public static let packageDirectory = URL(fileURLWithPath: #filePath)
+        .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+
+    /// `Tests/Fixtures/yamato/current`: the project's own reconstructed pages and `expected.json`.
+    public static let currentDirectory = packageDirectory.appendingPathComponent("Tests/Fixtures/yamato/current")
 
     /// `../shared/fixtures/yamato/real` beside the checkout; never committed (third-party data).
-    static let realDirectory = URL(fileURLWithPath: #filePath)
-        .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
-        .deletingLastPathComponent().deletingLastPathComponent()
+    public static let realDirectory = packageDirectory.deletingLastPathComponent()
         .appendingPathComponent("shared/fixtures/yamato/real")
 
-    static var realAvailable: Bool {
+    public static var realAvailable: Bool {
         FileManager.default.fileExists(atPath: realDirectory.path)
     }
 
-    static let realMissingMessage: Comment =
+    /// Why the tests that need `realDirectory` skip where it is absent.
+    public static let realMissingReason =
         "../shared/fixtures/yamato/real is absent: the third-party real pages are not committed, so these tests skip"
 
-    struct Case: Sendable, CustomTestStringConvertible {
-        let name: String
-        let now: Date
-        let shipments: JSON
-        var testDescription: String { name }
+    public struct Case: Sendable, CustomStringConvertible {
+        public let name: String
+        public let now: Date
+        public let shipments: JSON
+        public var description: String { name }
 
-        var html: Data {
-            get throws { try Data(contentsOf: Fixtures.currentDirectory.appendingPathComponent("\(name).html")) }
+        public var url: URL { Fixtures.currentDirectory.appendingPathComponent("\(name).html") }
+
+        public var html: Data {
+            get throws { try Data(contentsOf: url) }
         }
     }
 
@@ -37,7 +40,7 @@ enum Fixtures {
     }
 
     /// Every page of `current/` with its reference time and expected shipments, from `expected.json`.
-    static let currentCases: [Case] = {
+    public static let currentCases: [Case] = {
         guard let data = try? Data(contentsOf: currentDirectory.appendingPathComponent("expected.json")),
             let entries = try? JSONDecoder().decode([String: ExpectedEntry].self, from: data)
         else { return [] }
@@ -49,7 +52,7 @@ enum Fixtures {
     }()
 
     /// Every real page and excerpt, for the loud-error rule.
-    static var realPages: [URL] {
+    public static var realPages: [URL] {
         guard let enumerator = FileManager.default.enumerator(at: realDirectory, includingPropertiesForKeys: nil)
         else { return [] }
         return enumerator.compactMap { $0 as? URL }

@@ -1,0 +1,172 @@
+import Foundation
+import Kuroneko
+import KuronekoTestSupport
+import Testing
+
+/// The built `kuroneko` binary, run as a user would, against a fake upstream on 127.0.0.1.
+@Suite("kuroneko command line", .serialized)
+struct CommandLineTests {
+    @Test("parse prints exactly each fixture's expected shipments", arguments: Fixtures.currentCases)
+    func parseFixture(page: Fixtures.Case) throws {
+        let now = ISO8601DateFormatter().string(from: page.now)
+        let outcome = try KuronekoBinary.run(["parse", page.url.path, "--now", now, "--json"])
+        #expect(outcome.status == 0, "\(outcome.standardError)")
+        #expect(outcome.standardError.isEmpty)
+        let printed = try JSON(data: Data(outcome.standardOutput.utf8))
+        #expect(printed.withoutEnglishLabels == page.shipments)
+        for shipment in printed.elements {
+            #expect(shipment["status"]?["label_en"] != nil)
+        }
+    }
+
+    @Test("--version, --help and each command's --help")
+    func help() throws {
+        let version = try KuronekoBinary.run(["--version"])
+        #expect(version.status == 0)
+        #expect(version.standardOutput == "kuroneko \(Kuroneko.version)\n")
+        for arguments in [["--help"], ["track", "--help"], ["parse", "--help"], ["help", "track"]] {
+            let outcome = try KuronekoBinary.run(arguments)
+            #expect(outcome.status == 0, "\(arguments)")
+            #expect(outcome.standardOutput.contains("Usage"), "\(arguments)")
+        }
+    }
+
+    @Test(
+        "usage errors exit 2 with one line naming the bad input",
+        arguments: [
+            (["frobnicate"], "unknown command 'frobnicate'"),
+            (["track"], "no tracking number given"),
+            (["track", "--colour", "327754459830"], "unknown option '--colour'"),
+            (["track", "--lang", "fr", "327754459830"], "--lang \"fr\" is not supported; use ja or en"),
+            (["track", "--endpoint", "ftp://x", "327754459830"], "--endpoint \"ftp://x\" is not an http(s) URL"),
+            (["track", "--json", "--jsonl", "327754459830"], "--json and --jsonl exclude each other"),
+            (["parse", "/nonexistent/page.html"], "\"/nonexistent/page.html\" does not exist"),
+            (["parse", "x.html", "--now", "tomorrow"], "--now \"tomorrow\" is not an ISO 8601 time"),
+        ])
+    func usageErrors(arguments: [String], message: String) throws {
+        let outcome = try KuronekoBinary.run(arguments)
+        #expect(outcome.status == 2)
+        #expect(outcome.standardError.contains(message), "\(outcome.standardError)")
+        #expect(outcome.standardError.split(separator: "\n").count == 1)
+    }
+
+    @Test("invalid numbers are refused before anything is sent")
+    func invalidNumbersSendNothing() throws {
+        let upstream = try FakeUpstream { _ in .init(status: 200, body: Data()) }
+        defer { upstream.stop() }
+        let outcome = try KuronekoBinary.run([
+            "track", "--endpoint", upstream.endpoint, "3277-5445-9830", "1234-5678-9015", "1234-5678-901",
+        ])
+        #expect(outcome.status == 2)
+        #expect(
+            outcome.standardError
+                == "kuroneko: track: 2 invalid tracking numbers: \"1234-5678-9015\" check digit is 5, expected 3; "
+                + "\"1234-5678-901\" has 11 digits; a Yamato number has 12; nothing was sent\n")
+        #expect(upstream.requests.isEmpty)
+    }
+
+    @Test("track posts ten numbers per request and prints every shipment in the order asked")
+    func trackAgainstFakeUpstream() throws {
+        let upstream = try FakeUpstream(handler: Self.fixturePages)
+        defer { upstream.stop() }
+        let multi = try #require(Fixtures.currentCases.first { $0.name == "multi-10" })
+        let single = try #require(Fixtures.currentCases.first { $0.name == "single-delivered" })
+        // The fake answers only what a fixture page holds: the ten of multi-10 in one POST, then the one.
+        let numbers = Self.numbers(of: multi) + Self.numbers(of: single)
+        let typed = numbers.map { try! TrackingNumber(parsing: $0).formatted }
+
+        let outcome = try KuronekoBinary.run(["track", "--json", "--endpoint", upstream.endpoint] + typed)
+        #expect(outcome.status == 0, "\(outcome.standardError)")
+        let printed = try JSON(data: Data(outcome.standardOutput.utf8))
+        #expect(printed.elements.compactMap { $0["tracking_number"] } == numbers.map(JSON.string))
+        #expect(printed.elements[9]["status"]?["label"] == .string("発送済み"))
+        #expect(printed.elements[10]["status"]?["label"] == .string("配達完了"))
+
+        let posts = upstream.requests
+        #expect(posts.map(\.method) == ["POST", "POST"])
+        #expect(posts.allSatisfy { $0.path == "/cgi-bin/tneko" })
+        #expect(posts.map { FakeTrackingPage.numbers(inFormBody: $0.body).count }.sorted() == [1, 10])
+        #expect(posts.allSatisfy { $0.headers["content-type"] == "application/x-www-form-urlencoded" })
+        #expect(posts.allSatisfy { $0.headers["user-agent"]?.hasPrefix("Kuroneko/") == true })
+    }
+
+    @Test("the table is plain text off a terminal, and --lang en shows English labels")
+    func table() throws {
+        let upstream = try FakeUpstream(handler: Self.fixturePages)
+        defer { upstream.stop() }
+        let outcome = try KuronekoBinary.run(["track", "--lang", "en", "--endpoint", upstream.endpoint, "-"],
+            input: "3277-5445-9830\n")
+        #expect(outcome.status == 0, "\(outcome.standardError)")
+        #expect(!outcome.standardOutput.contains("\u{1B}["))
+        let lines = outcome.standardOutput.split(separator: "\n")
+        #expect(lines.count == 2)
+        #expect(lines.first?.hasPrefix("NUMBER") == true)
+        #expect(lines.last?.contains("3277-5445-9830  Delivered") == true)
+        #expect(lines.last?.contains("ＥＣ笹塚センター") == true)
+    }
+
+    @Test("--jsonl prints one shipment per line")
+    func jsonLines() throws {
+        let upstream = try FakeUpstream(handler: Self.fixturePages)
+        defer { upstream.stop() }
+        let multi = try #require(Fixtures.currentCases.first { $0.name == "multi-10" })
+        let outcome = try KuronekoBinary.run(
+            ["track", "--jsonl", "--endpoint", upstream.endpoint, "-"],
+            input: Self.numbers(of: multi).joined(separator: ","))
+        #expect(outcome.status == 0, "\(outcome.standardError)")
+        let lines = outcome.standardOutput.split(separator: "\n")
+        #expect(lines.count == 10)
+        #expect(try lines.map { try JSON(data: Data($0.utf8))["tracking_number"] }
+            == Self.numbers(of: multi).map(JSON.string))
+    }
+
+    @Test("an upstream that keeps failing exits 1 with one line, after the retries")
+    func upstreamFailure() throws {
+        let upstream = try FakeUpstream { _ in .init(status: 503, body: Data("busy".utf8)) }
+        defer { upstream.stop() }
+        let outcome = try KuronekoBinary.run(["track", "--endpoint", upstream.endpoint, "327754459830"])
+        #expect(outcome.status == 1)
+        #expect(outcome.standardError == "kuroneko: \(upstream.endpoint) answered HTTP 503 (after 3 attempts)\n")
+        #expect(upstream.requests.count == 3)
+    }
+
+    @Test("a page in an unknown layout exits 1 and says so")
+    func unknownLayout() throws {
+        let upstream = try FakeUpstream { _ in
+            .init(status: 200, body: Data("<html><head><title>メンテナンス</title></head><body></body></html>".utf8))
+        }
+        defer { upstream.stop() }
+        let outcome = try KuronekoBinary.run(["track", "--endpoint", upstream.endpoint, "327754459830"])
+        #expect(outcome.status == 1)
+        #expect(outcome.standardError.contains("unrecognised page layout"))
+        #expect(outcome.standardError.contains("\"メンテナンス\""))
+        #expect(upstream.requests.count == 1)
+    }
+
+    @Test(
+        "a real 2009 page is refused by parse",
+        .enabled(if: Fixtures.realAvailable, Comment(rawValue: Fixtures.realMissingReason)))
+    func legacyPage() throws {
+        let page = Fixtures.realDirectory.appendingPathComponent("legacy-2009/list_count01.html")
+        let outcome = try KuronekoBinary.run(["parse", page.path])
+        #expect(outcome.status == 1)
+        #expect(outcome.standardError.contains("unrecognised page layout"))
+    }
+
+    /// Answers a POST with the fixture page whose parcels are exactly the numbers posted.
+    @Sendable static func fixturePages(_ request: FakeUpstream.Request) -> FakeUpstream.Response {
+        let asked = FakeTrackingPage.numbers(inFormBody: request.body).map(\.digits)
+        guard let page = Fixtures.currentCases.first(where: { numbers(of: $0) == asked }), let html = try? page.html
+        else {
+            return .init(status: 404, body: Data("no fixture for \(asked)".utf8))
+        }
+        return .init(status: 200, body: html)
+    }
+
+    static func numbers(of page: Fixtures.Case) -> [String] {
+        page.shipments.elements.compactMap {
+            if case .string(let number)? = $0["tracking_number"] { return number }
+            return nil
+        }
+    }
+}

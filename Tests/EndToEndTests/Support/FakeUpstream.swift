@@ -1,0 +1,134 @@
+import Foundation
+
+#if canImport(Glibc)
+    import Glibc
+#endif
+
+/// A tiny HTTP/1.1 server on 127.0.0.1 standing in for Yamato's tracking form in end-to-end tests.
+///
+/// One thread accepts and answers connections one at a time (`Connection: close`), which is all a CLI run
+/// needs. Every request is recorded so tests can check what was, or was not, sent.
+final class FakeUpstream: @unchecked Sendable {
+    // @unchecked Sendable: `requests` is guarded by `lock`; the socket is written once before the thread starts.
+    struct Request: Sendable {
+        let method: String
+        let path: String
+        let headers: [String: String]
+        let body: Data
+    }
+
+    struct Response: Sendable {
+        var status: Int
+        var contentType = "text/html; charset=UTF-8"
+        var body: Data
+    }
+
+    private let listener: Int32
+    let port: Int
+    private let handler: @Sendable (Request) -> Response
+    private let lock = NSLock()
+    private var received: [Request] = []
+    private let finished = DispatchSemaphore(value: 0)
+
+    /// Starts listening on a free port.
+    init(handler: @escaping @Sendable (Request) -> Response) throws {
+        self.handler = handler
+        let descriptor = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        guard descriptor >= 0 else { throw POSIXError(.EMFILE) }
+        listener = descriptor
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        address.sin_port = 0
+        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+        let bound = withUnsafeMutablePointer(to: &address) { pointer in
+            pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) { generic in
+                bind(descriptor, generic, length) == 0 && listen(descriptor, 16) == 0
+                    && getsockname(descriptor, generic, &length) == 0
+            }
+        }
+        guard bound else {
+            close(descriptor)
+            throw POSIXError(.EADDRINUSE)
+        }
+        port = Int(UInt16(bigEndian: address.sin_port))
+        let thread = Thread { [self] in acceptLoop() }
+        thread.start()
+    }
+
+    /// The endpoint URL to give `kuroneko track --endpoint`.
+    var endpoint: String { "http://127.0.0.1:\(port)/cgi-bin/tneko" }
+
+    var requests: [Request] {
+        lock.lock()
+        defer { lock.unlock() }
+        return received
+    }
+
+    /// Stops accepting and waits for the accept thread to end.
+    func stop() {
+        shutdown(listener, Int32(SHUT_RDWR))
+        close(listener)
+        finished.wait()
+    }
+
+    private func acceptLoop() {
+        defer { finished.signal() }
+        while true {
+            let connection = accept(listener, nil, nil)
+            guard connection >= 0 else { return }
+            serve(connection)
+            close(connection)
+        }
+    }
+
+    private func serve(_ connection: Int32) {
+        guard let request = readRequest(connection) else { return }
+        lock.lock()
+        received.append(request)
+        lock.unlock()
+        let response = handler(request)
+        let reason = response.status == 200 ? "OK" : "Error"
+        var bytes = Data(
+            ("HTTP/1.1 \(response.status) \(reason)\r\nContent-Type: \(response.contentType)\r\n"
+                + "Content-Length: \(response.body.count)\r\nConnection: close\r\n\r\n").utf8)
+        bytes.append(response.body)
+        bytes.withUnsafeBytes { buffer in
+            var sent = 0
+            while sent < buffer.count {
+                let written = send(connection, buffer.baseAddress! + sent, buffer.count - sent, Int32(MSG_NOSIGNAL))
+                if written <= 0 { return }
+                sent += written
+            }
+        }
+    }
+
+    private func readRequest(_ connection: Int32) -> Request? {
+        var buffer = Data()
+        var chunk = [UInt8](repeating: 0, count: 16_384)
+        let separator = Data("\r\n\r\n".utf8)
+        while buffer.range(of: separator) == nil {
+            let count = recv(connection, &chunk, chunk.count, 0)
+            guard count > 0 else { return nil }
+            buffer.append(contentsOf: chunk[0..<count])
+        }
+        guard let headerEnd = buffer.range(of: separator) else { return nil }
+        let head = String(decoding: buffer[..<headerEnd.lowerBound], as: UTF8.self)
+        var lines = head.components(separatedBy: "\r\n")
+        let requestLine = lines.removeFirst().split(separator: " ")
+        guard requestLine.count >= 2 else { return nil }
+        var headers: [String: String] = [:]
+        for line in lines {
+            guard let colon = line.firstIndex(of: ":") else { continue }
+            headers[line[..<colon].lowercased()] = line[line.index(after: colon)...].trimmingCharacters(in: .whitespaces)
+        }
+        let length = Int(headers["content-length"] ?? "0") ?? 0
+        var body = Data(buffer[headerEnd.upperBound...])
+        while body.count < length {
+            let count = recv(connection, &chunk, chunk.count, 0)
+            guard count > 0 else { return nil }
+            body.append(contentsOf: chunk[0..<count])
+        }
+        return Request(method: String(requestLine[0]), path: String(requestLine[1]), headers: headers, body: body)
+    }
+}
