@@ -15,6 +15,11 @@ let package = Package(
         ),
         .target(name: "Kuroneko", dependencies: ["CLibXML2"]),
         .executableTarget(name: "kuroneko", dependencies: ["Kuroneko"]),
+        .executableTarget(
+            name: "ParserBenchmark",
+            dependencies: ["Kuroneko", "CLibXML2"],
+            path: "bench/ParserBenchmark"
+        ),
         .target(
             name: "KuronekoTestSupport",
             dependencies: ["Kuroneko"],

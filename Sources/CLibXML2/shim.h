@@ -15,4 +15,15 @@ static inline void kuroneko_xml_free(void *pointer) {
     xmlFree(pointer);
 }
 
+static void kuroneko_ignore_generic_error(void *context, const char *message, ...) {
+    (void)context;
+    (void)message;
+}
+
+/// Stops libxml2 writing diagnostics (such as charset conversion failures) to stderr from this thread;
+/// the parser reports what matters as typed errors instead. libxml2 keeps the handler per thread.
+static inline void kuroneko_silence_libxml2_diagnostics(void) {
+    xmlSetGenericErrorFunc(NULL, kuroneko_ignore_generic_error);
+}
+
 #endif

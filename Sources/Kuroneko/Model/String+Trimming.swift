@@ -1,8 +1,12 @@
 extension StringProtocol {
     /// The text without leading and trailing white space, including the ideographic space U+3000.
     func trimmingWhitespace() -> String {
-        guard let first = firstIndex(where: { !$0.isWhitespace }) else { return "" }
-        let last = lastIndex(where: { !$0.isWhitespace })!
-        return String(self[first...last])
+        let scalars = unicodeScalars
+        guard let first = scalars.firstIndex(where: { !$0.properties.isWhitespace }) else { return "" }
+        let last = scalars.lastIndex(where: { !$0.properties.isWhitespace })!
+        if first == scalars.startIndex, scalars.index(after: last) == scalars.endIndex, let whole = self as? String {
+            return whole
+        }
+        return String(self[first..<scalars.index(after: last)])
     }
 }

@@ -20,6 +20,7 @@ final class HTMLDocument {
     /// - Returns: `nil` when libxml2 cannot build a document at all.
     init?(bytes: UnsafeRawBufferPointer, charset: String?) {
         _ = Self.libraryInitialized
+        kuroneko_silence_libxml2_diagnostics()
         let options = Int32(
             HTML_PARSE_RECOVER.rawValue | HTML_PARSE_NOERROR.rawValue | HTML_PARSE_NOWARNING.rawValue
                 | HTML_PARSE_NONET.rawValue | HTML_PARSE_COMPACT.rawValue)
@@ -96,6 +97,14 @@ struct HTMLElement {
 
     /// The element's text: all text in its subtree, joined, with white space trimmed from both ends.
     var text: String {
+        // The common case, one text node, needs no buffer.
+        if let only = node.pointee.children, only.pointee.next == nil, only.pointee.type == XML_TEXT_NODE,
+            let content = only.pointee.content
+        {
+            let count = Int(xmlStrlen(content))
+            return String(decoding: UnsafeBufferPointer(start: content, count: count), as: UTF8.self)
+                .trimmingWhitespace()
+        }
         var bytes: [UInt8] = []
         collectText(of: node, into: &bytes)
         return String(decoding: bytes, as: UTF8.self).trimmingWhitespace()

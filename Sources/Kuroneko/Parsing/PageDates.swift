@@ -109,12 +109,14 @@ private struct ByteScanner {
         return count == 0 ? nil : value
     }
 
-    mutating func skip(_ token: String) -> Bool {
-        let tokenBytes = Array(token.utf8)
-        guard bytes.count - index >= tokenBytes.count,
-            bytes[index..<index + tokenBytes.count].elementsEqual(tokenBytes)
-        else { return false }
-        index += tokenBytes.count
+    mutating func skip(_ token: StaticString) -> Bool {
+        let count = token.utf8CodeUnitCount
+        guard bytes.count - index >= count else { return false }
+        let tokenBytes = UnsafeBufferPointer(start: token.utf8Start, count: count)
+        for offset in 0..<count where bytes[index + offset] != tokenBytes[offset] {
+            return false
+        }
+        index += count
         return true
     }
 

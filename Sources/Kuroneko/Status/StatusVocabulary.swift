@@ -1,6 +1,6 @@
 /// What Yamato's status labels mean: their code and an English label.
 ///
-/// Sources are in `docs/STATUSES.md` (FACTS.md §12 of the project's fixtures): official English wording where
+/// The table is documented in `docs/SCHEMA.md`: official English wording where
 /// Yamato publishes one, else the documented meaning.
 enum StatusVocabulary {
     struct Meaning: Sendable {
@@ -23,7 +23,10 @@ enum StatusVocabulary {
     /// The label with half-width parentheses and the comma of the help page's wording made full-width,
     /// the form today's page uses.
     static func normalize(_ label: String) -> String {
-        guard label.contains(where: { $0 == "(" || $0 == ")" || $0 == "、" }) else { return label }
+        // Most labels need nothing: look at the bytes before paying for Characters. 0x81 only occurs inside
+        // multi-byte sequences, among them the one of "、" (E3 80 81).
+        guard label.utf8.contains(where: { $0 == UInt8(ascii: "(") || $0 == UInt8(ascii: ")") || $0 == 0x81 })
+        else { return label }
         var result = ""
         result.reserveCapacity(label.utf8.count)
         for character in label {
