@@ -15,7 +15,7 @@ echo "| page | bytes | kuroneko µs | bare libxml2 µs | ratio | Python + lxml �
 echo "|---|---:|---:|---:|---:|---:|---:|---:|---:|"
 join -t $'\t' <(echo "$swift_rows" | tail -n +2 | sort) <(echo "$python_rows" | tail -n +2 | sort) |
     awk -F'\t' '{ printf "| %s | %d | %.0f | %.0f | %.2f× | %.0f | %.0f | %.1f× faster | %.0f× faster |\n",
-        $1, $2, $3, $4, $3 / $4, $5, $6, $5 / $3, $6 / $3 }'
+        $1, $2, $3, $4, $5, $6, $7, $6 / $3, $7 / $3 }'
 echo
 echo "$(swift --version 2>&1 | head -1); libxml2 $(pkg-config --modversion libxml-2.0);" \
     "$(python3 --version); lxml $(python3 -c 'import lxml; print(lxml.__version__)');" \

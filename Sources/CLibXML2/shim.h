@@ -9,6 +9,8 @@
 #include <libxml/HTMLparser.h>
 #include <libxml/tree.h>
 #include <libxml/xmlmemory.h>
+#include <libxml/parserInternals.h>
+#include <string.h>
 
 /// Frees memory that libxml2 allocated; `xmlFree` itself is a mutable global that Swift 6 refuses.
 static inline void kuroneko_xml_free(void *pointer) {
@@ -24,6 +26,19 @@ static void kuroneko_ignore_generic_error(void *context, const char *message, ..
 /// the parser reports what matters as typed errors instead. libxml2 keeps the handler per thread.
 static inline void kuroneko_silence_libxml2_diagnostics(void) {
     xmlSetGenericErrorFunc(NULL, kuroneko_ignore_generic_error);
+}
+
+/// Makes a parser context report elements and text to `receiver` through three callbacks and build no tree.
+/// Every other event (and every diagnostic callback, some of which are variadic) is switched off.
+static inline void kuroneko_report_events(htmlParserCtxtPtr context, void *receiver, startElementSAXFunc start,
+                                          endElementSAXFunc end, charactersSAXFunc text) {
+    memset(context->sax, 0, sizeof(xmlSAXHandler));
+    context->sax->startElement = start;
+    context->sax->endElement = end;
+    context->sax->characters = text;
+    context->sax->cdataBlock = text;
+    context->sax->initialized = 1;
+    context->userData = receiver;
 }
 
 #endif

@@ -1,6 +1,6 @@
-/// Reads one `div.parts-tracking-invoice-block` of the result page into a ``Shipment``.
+/// Interprets one scanned `div.parts-tracking-invoice-block` as a ``Shipment``.
 struct ParcelBlockReader {
-    let block: HTMLElement
+    let block: ScannedBlock
     /// The block's 1-based position on the page, as in its title `2件目：…`.
     let position: Int
     let dates: PageDates
@@ -9,18 +9,17 @@ struct ParcelBlockReader {
         let number = try trackingNumber()
         let events = try self.events(of: number)
         let status = try self.status(events: events, number: number)
-        let summary = summaryValues()
-        let scheduled = summary.scheduledDelivery.map(dates.scheduledDelivery(from:))
+        let scheduled = summaryValue(named: "お届け予定日時").map(dates.scheduledDelivery(from:))
         let deliveredAt =
             status.code == .delivered ? events.last(where: { $0.code == .delivered })?.at : nil
         return Shipment(
-            trackingNumber: number, status: status, product: summary.product, scheduledDelivery: scheduled,
-            events: events, deliveredAt: deliveredAt)
+            trackingNumber: number, status: status, product: summaryValue(named: "商品名"),
+            scheduledDelivery: scheduled, events: events, deliveredAt: deliveredAt)
     }
 
     /// The number from the block title, `1件目：6230-2386-6161`.
     private func trackingNumber() throws(TrackingPageError) -> TrackingNumber {
-        guard let title = block.firstDescendant(withClass: "tracking-invoice-block-title")?.text else {
+        guard let title = block.title else {
             throw malformed("has no title (.tracking-invoice-block-title)")
         }
         let parts = title.split(maxSplits: 1, whereSeparator: { $0 == "：" || $0 == ":" })
@@ -37,25 +36,22 @@ struct ParcelBlockReader {
     private func status(events: [TrackingEvent], number: TrackingNumber) throws(TrackingPageError)
         -> ShipmentStatus
     {
-        guard let label = block.firstDescendant(withClass: "tracking-invoice-block-state-title")?.text,
-            !label.isEmpty
-        else {
+        guard let label = block.stateTitle, !label.isEmpty else {
             throw malformed("for \(number) has no state title (.tracking-invoice-block-state-title)")
         }
         let meaning = StatusVocabulary.meaning(of: label)
-        let normalizedLabel = StatusVocabulary.normalize(label)
-        var code = meaning.code
-        let returnStarted = events.contains {
-            let eventLabel = StatusVocabulary.normalize($0.label)
-            return eventLabel == StatusVocabulary.returnStartedLabel
-                || eventLabel == StatusVocabulary.returnCompletedLabel
+        let isReturnLabel = { (label: String) -> Bool in
+            let normalized = StatusVocabulary.normalize(label)
+            return normalized == StatusVocabulary.returnStartedLabel
+                || normalized == StatusVocabulary.returnCompletedLabel
         }
+        var code = meaning.code
         // After 返品 every row belongs to the way back, so the latest row no longer describes the parcel.
-        if returnStarted, code != .delivered {
+        if code != .delivered, events.contains(where: { isReturnLabel($0.label) }) {
             code = .returned
         }
         let returnCompleted =
-            normalizedLabel == StatusVocabulary.returnCompletedLabel
+            StatusVocabulary.normalize(label) == StatusVocabulary.returnCompletedLabel
             || (code == .returned
                 && events.last.map { StatusVocabulary.normalize($0.label) == StatusVocabulary.returnCompletedLabel }
                     == true)
@@ -63,72 +59,45 @@ struct ParcelBlockReader {
             code: code,
             label: label,
             labelEnglish: meaning.english,
-            summary: optionalText(of: "tracking-invoice-block-state-summary"),
-            note: optionalText(of: "tracking-invoice-block-state-note"),
+            summary: block.stateSummary,
+            note: block.stateNote,
             isTerminal: code == .delivered || code == .invalidNumber || returnCompleted)
     }
 
     private func events(of number: TrackingNumber) throws(TrackingPageError) -> [TrackingEvent] {
-        guard let detail = block.firstDescendant(withClass: "tracking-invoice-block-detail") else {
-            return []
-        }
-        // A history row is whatever element holds a `.item` label, beside its `.date` and `.name`.
-        let labels = detail.descendants(withClass: "item")
         var events: [TrackingEvent] = []
-        events.reserveCapacity(labels.count)
-        for (index, item) in labels.enumerated() {
-            let label = item.text
-            guard !label.isEmpty else {
+        events.reserveCapacity(block.history.count)
+        for (index, row) in block.history.enumerated() {
+            guard !row.label.isEmpty else {
                 throw malformed("for \(number): history row \(index + 1) has an empty label")
             }
-            let dateText = item.nextSibling(withClass: "date")?.text.nonEmpty
             var at: JapanDateTime?
-            if let dateText {
+            if let dateText = row.date {
                 guard let parsed = dates.eventTime(from: dateText) else {
                     throw malformed(
-                        "for \(number): history row \(index + 1) (\(label)) has date \"\(dateText)\"; "
+                        "for \(number): history row \(index + 1) (\(row.label)) has date \"\(dateText)\"; "
                             + "expected MM月DD日 HH:MM")
                 }
                 at = parsed
             }
-            let meaning = StatusVocabulary.meaning(of: label)
+            let meaning = StatusVocabulary.meaning(of: row.label)
             events.append(
                 TrackingEvent(
-                    label: label, labelEnglish: meaning.english, code: meaning.code, at: at, dateText: dateText,
-                    place: item.nextSibling(withClass: "name")?.text.nonEmpty))
+                    label: row.label, labelEnglish: meaning.english, code: meaning.code, at: at, dateText: row.date,
+                    place: row.place))
         }
         return events
     }
 
-    /// The `.item`/`.data` pairs of the block summary, read by their labels rather than their position.
-    private func summaryValues() -> (product: String?, scheduledDelivery: String?) {
-        guard let summary = block.firstDescendant(withClass: "tracking-invoice-block-summary") else {
-            return (nil, nil)
-        }
-        var product: String?
-        var scheduled: String?
-        for item in summary.descendants(withClass: "item") {
-            let name = item.text
-            let value = item.nextSibling(withClass: "data")?.text
-            let meaningful = value.flatMap { ["", "-", "－", "ー", "―"].contains($0) ? nil : $0 }
-            if name.hasPrefix("商品名") {
-                product = meaningful
-            } else if name.hasPrefix("お届け予定日時") {
-                scheduled = meaningful
-            }
-        }
-        return (product, scheduled)
-    }
-
-    private func optionalText(of classToken: StaticString) -> String? {
-        block.firstDescendant(withClass: classToken)?.text.nonEmpty
+    /// The value of the summary pair whose label starts with `name`; `nil` for `-` or nothing.
+    private func summaryValue(named name: String) -> String? {
+        guard let pair = block.summary.first(where: { $0.name.hasPrefix(name) }), let value = pair.value,
+            !["", "-", "－", "ー", "―"].contains(value)
+        else { return nil }
+        return value
     }
 
     private func malformed(_ problem: String) -> TrackingPageError {
         TrackingPageError(.malformedBlock, "parcel block \(position) \(problem)")
     }
-}
-
-extension String {
-    fileprivate var nonEmpty: String? { isEmpty ? nil : self }
 }

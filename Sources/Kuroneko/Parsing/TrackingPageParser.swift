@@ -32,14 +32,11 @@ public struct TrackingPageParser: Sendable {
         bytes: UnsafeRawBufferPointer, charset: String?, expecting numbers: [TrackingNumber]?, now: Date
     ) throws(TrackingPageError) -> [Shipment] {
         try Self.checkComplete(bytes)
-        guard let document = HTMLDocument(bytes: bytes, charset: charset), let root = document.root else {
-            throw TrackingPageError(.unreadable, "the response is not readable as HTML (\(bytes.count) bytes)")
-        }
-        let outline = PageOutline(of: root)
-        let blocks = outline.blocks
+        let page = try HTMLEventParser.scan(bytes, charset: charset)
+        let blocks = page.blocks
         let expectedCount = numbers?.count
         if blocks.isEmpty {
-            let title = root.titleText.map { "\"\($0)\"" } ?? "none"
+            let title = page.documentTitle.map { "\"\($0)\"" } ?? "none"
             let wanted = expectedCount.map { "\(blockCount($0)) for \($0) number\($0 == 1 ? "" : "s")" }
                 ?? "at least one parcel block"
             throw TrackingPageError(
@@ -47,15 +44,16 @@ public struct TrackingPageParser: Sendable {
                 "unrecognised page layout: expected \(wanted) (div.parts-tracking-invoice-block), found 0; "
                     + "page title: \(title)")
         }
-        if outline.nestedBlockCount > 0 {
+        // A lost closing tag nests or strands a block; reading on would drop a parcel without a word.
+        if page.nestedBlockCount > 0 {
             throw TrackingPageError(
                 .malformedBlock,
-                "found \(blockCount(outline.nestedBlockCount)) inside other blocks: the page's markup is broken")
+                "found \(blockCount(page.nestedBlockCount)) inside other blocks: the page's markup is broken")
         }
-        if outline.titleCount != blocks.count {
+        if page.titleCount != blocks.count {
             throw TrackingPageError(
                 .malformedBlock,
-                "found \(outline.titleCount) parcel titles (.tracking-invoice-block-title) but "
+                "found \(page.titleCount) parcel titles (.tracking-invoice-block-title) but "
                     + "\(blockCount(blocks.count)): the page's markup is broken")
         }
         if let expectedCount, blocks.count != expectedCount {
