@@ -14,7 +14,8 @@ struct ParseCommand {
         charset = try arguments.option("--charset")
         if let text = try arguments.option("--now") {
             guard let parsed = Self.parseTime(text) else {
-                throw .usage("parse: --now \"\(text)\" is not an ISO 8601 time; expected e.g. 2026-10-30T12:00:00+09:00")
+                throw .usage(
+                    "parse: --now \"\(text)\" is not an ISO 8601 time; expected e.g. 2026-10-30T12:00:00+09:00")
             }
             now = parsed
         } else {

@@ -8,7 +8,8 @@ struct ShipmentTable {
 
     var text: String {
         let english = language == .english
-        let header = english
+        let header =
+            english
             ? ["NUMBER", "STATUS", "LATEST EVENT", "PLACE", "SCHEDULED"]
             : ["伝票番号", "状態", "最新の日時", "場所", "お届け予定"]
         let rows = shipments.map { shipment -> [String] in

@@ -15,8 +15,9 @@ struct TrackCommand {
             guard let url = URL(string: endpoint), let scheme = url.scheme?.lowercased(),
                 scheme == "http" || scheme == "https", url.host != nil
             else {
-                throw .usage("track: --endpoint \"\(endpoint)\" is not an http(s) URL; expected e.g. "
-                    + "https://toi.kuronekoyamato.co.jp/cgi-bin/tneko")
+                throw .usage(
+                    "track: --endpoint \"\(endpoint)\" is not an http(s) URL; expected e.g. "
+                        + "https://toi.kuronekoyamato.co.jp/cgi-bin/tneko")
             }
             configuration.endpoint = url
         }

@@ -94,7 +94,8 @@ struct CommandLineTests {
     func table() throws {
         let upstream = try FakeUpstream(handler: Self.fixturePages)
         defer { upstream.stop() }
-        let outcome = try KuronekoBinary.run(["track", "--lang", "en", "--endpoint", upstream.endpoint, "-"],
+        let outcome = try KuronekoBinary.run(
+            ["track", "--lang", "en", "--endpoint", upstream.endpoint, "-"],
             input: "3277-5445-9830\n")
         #expect(outcome.status == 0, "\(outcome.standardError)")
         #expect(!outcome.standardOutput.contains("\u{1B}["))
@@ -116,8 +117,9 @@ struct CommandLineTests {
         #expect(outcome.status == 0, "\(outcome.standardError)")
         let lines = outcome.standardOutput.split(separator: "\n")
         #expect(lines.count == 10)
-        #expect(try lines.map { try JSON(data: Data($0.utf8))["tracking_number"] }
-            == Self.numbers(of: multi).map(JSON.string))
+        #expect(
+            try lines.map { try JSON(data: Data($0.utf8))["tracking_number"] }
+                == Self.numbers(of: multi).map(JSON.string))
     }
 
     @Test("an upstream that keeps failing exits 1 with one line, after the retries")

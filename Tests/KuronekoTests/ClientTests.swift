@@ -38,11 +38,14 @@ struct ClientTests {
     func retriesServerErrors() async throws {
         let clock = ManualClock(autoAdvance: true)
         let transport = ScriptedTransport(clock: clock) { index, request in
-            index < 2 ? Self.response(503) : Self.response(200, FakeTrackingPage.html(for: FakeTrackingPage.numbers(inFormBody: request.body)))
+            index < 2
+                ? Self.response(503)
+                : Self.response(200, FakeTrackingPage.html(for: FakeTrackingPage.numbers(inFormBody: request.body)))
         }
         let client = TrackingClient(
             configuration: .init(
-                minimumRequestInterval: .zero, retry: RetryPolicy(initialBackoff: .seconds(2), maxBackoff: .seconds(60))),
+                minimumRequestInterval: .zero, retry: RetryPolicy(initialBackoff: .seconds(2), maxBackoff: .seconds(60))
+            ),
             transport: transport, clock: clock, randomFraction: { 0.5 })
         let number = BatchingTests.numbers(1)[0]
         let lookup = Task { try await client.track(number) }
@@ -124,11 +127,14 @@ struct ClientTests {
 
     @Test("the Content-Type charset is read from the response")
     func declaredCharset() {
-        #expect(UpstreamResponse(status: 200, headers: ["content-type": "text/html; charset=Shift_JIS"], body: Data())
-            .declaredCharset == "Shift_JIS")
-        #expect(UpstreamResponse(status: 200, headers: ["Content-Type": "text/html;charset=\"utf-8\""], body: Data())
-            .declaredCharset == "utf-8")
-        #expect(UpstreamResponse(status: 200, headers: ["Content-Type": "text/html"], body: Data()).declaredCharset == nil)
+        #expect(
+            UpstreamResponse(status: 200, headers: ["content-type": "text/html; charset=Shift_JIS"], body: Data())
+                .declaredCharset == "Shift_JIS")
+        #expect(
+            UpstreamResponse(status: 200, headers: ["Content-Type": "text/html;charset=\"utf-8\""], body: Data())
+                .declaredCharset == "utf-8")
+        #expect(
+            UpstreamResponse(status: 200, headers: ["Content-Type": "text/html"], body: Data()).declaredCharset == nil)
     }
 }
 

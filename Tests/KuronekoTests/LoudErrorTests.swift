@@ -41,7 +41,9 @@ struct LoudErrorTests {
 
     @Test("empty and blank bodies", arguments: ["", " ", "\n\r\n\t"])
     func empty(body: String) {
-        let error = #expect(throws: TrackingPageError.self) { try TrackingPageParser().parse(Data(body.utf8), now: now) }
+        let error = #expect(throws: TrackingPageError.self) {
+            try TrackingPageParser().parse(Data(body.utf8), now: now)
+        }
         #expect(error?.code == .emptyBody)
     }
 

@@ -42,10 +42,12 @@ struct PageDatesTests {
         #expect(dates.scheduledDelivery(from: "01/01").date?.dateText == "2027-01-01")
     }
 
-    @Test("dates that do not exist or are not in the page's form are refused", arguments: [
-        "13月01日 10:00", "02月30日 10:00", "10月27日 25:00", "10月27日 11:61", "10/27 11:27", "10月27日11:27",
-        "10月27日 11:27 ", "", "１０月２７日 11:27",
-    ])
+    @Test(
+        "dates that do not exist or are not in the page's form are refused",
+        arguments: [
+            "13月01日 10:00", "02月30日 10:00", "10月27日 25:00", "10月27日 11:61", "10/27 11:27", "10月27日11:27",
+            "10月27日 11:27 ", "", "１０月２７日 11:27",
+        ])
     func malformedEventDates(text: String) throws {
         #expect(PageDates(now: try japan("2026-10-30T12:00:00+09:00")).eventTime(from: text) == nil)
     }

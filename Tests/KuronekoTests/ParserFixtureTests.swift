@@ -62,7 +62,8 @@ struct ParserFixtureTests {
     @Test("numbers asked for must match the page's blocks, in count and in order")
     func expectingNumbers() throws {
         let page = try #require(Fixtures.currentCases.first { $0.name == "multi-3-mixed" })
-        let asked = try ["766154809302", "292125879511"].map(TrackingNumber.init(parsing:))
+        let asked =
+            try ["766154809302", "292125879511"].map(TrackingNumber.init(parsing:))
             + [try TrackingNumber(echoedByPage: "766154809300")]
         let shipments = try TrackingPageParser().parse(try page.html, expecting: asked, now: page.now)
         #expect(shipments.map(\.trackingNumber) == asked)

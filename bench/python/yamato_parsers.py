@@ -30,6 +30,18 @@ def resolve(text, now):
     return None
 
 
+def shipment(texts, pairs, rows, now):
+    """The common result: block texts by class, summary label/value pairs, rows (label, date text, place)."""
+    summary = {name.rstrip("：:"): value for name, value in pairs}
+    return {**texts, "product": summary.get("商品名"), "scheduled": summary.get("お届け予定日時"),
+            "events": [{"label": label, "date_text": date, "at": resolve(date, now), "place": place}
+                       for label, date, place in rows]}
+
+
+FIELDS = {"title": "tracking-invoice-block-title", "label": "tracking-invoice-block-state-title",
+          "summary": "tracking-invoice-block-state-summary", "note": "tracking-invoice-block-state-note"}
+
+
 def _cls(name):
     return "contains(concat(' ', normalize-space(@class), ' '), ' %s ')" % name
 
@@ -38,28 +50,21 @@ def parse_lxml(body, now):
     root = lxml_html.fromstring(body)
     shipments = []
     for block in root.xpath("//*[%s]" % _cls("parts-tracking-invoice-block")):
-        def text(cls):
+        texts = {}
+        for key, cls in FIELDS.items():
             found = block.xpath(".//*[%s]" % _cls(cls))
-            return found[0].text_content().strip() if found else None
-        summary = {}
+            texts[key] = found[0].text_content().strip() if found else None
+        pairs = []
         for item in block.xpath(".//*[%s]//*[%s]" % (_cls("tracking-invoice-block-summary"), _cls("item"))):
             value = item.getnext()
-            summary[item.text_content().strip().rstrip("：")] = value.text_content().strip() if value is not None else None
-        events = []
+            pairs.append((item.text_content().strip(), value.text_content().strip() if value is not None else None))
+        rows = []
         for item in block.xpath(".//*[%s]//*[%s]" % (_cls("tracking-invoice-block-detail"), _cls("item"))):
-            row = item.getparent()
-            date = row.xpath("./*[%s]" % _cls("date"))
-            name = row.xpath("./*[%s]" % _cls("name"))
-            date_text = date[0].text_content().strip() if date else None
-            events.append({"label": item.text_content().strip(), "date_text": date_text,
-                           "at": resolve(date_text, now),
-                           "place": name[0].text_content().strip() if name else None})
-        shipments.append({"title": text("tracking-invoice-block-title"),
-                          "label": text("tracking-invoice-block-state-title"),
-                          "summary": text("tracking-invoice-block-state-summary"),
-                          "note": text("tracking-invoice-block-state-note"),
-                          "product": summary.get("商品名"), "scheduled": summary.get("お届け予定日時"),
-                          "events": events})
+            date = item.getparent().xpath("./*[%s]" % _cls("date"))
+            name = item.getparent().xpath("./*[%s]" % _cls("name"))
+            rows.append((item.text_content().strip(), date[0].text_content().strip() if date else None,
+                         name[0].text_content().strip() if name else None))
+        shipments.append(shipment(texts, pairs, rows, now))
     return shipments
 
 
@@ -67,25 +72,19 @@ def parse_bs4(body, now):
     soup = BeautifulSoup(body, "html.parser")
     shipments = []
     for block in soup.select(".parts-tracking-invoice-block"):
-        def text(cls):
+        texts = {}
+        for key, cls in FIELDS.items():
             found = block.select_one("." + cls)
-            return found.get_text(strip=True) if found else None
-        summary = {}
+            texts[key] = found.get_text(strip=True) if found else None
+        pairs = []
         for item in block.select(".tracking-invoice-block-summary .item"):
             value = item.find_next_sibling(class_="data")
-            summary[item.get_text(strip=True).rstrip("：")] = value.get_text(strip=True) if value else None
-        events = []
+            pairs.append((item.get_text(strip=True), value.get_text(strip=True) if value else None))
+        rows = []
         for item in block.select(".tracking-invoice-block-detail .item"):
             date = item.find_next_sibling(class_="date")
             name = item.find_next_sibling(class_="name")
-            date_text = date.get_text(strip=True) if date else None
-            events.append({"label": item.get_text(strip=True), "date_text": date_text,
-                           "at": resolve(date_text, now),
-                           "place": name.get_text(strip=True) if name else None})
-        shipments.append({"title": text("tracking-invoice-block-title"),
-                          "label": text("tracking-invoice-block-state-title"),
-                          "summary": text("tracking-invoice-block-state-summary"),
-                          "note": text("tracking-invoice-block-state-note"),
-                          "product": summary.get("商品名"), "scheduled": summary.get("お届け予定日時"),
-                          "events": events})
+            rows.append((item.get_text(strip=True), date.get_text(strip=True) if date else None,
+                         name.get_text(strip=True) if name else None))
+        shipments.append(shipment(texts, pairs, rows, now))
     return shipments

@@ -161,7 +161,8 @@ private enum AttemptFailure: Error {
         case .httpStatus(let status):
             return TrackingError(.httpStatus, "\(endpoint) answered HTTP \(status)\(tries)", httpStatus: status)
         case .page(let error):
-            return TrackingError(.page, "\(endpoint) answered a page that cannot be read: \(error.message)",
+            return TrackingError(
+                .page, "\(endpoint) answered a page that cannot be read: \(error.message)",
                 pageError: error)
         }
     }

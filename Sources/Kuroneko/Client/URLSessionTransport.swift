@@ -41,7 +41,8 @@ public final class URLSessionTransport: HTTPTransport {
                             headers[name] = value
                         }
                         continuation.resume(
-                            returning: UpstreamResponse(status: http.statusCode, headers: headers, body: data ?? Data()))
+                            returning: UpstreamResponse(status: http.statusCode, headers: headers, body: data ?? Data())
+                        )
                     } else {
                         continuation.resume(
                             throwing: TransportError(.other, "\(request.url) answered something that is not HTTP"))

@@ -71,7 +71,8 @@ final class HTMLEventParser {
         receiver.map { Unmanaged<HTMLEventParser>.fromOpaque($0).takeUnretainedValue() }
     }
 
-    private func startElement(name: UnsafePointer<xmlChar>?, attributes: UnsafeMutablePointer<UnsafePointer<xmlChar>?>?) {
+    private func startElement(name: UnsafePointer<xmlChar>?, attributes: UnsafeMutablePointer<UnsafePointer<xmlChar>?>?)
+    {
         let isTitle = name.map { xmlStrcasecmp($0, "title") == 0 } ?? false
         var classes: ClassList?
         if var attribute = attributes {

@@ -37,7 +37,8 @@ public struct TrackingPageParser: Sendable {
         let expectedCount = numbers?.count
         if blocks.isEmpty {
             let title = page.documentTitle.map { "\"\($0)\"" } ?? "none"
-            let wanted = expectedCount.map { "\(blockCount($0)) for \($0) number\($0 == 1 ? "" : "s")" }
+            let wanted =
+                expectedCount.map { "\(blockCount($0)) for \($0) number\($0 == 1 ? "" : "s")" }
                 ?? "at least one parcel block"
             throw TrackingPageError(
                 .unrecognizedLayout,

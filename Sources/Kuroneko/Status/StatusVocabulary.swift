@@ -52,74 +52,90 @@ enum StatusVocabulary {
                 table[label] = Meaning(code: code, english: english)
             }
         }
-        add(.infoReceived, [
-            ("荷物受付", "Shipment Accepted"),
-            ("出荷指示", "Shipping Instruction Received"),
-            ("荷受け", "Picked Up"),
-            ("海外荷物受付", "International Shipment Accepted"),
-        ])
-        add(.inTransit, [
-            ("発送", "Departure Scan"),
-            ("発送済み", "Departure Scan"),
-            ("輸送中", "In Transit"),
-            ("作業店通過", "In Transit"),
-            ("中継店通過", "In Transit (Relay Point Passed)"),
-            ("航空搭載", "Loaded on Aircraft"),
-            ("陸・海上切替え", "Transport Mode Changed (Land/Sea)"),
-            ("輸送経路修正", "Route Corrected"),
-            ("転送", "Forwarded to Another Address"),
-            ("配達店到着", "Arrival Scan"),
-            ("配達担当店保管中", "Held at Delivery Office"),
-            ("配達日・時間帯指定（保管中）", "Held for Requested Delivery Date and Time"),
-            ("配達準備中", "Preparing for Delivery"),
-            ("海外発送", "Dispatched Overseas"),
-            ("国内到着", "Arrived in Japan"),
-            ("引渡", "Handed Over"),
-            ("委託先引渡", "Handed to Partner Carrier"),
-            ("依頼受付（再配達）", "Request Accepted (redelivery)"),
-            ("依頼受付（日・時間帯変更）", "Request Accepted (alternate delivery schedule arrangement)"),
-            ("依頼受付（店頭受取）", "Request Accepted (pick up at Yamato's location)"),
-            ("依頼受付（置き場所変更）", "Request Accepted (drop-off place change)"),
-            ("依頼受付（保管）", "Request Accepted (hold at Yamato)"),
-        ])
-        add(.outForDelivery, [
-            ("配達中", "Out for Delivery"),
-            ("持ち出し中", "Out for Delivery"),
-            ("配達予定", "Delivery Scheduled"),
-            ("投函予定", "Mailbox Delivery Scheduled"),
-        ])
-        add(.availableForPickup, [
-            ("ご来店予定（保管中）", "Hold at Yamato (pickup at Yamato's office)"),
-            ("保管中", "Held for Pickup"),
-            ("保管中（ご指定店）", "Held for Pickup at Chosen Location"),
-            ("一時保管中", "Temporarily Held"),
-        ])
-        add(.attemptFailed, [
-            ("持戻", "Brought Back, Not Delivered"),
-            ("持戻（ご不在）", "Hold at Yamato (Consignee Not Available)"),
-            ("持戻（休業）", "Brought Back (Business Closed)"),
-            ("持戻（転居）", "Brought Back (Consignee Moved)"),
-            ("持戻（住所不明）", "Brought Back (Address Unknown)"),
-            ("持戻（ポスト投函不可）", "Brought Back (Mailbox Unusable)"),
-            ("持戻（受取ご辞退）", "Brought Back (Delivery Refused)"),
-        ])
-        add(.delivered, [
-            ("配達完了", "Delivered"),
-            ("配達完了（宅配ボックス）", "Delivered (Parcel Locker)"),
-            ("配達完了（置き配）", "Delivered (Left Unattended)"),
-            ("投函完了", "Delivered to Mailbox"),
-            ("お客様引渡完了", "Handed to Customer"),
-        ])
-        add(.exception, [
-            ("調査中", "Under Investigation"),
-            ("調査中（ご不在）", "Under Investigation (Consignee Not Available)"),
-            ("調査中（転居先不明）", "Under Investigation (New Address Unknown)"),
-            ("調査中（受取ご辞退）", "Under Investigation (Delivery Refused)"),
-        ])
-        add(.returned, [
-            (returnStartedLabel, "Returning to Sender"),
-            (returnCompletedLabel, "Returned to Sender"),
-        ])
+        add(
+            .infoReceived,
+            [
+                ("荷物受付", "Shipment Accepted"),
+                ("出荷指示", "Shipping Instruction Received"),
+                ("荷受け", "Picked Up"),
+                ("海外荷物受付", "International Shipment Accepted"),
+            ])
+        add(
+            .inTransit,
+            [
+                ("発送", "Departure Scan"),
+                ("発送済み", "Departure Scan"),
+                ("輸送中", "In Transit"),
+                ("作業店通過", "In Transit"),
+                ("中継店通過", "In Transit (Relay Point Passed)"),
+                ("航空搭載", "Loaded on Aircraft"),
+                ("陸・海上切替え", "Transport Mode Changed (Land/Sea)"),
+                ("輸送経路修正", "Route Corrected"),
+                ("転送", "Forwarded to Another Address"),
+                ("配達店到着", "Arrival Scan"),
+                ("配達担当店保管中", "Held at Delivery Office"),
+                ("配達日・時間帯指定（保管中）", "Held for Requested Delivery Date and Time"),
+                ("配達準備中", "Preparing for Delivery"),
+                ("海外発送", "Dispatched Overseas"),
+                ("国内到着", "Arrived in Japan"),
+                ("引渡", "Handed Over"),
+                ("委託先引渡", "Handed to Partner Carrier"),
+                ("依頼受付（再配達）", "Request Accepted (redelivery)"),
+                ("依頼受付（日・時間帯変更）", "Request Accepted (alternate delivery schedule arrangement)"),
+                ("依頼受付（店頭受取）", "Request Accepted (pick up at Yamato's location)"),
+                ("依頼受付（置き場所変更）", "Request Accepted (drop-off place change)"),
+                ("依頼受付（保管）", "Request Accepted (hold at Yamato)"),
+            ])
+        add(
+            .outForDelivery,
+            [
+                ("配達中", "Out for Delivery"),
+                ("持ち出し中", "Out for Delivery"),
+                ("配達予定", "Delivery Scheduled"),
+                ("投函予定", "Mailbox Delivery Scheduled"),
+            ])
+        add(
+            .availableForPickup,
+            [
+                ("ご来店予定（保管中）", "Hold at Yamato (pickup at Yamato's office)"),
+                ("保管中", "Held for Pickup"),
+                ("保管中（ご指定店）", "Held for Pickup at Chosen Location"),
+                ("一時保管中", "Temporarily Held"),
+            ])
+        add(
+            .attemptFailed,
+            [
+                ("持戻", "Brought Back, Not Delivered"),
+                ("持戻（ご不在）", "Hold at Yamato (Consignee Not Available)"),
+                ("持戻（休業）", "Brought Back (Business Closed)"),
+                ("持戻（転居）", "Brought Back (Consignee Moved)"),
+                ("持戻（住所不明）", "Brought Back (Address Unknown)"),
+                ("持戻（ポスト投函不可）", "Brought Back (Mailbox Unusable)"),
+                ("持戻（受取ご辞退）", "Brought Back (Delivery Refused)"),
+            ])
+        add(
+            .delivered,
+            [
+                ("配達完了", "Delivered"),
+                ("配達完了（宅配ボックス）", "Delivered (Parcel Locker)"),
+                ("配達完了（置き配）", "Delivered (Left Unattended)"),
+                ("投函完了", "Delivered to Mailbox"),
+                ("お客様引渡完了", "Handed to Customer"),
+            ])
+        add(
+            .exception,
+            [
+                ("調査中", "Under Investigation"),
+                ("調査中（ご不在）", "Under Investigation (Consignee Not Available)"),
+                ("調査中（転居先不明）", "Under Investigation (New Address Unknown)"),
+                ("調査中（受取ご辞退）", "Under Investigation (Delivery Refused)"),
+            ])
+        add(
+            .returned,
+            [
+                (returnStartedLabel, "Returning to Sender"),
+                (returnCompletedLabel, "Returned to Sender"),
+            ])
         add(.notFound, [("伝票番号未登録", "Tracking Number Not Registered")])
         add(.invalidNumber, [("伝票番号誤り", "Invalid Tracking Number")])
         return table

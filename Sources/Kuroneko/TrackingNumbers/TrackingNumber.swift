@@ -14,7 +14,7 @@ public struct TrackingNumber: Hashable, Sendable, Comparable, CustomStringConver
             throw TrackingNumberError(input: input, reason: .wrongLength(digits.count))
         }
         let expected = Self.checkDigit(forFirstEleven: digits.prefix(11))
-        let actual = Int(String(digits.last!))!
+        let actual = Int(digits.utf8.last.map { $0 - UInt8(ascii: "0") } ?? 0)
         guard actual == expected else {
             throw TrackingNumberError(input: input, reason: .wrongCheckDigit(found: actual, expected: expected))
         }

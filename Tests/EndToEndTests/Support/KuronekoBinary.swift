@@ -14,7 +14,8 @@ enum KuronekoBinary {
             .deletingLastPathComponent().appendingPathComponent("kuroneko")
     }
 
-    static func run(_ arguments: [String], input: String? = nil, environment: [String: String] = [:]) throws -> Outcome {
+    static func run(_ arguments: [String], input: String? = nil, environment: [String: String] = [:]) throws -> Outcome
+    {
         let process = Process()
         process.executableURL = url
         process.arguments = arguments
