@@ -14,6 +14,7 @@ let package = Package(
             providers: [.apt(["libxml2-dev"])]
         ),
         .target(name: "Kuroneko", dependencies: ["CLibXML2"]),
+        .target(name: "KuronekoSimulator", dependencies: ["Kuroneko"]),
         .executableTarget(name: "kuroneko", dependencies: ["Kuroneko"]),
         .executableTarget(
             name: "ParserBenchmark",
@@ -26,6 +27,7 @@ let package = Package(
             path: "Tests/KuronekoTestSupport"
         ),
         .testTarget(name: "KuronekoTests", dependencies: ["Kuroneko", "KuronekoTestSupport"]),
+        .testTarget(name: "KuronekoSimulatorTests", dependencies: ["KuronekoSimulator"]),
         .testTarget(name: "EndToEndTests", dependencies: ["kuroneko", "KuronekoTestSupport"]),
     ]
 )
