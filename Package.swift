@@ -13,9 +13,15 @@ let package = Package(
             pkgConfig: "libxml-2.0",
             providers: [.apt(["libxml2-dev"])]
         ),
+        .systemLibrary(
+            name: "CMicroHTTPD",
+            pkgConfig: "libmicrohttpd",
+            providers: [.apt(["libmicrohttpd-dev"])]
+        ),
         .target(name: "Kuroneko", dependencies: ["CLibXML2"]),
         .target(name: "KuronekoSimulator", dependencies: ["Kuroneko"]),
-        .executableTarget(name: "kuroneko", dependencies: ["Kuroneko"]),
+        .target(name: "KuronekoServer", dependencies: ["Kuroneko", "KuronekoSimulator", "CMicroHTTPD"]),
+        .executableTarget(name: "kuroneko", dependencies: ["Kuroneko", "KuronekoServer"]),
         .executableTarget(
             name: "ParserBenchmark",
             dependencies: ["Kuroneko", "CLibXML2"],
@@ -28,6 +34,7 @@ let package = Package(
         ),
         .testTarget(name: "KuronekoTests", dependencies: ["Kuroneko", "KuronekoTestSupport"]),
         .testTarget(name: "KuronekoSimulatorTests", dependencies: ["KuronekoSimulator"]),
+        .testTarget(name: "KuronekoServerTests", dependencies: ["KuronekoServer"]),
         .testTarget(name: "EndToEndTests", dependencies: ["kuroneko", "KuronekoTestSupport"]),
     ]
 )

@@ -36,8 +36,11 @@ struct CommandLineTool {
         case "parse":
             if wantsHelp(rest) { return terminal.print(Help.parse) }
             try ParseCommand(arguments: rest).run(on: terminal)
+        case "simulate":
+            if wantsHelp(rest) { return terminal.print(Help.simulate) }
+            try await SimulateCommand(arguments: rest).run(on: terminal)
         default:
-            throw CommandFailure.usage("unknown command '\(first)'; the commands are track, parse and help")
+            throw CommandFailure.usage("unknown command '\(first)'; the commands are track, parse, simulate and help")
         }
     }
 

@@ -6,6 +6,7 @@ enum Help {
         Usage:
           kuroneko track [options] NUMBER...   look numbers up on Yamato's tracking page
           kuroneko parse [options] FILE        read a saved tracking page offline
+          kuroneko simulate [options]          run a stand-in for Yamato's tracking page
           kuroneko help [COMMAND]              show help for a command
 
         Options:
@@ -50,13 +51,35 @@ enum Help {
           -h, --help          show this help
         """
 
+    static let simulate = """
+        Usage: kuroneko simulate [options]
+
+        Serves a stand-in for Yamato's tracking form (POST /cgi-bin/tneko) until SIGINT or SIGTERM. Each parcel's
+        journey follows from its number and the simulator's clock; a wrong check digit gives 伝票番号誤り.
+        Admin endpoints: GET /admin/stats (POSTs and numbers received), GET/PUT /admin/faults, GET/PUT /admin/clock.
+
+        Options:
+          --host ADDRESS        IPv4 address to listen on (default 127.0.0.1)
+          --port PORT           port to listen on, 0 for any free one (default 8081)
+          --start TIME          the simulated time to start at, ISO 8601 (default: now)
+          --speed FACTOR        simulated seconds per real second (default 1)
+          --latency-ms MS       delay every answer
+          --error-rate SHARE    answer this share of POSTs (0 to 1) with HTTP 500
+          --fail                answer every POST with HTTP 500
+          --hang-seconds S      hold every POST this long before answering
+          --truncate            cut every page off halfway
+          --changed-layout      serve pages in a changed layout
+          -h, --help            show this help
+        """
+
     static func text(for command: String?) throws(CommandFailure) -> String {
         switch command {
         case nil: tool
         case "track": track
         case "parse": parse
+        case "simulate": simulate
         case let other?:
-            throw .usage("help: unknown command '\(other)'; the commands are track, parse and help")
+            throw .usage("help: unknown command '\(other)'; the commands are track, parse, simulate and help")
         }
     }
 }

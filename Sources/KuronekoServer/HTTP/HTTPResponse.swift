@@ -1,0 +1,54 @@
+import Foundation
+
+/// An HTTP response as the application builds it.
+public struct HTTPResponse: Sendable {
+    public var status: Int
+    /// Header fields in order.
+    public var headers: [(name: String, value: String)]
+    public var body: Data
+
+    public init(status: Int, headers: [(name: String, value: String)] = [], body: Data = Data()) {
+        self.status = status
+        self.headers = headers
+        self.body = body
+    }
+
+    /// The first value of a header, compared without regard to case.
+    public func header(_ name: String) -> String? {
+        headers.first { $0.name.lowercased() == name.lowercased() }?.value
+    }
+
+    /// A body of the given type.
+    public static func content(_ body: Data, type: String, status: Int = 200) -> HTTPResponse {
+        HTTPResponse(status: status, headers: [("Content-Type", type)], body: body)
+    }
+
+    /// A JSON body, encoded with sorted keys and unescaped slashes.
+    public static func json(_ value: some Encodable, status: Int = 200) -> HTTPResponse {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+        do {
+            return content(try encoder.encode(value), type: "application/json", status: status)
+        } catch {
+            return problem(status: 500, title: "Internal Server Error", detail: "the response could not be encoded")
+        }
+    }
+
+    /// An RFC 9457 problem document: what went wrong, in terms the client can act on.
+    public static func problem(status: Int, title: String, detail: String, type: String = "about:blank")
+        -> HTTPResponse
+    {
+        let document = ProblemDetails(type: type, title: title, status: status, detail: detail)
+        var response = json(document, status: status)
+        response.headers = [("Content-Type", "application/problem+json")]
+        return response
+    }
+}
+
+/// The body of an `application/problem+json` response (RFC 9457).
+public struct ProblemDetails: Codable, Sendable, Hashable {
+    public var type: String
+    public var title: String
+    public var status: Int
+    public var detail: String
+}

@@ -1,0 +1,106 @@
+import CMicroHTTPD
+import Foundation
+
+// libmicrohttpd's callbacks. They are global functions, not closures in main.swift, so that they are not
+// main-actor code: libmicrohttpd calls them on its worker threads.
+
+/// The access handler: called once when the headers arrive, once per chunk of body, and once more (and once
+/// after each resume) when the request is complete.
+func handleRequest(
+    serverContext: UnsafeMutableRawPointer?, connection: OpaquePointer?, url: UnsafePointer<CChar>?,
+    method: UnsafePointer<CChar>?, version: UnsafePointer<CChar>?, uploadData: UnsafePointer<CChar>?,
+    uploadSize: UnsafeMutablePointer<Int>?, requestSlot: UnsafeMutablePointer<UnsafeMutableRawPointer?>?
+) -> MHD_Result {
+    guard let serverContext, let connection, let requestSlot, let uploadSize else { return .NO }
+    let server = Unmanaged<ServerState>.fromOpaque(serverContext).takeUnretainedValue()
+    guard let slot = requestSlot.pointee else {
+        // The first call: only the headers are in. Keep a context until requestCompleted releases it.
+        requestSlot.pointee = Unmanaged.passRetained(RequestContext()).toOpaque()
+        server.begin()
+        return .YES
+    }
+    let context = Unmanaged<RequestContext>.fromOpaque(slot).takeUnretainedValue()
+    if uploadSize.pointee > 0 {
+        if context.body.count + uploadSize.pointee > server.maxBodyBytes {
+            context.bodyTooLarge = true
+        } else if let uploadData {
+            context.body.append(
+                UnsafeRawPointer(uploadData).assumingMemoryBound(to: UInt8.self), count: uploadSize.pointee)
+        }
+        uploadSize.pointee = 0
+        return .YES
+    }
+    if let response = context.response {
+        return queue(response, on: connection)
+    }
+    if context.bodyTooLarge {
+        return queue(
+            .problem(
+                status: 413, title: "Content Too Large",
+                detail: "the request body is larger than \(server.maxBodyBytes) bytes"), on: connection)
+    }
+    let request = HTTPRequest(
+        method: method.map { String(cString: $0) } ?? "GET", path: url.map { String(cString: $0) } ?? "/",
+        query: values(of: connection, kind: .GET_ARGUMENT_KIND),
+        headers: Dictionary(
+            values(of: connection, kind: .HEADER_KIND).map { ($0.name, $0.value) },
+            uniquingKeysWith: { first, _ in first }),
+        body: context.body)
+    if let immediate = server.responder.immediateResponse(to: request) {
+        return queue(immediate, on: connection)
+    }
+    // Suspend before the work starts: a resume that arrives before the suspend would be lost.
+    MHD_suspend_connection(connection)
+    let connectionAddress = UInt(bitPattern: connection)
+    let responder = server.responder
+    Task {
+        context.response = await responder.respond(to: request)
+        MHD_resume_connection(OpaquePointer(bitPattern: connectionAddress))
+    }
+    return .YES
+}
+
+/// Called when a request ends for any reason (answered, aborted, timed out, shut down): frees its context.
+func requestCompleted(
+    serverContext: UnsafeMutableRawPointer?, connection: OpaquePointer?,
+    requestSlot: UnsafeMutablePointer<UnsafeMutableRawPointer?>?, reason: MHD_RequestTerminationCode
+) {
+    guard let serverContext, let requestSlot, let slot = requestSlot.pointee else { return }
+    Unmanaged<RequestContext>.fromOpaque(slot).release()
+    requestSlot.pointee = nil
+    Unmanaged<ServerState>.fromOpaque(serverContext).takeUnretainedValue().end()
+}
+
+private func queue(_ response: HTTPResponse, on connection: OpaquePointer) -> MHD_Result {
+    response.body.withUnsafeBytes { bytes in
+        guard
+            let answer = MHD_create_response_from_buffer(
+                bytes.count, UnsafeMutableRawPointer(mutating: bytes.baseAddress), .RESPMEM_MUST_COPY)
+        else { return .NO }
+        defer { MHD_destroy_response(answer) }
+        for (name, value) in response.headers {
+            _ = MHD_add_response_header(answer, name, value)
+        }
+        return MHD_queue_response(connection, UInt32(response.status), answer)
+    }
+}
+
+/// Collects header fields or query arguments; libmicrohttpd hands them over one at a time.
+private final class ValueCollector {
+    var values: [(name: String, value: String)] = []
+}
+
+private func values(of connection: OpaquePointer, kind: MHD_ValueKind) -> [(name: String, value: String)] {
+    let collector = ValueCollector()
+    withExtendedLifetime(collector) {
+        _ = MHD_get_connection_values(
+            connection, kind,
+            { collectorContext, _, key, value in
+                guard let collectorContext, let key else { return .YES }
+                let collector = Unmanaged<ValueCollector>.fromOpaque(collectorContext).takeUnretainedValue()
+                collector.values.append((String(cString: key), value.map { String(cString: $0) } ?? ""))
+                return .YES
+            }, Unmanaged.passUnretained(collector).toOpaque())
+    }
+    return collector.values
+}

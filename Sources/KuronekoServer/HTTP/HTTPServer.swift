@@ -1,0 +1,160 @@
+import CMicroHTTPD
+import Foundation
+
+/// Serves an ``HTTPResponder`` over GNU libmicrohttpd: an adapter that only moves bytes.
+///
+/// libmicrohttpd runs a small pool of worker threads on epoll. A request the responder can answer at once
+/// (``HTTPResponder/immediateResponse(to:)``) is answered on the worker thread; any other request's
+/// connection is suspended, the responder runs in a task, and the connection is resumed with its answer.
+public final class HTTPServer: Sendable {
+    /// Limits and threads, with the defaults `kuroneko serve` and `kuroneko simulate` use.
+    public struct Configuration: Sendable {
+        public var host: String
+        /// 0 picks a free port; ``HTTPServer/port`` tells which.
+        public var port: UInt16
+        public var threads: Int
+        /// Idle and slow connections are closed after this many seconds.
+        public var connectionTimeoutSeconds: Int
+        /// Larger request bodies are refused with 413.
+        public var maxBodyBytes: Int
+        /// Connections allowed at once from one client address; more are refused.
+        public var connectionsPerAddress: Int
+        /// Memory for one connection's request line and headers; larger headers are refused with 431.
+        public var headerMemoryBytes: Int
+
+        public init(
+            host: String = "127.0.0.1", port: UInt16 = 8080, threads: Int = 2, connectionTimeoutSeconds: Int = 30,
+            maxBodyBytes: Int = 64 * 1024, connectionsPerAddress: Int = 1024, headerMemoryBytes: Int = 32 * 1024
+        ) {
+            self.host = host
+            self.port = port
+            self.threads = threads
+            self.connectionTimeoutSeconds = connectionTimeoutSeconds
+            self.maxBodyBytes = maxBodyBytes
+            self.connectionsPerAddress = connectionsPerAddress
+            self.headerMemoryBytes = headerMemoryBytes
+        }
+    }
+
+    /// The port the server listens on.
+    public let port: UInt16
+    private let daemon: DaemonHandle
+    private let state: ServerState
+
+    /// Starts listening.
+    /// - Throws: ``ServerStartError`` when the address is not an IPv4 address or the port cannot be bound.
+    public init(configuration: Configuration, responder: any HTTPResponder) throws(ServerStartError) {
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_port = configuration.port.bigEndian
+        guard inet_pton(AF_INET, configuration.host, &address.sin_addr) == 1 else {
+            throw ServerStartError(
+                message: "--host \"\(configuration.host)\" is not an IPv4 address; expected e.g. 127.0.0.1 or 0.0.0.0")
+        }
+        let state = ServerState(responder: responder, maxBodyBytes: configuration.maxBodyBytes)
+        let flags =
+            MHD_USE_INTERNAL_POLLING_THREAD.rawValue | MHD_USE_EPOLL.rawValue | MHD_ALLOW_SUSPEND_RESUME.rawValue
+        guard
+            let started = kuroneko_start_daemon(
+                UInt32(flags), &address, UInt32(max(1, configuration.threads)),
+                UInt32(configuration.connectionTimeoutSeconds), UInt32(configuration.connectionsPerAddress),
+                configuration.headerMemoryBytes, handleRequest, Unmanaged.passUnretained(state).toOpaque(),
+                requestCompleted, Unmanaged.passUnretained(state).toOpaque())
+        else {
+            throw ServerStartError(
+                message: "cannot listen on \(configuration.host):\(configuration.port); is the port in use?")
+        }
+        daemon = DaemonHandle(started)
+        self.state = state
+        port = kuroneko_daemon_port(started)
+    }
+
+    /// Stops accepting connections, waits for the requests in flight to be answered, then stops.
+    public func shutdown() async {
+        daemon.quiesce()
+        while state.inFlight > 0 {
+            try? await Task.sleep(for: .milliseconds(10))
+        }
+        daemon.stop()
+    }
+}
+
+/// Why a server could not start, in one line.
+public struct ServerStartError: Error, CustomStringConvertible, Sendable {
+    public let message: String
+    public var description: String { message }
+}
+
+/// The daemon pointer, stopped exactly once.
+///
+/// `@unchecked Sendable`: libmicrohttpd's quiesce and stop are called from one task, guarded by `lock`.
+private final class DaemonHandle: @unchecked Sendable {
+    private let lock = NSLock()
+    private var daemon: OpaquePointer?
+
+    init(_ daemon: OpaquePointer) {
+        self.daemon = daemon
+    }
+
+    func quiesce() {
+        lock.lock()
+        defer { lock.unlock() }
+        if let daemon { _ = MHD_quiesce_daemon(daemon) }
+    }
+
+    func stop() {
+        lock.lock()
+        defer { lock.unlock() }
+        if let daemon { MHD_stop_daemon(daemon) }
+        daemon = nil
+    }
+
+    deinit {
+        if let daemon { MHD_stop_daemon(daemon) }
+    }
+}
+
+/// What the C callbacks need: the responder and the count of requests in flight.
+///
+/// `@unchecked Sendable`: `responder` and `maxBodyBytes` never change; `count` is guarded by `lock`.
+/// The server keeps this object alive for as long as the daemon runs, so the callbacks get it unretained.
+final class ServerState: @unchecked Sendable {
+    let responder: any HTTPResponder
+    let maxBodyBytes: Int
+    private let lock = NSLock()
+    private var count = 0
+
+    init(responder: any HTTPResponder, maxBodyBytes: Int) {
+        self.responder = responder
+        self.maxBodyBytes = maxBodyBytes
+    }
+
+    var inFlight: Int {
+        lock.lock()
+        defer { lock.unlock() }
+        return count
+    }
+
+    func begin() {
+        lock.lock()
+        count += 1
+        lock.unlock()
+    }
+
+    func end() {
+        lock.lock()
+        count -= 1
+        lock.unlock()
+    }
+}
+
+/// One request's state across libmicrohttpd's calls of the access handler.
+///
+/// `@unchecked Sendable`: the worker thread and the responding task never touch it at the same time. The
+/// task writes `response` while the connection is suspended and resumes it afterwards; libmicrohttpd calls
+/// the handler again only after the resume.
+final class RequestContext: @unchecked Sendable {
+    var body = Data()
+    var bodyTooLarge = false
+    var response: HTTPResponse?
+}

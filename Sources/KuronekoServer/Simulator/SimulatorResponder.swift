@@ -1,0 +1,179 @@
+import Foundation
+import Kuroneko
+import KuronekoSimulator
+
+/// `kuroneko simulate`: a stand-in for Yamato's `/cgi-bin/tneko`, with fault injection and an admin endpoint.
+///
+/// - `POST /cgi-bin/tneko` with `number01`…`number10`: the result page, in today's layout.
+/// - `GET /admin/stats`: what was received: POSTs, numbers, and how many numbers each POST carried.
+/// - `GET` / `PUT /admin/faults`: the fault settings (``SimulatorFaults``); PUT changes the keys it names.
+/// - `GET` / `PUT /admin/clock`: `{"now": ISO 8601, "speed": simulated seconds per second}`.
+public struct SimulatorResponder: HTTPResponder {
+    private let clock: SimulatorClock
+    private let epoch: Date
+    private let state: SimulatorState
+    private let router: Router
+
+    /// - Parameters:
+    ///   - epoch: parcels are handed in from 36 hours before to 12 hours after it (default: the clock's start).
+    public init(clock: SimulatorClock, faults: SimulatorFaults = SimulatorFaults(), epoch: Date? = nil) {
+        self.clock = clock
+        let epoch = epoch ?? clock.now
+        self.epoch = epoch
+        let state = SimulatorState(faults: faults)
+        self.state = state
+        var router = Router()
+        router.add("POST", "/cgi-bin/tneko") { request, _ in
+            await Self.answerForm(request, clock: clock, epoch: epoch, state: state)
+        }
+        router.add("GET", "/admin/stats") { _, _ in .json(await state.statistics) }
+        router.add("GET", "/admin/faults") { _, _ in .json(await state.faults) }
+        router.add("PUT", "/admin/faults") { request, _ in await Self.updateFaults(request, state: state) }
+        router.add("GET", "/admin/clock") { _, _ in .json(ClockSetting(clock: clock)) }
+        router.add("PUT", "/admin/clock") { request, _ in Self.updateClock(request, clock: clock) }
+        self.router = router
+    }
+
+    public func respond(to request: HTTPRequest) async -> HTTPResponse {
+        await router.respond(to: request)
+    }
+
+    private static func answerForm(
+        _ request: HTTPRequest, clock: SimulatorClock, epoch: Date, state: SimulatorState
+    ) async -> HTTPResponse {
+        let fields = FormEncoding.decode(String(decoding: request.body, as: UTF8.self))
+        let asked = (1...10).compactMap { position -> String? in
+            let name = "number" + (position < 10 ? "0" : "") + String(position)
+            let value = fields.first { $0.name == name }?.value.trimmingCharacters(in: .whitespaces) ?? ""
+            return value.isEmpty ? nil : value
+        }
+        let faults = await state.record(post: asked.count)
+        if faults.latencyMilliseconds > 0 {
+            try? await Task.sleep(for: .milliseconds(faults.latencyMilliseconds))
+        }
+        if faults.hangSeconds > 0 {
+            try? await Task.sleep(for: .seconds(faults.hangSeconds))
+        }
+        if faults.alwaysFail || (faults.errorRate > 0 && Double.random(in: 0..<1) < faults.errorRate) {
+            return .content(
+                Data("<html><body>Internal Server Error</body></html>".utf8), type: "text/html", status: 500)
+        }
+        let entries: [SimulatedPage.Entry] = asked.map { text in
+            guard let number = try? TrackingNumber(parsing: text) else {
+                return .invalid(text.filter(\.isNumber))
+            }
+            return .parcel(SimulatedParcel(number: number, epoch: epoch))
+        }
+        var page = Data(SimulatedPage.html(for: entries, now: clock.now).utf8)
+        if faults.changedLayout {
+            page = Data(
+                String(decoding: page, as: UTF8.self)
+                    .replacingOccurrences(of: "parts-tracking-invoice-block", with: "parts-tracking-result-card").utf8)
+        }
+        if faults.truncatePages {
+            page = page.prefix(page.count / 2)
+        }
+        return .content(page, type: "text/html; charset=UTF-8")
+    }
+
+    private static func updateFaults(_ request: HTTPRequest, state: SimulatorState) async -> HTTPResponse {
+        let update: SimulatorFaultsUpdate
+        do {
+            update = try JSONDecoder().decode(SimulatorFaultsUpdate.self, from: request.body)
+        } catch {
+            return .problem(
+                status: 400, title: "Bad Request",
+                detail: "the body is not a JSON object of fault settings (latency_ms, error_rate, always_fail, "
+                    + "hang_seconds, truncate_pages, changed_layout)")
+        }
+        let faults = update.applied(to: await state.faults)
+        if let problem = faults.problem {
+            return .problem(status: 400, title: "Bad Request", detail: problem)
+        }
+        await state.set(faults)
+        return .json(faults)
+    }
+
+    private static func updateClock(_ request: HTTPRequest, clock: SimulatorClock) -> HTTPResponse {
+        guard let setting = try? JSONDecoder().decode(ClockSetting.Update.self, from: request.body) else {
+            return .problem(
+                status: 400, title: "Bad Request",
+                detail: "the body is not {\"now\": ISO 8601 time, \"speed\": number}; both keys are optional")
+        }
+        var now: Date?
+        if let text = setting.now {
+            guard let parsed = ISO8601DateFormatter().date(from: text) else {
+                return .problem(
+                    status: 400, title: "Bad Request",
+                    detail: "now \"\(text)\" is not an ISO 8601 time; expected e.g. 2026-11-29T12:00:00+09:00")
+            }
+            now = parsed
+        }
+        if let speed = setting.speed, !(0...1_000_000).contains(speed) {
+            return .problem(
+                status: 400, title: "Bad Request", detail: "speed \(speed) is out of range; expected 0 to 1000000")
+        }
+        clock.set(now: now, speed: setting.speed)
+        return .json(ClockSetting(clock: clock))
+    }
+}
+
+/// The simulator clock as the admin endpoint shows it.
+struct ClockSetting: Codable {
+    let now: String
+    let speed: Double
+
+    init(clock: SimulatorClock) {
+        let formatter = ISO8601DateFormatter()
+        formatter.timeZone = TimeZone(secondsFromGMT: 9 * 3600)
+        now = formatter.string(from: clock.now)
+        speed = clock.speed
+    }
+
+    struct Update: Decodable {
+        let now: String?
+        let speed: Double?
+    }
+}
+
+/// What the simulator received, and its current faults.
+actor SimulatorState {
+    private(set) var faults: SimulatorFaults
+    private var posts = 0
+    private var numbers = 0
+    private var numbersPerPost: [Int: Int] = [:]
+
+    init(faults: SimulatorFaults) {
+        self.faults = faults
+    }
+
+    /// Counts one form POST; returns the faults to apply to it.
+    func record(post numberCount: Int) -> SimulatorFaults {
+        posts += 1
+        numbers += numberCount
+        numbersPerPost[numberCount, default: 0] += 1
+        return faults
+    }
+
+    func set(_ faults: SimulatorFaults) {
+        self.faults = faults
+    }
+
+    struct Statistics: Codable {
+        let posts: Int
+        let numbers: Int
+        /// POSTs by how many numbers they carried, keyed "1" … "10" (and "0" for empty forms).
+        let numbersPerPost: [String: Int]
+
+        enum CodingKeys: String, CodingKey {
+            case posts, numbers
+            case numbersPerPost = "numbers_per_post"
+        }
+    }
+
+    var statistics: Statistics {
+        Statistics(
+            posts: posts, numbers: numbers,
+            numbersPerPost: Dictionary(uniqueKeysWithValues: numbersPerPost.map { (String($0.key), $0.value) }))
+    }
+}

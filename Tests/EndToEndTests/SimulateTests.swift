@@ -1,0 +1,63 @@
+import Foundation
+import KuronekoTestSupport
+import Testing
+
+/// `kuroneko simulate` on a loopback port, with `kuroneko track` as its client.
+@Suite("kuroneko simulate", .serialized)
+struct SimulateTests {
+    @Test("track reads the simulator's pages; stats count the POSTs; SIGTERM exits 0")
+    func trackAgainstSimulator() async throws {
+        let simulator = try ServerProcess(["simulate", "--start", "2026-11-29T12:00:00+09:00", "--speed", "0"])
+        let numbers = ["3277-5445-9830", "6230-2386-6161", "4434-9617-1020"]
+        let outcome = try KuronekoBinary.run(
+            ["track", "--json", "--endpoint", simulator.baseURL + "/cgi-bin/tneko"] + numbers)
+        #expect(outcome.status == 0, "\(outcome.standardError)")
+        let shipments = try JSON(data: Data(outcome.standardOutput.utf8))
+        #expect(shipments.elements.count == 3)
+
+        let (status, body) = try await HTTPClient.send("GET", simulator.baseURL + "/admin/stats")
+        #expect(status == 200)
+        let stats = try JSON(data: body)
+        #expect(stats["posts"] == .number(1))
+        #expect(stats["numbers_per_post"] == .object(["3": .number(1)]))
+
+        let stopped = simulator.stop()
+        #expect(stopped.status == 0)
+        #expect(stopped.log.contains("SIGTERM received"))
+    }
+
+    @Test(
+        "each fault gives the client its documented error, and the simulator stays up",
+        arguments: [
+            (#"{"always_fail": true}"#, "answered HTTP 500 (after 3 attempts)"),
+            (#"{"always_fail": false, "truncate_pages": true}"#, "the page is truncated"),
+            (#"{"truncate_pages": false, "changed_layout": true}"#, "unrecognised page layout"),
+            (#"{"changed_layout": false, "hang_seconds": 3}"#, "did not answer within the request timeout"),
+        ])
+    func faults(setting: String, message: String) async throws {
+        let simulator = try ServerProcess(["simulate"])
+        defer { _ = simulator.stop() }
+        let (status, _) = try await HTTPClient.send("PUT", simulator.baseURL + "/admin/faults", body: setting)
+        #expect(status == 200)
+        let outcome = try KuronekoBinary.run(
+            ["track", "--timeout", "0.5", "--endpoint", simulator.baseURL + "/cgi-bin/tneko", "3277-5445-9830"])
+        #expect(outcome.status == 1)
+        #expect(outcome.standardError.contains(message), "\(outcome.standardError)")
+        #expect(outcome.standardError.split(separator: "\n").count == 1)
+        let (after, _) = try await HTTPClient.send("GET", simulator.baseURL + "/admin/stats")
+        #expect(after == 200)
+    }
+
+    @Test("over-limit requests get 413 and 431, and the server stays up")
+    func limits() async throws {
+        let simulator = try ServerProcess(["simulate"])
+        defer { _ = simulator.stop() }
+        let tooLarge = try await HTTPClient.send(
+            "POST", simulator.baseURL + "/cgi-bin/tneko", body: String(repeating: "a", count: 70_000))
+        #expect(tooLarge.status == 413)
+        let bigHeader = try await HTTPClient.send(
+            "GET", simulator.baseURL + "/admin/stats", headers: ["X-Big": String(repeating: "x", count: 40_000)])
+        #expect(bigHeader.status == 431)
+        #expect(try await HTTPClient.send("GET", simulator.baseURL + "/admin/stats").status == 200)
+    }
+}
