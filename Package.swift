@@ -34,7 +34,7 @@ let package = Package(
         ),
         .testTarget(name: "KuronekoTests", dependencies: ["Kuroneko", "KuronekoTestSupport"]),
         .testTarget(name: "KuronekoSimulatorTests", dependencies: ["KuronekoSimulator"]),
-        .testTarget(name: "KuronekoServerTests", dependencies: ["KuronekoServer"]),
+        .testTarget(name: "KuronekoServerTests", dependencies: ["KuronekoServer", "KuronekoTestSupport"]),
         .testTarget(name: "EndToEndTests", dependencies: ["kuroneko", "KuronekoTestSupport"]),
     ]
 )

@@ -1,3 +1,4 @@
+import Foundation
 import Kuroneko
 
 /// Dispatches the command line to a command and turns its failure into a message and an exit code.
@@ -36,11 +37,15 @@ struct CommandLineTool {
         case "parse":
             if wantsHelp(rest) { return terminal.print(Help.parse) }
             try ParseCommand(arguments: rest).run(on: terminal)
+        case "serve":
+            if wantsHelp(rest) { return terminal.print(Help.serve) }
+            try await ServeCommand(arguments: rest, environment: ProcessInfo.processInfo.environment).run(on: terminal)
         case "simulate":
             if wantsHelp(rest) { return terminal.print(Help.simulate) }
             try await SimulateCommand(arguments: rest).run(on: terminal)
         default:
-            throw CommandFailure.usage("unknown command '\(first)'; the commands are track, parse, simulate and help")
+            throw CommandFailure.usage(
+                "unknown command '\(first)'; the commands are track, parse, serve, simulate and help")
         }
     }
 

@@ -6,6 +6,7 @@ enum Help {
         Usage:
           kuroneko track [options] NUMBER...   look numbers up on Yamato's tracking page
           kuroneko parse [options] FILE        read a saved tracking page offline
+          kuroneko serve [options]             run the REST API (--demo: against a built-in simulator)
           kuroneko simulate [options]          run a stand-in for Yamato's tracking page
           kuroneko help [COMMAND]              show help for a command
 
@@ -51,6 +52,29 @@ enum Help {
           -h, --help          show this help
         """
 
+    static let serve = """
+        Usage: kuroneko serve [options]
+
+        Serves the REST API until SIGINT or SIGTERM: GET /v1/shipments/{number}, GET /v1/shipments?numbers=a,b,
+        POST /v1/shipments/query, /healthz, /readyz, /metrics, /openapi.json. Every option can also be set with
+        the environment variable named beside it; the flag wins.
+
+        Options:
+          --host ADDRESS          KURONEKO_HOST          IPv4 address to listen on (default 127.0.0.1)
+          --port PORT             KURONEKO_PORT          port, 0 for any free one (default 8080)
+          --endpoint URL          KURONEKO_ENDPOINT      Yamato's tracking form (default the real one)
+          --demo                  KURONEKO_DEMO=1        use a built-in simulator as Yamato
+          --timeout SECONDS       KURONEKO_TIMEOUT       per upstream request (default 15)
+          --max-concurrent N      KURONEKO_MAX_CONCURRENT  upstream requests at once (default 2)
+          --min-interval SECONDS  KURONEKO_MIN_INTERVAL  between upstream request starts (default 1)
+          --cache-size N          KURONEKO_CACHE_SIZE    shipments kept (default 10000)
+          --ttl-terminal SECONDS  KURONEKO_TTL_TERMINAL  delivered or returned (default 86400)
+          --ttl-active SECONDS    KURONEKO_TTL_ACTIVE    still moving (default 300)
+          --ttl-invalid SECONDS   KURONEKO_TTL_INVALID   invalid numbers (default 86400)
+          --batch-window-ms MS    KURONEKO_BATCH_WINDOW_MS  gather lookups this long per POST (default 20)
+          -h, --help              show this help
+        """
+
     static let simulate = """
         Usage: kuroneko simulate [options]
 
@@ -77,9 +101,10 @@ enum Help {
         case nil: tool
         case "track": track
         case "parse": parse
+        case "serve": serve
         case "simulate": simulate
         case let other?:
-            throw .usage("help: unknown command '\(other)'; the commands are track, parse, simulate and help")
+            throw .usage("help: unknown command '\(other)'; the commands are track, parse, serve, simulate and help")
         }
     }
 }

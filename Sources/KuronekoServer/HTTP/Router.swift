@@ -8,13 +8,13 @@ public struct Router: Sendable {
         let handler: Handler
     }
 
-    private var routes: [Route] = []
+    private var entries: [Route] = []
 
     public init() {}
 
     /// Adds a route, e.g. `add("GET", "/v1/shipments/{number}") { request, parameters in … }`.
     public mutating func add(_ method: String, _ pattern: String, _ handler: @escaping Handler) {
-        routes.append(Route(method: method, segments: pattern.split(separator: "/"), handler: handler))
+        entries.append(Route(method: method, segments: pattern.split(separator: "/"), handler: handler))
     }
 
     /// What a request resolves to.
@@ -25,10 +25,15 @@ public struct Router: Sendable {
         case notFound
     }
 
+    /// Every route, as method and pattern, in the order added.
+    public var routes: [(method: String, pattern: String)] {
+        entries.map { ($0.method, "/" + $0.segments.joined(separator: "/")) }
+    }
+
     public func match(method: String, path: String) -> Match {
         let segments = path.split(separator: "/")
         var allowed: [String] = []
-        for route in routes {
+        for route in entries {
             guard let parameters = Self.bind(route.segments, to: segments) else { continue }
             if route.method == method || (method == "HEAD" && route.method == "GET") {
                 return .found(

@@ -1,22 +1,21 @@
 import Foundation
 import Kuroneko
-import KuronekoTestSupport
 
 /// A transport whose answers the test scripts, recording every request and when it started.
-actor ScriptedTransport: HTTPTransport {
-    struct Call: Sendable {
-        let request: UpstreamRequest
-        let startedAt: Duration
+public actor ScriptedTransport: HTTPTransport {
+    public struct Call: Sendable {
+        public let request: UpstreamRequest
+        public let startedAt: Duration
     }
 
     private let clock: ManualClock
     private let answer: @Sendable (_ callIndex: Int, _ request: UpstreamRequest) async throws -> UpstreamResponse
-    private(set) var calls: [Call] = []
+    public private(set) var calls: [Call] = []
     private var inFlight = 0
-    private(set) var maxInFlight = 0
+    public private(set) var maxInFlight = 0
     private var callWatchers: [(count: Int, continuation: CheckedContinuation<Void, Never>)] = []
 
-    init(
+    public init(
         clock: ManualClock,
         answer: @escaping @Sendable (_ callIndex: Int, _ request: UpstreamRequest) async throws -> UpstreamResponse
     ) {
@@ -25,7 +24,7 @@ actor ScriptedTransport: HTTPTransport {
     }
 
     /// A transport that answers every request with a page for exactly the numbers asked.
-    static func pages(clock: ManualClock) -> ScriptedTransport {
+    public static func pages(clock: ManualClock) -> ScriptedTransport {
         ScriptedTransport(clock: clock) { _, request in
             UpstreamResponse(
                 status: 200, headers: ["Content-Type": "text/html; charset=UTF-8"],
@@ -33,7 +32,7 @@ actor ScriptedTransport: HTTPTransport {
         }
     }
 
-    func send(_ request: UpstreamRequest) async throws -> UpstreamResponse {
+    public func send(_ request: UpstreamRequest) async throws -> UpstreamResponse {
         let index = calls.count
         calls.append(Call(request: request, startedAt: clock.uptime))
         inFlight += 1
@@ -46,7 +45,7 @@ actor ScriptedTransport: HTTPTransport {
     }
 
     /// Returns once at least `count` requests have been sent.
-    func waitForCalls(_ count: Int) async {
+    public func waitForCalls(_ count: Int) async {
         if calls.count >= count { return }
         await withCheckedContinuation { callWatchers.append((count, $0)) }
     }

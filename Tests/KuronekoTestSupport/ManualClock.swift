@@ -1,12 +1,11 @@
 import Foundation
 import Kuroneko
-import KuronekoTestSupport
 
 /// A clock that moves only when the test says so; sleepers wake when it passes their deadline.
 ///
 /// With `autoAdvance`, time is virtual instead: a sleeper moves the clock straight to its deadline, so code
 /// that paces itself runs at once while every start time it records stays exact.
-final class ManualClock: TrackingClock, @unchecked Sendable {
+public final class ManualClock: TrackingClock, @unchecked Sendable {
     // @unchecked Sendable: every stored property is read and written under `lock`.
     private let lock = NSLock()
     private let start: Date
@@ -17,15 +16,15 @@ final class ManualClock: TrackingClock, @unchecked Sendable {
 
     private let autoAdvance: Bool
 
-    init(start: Date = Date(timeIntervalSince1970: 1_790_000_000), autoAdvance: Bool = false) {
+    public init(start: Date = Date(timeIntervalSince1970: 1_790_000_000), autoAdvance: Bool = false) {
         self.start = start
         self.autoAdvance = autoAdvance
     }
 
-    var now: Date { locked { start.addingTimeInterval(elapsed / .seconds(1)) } }
-    var uptime: Duration { locked { elapsed } }
+    public var now: Date { locked { start.addingTimeInterval(elapsed / .seconds(1)) } }
+    public var uptime: Duration { locked { elapsed } }
 
-    func sleep(until deadline: Duration) async throws {
+    public func sleep(until deadline: Duration) async throws {
         if autoAdvance {
             try Task.checkCancellation()
             locked { elapsed = max(elapsed, deadline) }
@@ -64,7 +63,7 @@ final class ManualClock: TrackingClock, @unchecked Sendable {
     }
 
     /// Returns once at least `count` tasks are asleep on this clock.
-    func waitForSleepers(_ count: Int = 1) async {
+    public func waitForSleepers(_ count: Int = 1) async {
         await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
             let ready: Bool = locked {
                 if sleepers.count >= count { return true }

@@ -1,0 +1,186 @@
+import Foundation
+import Kuroneko
+
+/// `kuroneko serve`: the REST API over ``ShipmentService``.
+///
+/// Routes are in ``OpenAPIDocument``; errors are RFC 9457 problem documents.
+public struct APIResponder: HTTPResponder {
+    /// The most numbers in `GET /v1/shipments?numbers=`.
+    public static let maxNumbersInQuery = 50
+    /// The most numbers in `POST /v1/shipments/query`.
+    public static let maxNumbersInBody = 100
+
+    private let service: ShipmentService
+    private let metrics: Metrics
+    private let log: AccessLog
+    private let router: Router
+
+    public init(service: ShipmentService, metrics: Metrics, log: AccessLog) {
+        self.service = service
+        self.metrics = metrics
+        self.log = log
+        var router = Router()
+        router.add("GET", "/v1/shipments/{number}") { request, parameters in
+            await Self.one(parameters["number"] ?? "", refresh: request.queryValue("refresh") == "1", service: service)
+        }
+        router.add("GET", "/v1/shipments") { request, _ in
+            guard let list = request.queryValue("numbers") else {
+                return .problem(
+                    status: 400, title: "Bad Request",
+                    detail: "numbers is missing; expected ?numbers=XXXX-XXXX-XXXX,… (up to \(Self.maxNumbersInQuery))")
+            }
+            let inputs = list.split(separator: ",", omittingEmptySubsequences: false).map(String.init)
+            return await Self.many(
+                inputs, limit: Self.maxNumbersInQuery, refresh: request.queryValue("refresh") == "1", service: service)
+        }
+        router.add("POST", "/v1/shipments/query") { request, _ in
+            guard let body = try? JSONDecoder().decode(QueryBody.self, from: request.body) else {
+                return .problem(
+                    status: 400, title: "Bad Request",
+                    detail: "the body is not {\"numbers\": [\"XXXX-XXXX-XXXX\", …]} (up to \(Self.maxNumbersInBody))")
+            }
+            return await Self.many(body.numbers, limit: Self.maxNumbersInBody, refresh: false, service: service)
+        }
+        router.add("GET", "/healthz") { _, _ in .json(["status": "ok"]) }
+        router.add("GET", "/readyz") { _, _ in
+            service.isCircuitOpen
+                ? .problem(
+                    status: 503, title: "Service Unavailable",
+                    detail: "the circuit to Yamato is open after repeated failures; cached answers are still served")
+                : .json(["status": "ready"])
+        }
+        router.add("GET", "/metrics") { _, _ in
+            .content(Data(metrics.render().utf8), type: "text/plain; version=0.0.4; charset=utf-8")
+        }
+        router.add("GET", "/openapi.json") { _, _ in .content(OpenAPIDocument.json, type: "application/json") }
+        self.router = router
+    }
+
+    /// Every route the API answers, as method and pattern.
+    public var routes: [(method: String, pattern: String)] { router.routes }
+
+    public func immediateResponse(to request: HTTPRequest) -> HTTPResponse? {
+        let started = DispatchTime.now()
+        guard request.method == "GET", request.queryValue("refresh") != "1",
+            case .found(_, let parameters, let pattern) = router.match(method: request.method, path: request.path),
+            pattern == "/v1/shipments/{number}", let text = parameters["number"],
+            let number = try? TrackingNumber(parsing: text), let entry = service.freshCachedEntry(for: number)
+        else { return nil }
+        var response = HTTPResponse.json(ServedShipment(entry: entry))
+        response.headers.append(("X-Cache", "hit"))
+        finish(request, pattern: pattern, response: response, started: started)
+        return response
+    }
+
+    public func respond(to request: HTTPRequest) async -> HTTPResponse {
+        let started = DispatchTime.now()
+        let response = await router.respond(to: request)
+        let pattern: String
+        if case .found(_, _, let matched) = router.match(method: request.method, path: request.path) {
+            pattern = matched
+        } else {
+            pattern = "unmatched"
+        }
+        finish(request, pattern: pattern, response: response, started: started)
+        return response
+    }
+
+    private func finish(_ request: HTTPRequest, pattern: String, response: HTTPResponse, started: DispatchTime) {
+        let seconds = Double(DispatchTime.now().uptimeNanoseconds - started.uptimeNanoseconds) / 1e9
+        metrics.recordRequest(method: request.method, route: pattern, status: response.status, seconds: seconds)
+        log.record(
+            method: request.method, route: pattern, status: response.status, seconds: seconds,
+            cache: response.header("X-Cache"))
+    }
+
+    private struct QueryBody: Decodable {
+        let numbers: [String]
+    }
+
+    private static func one(_ input: String, refresh: Bool, service: ShipmentService) async -> HTTPResponse {
+        let number: TrackingNumber
+        do {
+            number = try TrackingNumber(parsing: input)
+        } catch {
+            return .problem(
+                status: 400, title: "Invalid tracking number", detail: error.description,
+                type: "https://kuroneko.invalid/problems/invalid-number")
+        }
+        switch await service.lookup(number, refresh: refresh) {
+        case .fresh(let entry, let fromCache):
+            var response = HTTPResponse.json(ServedShipment(entry: entry))
+            response.headers.append(("X-Cache", fromCache ? "hit" : "miss"))
+            return response
+        case .stale(let entry, _):
+            var response = HTTPResponse.json(ServedShipment(entry: entry))
+            response.headers.append(("X-Cache", "stale"))
+            return response
+        case .failed(let error):
+            return problem(for: error)
+        }
+    }
+
+    private static func many(_ inputs: [String], limit: Int, refresh: Bool, service: ShipmentService) async
+        -> HTTPResponse
+    {
+        guard !inputs.isEmpty, inputs.count <= limit else {
+            return .problem(
+                status: 400, title: "Bad Request",
+                detail: "\(inputs.count) numbers given; expected 1 to \(limit)")
+        }
+        let parsed = inputs.map { input in
+            Result { () throws(TrackingNumberError) in try TrackingNumber(parsing: input) }
+        }
+        let outcomes = await withTaskGroup(of: (Int, ShipmentService.Outcome).self) { group in
+            for (index, result) in parsed.enumerated() {
+                guard case .success(let number) = result else { continue }
+                group.addTask { (index, await service.lookup(number, refresh: refresh)) }
+            }
+            var outcomes: [Int: ShipmentService.Outcome] = [:]
+            for await (index, outcome) in group { outcomes[index] = outcome }
+            return outcomes
+        }
+        var shipments: [ServedShipment] = []
+        var errors: [LookupError] = []
+        var upstreamFailures: [ServiceError] = []
+        var stale = false
+        for (index, input) in inputs.enumerated() {
+            if case .failure(let error) = parsed[index] {
+                errors.append(LookupError(input: input, code: "invalid_number", detail: error.description))
+                continue
+            }
+            switch outcomes[index] {
+            case .fresh(let entry, _)?:
+                shipments.append(ServedShipment(entry: entry))
+            case .stale(let entry, _)?:
+                shipments.append(ServedShipment(entry: entry))
+                stale = true
+            case .failed(let error)?:
+                upstreamFailures.append(error)
+                errors.append(LookupError(input: input, code: "upstream_\(error.status)", detail: error.message))
+            case nil:
+                continue
+            }
+        }
+        // When Yamato could answer none of the valid numbers, say so with the status that says what to do.
+        if shipments.isEmpty, let failure = upstreamFailures.first {
+            return problem(for: failure)
+        }
+        var response = HTTPResponse.json(ShipmentList(shipments: shipments, errors: errors))
+        if stale { response.headers.append(("X-Cache", "stale")) }
+        return response
+    }
+
+    private static func problem(for error: ServiceError) -> HTTPResponse {
+        switch error.kind {
+        case .badUpstream:
+            return .problem(status: 502, title: "Bad Gateway", detail: error.message)
+        case .upstreamTimeout:
+            return .problem(status: 504, title: "Gateway Timeout", detail: error.message)
+        case .circuitOpen(let retryAfter):
+            var response = HTTPResponse.problem(status: 503, title: "Service Unavailable", detail: error.message)
+            response.headers.append(("Retry-After", String(max(1, Int((retryAfter / .seconds(1)).rounded(.up))))))
+            return response
+        }
+    }
+}

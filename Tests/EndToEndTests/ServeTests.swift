@@ -1,0 +1,49 @@
+import Foundation
+import KuronekoTestSupport
+import Testing
+
+/// `kuroneko serve` on a loopback port: against its built-in simulator, and against `kuroneko simulate`.
+@Suite("kuroneko serve", .serialized)
+struct ServeTests {
+    @Test("serve --demo answers shipments, logs one masked line per request, and exits 0 on SIGTERM")
+    func demo() async throws {
+        let server = try ServerProcess(["serve", "--demo", "--min-interval", "0"])
+        let first = try await HTTPClient.send("GET", server.baseURL + "/v1/shipments/3277-5445-9830")
+        #expect(first.status == 200)
+        #expect(try JSON(data: first.body)["tracking_number"] == .string("327754459830"))
+        let again = try await HTTPClient.send("GET", server.baseURL + "/v1/shipments/327754459830")
+        #expect(again.status == 200)
+        #expect(try await HTTPClient.send("GET", server.baseURL + "/healthz").status == 200)
+        let stopped = server.stop()
+        #expect(stopped.status == 0)
+        #expect(stopped.log.contains("route=/v1/shipments/{number} status=200"))
+        #expect(stopped.log.contains("cache=hit"))
+        #expect(!stopped.log.contains("327754459830"))
+    }
+
+    @Test("against a failing simulator: 502 for a changed layout, stale answers once cached, 503 when open")
+    func faults() async throws {
+        let simulator = try ServerProcess(["simulate"])
+        defer { _ = simulator.stop() }
+        let server = try ServerProcess([
+            "serve", "--endpoint", simulator.baseURL + "/cgi-bin/tneko", "--min-interval", "0", "--ttl-active", "0",
+            "--ttl-terminal", "0", "--timeout", "5",
+        ])
+        defer { _ = server.stop() }
+        let fresh = try await HTTPClient.send("GET", server.baseURL + "/v1/shipments/327754459830")
+        #expect(fresh.status == 200)
+        _ = try await HTTPClient.send("PUT", simulator.baseURL + "/admin/faults", body: #"{"changed_layout": true}"#)
+        let stale = try await HTTPClient.send("GET", server.baseURL + "/v1/shipments/327754459830")
+        #expect(stale.status == 200)
+        let broken = try await HTTPClient.send("GET", server.baseURL + "/v1/shipments/623023866161")
+        #expect(broken.status == 502)
+        let problem = try JSON(data: broken.body)
+        #expect(problem["status"] == .number(502))
+        for number in ["443496171020", "380331823605", "766171888193"] {
+            _ = try await HTTPClient.send("GET", server.baseURL + "/v1/shipments/\(number)")
+        }
+        let open = try await HTTPClient.send("GET", server.baseURL + "/v1/shipments/429636181995")
+        #expect(open.status == 503)
+        #expect(try await HTTPClient.send("GET", server.baseURL + "/healthz").status == 200)
+    }
+}
