@@ -191,6 +191,11 @@ struct APIResponderTests {
         let wrongMethod = await harness.api.respond(to: HTTPRequest(method: "DELETE", path: "/healthz"))
         #expect(wrongMethod.status == 405)
         #expect(wrongMethod.header("Allow") == "GET")
+        // A literal path segment wins over a parameter: "query" is not a tracking number.
+        let query = await harness.get("/v1/shipments/query")
+        #expect(query.status == 405)
+        #expect(query.header("Allow") == "POST")
+        #expect(await harness.get("/v1/shipments/327754459830?refresh=yes").status == 400)
     }
 }
 

@@ -21,7 +21,8 @@ public struct APIResponder: HTTPResponder {
         self.log = log
         var router = Router()
         router.add("GET", "/v1/shipments/{number}") { request, parameters in
-            await Self.one(parameters["number"] ?? "", refresh: request.queryValue("refresh") == "1", service: service)
+            guard let refresh = Self.refresh(request) else { return Self.badRefresh(request) }
+            return await Self.one(parameters["number"] ?? "", refresh: refresh, service: service)
         }
         router.add("GET", "/v1/shipments") { request, _ in
             guard let list = request.queryValue("numbers") else {
@@ -29,9 +30,9 @@ public struct APIResponder: HTTPResponder {
                     status: 400, title: "Bad Request",
                     detail: "numbers is missing; expected ?numbers=XXXX-XXXX-XXXX,… (up to \(Self.maxNumbersInQuery))")
             }
+            guard let refresh = Self.refresh(request) else { return Self.badRefresh(request) }
             let inputs = list.split(separator: ",", omittingEmptySubsequences: false).map(String.init)
-            return await Self.many(
-                inputs, limit: Self.maxNumbersInQuery, refresh: request.queryValue("refresh") == "1", service: service)
+            return await Self.many(inputs, limit: Self.maxNumbersInQuery, refresh: refresh, service: service)
         }
         router.add("POST", "/v1/shipments/query") { request, _ in
             guard let body = try? JSONDecoder().decode(QueryBody.self, from: request.body) else {
@@ -61,7 +62,7 @@ public struct APIResponder: HTTPResponder {
 
     public func immediateResponse(to request: HTTPRequest) -> HTTPResponse? {
         let started = DispatchTime.now()
-        guard request.method == "GET", request.queryValue("refresh") != "1",
+        guard request.method == "GET", Self.refresh(request) == false,
             case .found(_, let parameters, let pattern) = router.match(method: request.method, path: request.path),
             pattern == "/v1/shipments/{number}", let text = parameters["number"],
             let number = try? TrackingNumber(parsing: text), let entry = service.freshCachedEntry(for: number)
@@ -91,6 +92,21 @@ public struct APIResponder: HTTPResponder {
         log.record(
             method: request.method, route: pattern, status: response.status, seconds: seconds,
             cache: response.header("X-Cache"))
+    }
+
+    /// `refresh` is absent, `0` or `1`; `nil` for anything else.
+    private static func refresh(_ request: HTTPRequest) -> Bool? {
+        switch request.queryValue("refresh") {
+        case nil, "0": false
+        case "1": true
+        default: nil
+        }
+    }
+
+    private static func badRefresh(_ request: HTTPRequest) -> HTTPResponse {
+        .problem(
+            status: 400, title: "Bad Request",
+            detail: "refresh \"\(request.queryValue("refresh") ?? "")\" is not allowed; use refresh=1 or leave it out")
     }
 
     private struct QueryBody: Decodable {

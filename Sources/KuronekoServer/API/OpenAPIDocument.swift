@@ -19,7 +19,7 @@ enum OpenAPIDocument {
                 "summary": "One shipment",
                 "parameters": [
                   {"name": "number", "in": "path", "required": true, "description": "12 digits; hyphens, spaces and full-width digits are accepted", "schema": {"type": "string"}},
-                  {"name": "refresh", "in": "query", "required": false, "description": "1 skips a fresh cached answer (rate limited per number)", "schema": {"type": "string", "enum": ["1"]}}
+                  {"name": "refresh", "in": "query", "required": false, "description": "1 skips a fresh cached answer (rate limited per number)", "schema": {"type": "string", "enum": ["0", "1"]}}
                 ],
                 "responses": {
                   "200": {"description": "The shipment; X-Cache says hit, miss or stale", "headers": {"X-Cache": {"schema": {"type": "string", "enum": ["hit", "miss", "stale"]}}}, "content": {"application/json": {"schema": {"$ref": "#/components/schemas/Shipment"}}}},
@@ -35,7 +35,7 @@ enum OpenAPIDocument {
                 "summary": "Up to 50 shipments",
                 "parameters": [
                   {"name": "numbers", "in": "query", "required": true, "description": "Comma-separated tracking numbers, 1 to 50", "schema": {"type": "string"}},
-                  {"name": "refresh", "in": "query", "required": false, "schema": {"type": "string", "enum": ["1"]}}
+                  {"name": "refresh", "in": "query", "required": false, "schema": {"type": "string", "enum": ["0", "1"]}}
                 ],
                 "responses": {
                   "200": {"description": "Shipments in request order; invalid numbers and upstream failures in errors", "content": {"application/json": {"schema": {"$ref": "#/components/schemas/ShipmentList"}}}},

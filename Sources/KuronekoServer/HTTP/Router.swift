@@ -6,6 +6,8 @@ public struct Router: Sendable {
         let method: String
         let segments: [Substring]
         let handler: Handler
+
+        var literalCount: Int { segments.filter { !$0.hasPrefix("{") }.count }
     }
 
     private var entries: [Route] = []
@@ -32,9 +34,13 @@ public struct Router: Sendable {
 
     public func match(method: String, path: String) -> Match {
         let segments = path.split(separator: "/")
+        // A literal segment beats a parameter: /v1/shipments/query is not /v1/shipments/{number}.
+        let candidates = entries.compactMap { route in
+            Self.bind(route.segments, to: segments).map { (route: route, parameters: $0) }
+        }
+        let mostLiteral = candidates.map { $0.route.literalCount }.max() ?? 0
         var allowed: [String] = []
-        for route in entries {
-            guard let parameters = Self.bind(route.segments, to: segments) else { continue }
+        for (route, parameters) in candidates where route.literalCount == mostLiteral {
             if route.method == method || (method == "HEAD" && route.method == "GET") {
                 return .found(
                     route.handler, parameters: parameters, pattern: "/" + route.segments.joined(separator: "/"))
