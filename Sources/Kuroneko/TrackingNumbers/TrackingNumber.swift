@@ -58,25 +58,22 @@ public struct TrackingNumber: Hashable, Sendable, Comparable, CustomStringConver
         return remainder
     }
 
-    private static let separators: Set<Character> = [
-        "-", " ", "\u{3000}", "\t",
-        "－", "ー", "‐", "−", "―", "‑", "–", "—", "ｰ",
-    ]
+    /// Hyphens and the dash look-alikes Japanese input methods produce; white space is skipped as well.
+    private static let dashes: Set<Unicode.Scalar> = ["-", "－", "ー", "‐", "−", "―", "‑", "–", "—", "ｰ"]
 
     private static func normalizedDigits(of input: String) throws(TrackingNumberError) -> String {
         var digits = ""
         digits.reserveCapacity(12)
-        for character in input.trimmingWhitespace() {
-            if let ascii = character.asciiValue, (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(ascii) {
-                digits.append(character)
-            } else if let scalar = character.unicodeScalars.first, character.unicodeScalars.count == 1,
-                (0xFF10...0xFF19).contains(scalar.value)
-            {
-                digits.append(Character(Unicode.Scalar(UInt8(scalar.value - 0xFF10) + UInt8(ascii: "0"))))
-            } else if separators.contains(character) {
-                continue
-            } else {
-                throw TrackingNumberError(input: input, reason: .invalidCharacter(character))
+        for scalar in input.unicodeScalars {
+            switch scalar.value {
+            case 0x30...0x39:
+                digits.unicodeScalars.append(scalar)
+            case 0xFF10...0xFF19:
+                digits.unicodeScalars.append(Unicode.Scalar(UInt8(scalar.value - 0xFF10) + UInt8(ascii: "0")))
+            default:
+                guard scalar.properties.isWhitespace || dashes.contains(scalar) else {
+                    throw TrackingNumberError(input: input, reason: .invalidCharacter(Character(scalar)))
+                }
             }
         }
         guard !digits.isEmpty else {

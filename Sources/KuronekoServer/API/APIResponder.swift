@@ -67,8 +67,7 @@ public struct APIResponder: HTTPResponder {
             pattern == "/v1/shipments/{number}", let text = parameters["number"],
             let number = try? TrackingNumber(parsing: text), let entry = service.freshCachedEntry(for: number)
         else { return nil }
-        var response = HTTPResponse.json(ServedShipment(entry: entry))
-        response.headers.append(("X-Cache", "hit"))
+        let response = Self.shipment(entry, cache: "hit")
         finish(request, pattern: pattern, response: response, started: started)
         return response
     }
@@ -124,13 +123,9 @@ public struct APIResponder: HTTPResponder {
         }
         switch await service.lookup(number, refresh: refresh) {
         case .fresh(let entry, let fromCache):
-            var response = HTTPResponse.json(ServedShipment(entry: entry))
-            response.headers.append(("X-Cache", fromCache ? "hit" : "miss"))
-            return response
+            return shipment(entry, cache: fromCache ? "hit" : "miss")
         case .stale(let entry, _):
-            var response = HTTPResponse.json(ServedShipment(entry: entry))
-            response.headers.append(("X-Cache", "stale"))
-            return response
+            return shipment(entry, cache: "stale")
         case .failed(let error):
             return problem(for: error)
         }
@@ -156,7 +151,7 @@ public struct APIResponder: HTTPResponder {
             for await (index, outcome) in group { outcomes[index] = outcome }
             return outcomes
         }
-        var shipments: [ServedShipment] = []
+        var shipments: [ShipmentCache.Entry] = []
         var errors: [LookupError] = []
         var upstreamFailures: [ServiceError] = []
         var stale = false
@@ -167,9 +162,9 @@ public struct APIResponder: HTTPResponder {
             }
             switch outcomes[index] {
             case .fresh(let entry, _)?:
-                shipments.append(ServedShipment(entry: entry))
+                shipments.append(entry)
             case .stale(let entry, _)?:
-                shipments.append(ServedShipment(entry: entry))
+                shipments.append(entry)
                 stale = true
             case .failed(let error)?:
                 upstreamFailures.append(error)
@@ -182,9 +177,15 @@ public struct APIResponder: HTTPResponder {
         if shipments.isEmpty, let failure = upstreamFailures.first {
             return problem(for: failure)
         }
-        var response = HTTPResponse.json(ShipmentList(shipments: shipments, errors: errors))
+        var response = HTTPResponse.content(
+            ShipmentList.json(shipments: shipments, errors: errors), type: "application/json")
         if stale { response.headers.append(("X-Cache", "stale")) }
         return response
+    }
+
+    private static func shipment(_ entry: ShipmentCache.Entry, cache: String) -> HTTPResponse {
+        HTTPResponse(
+            status: 200, headers: [("Content-Type", "application/json"), ("X-Cache", cache)], body: entry.json)
     }
 
     private static func problem(for error: ServiceError) -> HTTPResponse {

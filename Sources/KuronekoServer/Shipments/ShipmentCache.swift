@@ -34,11 +34,20 @@ public final class ShipmentCache: @unchecked Sendable {
         }
     }
 
-    /// A cached shipment and when it was fetched.
+    /// A cached shipment, when it was fetched, and its JSON as the API serves it (encoded once, when stored,
+    /// so that a cache hit costs no encoding).
     public struct Entry: Sendable, Hashable {
         public let shipment: Shipment
         public let fetchedAt: Date
         public let expiresAt: Date
+        public let json: Data
+
+        init(shipment: Shipment, fetchedAt: Date, expiresAt: Date) {
+            self.shipment = shipment
+            self.fetchedAt = fetchedAt
+            self.expiresAt = expiresAt
+            json = ServedShipment.encode(shipment, fetchedAt: fetchedAt)
+        }
 
         public func isFresh(at now: Date) -> Bool { now < expiresAt }
     }
@@ -64,7 +73,8 @@ public final class ShipmentCache: @unchecked Sendable {
     }
 
     /// Stores a shipment fetched at `fetchedAt`.
-    public func store(_ shipment: Shipment, fetchedAt: Date) {
+    @discardableResult
+    public func store(_ shipment: Shipment, fetchedAt: Date) -> Entry {
         let ttl = policy.timeToLive(for: shipment)
         let entry = Entry(
             shipment: shipment, fetchedAt: fetchedAt, expiresAt: fetchedAt.addingTimeInterval(ttl / .seconds(1)))
@@ -73,7 +83,7 @@ public final class ShipmentCache: @unchecked Sendable {
         if let node = entries[shipment.trackingNumber] {
             node.entry = entry
             moveToFront(node)
-            return
+            return entry
         }
         let node = Node(entry: entry)
         entries[shipment.trackingNumber] = node
@@ -82,6 +92,7 @@ public final class ShipmentCache: @unchecked Sendable {
             unlink(last)
             entries[last.entry.shipment.trackingNumber] = nil
         }
+        return entry
     }
 
     public var count: Int {

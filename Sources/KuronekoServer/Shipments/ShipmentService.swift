@@ -88,12 +88,9 @@ public final class ShipmentService: @unchecked Sendable {
         do {
             let shipment = try await fetcher.shipment(for: number)
             record(success: true)
-            cache.store(shipment, fetchedAt: clock.now)
+            let entry = cache.store(shipment, fetchedAt: clock.now)
             metrics.recordCacheLookup("miss")
-            return .fresh(
-                cache.entry(for: number)
-                    ?? ShipmentCache.Entry(
-                        shipment: shipment, fetchedAt: clock.now, expiresAt: clock.now), fromCache: false)
+            return .fresh(entry, fromCache: false)
         } catch {
             let failure = ServiceError(error)
             if failure.countsAgainstUpstream { record(success: false) }
