@@ -68,7 +68,8 @@ struct ServeCommand {
         let service = ShipmentService(
             client: TrackingClient(configuration: client, transport: transport, clock: clock), clock: clock,
             metrics: metrics, configuration: self.service)
-        let log = AccessLog { line in FileHandle.standardError.write(Data((line + "\n").utf8)) }
+        let logWriter = BufferedLogWriter()
+        let log = AccessLog(write: logWriter.write)
         let running: HTTPServer
         do {
             running = try HTTPServer(
@@ -86,8 +87,10 @@ struct ServeCommand {
                 + "ttl_invalid_s=\(self.service.cache.invalidTTL / .seconds(1)) "
                 + "batch_window_ms=\(self.service.batchWindow / .milliseconds(1))")
         let signal = await TerminationSignals.wait()
+        logWriter.flush()
         terminal.printError("kuroneko serve: \(signal) received, finishing requests in flight")
         await running.shutdown()
+        logWriter.flush()
     }
 }
 
