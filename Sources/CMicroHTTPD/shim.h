@@ -9,19 +9,38 @@
 #include <microhttpd.h>
 
 /// Starts a daemon with the options Kuroneko's servers use; MHD_start_daemon itself is variadic.
-/// `address` is the IPv4 address to listen on, with its port (0 picks a free one).
+/// `address` is the IPv4 address to listen on, with its port (0 picks a free one). Connections per client
+/// are counted through `connections` rather than libmicrohttpd's own cap, which drops the extra connection
+/// without an answer; the server answers it with 503 instead.
 static inline struct MHD_Daemon *kuroneko_start_daemon(
     unsigned int flags, const struct sockaddr_in *address, unsigned int threads, unsigned int timeoutSeconds,
-    unsigned int connectionsPerAddress, size_t connectionMemoryLimit, MHD_AccessHandlerCallback handler,
-    void *handlerContext, MHD_RequestCompletedCallback completed, void *completedContext) {
+    size_t connectionMemoryLimit, MHD_AccessHandlerCallback handler, void *handlerContext,
+    MHD_RequestCompletedCallback completed, MHD_NotifyConnectionCallback connections, void *context) {
     return MHD_start_daemon(flags, ntohs(address->sin_port), NULL, NULL, handler, handlerContext,
                             MHD_OPTION_SOCK_ADDR, (const struct sockaddr *)address,
                             MHD_OPTION_THREAD_POOL_SIZE, threads,
                             MHD_OPTION_CONNECTION_TIMEOUT, timeoutSeconds,
-                            MHD_OPTION_PER_IP_CONNECTION_LIMIT, connectionsPerAddress,
                             MHD_OPTION_CONNECTION_MEMORY_LIMIT, connectionMemoryLimit,
-                            MHD_OPTION_NOTIFY_COMPLETED, completed, completedContext,
+                            MHD_OPTION_NOTIFY_COMPLETED, completed, context,
+                            MHD_OPTION_NOTIFY_CONNECTION, connections, context,
                             MHD_OPTION_END);
+}
+
+/// A number naming the client's address (IPv4 address, or a folded IPv6 address); 0 when unknown.
+static inline uint64_t kuroneko_client_key(struct MHD_Connection *connection) {
+    const union MHD_ConnectionInfo *info = MHD_get_connection_info(connection, MHD_CONNECTION_INFO_CLIENT_ADDRESS);
+    if (info == NULL || info->client_addr == NULL) return 0;
+    if (info->client_addr->sa_family == AF_INET) {
+        return 1 + (uint64_t)((const struct sockaddr_in *)info->client_addr)->sin_addr.s_addr;
+    }
+    if (info->client_addr->sa_family == AF_INET6) {
+        const uint8_t *bytes = ((const struct sockaddr_in6 *)info->client_addr)->sin6_addr.s6_addr;
+        uint64_t high = 0, low = 0;
+        for (int index = 0; index < 8; index++) high = (high << 8) | bytes[index];
+        for (int index = 8; index < 16; index++) low = (low << 8) | bytes[index];
+        return (high ^ low) | ((uint64_t)1 << 63);
+    }
+    return 0;
 }
 
 /// The port a daemon listens on, once started (useful when it was asked for port 0).

@@ -72,6 +72,8 @@ enum Help {
           --ttl-active SECONDS    KURONEKO_TTL_ACTIVE    still moving (default 300)
           --ttl-invalid SECONDS   KURONEKO_TTL_INVALID   invalid numbers (default 86400)
           --batch-window-ms MS    KURONEKO_BATCH_WINDOW_MS  gather lookups this long per POST (default 20)
+          --connections-per-client N  KURONEKO_CONNECTIONS_PER_CLIENT  open connections per address; requests
+                                  on more are answered 503 (default 512)
           -h, --help              show this help
         """
 

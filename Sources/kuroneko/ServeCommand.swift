@@ -15,6 +15,9 @@ struct ServeCommand {
         var server = HTTPServer.Configuration()
         server.host = try settings.text("--host", "KURONEKO_HOST") ?? server.host
         server.port = UInt16(try settings.number("--port", "KURONEKO_PORT", range: 0...65_535) ?? 8080)
+        server.connectionsPerAddress = Int(
+            try settings.number("--connections-per-client", "KURONEKO_CONNECTIONS_PER_CLIENT", range: 1...100_000)
+                ?? Double(server.connectionsPerAddress))
         var client = TrackingClient.Configuration()
         if let endpoint = try settings.text("--endpoint", "KURONEKO_ENDPOINT") {
             guard let url = URL(string: endpoint), ["http", "https"].contains(url.scheme?.lowercased()), url.host != nil
@@ -85,7 +88,8 @@ struct ServeCommand {
                 + "ttl_terminal_s=\(self.service.cache.terminalTTL / .seconds(1)) "
                 + "ttl_active_s=\(self.service.cache.activeTTL / .seconds(1)) "
                 + "ttl_invalid_s=\(self.service.cache.invalidTTL / .seconds(1)) "
-                + "batch_window_ms=\(self.service.batchWindow / .milliseconds(1))")
+                + "batch_window_ms=\(self.service.batchWindow / .milliseconds(1)) "
+                + "connections_per_client=\(server.connectionsPerAddress)")
         let signal = await TerminationSignals.wait()
         logWriter.flush()
         terminal.printError("kuroneko serve: \(signal) received, finishing requests in flight")

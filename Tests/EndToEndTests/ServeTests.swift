@@ -71,4 +71,17 @@ struct ServeTests {
         }
         #expect(try await HTTPClient.send("GET", server.baseURL + "/healthz").status == 200)
     }
+
+    @Test("connections over the per-client cap are answered 503, and the server stays up")
+    func connectionCap() throws {
+        let server = try ServerProcess(["serve", "--demo", "--connections-per-client", "2"])
+        defer { _ = server.stop() }
+        let held = try (0..<2).map { _ in try RawConnection(port: server.port) }
+        let extra = try RawConnection(port: server.port)
+        let answer = try extra.request("GET /healthz HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n")
+        #expect(answer.hasPrefix("HTTP/1.1 503"), "\(answer)")
+        #expect(answer.contains("Retry-After: 1"))
+        let allowed = try held[0].request("GET /healthz HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n")
+        #expect(allowed.hasPrefix("HTTP/1.1 200"), "\(allowed)")
+    }
 }

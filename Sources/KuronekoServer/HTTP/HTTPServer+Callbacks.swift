@@ -33,6 +33,13 @@ func handleRequest(
     if let response = context.response {
         return queue(response, on: connection)
     }
+    if server.openConnections(of: kuroneko_client_key(connection)) > server.connectionsPerAddress {
+        var response = HTTPResponse.problem(
+            status: 503, title: "Service Unavailable",
+            detail: "more than \(server.connectionsPerAddress) connections are open from this address; reuse fewer")
+        response.headers += [("Retry-After", "1"), ("Connection", "close")]
+        return queue(response, on: connection)
+    }
     if context.bodyTooLarge {
         return queue(
             .problem(
@@ -69,6 +76,21 @@ func requestCompleted(
     Unmanaged<RequestContext>.fromOpaque(slot).release()
     requestSlot.pointee = nil
     Unmanaged<ServerState>.fromOpaque(serverContext).takeUnretainedValue().end()
+}
+
+/// Called when a connection opens or closes: keeps the count of open connections per client address.
+func connectionChanged(
+    serverContext: UnsafeMutableRawPointer?, connection: OpaquePointer?,
+    socketContext: UnsafeMutablePointer<UnsafeMutableRawPointer?>?, code: MHD_ConnectionNotificationCode
+) {
+    guard let serverContext, let connection else { return }
+    let server = Unmanaged<ServerState>.fromOpaque(serverContext).takeUnretainedValue()
+    let client = kuroneko_client_key(connection)
+    switch code {
+    case .CONNECTION_NOTIFY_STARTED: server.adjustConnections(of: client, by: 1)
+    case .CONNECTION_NOTIFY_CLOSED: server.adjustConnections(of: client, by: -1)
+    default: break
+    }
 }
 
 private func queue(_ response: HTTPResponse, on connection: OpaquePointer) -> MHD_Result {

@@ -17,14 +17,14 @@ public final class HTTPServer: Sendable {
         public var connectionTimeoutSeconds: Int
         /// Larger request bodies are refused with 413.
         public var maxBodyBytes: Int
-        /// Connections allowed at once from one client address; more are refused.
+        /// Connections allowed at once from one client address; requests on more are answered 503.
         public var connectionsPerAddress: Int
         /// Memory for one connection's request line and headers; larger headers are refused with 431.
         public var headerMemoryBytes: Int
 
         public init(
             host: String = "127.0.0.1", port: UInt16 = 8080, threads: Int = 2, connectionTimeoutSeconds: Int = 30,
-            maxBodyBytes: Int = 64 * 1024, connectionsPerAddress: Int = 1024, headerMemoryBytes: Int = 32 * 1024
+            maxBodyBytes: Int = 64 * 1024, connectionsPerAddress: Int = 512, headerMemoryBytes: Int = 32 * 1024
         ) {
             self.host = host
             self.port = port
@@ -51,15 +51,17 @@ public final class HTTPServer: Sendable {
             throw ServerStartError(
                 message: "--host \"\(configuration.host)\" is not an IPv4 address; expected e.g. 127.0.0.1 or 0.0.0.0")
         }
-        let state = ServerState(responder: responder, maxBodyBytes: configuration.maxBodyBytes)
+        let state = ServerState(
+            responder: responder, maxBodyBytes: configuration.maxBodyBytes,
+            connectionsPerAddress: configuration.connectionsPerAddress)
         let flags =
             MHD_USE_INTERNAL_POLLING_THREAD.rawValue | MHD_USE_EPOLL.rawValue | MHD_ALLOW_SUSPEND_RESUME.rawValue
         guard
             let started = kuroneko_start_daemon(
                 UInt32(flags), &address, UInt32(max(1, configuration.threads)),
-                UInt32(configuration.connectionTimeoutSeconds), UInt32(configuration.connectionsPerAddress),
-                configuration.headerMemoryBytes, handleRequest, Unmanaged.passUnretained(state).toOpaque(),
-                requestCompleted, Unmanaged.passUnretained(state).toOpaque())
+                UInt32(configuration.connectionTimeoutSeconds), configuration.headerMemoryBytes, handleRequest,
+                Unmanaged.passUnretained(state).toOpaque(), requestCompleted, connectionChanged,
+                Unmanaged.passUnretained(state).toOpaque())
         else {
             throw ServerStartError(
                 message: "cannot listen on \(configuration.host):\(configuration.port); is the port in use?")
@@ -114,19 +116,38 @@ private final class DaemonHandle: @unchecked Sendable {
     }
 }
 
-/// What the C callbacks need: the responder and the count of requests in flight.
+/// What the C callbacks need: the responder, the requests in flight, the open connections per client.
 ///
-/// `@unchecked Sendable`: `responder` and `maxBodyBytes` never change; `count` is guarded by `lock`.
+/// `@unchecked Sendable`: `responder` and the limits never change; the counters are guarded by `lock`.
 /// The server keeps this object alive for as long as the daemon runs, so the callbacks get it unretained.
 final class ServerState: @unchecked Sendable {
     let responder: any HTTPResponder
     let maxBodyBytes: Int
+    let connectionsPerAddress: Int
     private let lock = NSLock()
     private var count = 0
+    private var connections: [UInt64: Int] = [:]
 
-    init(responder: any HTTPResponder, maxBodyBytes: Int) {
+    init(responder: any HTTPResponder, maxBodyBytes: Int, connectionsPerAddress: Int) {
         self.responder = responder
         self.maxBodyBytes = maxBodyBytes
+        self.connectionsPerAddress = connectionsPerAddress
+    }
+
+    /// Counts a connection opening (+1) or closing (-1) from a client; returns how many it now has open.
+    @discardableResult
+    func adjustConnections(of client: UInt64, by change: Int) -> Int {
+        lock.lock()
+        defer { lock.unlock() }
+        let open = (connections[client] ?? 0) + change
+        connections[client] = open > 0 ? open : nil
+        return open
+    }
+
+    func openConnections(of client: UInt64) -> Int {
+        lock.lock()
+        defer { lock.unlock() }
+        return connections[client] ?? 0
     }
 
     var inFlight: Int {
