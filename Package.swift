@@ -33,7 +33,7 @@ let package = Package(
             path: "Tests/KuronekoTestSupport"
         ),
         .testTarget(name: "KuronekoTests", dependencies: ["Kuroneko", "KuronekoTestSupport"]),
-        .testTarget(name: "KuronekoSimulatorTests", dependencies: ["KuronekoSimulator"]),
+        .testTarget(name: "KuronekoSimulatorTests", dependencies: ["KuronekoSimulator", "KuronekoTestSupport"]),
         .testTarget(name: "KuronekoServerTests", dependencies: ["KuronekoServer", "KuronekoTestSupport"]),
         .testTarget(name: "EndToEndTests", dependencies: ["kuroneko", "KuronekoTestSupport"]),
     ]

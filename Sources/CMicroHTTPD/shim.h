@@ -49,4 +49,10 @@ static inline uint16_t kuroneko_daemon_port(struct MHD_Daemon *daemon) {
     return info == NULL ? 0 : info->port;
 }
 
+/// The per-connection pointer set in the connection callback (Kuroneko marks connections over the cap).
+static inline void *kuroneko_connection_mark(struct MHD_Connection *connection) {
+    const union MHD_ConnectionInfo *info = MHD_get_connection_info(connection, MHD_CONNECTION_INFO_SOCKET_CONTEXT);
+    return info == NULL ? NULL : info->socket_context;
+}
+
 #endif

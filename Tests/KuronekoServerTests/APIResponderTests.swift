@@ -96,10 +96,7 @@ struct APIResponderTests {
     func coalescing() async throws {
         // The batching window never elapses on this clock: only full batches of ten leave.
         let harness = Harness(autoAdvance: false)
-        let numbers = try (0..<200).map { index -> TrackingNumber in
-            let eleven = String(40_000_000_000 + index * 7_919)
-            return try TrackingNumber(parsing: eleven + String(Int(eleven)! % 7))
-        }
+        let numbers = ValidNumbers.numbers(200, from: 40_000_000_000)
         let answered = await withTaskGroup(of: Bool.self) { group in
             for index in 0..<1_000 {
                 let number = numbers[index % numbers.count]

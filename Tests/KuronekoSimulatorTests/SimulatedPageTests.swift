@@ -1,17 +1,12 @@
 import Foundation
 import Kuroneko
 import KuronekoSimulator
+import KuronekoTestSupport
 import Testing
 
 @Suite("Simulator")
 struct SimulatedPageTests {
     private let epoch = Date(timeIntervalSince1970: 1_793_000_000)
-
-    /// A valid number from eleven digits, with its check digit (the eleven digits modulo 7).
-    static func number(_ first: UInt64) throws -> TrackingNumber {
-        let eleven = String(format: "%011llu", first % 100_000_000_000)
-        return try TrackingNumber(parsing: eleven + String(first % 100_000_000_000 % 7))
-    }
 
     @Test("thousands of simulated pages parse back to exactly the states the simulator meant")
     func parsesBack() throws {
@@ -28,7 +23,7 @@ struct SimulatedPageTests {
                 if seed % 13 == 0 {
                     entries.append(.invalid(String(format: "%011llu", seed % 100_000_000_000) + "9"))
                 } else {
-                    entries.append(.parcel(SimulatedParcel(number: try Self.number(seed >> 8), epoch: epoch)))
+                    entries.append(.parcel(SimulatedParcel(number: ValidNumbers.number(seed >> 8), epoch: epoch)))
                 }
             }
             // Anywhere from before the first hand-in to after the last journey has ended.
@@ -83,7 +78,7 @@ struct SimulatedPageTests {
 
     @Test("a parcel's progress is a function of its number and the clock")
     func deterministic() throws {
-        let number = try Self.number(40_000_000_000)
+        let number = ValidNumbers.number(40_000_000_000)
         let parcel = SimulatedParcel(number: number, epoch: epoch)
         #expect(parcel == SimulatedParcel(number: number, epoch: epoch))
         #expect(parcel.state(at: parcel.registeredAt.addingTimeInterval(-1)) == .unregistered)

@@ -6,14 +6,7 @@ import Testing
 
 @Suite("Batching")
 struct BatchingTests {
-    /// `count` distinct valid numbers.
-    static func numbers(_ count: Int, from start: Int = 10_000_000_000) -> [TrackingNumber] {
-        (0..<count).map { offset in
-            let first = String(start + offset * 7919)
-            let digits = first + String(TrackingNumber.checkDigit(forFirstEleven: Substring(first)))
-            return try! TrackingNumber(parsing: digits)
-        }
-    }
+    static func numbers(_ count: Int) -> [TrackingNumber] { ValidNumbers.numbers(count) }
 
     @Test("the form carries number00=1 and number01… in order")
     func formBody() {

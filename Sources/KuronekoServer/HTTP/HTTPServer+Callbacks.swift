@@ -33,7 +33,7 @@ func handleRequest(
     if let response = context.response {
         return queue(response, on: connection)
     }
-    if server.openConnections(of: kuroneko_client_key(connection)) > server.connectionsPerAddress {
+    if kuroneko_connection_mark(connection) != nil {
         var response = HTTPResponse.problem(
             status: 503, title: "Service Unavailable",
             detail: "more than \(server.connectionsPerAddress) connections are open from this address; reuse fewer")
@@ -78,7 +78,9 @@ func requestCompleted(
     Unmanaged<ServerState>.fromOpaque(serverContext).takeUnretainedValue().end()
 }
 
-/// Called when a connection opens or closes: keeps the count of open connections per client address.
+/// Called when a connection opens or closes: keeps the count of open connections per client address, and
+/// marks a connection that opened beyond the cap, whose requests are then all answered 503. Marking at
+/// open time keeps the earlier connections usable whatever order the closes are seen in.
 func connectionChanged(
     serverContext: UnsafeMutableRawPointer?, connection: OpaquePointer?,
     socketContext: UnsafeMutablePointer<UnsafeMutableRawPointer?>?, code: MHD_ConnectionNotificationCode
@@ -87,7 +89,10 @@ func connectionChanged(
     let server = Unmanaged<ServerState>.fromOpaque(serverContext).takeUnretainedValue()
     let client = kuroneko_client_key(connection)
     switch code {
-    case .CONNECTION_NOTIFY_STARTED: server.adjustConnections(of: client, by: 1)
+    case .CONNECTION_NOTIFY_STARTED:
+        if server.adjustConnections(of: client, by: 1) > server.connectionsPerAddress {
+            socketContext?.pointee = UnsafeMutableRawPointer(bitPattern: 1)
+        }
     case .CONNECTION_NOTIFY_CLOSED: server.adjustConnections(of: client, by: -1)
     default: break
     }

@@ -144,12 +144,6 @@ final class ServerState: @unchecked Sendable {
         return open
     }
 
-    func openConnections(of client: UInt64) -> Int {
-        lock.lock()
-        defer { lock.unlock() }
-        return connections[client] ?? 0
-    }
-
     var inFlight: Int {
         lock.lock()
         defer { lock.unlock() }
