@@ -5,7 +5,7 @@ import Testing
 /// `kuroneko serve` on a loopback port: against its built-in simulator, and against `kuroneko simulate`.
 @Suite("kuroneko serve", .serialized)
 struct ServeTests {
-    @Test("serve --demo answers shipments, logs one masked line per request, and exits 0 on SIGTERM")
+    @Test("serve --demo answers shipments, logs one line per request without numbers, and exits 0 on SIGINT")
     func demo() async throws {
         let server = try ServerProcess(["serve", "--demo", "--min-interval", "0"])
         let first = try await HTTPClient.send("GET", server.baseURL + "/v1/shipments/3277-5445-9830")
@@ -14,8 +14,9 @@ struct ServeTests {
         let again = try await HTTPClient.send("GET", server.baseURL + "/v1/shipments/327754459830")
         #expect(again.status == 200)
         #expect(try await HTTPClient.send("GET", server.baseURL + "/healthz").status == 200)
-        let stopped = server.stop()
+        let stopped = server.stop(signal: SIGINT)
         #expect(stopped.status == 0)
+        #expect(stopped.log.contains("SIGINT received"))
         #expect(stopped.log.contains("route=/v1/shipments/{number} status=200"))
         #expect(stopped.log.contains("cache=hit"))
         #expect(!stopped.log.contains("327754459830"))

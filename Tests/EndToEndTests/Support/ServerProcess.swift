@@ -33,9 +33,10 @@ final class ServerProcess {
 
     var baseURL: String { "http://127.0.0.1:\(port)" }
 
-    /// Sends SIGTERM and waits; the exit status and the rest of what the server wrote on stderr.
-    func stop() -> (status: Int32, log: String) {
-        if process.isRunning { process.terminate() }
+    /// Sends SIGTERM (or the given signal) and waits; the exit status and the rest of what the server wrote
+    /// on stderr.
+    func stop(signal: Int32 = SIGTERM) -> (status: Int32, log: String) {
+        if process.isRunning { kill(process.processIdentifier, signal) }
         process.waitUntilExit()
         let rest = errorPipe.fileHandleForReading.readDataToEndOfFile()
         return (process.terminationStatus, String(decoding: rest, as: UTF8.self))
