@@ -1,11 +1,15 @@
 /// The arguments of one command, consumed option by option.
 struct ArgumentList {
     private var remaining: [String]
-    private let command: String
+    /// The command's name, for messages.
+    let command: String
+    /// The environment, for settings that may also come from `KURONEKO_…` variables.
+    let environment: [String: String]
 
-    init(_ arguments: [String], command: String) {
+    init(_ arguments: [String], command: String, environment: [String: String] = [:]) {
         remaining = arguments
         self.command = command
+        self.environment = environment
     }
 
     /// Removes a flag wherever it stands; true if it was there.

@@ -12,15 +12,7 @@ struct ParseCommand {
         var arguments = ArgumentList(arguments, command: "parse")
         output = try OutputOptions(from: &arguments, command: "parse")
         charset = try arguments.option("--charset")
-        if let text = try arguments.option("--now") {
-            guard let parsed = Self.parseTime(text) else {
-                throw .usage(
-                    "parse: --now \"\(text)\" is not an ISO 8601 time; expected e.g. 2026-10-30T12:00:00+09:00")
-            }
-            now = parsed
-        } else {
-            now = Date()
-        }
+        now = try arguments.time("--now") ?? Date()
         let files = try arguments.positionals()
         guard files.count == 1 else {
             throw .usage("parse: expected one FILE, got \(files.count); usage: kuroneko parse [options] FILE")
@@ -49,13 +41,6 @@ struct ParseCommand {
             throw CommandFailure.lookup("parse: \(path): \(error.message)")
         }
         try output.render(shipments, on: terminal)
-    }
-
-    private static func parseTime(_ text: String) -> Date? {
-        let formatter = ISO8601DateFormatter()
-        if let date = formatter.date(from: text) { return date }
-        formatter.formatOptions = [.withInternetDateTime, .withFractionalSeconds]
-        return formatter.date(from: text)
     }
 
     private static func reason(_ error: any Error) -> String {

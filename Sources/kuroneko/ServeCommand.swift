@@ -11,46 +11,51 @@ struct ServeCommand {
 
     /// Every setting comes from its flag, else its `KURONEKO_…` environment variable, else the default.
     init(arguments: [String], environment: [String: String]) throws(CommandFailure) {
-        var settings = Settings(arguments: ArgumentList(arguments, command: "serve"), environment: environment)
+        var arguments = ArgumentList(arguments, command: "serve", environment: environment)
         var server = HTTPServer.Configuration()
-        server.host = try settings.text("--host", "KURONEKO_HOST") ?? server.host
-        server.port = UInt16(try settings.number("--port", "KURONEKO_PORT", range: 0...65_535) ?? 8080)
-        server.connectionsPerAddress = Int(
-            try settings.number("--connections-per-client", "KURONEKO_CONNECTIONS_PER_CLIENT", range: 1...100_000)
-                ?? Double(server.connectionsPerAddress))
+        server.host = try arguments.text("--host", environment: "KURONEKO_HOST") ?? server.host
+        if let port = try arguments.number("--port", in: 0...65_535, environment: "KURONEKO_PORT") {
+            server.port = UInt16(port)
+        }
+        if let cap = try arguments.number(
+            "--connections-per-client", in: 1...100_000, environment: "KURONEKO_CONNECTIONS_PER_CLIENT")
+        {
+            server.connectionsPerAddress = Int(cap)
+        }
         var client = TrackingClient.Configuration()
-        if let endpoint = try settings.text("--endpoint", "KURONEKO_ENDPOINT") {
-            guard let url = URL(string: endpoint), ["http", "https"].contains(url.scheme?.lowercased()), url.host != nil
-            else {
-                throw .usage("serve: endpoint \"\(endpoint)\" is not an http(s) URL")
-            }
-            client.endpoint = url
+        client.endpoint = try arguments.endpoint("--endpoint", environment: "KURONEKO_ENDPOINT") ?? client.endpoint
+        client.requestTimeout =
+            try arguments.seconds("--timeout", in: 0.1...600, environment: "KURONEKO_TIMEOUT") ?? client.requestTimeout
+        if let count = try arguments.number("--max-concurrent", in: 1...16, environment: "KURONEKO_MAX_CONCURRENT") {
+            client.maxConcurrentRequests = Int(count)
         }
-        if let seconds = try settings.number("--timeout", "KURONEKO_TIMEOUT", range: 0.1...600) {
-            client.requestTimeout = .milliseconds(Int64(seconds * 1000))
-        }
-        client.maxConcurrentRequests = Int(
-            try settings.number("--max-concurrent", "KURONEKO_MAX_CONCURRENT", range: 1...16) ?? 2)
-        if let seconds = try settings.number("--min-interval", "KURONEKO_MIN_INTERVAL", range: 0...60) {
-            client.minimumRequestInterval = .milliseconds(Int64(seconds * 1000))
-        }
+        client.minimumRequestInterval =
+            try arguments.seconds("--min-interval", in: 0...60, environment: "KURONEKO_MIN_INTERVAL")
+            ?? client.minimumRequestInterval
         var service = ShipmentService.Configuration()
-        service.cache.capacity = Int(
-            try settings.number("--cache-size", "KURONEKO_CACHE_SIZE", range: 1...10_000_000) ?? 10_000)
-        if let seconds = try settings.number("--ttl-terminal", "KURONEKO_TTL_TERMINAL", range: 0...31_536_000) {
-            service.cache.terminalTTL = .seconds(seconds)
+        if let size = try arguments.number("--cache-size", in: 1...10_000_000, environment: "KURONEKO_CACHE_SIZE") {
+            service.cache.capacity = Int(size)
         }
-        if let seconds = try settings.number("--ttl-active", "KURONEKO_TTL_ACTIVE", range: 0...31_536_000) {
-            service.cache.activeTTL = .seconds(seconds)
-        }
-        if let seconds = try settings.number("--ttl-invalid", "KURONEKO_TTL_INVALID", range: 0...31_536_000) {
-            service.cache.invalidTTL = .seconds(seconds)
-        }
-        if let milliseconds = try settings.number("--batch-window-ms", "KURONEKO_BATCH_WINDOW_MS", range: 0...10_000) {
+        let year = 31_536_000.0
+        service.cache.terminalTTL =
+            try arguments.seconds("--ttl-terminal", in: 0...year, environment: "KURONEKO_TTL_TERMINAL")
+            ?? service.cache.terminalTTL
+        service.cache.activeTTL =
+            try arguments.seconds("--ttl-active", in: 0...year, environment: "KURONEKO_TTL_ACTIVE")
+            ?? service.cache.activeTTL
+        service.cache.invalidTTL =
+            try arguments.seconds("--ttl-invalid", in: 0...year, environment: "KURONEKO_TTL_INVALID")
+            ?? service.cache.invalidTTL
+        if let milliseconds = try arguments.number(
+            "--batch-window-ms", in: 0...10_000, environment: "KURONEKO_BATCH_WINDOW_MS")
+        {
             service.batchWindow = .milliseconds(Int64(milliseconds))
         }
-        demo = try settings.flag("--demo", "KURONEKO_DEMO")
-        try settings.finish()
+        demo = try arguments.flag("--demo", environment: "KURONEKO_DEMO")
+        let extra = try arguments.positionals()
+        guard extra.isEmpty else {
+            throw .usage("serve: unexpected argument '\(extra[0])'; see 'kuroneko serve --help'")
+        }
         self.server = server
         self.client = client
         self.service = service
@@ -95,46 +100,5 @@ struct ServeCommand {
         terminal.printError("kuroneko serve: \(signal) received, finishing requests in flight")
         await running.shutdown()
         logWriter.flush()
-    }
-}
-
-/// Reads each setting from its flag, else its environment variable, naming whichever was wrong.
-private struct Settings {
-    var arguments: ArgumentList
-    let environment: [String: String]
-
-    mutating func text(_ flag: String, _ variable: String) throws(CommandFailure) -> String? {
-        try arguments.option(flag) ?? environment[variable].flatMap { $0.isEmpty ? nil : $0 }
-    }
-
-    mutating func number(_ flag: String, _ variable: String, range: ClosedRange<Double>) throws(CommandFailure)
-        -> Double?
-    {
-        let fromFlag = try arguments.option(flag)
-        guard let text = fromFlag ?? environment[variable].flatMap({ $0.isEmpty ? nil : $0 }) else { return nil }
-        guard let value = Double(text), range.contains(value) else {
-            let source = fromFlag != nil ? flag : variable
-            throw .usage(
-                "serve: \(source) \"\(text)\" is not a number from \(range.lowerBound.formatted()) to "
-                    + "\(range.upperBound.formatted())")
-        }
-        return value
-    }
-
-    mutating func flag(_ flag: String, _ variable: String) throws(CommandFailure) -> Bool {
-        if arguments.flag(flag) { return true }
-        guard let text = environment[variable], !text.isEmpty else { return false }
-        switch text.lowercased() {
-        case "1", "true", "yes": return true
-        case "0", "false", "no": return false
-        default: throw .usage("serve: \(variable) \"\(text)\" is not a boolean; use 1 or 0")
-        }
-    }
-
-    func finish() throws(CommandFailure) {
-        let extra = try arguments.positionals()
-        guard extra.isEmpty else {
-            throw .usage("serve: unexpected argument '\(extra[0])'; see 'kuroneko serve --help'")
-        }
     }
 }

@@ -11,30 +11,17 @@ struct SimulateCommand {
     init(arguments: [String]) throws(CommandFailure) {
         var arguments = ArgumentList(arguments, command: "simulate")
         var server = HTTPServer.Configuration(port: 8081)
-        server.host = try arguments.option("--host") ?? server.host
-        if let port = try arguments.option("--port") {
-            guard let value = UInt16(port) else {
-                throw .usage("simulate: --port \"\(port)\" is not a port number; expected 0 to 65535")
-            }
-            server.port = value
+        server.host = try arguments.text("--host") ?? server.host
+        if let port = try arguments.number("--port", in: 0...65_535) {
+            server.port = UInt16(port)
         }
         self.server = server
-        if let text = try arguments.option("--start") {
-            guard let date = ISO8601DateFormatter().date(from: text) else {
-                throw .usage(
-                    "simulate: --start \"\(text)\" is not an ISO 8601 time; expected e.g. 2026-11-29T09:00:00+09:00")
-            }
-            start = date
-        } else {
-            start = nil
-        }
-        speed = try Self.number(arguments.option("--speed"), name: "--speed", range: 0...1_000_000) ?? 1
+        start = try arguments.time("--start")
+        speed = try arguments.number("--speed", in: 0...1_000_000) ?? 1
         var faults = SimulatorFaults()
-        faults.latencyMilliseconds =
-            Int(try Self.number(arguments.option("--latency-ms"), name: "--latency-ms", range: 0...600_000) ?? 0)
-        faults.errorRate = try Self.number(arguments.option("--error-rate"), name: "--error-rate", range: 0...1) ?? 0
-        faults.hangSeconds =
-            Int(try Self.number(arguments.option("--hang-seconds"), name: "--hang-seconds", range: 0...3600) ?? 0)
+        faults.latencyMilliseconds = Int(try arguments.number("--latency-ms", in: 0...600_000) ?? 0)
+        faults.errorRate = try arguments.number("--error-rate", in: 0...1) ?? 0
+        faults.hangSeconds = Int(try arguments.number("--hang-seconds", in: 0...3600) ?? 0)
         faults.alwaysFail = arguments.flag("--fail")
         faults.truncatePages = arguments.flag("--truncate")
         faults.changedLayout = arguments.flag("--changed-layout")
@@ -62,17 +49,5 @@ struct SimulateCommand {
         let signal = await TerminationSignals.wait()
         terminal.printError("kuroneko simulate: \(signal) received, finishing requests in flight")
         await running.shutdown()
-    }
-
-    private static func number(_ text: String?, name: String, range: ClosedRange<Double>) throws(CommandFailure)
-        -> Double?
-    {
-        guard let text else { return nil }
-        guard let value = Double(text), range.contains(value) else {
-            throw .usage(
-                "simulate: \(name) \"\(text)\" is not a number from \(range.lowerBound.formatted()) to "
-                    + "\(range.upperBound.formatted())")
-        }
-        return value
     }
 }

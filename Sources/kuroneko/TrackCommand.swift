@@ -11,22 +11,8 @@ struct TrackCommand {
         var arguments = ArgumentList(arguments, command: "track")
         output = try OutputOptions(from: &arguments, command: "track")
         var configuration = TrackingClient.Configuration()
-        if let endpoint = try arguments.option("--endpoint") {
-            guard let url = URL(string: endpoint), let scheme = url.scheme?.lowercased(),
-                scheme == "http" || scheme == "https", url.host != nil
-            else {
-                throw .usage(
-                    "track: --endpoint \"\(endpoint)\" is not an http(s) URL; expected e.g. "
-                        + "https://toi.kuronekoyamato.co.jp/cgi-bin/tneko")
-            }
-            configuration.endpoint = url
-        }
-        if let timeout = try arguments.option("--timeout") {
-            guard let seconds = Double(timeout), seconds > 0, seconds <= 600 else {
-                throw .usage("track: --timeout \"\(timeout)\" is not a number of seconds between 0 and 600")
-            }
-            configuration.requestTimeout = .milliseconds(Int64(seconds * 1000))
-        }
+        configuration.endpoint = try arguments.endpoint("--endpoint") ?? configuration.endpoint
+        configuration.requestTimeout = try arguments.seconds("--timeout", in: 0.1...600) ?? configuration.requestTimeout
         self.configuration = configuration
         let inputs = try Self.expandStandardInput(try arguments.positionals())
         guard !inputs.isEmpty else {

@@ -42,6 +42,10 @@ struct CommandLineTests {
             (["track", "--json", "--jsonl", "327754459830"], "--json and --jsonl exclude each other"),
             (["parse", "/nonexistent/page.html"], "\"/nonexistent/page.html\" does not exist"),
             (["parse", "x.html", "--now", "tomorrow"], "--now \"tomorrow\" is not an ISO 8601 time"),
+            (["track", "--timeout", "0", "327754459830"], "--timeout \"0\" is not a number from 0.1 to 600"),
+            (["serve", "--port", "70000"], "serve: --port \"70000\" is not a number from 0 to 65,535"),
+            (["serve", "--endpoint", "tneko"], "serve: --endpoint \"tneko\" is not an http(s) URL"),
+            (["simulate", "--error-rate", "2"], "simulate: --error-rate \"2\" is not a number from 0 to 1"),
         ])
     func usageErrors(arguments: [String], message: String) throws {
         let outcome = try KuronekoBinary.run(arguments)
