@@ -34,12 +34,10 @@ struct OutputOptions {
         case .table:
             terminal.print(ShipmentTable(shipments: shipments, language: language, colored: terminal.usesColor).text)
         case .json:
-            let encoder = JSONEncoder()
-            encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
+            let encoder = JSONEncoder.kuroneko(prettyPrinted: true)
             terminal.print(String(decoding: try encoder.encode(shipments), as: UTF8.self))
         case .jsonLines:
-            let encoder = JSONEncoder()
-            encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+            let encoder = JSONEncoder.kuroneko()
             for shipment in shipments {
                 terminal.print(String(decoding: try encoder.encode(shipment), as: UTF8.self))
             }

@@ -1,5 +1,7 @@
-// The JSON form of the model, documented in docs/SCHEMA.md: snake_case keys in a fixed order,
-// `null` for every absent value (synthesised Codable would leave such keys out).
+import Foundation
+
+// The JSON form of the model, documented in docs/SCHEMA.md: snake_case keys (printed sorted, by
+// `JSONEncoder.kuroneko`), `null` for every absent value (synthesised Codable would leave such keys out).
 
 extension Shipment: Codable {
     enum CodingKeys: String, CodingKey {
@@ -134,5 +136,17 @@ extension JapanDateTime: Codable {
                 in: container, debugDescription: "\"\(text)\" is not YYYY-MM-DD or YYYY-MM-DDTHH:MM:00+09:00")
         }
         self = value
+    }
+}
+
+extension JSONEncoder {
+    /// An encoder for Kuroneko's JSON, the same everywhere it is printed or served: keys sorted (stable
+    /// output), slashes unescaped (`"01/03　14:00-16:00"` stays readable), optionally indented.
+    public static func kuroneko(prettyPrinted: Bool = false) -> JSONEncoder {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting =
+            prettyPrinted
+            ? [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes] : [.sortedKeys, .withoutEscapingSlashes]
+        return encoder
     }
 }

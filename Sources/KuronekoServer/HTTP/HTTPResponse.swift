@@ -1,4 +1,5 @@
 import Foundation
+import Kuroneko
 
 /// An HTTP response as the application builds it.
 public struct HTTPResponse: Sendable {
@@ -25,10 +26,8 @@ public struct HTTPResponse: Sendable {
 
     /// A JSON body, encoded with sorted keys and unescaped slashes.
     public static func json(_ value: some Encodable, status: Int = 200) -> HTTPResponse {
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
         do {
-            return content(try encoder.encode(value), type: "application/json", status: status)
+            return content(try JSONEncoder.kuroneko().encode(value), type: "application/json", status: status)
         } catch {
             return problem(status: 500, title: "Internal Server Error", detail: "the response could not be encoded")
         }

@@ -18,9 +18,8 @@ struct ServedShipment: Encodable {
 
     /// The JSON bytes, keys sorted; a shipment always encodes, so failure yields an empty object.
     static func encode(_ shipment: Shipment, fetchedAt: Date) -> Data {
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
-        return (try? encoder.encode(ServedShipment(shipment: shipment, fetchedAt: fetchedAt))) ?? Data("{}".utf8)
+        (try? JSONEncoder.kuroneko().encode(ServedShipment(shipment: shipment, fetchedAt: fetchedAt)))
+            ?? Data("{}".utf8)
     }
 }
 
@@ -37,8 +36,7 @@ struct LookupError: Encodable {
 /// shipments' stored JSON so that nothing is encoded twice.
 enum ShipmentList {
     static func json(shipments: [ShipmentCache.Entry], errors: [LookupError]) -> Data {
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+        let encoder = JSONEncoder.kuroneko()
         var body = Data(#"{"errors":"#.utf8)
         body.append((try? encoder.encode(errors)) ?? Data("[]".utf8))
         body.append(Data(#","shipments":["#.utf8))
