@@ -110,6 +110,26 @@ struct CommandLineTests {
         #expect(lines.last?.contains("ＥＣ笹塚センター") == true)
     }
 
+    /// util-linux `script` runs the tool on a pseudo-terminal, as a person would.
+    static let scriptAvailable = FileManager.default.isExecutableFile(atPath: "/usr/bin/script")
+
+    @Test(
+        "status is coloured on a terminal, and not with NO_COLOR set",
+        .enabled(if: scriptAvailable, "/usr/bin/script (util-linux) is missing: no pseudo-terminal to test on"))
+    func colourOnTerminal() throws {
+        let page = try #require(Fixtures.currentCases.first { $0.name == "single-delivered" })
+        let command = "'\(KuronekoBinary.url.path)' parse '\(page.url.path)' --now 2026-10-30T12:00:00+09:00"
+        let onTerminal = try KuronekoBinary.run(
+            ["-qec", command, "/dev/null"], executable: URL(fileURLWithPath: "/usr/bin/script"),
+            environment: ["NO_COLOR": ""])
+        #expect(onTerminal.standardOutput.contains("\u{1B}[32m配達完了\u{1B}[0m"))
+        let noColor = try KuronekoBinary.run(
+            ["-qec", command, "/dev/null"], executable: URL(fileURLWithPath: "/usr/bin/script"),
+            environment: ["NO_COLOR": "1"])
+        #expect(noColor.standardOutput.contains("配達完了"))
+        #expect(!noColor.standardOutput.contains("\u{1B}["))
+    }
+
     @Test("--jsonl prints one shipment per line")
     func jsonLines() throws {
         let upstream = try FakeUpstream(handler: Self.fixturePages)

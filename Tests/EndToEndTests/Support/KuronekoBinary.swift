@@ -14,10 +14,12 @@ enum KuronekoBinary {
             .deletingLastPathComponent().appendingPathComponent("kuroneko")
     }
 
-    static func run(_ arguments: [String], input: String? = nil, environment: [String: String] = [:]) throws -> Outcome
-    {
+    /// Runs the tool (or `executable`, for a wrapper such as `script`) and waits for it.
+    static func run(
+        _ arguments: [String], input: String? = nil, executable: URL? = nil, environment: [String: String] = [:]
+    ) throws -> Outcome {
         let process = Process()
-        process.executableURL = url
+        process.executableURL = executable ?? url
         process.arguments = arguments
         var merged = ProcessInfo.processInfo.environment
         merged.merge(environment) { $1 }
