@@ -37,6 +37,10 @@ struct ParseCommand {
         let shipments: [Shipment]
         do {
             shipments = try TrackingPageParser().parse(body, charset: charset, now: now)
+        } catch  where error.code == .unknownCharset {
+            throw CommandFailure.usage(
+                "parse: --charset \"\(charset ?? "")\" is not a charset libxml2 knows; expected e.g. UTF-8 or Shift_JIS"
+            )
         } catch {
             throw CommandFailure.lookup("parse: \(path): \(error.message)")
         }

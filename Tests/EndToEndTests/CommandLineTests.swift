@@ -54,6 +54,17 @@ struct CommandLineTests {
         #expect(outcome.standardError.split(separator: "\n").count == 1)
     }
 
+    @Test("an unknown --charset is a usage error naming it")
+    func unknownCharset() throws {
+        let page = try #require(Fixtures.currentCases.first)
+        let outcome = try KuronekoBinary.run(["parse", page.url.path, "--charset", "klingon"])
+        #expect(outcome.status == 2)
+        #expect(
+            outcome.standardError
+                == "kuroneko: parse: --charset \"klingon\" is not a charset libxml2 knows; expected e.g. UTF-8 or "
+                + "Shift_JIS\n")
+    }
+
     @Test("invalid numbers are refused before anything is sent")
     func invalidNumbersSendNothing() throws {
         let upstream = try FakeUpstream { _ in .init(status: 200, body: Data()) }

@@ -21,8 +21,8 @@ final class HTMLEventParser {
 
     /// Scans a page.
     /// - Parameter charset: the charset the HTTP response declared, or `nil` to use the page's own `<meta>`.
-    /// - Throws: ``TrackingPageError`` with code `unreadable` when libxml2 cannot start on the bytes or does
-    ///   not know the charset.
+    /// - Throws: ``TrackingPageError`` with code `unreadable` when libxml2 cannot start on the bytes, or
+    ///   `unknownCharset` when it does not know the charset.
     static func scan(_ bytes: UnsafeRawBufferPointer, charset: String?) throws(TrackingPageError) -> ScannedPage {
         _ = libraryInitialized
         kuroneko_silence_libxml2_diagnostics()
@@ -38,7 +38,7 @@ final class HTMLEventParser {
         if let charset {
             guard let decoder = xmlFindCharEncodingHandler(charset) else {
                 throw TrackingPageError(
-                    .unreadable, "the page's charset \"\(charset)\" is unknown; expected e.g. UTF-8 or Shift_JIS")
+                    .unknownCharset, "the page's charset \"\(charset)\" is unknown; expected e.g. UTF-8 or Shift_JIS")
             }
             xmlSwitchToEncoding(context, decoder)
         }

@@ -12,6 +12,8 @@ public struct TrackingPageError: Error, Hashable, Sendable, CustomStringConverti
         public static let truncated = Code(rawValue: "truncated")
         /// libxml2 could not read the bytes as HTML at all.
         public static let unreadable = Code(rawValue: "unreadable")
+        /// The charset the page was said to be in is not one libxml2 can decode.
+        public static let unknownCharset = Code(rawValue: "unknown_charset")
         /// No parcel blocks: another layout, an error page, or something that is not the tracking page.
         public static let unrecognizedLayout = Code(rawValue: "unrecognized_layout")
         /// A different number of parcel blocks than numbers asked for.
