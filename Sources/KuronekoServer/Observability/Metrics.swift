@@ -42,9 +42,6 @@ public final class Metrics: @unchecked Sendable {
         }
     }
 
-    /// Upstream POSTs so far.
-    public var upstreamRequestCount: Int { locked { upstreamRequests } }
-
     /// The Prometheus text exposition (version 0.0.4).
     public func render() -> String {
         locked {
