@@ -13,6 +13,10 @@ public enum Scenario: String, Sendable, Hashable, CaseIterable {
     case nekoposMailbox = "nekopos_mailbox"
     /// Address trouble: 調査中, then 返品 and the way back to the sender, ending in 返品完了.
     case investigationThenReturned = "investigation_then_returned"
+    /// Held up by weather on the way, 遅延中（悪天候）, then delivered a day later than planned.
+    case delayedThenDelivered = "delayed_then_delivered"
+    /// A クロネコゆうメール put in the mailbox: 投函予定 for two days before 投函完了.
+    case mailScheduledThenDelivered = "mail_scheduled_then_delivered"
 
     enum Office {
         case origin, base, delivery
@@ -31,7 +35,30 @@ public enum Scenario: String, Sendable, Hashable, CaseIterable {
         let offset: TimeInterval
     }
 
-    var product: String { self == .nekoposMailbox ? "ネコポス" : "宅急便" }
+    var product: String {
+        switch self {
+        case .nekoposMailbox: "ネコポス"
+        case .mailScheduledThenDelivered: "クロネコゆうメール"
+        default: "宅急便"
+        }
+    }
+
+    /// When delivery is planned, after hand-in; `nil` where the page shows no date (ネコポス).
+    var scheduledOffset: TimeInterval? {
+        switch self {
+        case .nekoposMailbox: nil
+        case .delayedThenDelivered: 48 * 3600
+        case .mailScheduledThenDelivered: Self.mailDropHours * 3600
+        default: 24 * 3600
+        }
+    }
+
+    /// Whether the planned delivery comes with a time window (mail goes into the mailbox on a day).
+    var hasDeliveryWindow: Bool { self != .mailScheduledThenDelivered }
+
+    /// Hours after hand-in that a mail item is put into the mailbox: two days after 投函予定 first shows.
+    static let mailScheduledHours = 12.0
+    static let mailDropHours = mailScheduledHours + 48
 
     var steps: [Step] {
         let start = [
@@ -41,6 +68,8 @@ public enum Scenario: String, Sendable, Hashable, CaseIterable {
         ]
         let outForDelivery = step("配達中", .outForDelivery, "ただいまお届けするためにお品物を持ち出しております。", .delivery, hours: 20)
         let delivered = "このお品物はお届けが済んでおります。"
+        let mailboxScheduled = "お届け先のポストへ投函する予定です。"
+        let mailboxDone = "お届け先のポストに投函いたしました。"
         switch self {
         case .delivered:
             return start + [outForDelivery, step("配達完了", .delivered, delivered, .delivery, hours: 22, terminal: true)]
@@ -57,8 +86,20 @@ public enum Scenario: String, Sendable, Hashable, CaseIterable {
             ]
         case .nekoposMailbox:
             return start + [
-                step("投函予定", .outForDelivery, "お届け先のポストへ投函する予定です。", .delivery, hours: 18),
-                step("投函完了", .delivered, "お届け先のポストに投函いたしました。", .delivery, hours: 21, terminal: true),
+                step("投函予定", .inTransit, mailboxScheduled, .delivery, hours: 18),
+                step("投函完了", .delivered, mailboxDone, .delivery, hours: 21, terminal: true),
+            ]
+        case .delayedThenDelivered:
+            return start + [
+                step("遅延中（悪天候）", .inTransit, "悪天候の影響により、お届けが遅れております。", .base, hours: 9),
+                step("配達店到着", .inTransit, "お荷物が配達担当店に到着しました。", .delivery, hours: 40),
+                step("配達中", .outForDelivery, outForDelivery.summary, .delivery, hours: 44),
+                step("配達完了", .delivered, delivered, .delivery, hours: 46, terminal: true),
+            ]
+        case .mailScheduledThenDelivered:
+            return start + [
+                step("投函予定", .inTransit, mailboxScheduled, .delivery, hours: Self.mailScheduledHours),
+                step("投函完了", .delivered, mailboxDone, .delivery, hours: Self.mailDropHours, terminal: true),
             ]
         case .investigationThenReturned:
             let returning = "ご依頼主様へ返品いたします。"

@@ -134,7 +134,8 @@ public enum SimulatedPage {
     private static func trackedBlock(title: String, parcel: SimulatedParcel, tracked: SimulatedParcel.Tracked) -> String
     {
         let colour = tracked.statusCode == .delivered ? "is-complete-grey" : "is-safe-blue"
-        let scheduled = tracked.scheduledDate.map { monthDaySlash($0) + "　14:00-16:00" } ?? "-"
+        let scheduled =
+            tracked.scheduledDate.map { monthDaySlash($0) + (tracked.scheduledWindow.map { "　" + $0 } ?? "") } ?? "-"
         let rows = tracked.events.map { event in
             """
                <li>

@@ -32,13 +32,13 @@ public struct SimulatedParcel: Sendable, Hashable {
         }
         guard let latest = steps.last else { return .unregistered }
         let scheduled: JapanDateTime? =
-            latest.statusCode == .delivered || scenario.product == "ネコポス" || latest.statusCode == .returned
-                || latest.statusCode == .exception
-            ? nil : JapanDateTime(registeredAt.addingTimeInterval(24 * 3600))
+            [.delivered, .returned, .exception].contains(latest.statusCode)
+            ? nil : scenario.scheduledOffset.map { JapanDateTime(registeredAt.addingTimeInterval($0)) }
         return .tracked(
             Tracked(
                 statusLabel: latest.label, statusCode: latest.statusCode, summary: latest.summary,
-                isTerminal: latest.isTerminal, product: scenario.product, scheduledDate: scheduled, events: events))
+                isTerminal: latest.isTerminal, product: scenario.product, scheduledDate: scheduled,
+                scheduledWindow: scheduled != nil && scenario.hasDeliveryWindow ? "14:00-16:00" : nil, events: events))
     }
 
     /// What the page says about a number.
@@ -57,6 +57,8 @@ public struct SimulatedParcel: Sendable, Hashable {
         public let product: String
         /// The day delivery is planned for, while it is still ahead.
         public let scheduledDate: JapanDateTime?
+        /// The time window of the planned delivery, `HH:MM-HH:MM`, when the page gives one.
+        public let scheduledWindow: String?
         public let events: [Event]
     }
 

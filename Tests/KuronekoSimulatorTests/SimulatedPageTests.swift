@@ -1,6 +1,6 @@
 import Foundation
 import Kuroneko
-import KuronekoSimulator
+@testable import KuronekoSimulator
 import KuronekoTestSupport
 import Testing
 
@@ -68,12 +68,77 @@ struct SimulatedPageTests {
                         == tracked.scheduledDate.flatMap {
                             JapanDateTime(year: $0.year, month: $0.month, day: $0.day)
                         })
+                #expect(shipment.scheduledDelivery?.windowStart == tracked.scheduledWindow?.components(separatedBy: "-")[0])
+                #expect(shipment.scheduledDelivery?.windowEnd == tracked.scheduledWindow?.components(separatedBy: "-")[1])
                 #expect(shipment.events.map(\.label) == tracked.events.map(\.label))
                 #expect(shipment.events.map(\.code) == tracked.events.map(\.code))
                 #expect(shipment.events.map(\.at) == tracked.events.map(\.at))
                 #expect(shipment.events.map(\.place) == tracked.events.map(\.place))
             }
         }
+    }
+
+    /// The first parcel, counting up from a number, whose journey is `scenario`.
+    private func parcel(taking scenario: Scenario) throws -> SimulatedParcel {
+        let found = (0..<200).lazy.map { SimulatedParcel(number: ValidNumbers.number(50_000_000_000 + $0), epoch: self.epoch) }
+            .first { $0.scenario == scenario }
+        return try #require(found, "no number among 200 takes \(scenario)")
+    }
+
+    /// The page for `parcel` at `offset` after hand-in, parsed back, and checked against what the simulator meant.
+    private func parsedBack(_ parcel: SimulatedParcel, hoursAfterHandIn hours: Double) throws -> Shipment {
+        let now = parcel.registeredAt.addingTimeInterval(hours * 3600)
+        let html = SimulatedPage.html(for: [.parcel(parcel)], now: now)
+        let shipment = try #require(try TrackingPageParser().parse(Data(html.utf8), expecting: [parcel.number], now: now).first)
+        check(shipment, against: .parcel(parcel), now: now)
+        return shipment
+    }
+
+    @Test("every journey, at every step and just before it, parses back exactly", arguments: Scenario.allCases)
+    func everyStep(scenario: Scenario) throws {
+        let parcel = try parcel(taking: scenario)
+        for step in scenario.steps {
+            let hours = step.offset / 3600
+            _ = try parsedBack(parcel, hoursAfterHandIn: hours - 1 / 60)
+            let shipment = try parsedBack(parcel, hoursAfterHandIn: hours)
+            #expect(shipment.events.last?.label == step.label)
+        }
+    }
+
+    @Test("a weather delay on the way reads as in transit, 'Delayed', its reason kept in Japanese")
+    func weatherDelay() throws {
+        let parcel = try parcel(taking: .delayedThenDelivered)
+        let delayed = try parsedBack(parcel, hoursAfterHandIn: 12)
+        #expect(delayed.status.label == "遅延中（悪天候）")
+        #expect(delayed.status.code == .inTransit)
+        #expect(delayed.status.labelEnglish == "Delayed")
+        #expect(delayed.events.map(\.label) == ["荷物受付", "発送済み", "輸送中", "遅延中（悪天候）"])
+        #expect(delayed.events.last?.labelEnglish == "Delayed")
+        let delivered = try parsedBack(parcel, hoursAfterHandIn: 47)
+        #expect(delivered.status.code == .delivered)
+        #expect(delivered.events.contains { $0.label == "遅延中（悪天候）" && $0.code == .inTransit })
+    }
+
+    @Test("a mail item shows 投函予定, in transit, for two days before 投函完了")
+    func mailScheduled() throws {
+        let parcel = try parcel(taking: .mailScheduledThenDelivered)
+        let first = Scenario.mailScheduledHours
+        for hours in stride(from: first, to: first + 48, by: 6) {
+            let shipment = try parsedBack(parcel, hoursAfterHandIn: hours)
+            #expect(shipment.status.label == "投函予定", "\(hours) h after hand-in")
+            #expect(shipment.status.code == .inTransit)
+            #expect(shipment.product == "クロネコゆうメール")
+            let dropDay = JapanDateTime(parcel.registeredAt.addingTimeInterval(Scenario.mailDropHours * 3600))
+            #expect(shipment.scheduledDelivery?.date == JapanDateTime(year: dropDay.year, month: dropDay.month, day: dropDay.day))
+            #expect(shipment.scheduledDelivery?.windowStart == nil)
+        }
+        let almost = try parsedBack(parcel, hoursAfterHandIn: Scenario.mailDropHours - 1 / 60)
+        #expect(almost.status.label == "投函予定")
+        let dropped = try parsedBack(parcel, hoursAfterHandIn: Scenario.mailDropHours)
+        #expect(dropped.status.label == "投函完了")
+        #expect(dropped.status.code == .delivered)
+        #expect(dropped.status.isTerminal)
+        #expect(dropped.scheduledDelivery == nil)
     }
 
     @Test("a parcel's progress is a function of its number and the clock")

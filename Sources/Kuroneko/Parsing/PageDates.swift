@@ -14,7 +14,8 @@ struct PageDates {
         self.latestEventTime = JapanDateTime(now.addingTimeInterval(86_400))
     }
 
-    /// Reads a history date: `MM月DD日 HH:MM`, `MM月DD日`, either with an optional `YYYY年` prefix.
+    /// Reads a history date: `MM月DD日 HH:MM`, `MM月DD日`, either with an optional `YYYY年` prefix; months and
+    /// days may have one digit or two (`5月02日 15:33`).
     /// - Returns: `nil` when the text is not in one of those forms or names no real day.
     func eventTime(from text: String) -> JapanDateTime? {
         var scanner = ByteScanner(text)

@@ -40,6 +40,13 @@ struct ParcelBlockReader {
             throw malformed("for \(number) has no state title (.tracking-invoice-block-state-title)")
         }
         let meaning = StatusVocabulary.meaning(of: label)
+        if meaning.code == .invalidNumber || meaning.code == .notFound, !events.isEmpty {
+            let rows = events.count == 1 ? "1 history row" : "\(events.count) history rows"
+            throw TrackingPageError(
+                .contradictoryBlock,
+                "parcel block \(position) for \(number) is contradictory: its state \(label) says Yamato does not "
+                    + "know the number, yet it lists \(rows) (first: \(events[0].label))")
+        }
         let isReturnLabel = { (label: String) -> Bool in
             let normalized = StatusVocabulary.normalize(label)
             return normalized == StatusVocabulary.returnStartedLabel

@@ -22,6 +22,9 @@ public struct TrackingPageError: Error, Hashable, Sendable, CustomStringConverti
         public static let numberMismatch = Code(rawValue: "number_mismatch")
         /// A parcel block lacks a part every block has, or holds text in a form the parser does not know.
         public static let malformedBlock = Code(rawValue: "malformed_block")
+        /// A parcel block contradicts itself: its state says Yamato does not know the number (伝票番号誤り,
+        /// 伝票番号未登録), yet it lists history rows.
+        public static let contradictoryBlock = Code(rawValue: "contradictory_block")
     }
 
     public let code: Code

@@ -40,16 +40,19 @@ enum StatusVocabulary {
         return result
     }
 
+    /// Running late (a reason may follow in brackets, as in 遅延中（悪天候）); still moving.
+    static let delayedLabel = "遅延中"
     /// The return leg has started; rows after it belong to the way back to the sender.
     static let returnStartedLabel = "返品"
     /// The return reached the sender: nothing more will happen.
     static let returnCompletedLabel = "返品完了"
 
-    private static let exactLabels: [String: Meaning] = {
-        var table: [String: Meaning] = [:]
+    /// Every catalogued label with its meaning, in the order of `docs/SCHEMA.md`'s table.
+    static let catalogue: [(label: String, meaning: Meaning)] = {
+        var table: [(label: String, meaning: Meaning)] = []
         func add(_ code: StatusCode, _ entries: [(String, String)]) {
             for (label, english) in entries {
-                table[label] = Meaning(code: code, english: english)
+                table.append((label, Meaning(code: code, english: english)))
             }
         }
         add(
@@ -76,6 +79,10 @@ enum StatusVocabulary {
                 ("配達担当店保管中", "Held at Delivery Office"),
                 ("配達日・時間帯指定（保管中）", "Held for Requested Delivery Date and Time"),
                 ("配達準備中", "Preparing for Delivery"),
+                // Forecasts for the date in お届け予定, shown for days before it: not yet on the truck.
+                ("配達予定", "Delivery Scheduled"),
+                ("投函予定", "Mailbox Delivery Scheduled"),
+                (delayedLabel, "Delayed"),
                 ("海外発送", "Dispatched Overseas"),
                 ("国内到着", "Arrived in Japan"),
                 ("引渡", "Handed Over"),
@@ -91,8 +98,6 @@ enum StatusVocabulary {
             [
                 ("配達中", "Out for Delivery"),
                 ("持ち出し中", "Out for Delivery"),
-                ("配達予定", "Delivery Scheduled"),
-                ("投函予定", "Mailbox Delivery Scheduled"),
             ])
         add(
             .availableForPickup,
@@ -141,8 +146,13 @@ enum StatusVocabulary {
         return table
     }()
 
+    private static let exactLabels: [String: Meaning] = Dictionary(
+        catalogue.map { ($0.label, $0.meaning) }, uniquingKeysWith: { first, _ in first })
+
     /// Labels that vary after a common stem; an exact label above always wins over its family.
-    private static let families: [(prefix: String, meaning: Meaning)] = [
+    static let families: [(prefix: String, meaning: Meaning)] = [
+        // 遅延中（悪天候）: the reason stays in the Japanese label; the English says only that it is late.
+        (delayedLabel + "（", Meaning(code: .inTransit, english: "Delayed")),
         ("持戻", Meaning(code: .attemptFailed, english: "Brought Back, Not Delivered")),
         ("配達完了", Meaning(code: .delivered, english: "Delivered")),
         ("調査中", Meaning(code: .exception, english: "Under Investigation")),
