@@ -6,7 +6,12 @@
 #include <sys/types.h>
 #include <sys/socket.h>
 #include <netinet/in.h>
+#include <poll.h>
 #include <microhttpd.h>
+
+#ifndef POLLRDHUP
+#define POLLRDHUP 0x2000
+#endif
 
 /// Starts a daemon with the options Kuroneko's servers use; MHD_start_daemon itself is variadic.
 /// `address` is the IPv4 address to listen on, with its port (0 picks a free one). Connections per client
@@ -53,6 +58,21 @@ static inline uint16_t kuroneko_daemon_port(struct MHD_Daemon *daemon) {
 static inline void *kuroneko_connection_mark(struct MHD_Connection *connection) {
     const union MHD_ConnectionInfo *info = MHD_get_connection_info(connection, MHD_CONNECTION_INFO_SOCKET_CONTEXT);
     return info == NULL ? NULL : info->socket_context;
+}
+
+/// The connection's socket, or -1. Valid while the connection is open; a suspended connection stays open.
+static inline int kuroneko_connection_socket(struct MHD_Connection *connection) {
+    const union MHD_ConnectionInfo *info = MHD_get_connection_info(connection, MHD_CONNECTION_INFO_CONNECTION_FD);
+    return info == NULL ? -1 : info->connect_fd;
+}
+
+/// 1 when the client has closed its end of the socket (or the socket failed), else 0; never waits.
+/// libmicrohttpd does not watch a suspended connection, so the server asks this while a request waits.
+static inline int kuroneko_peer_closed(int socket) {
+    if (socket < 0) return 0;
+    struct pollfd entry = {.fd = socket, .events = POLLRDHUP, .revents = 0};
+    if (poll(&entry, 1, 0) <= 0) return 0;
+    return (entry.revents & (POLLRDHUP | POLLHUP | POLLERR | POLLNVAL)) != 0;
 }
 
 #endif

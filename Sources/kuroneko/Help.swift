@@ -72,6 +72,11 @@ enum Help {
           --ttl-active SECONDS    KURONEKO_TTL_ACTIVE    still moving (default 300)
           --ttl-invalid SECONDS   KURONEKO_TTL_INVALID   invalid numbers (default 86400)
           --batch-window-ms MS    KURONEKO_BATCH_WINDOW_MS  gather lookups this long per POST (default 20)
+          --queue-deadline SECONDS  KURONEKO_QUEUE_DEADLINE  longest a lookup waits for Yamato; one that would
+                                  wait longer is answered 503 at once, one whose deadline passes 504 (default 10)
+          --queue-capacity N      KURONEKO_QUEUE_CAPACITY  numbers waiting for a POST, at most (default 10000)
+          --breaker-failures N    KURONEKO_BREAKER_FAILURES  failed POSTs in a row that open the circuit (default 5)
+          --breaker-cool-down SECONDS  KURONEKO_BREAKER_COOL_DOWN  before a probe POST is let through (default 30)
           --connections-per-client N  KURONEKO_CONNECTIONS_PER_CLIENT  open connections per address; requests
                                   on more are answered 503 (default 512)
           -h, --help              show this help

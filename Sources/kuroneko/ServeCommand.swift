@@ -8,6 +8,8 @@ struct ServeCommand {
     private let client: TrackingClient.Configuration
     private let service: ShipmentService.Configuration
     private let demo: Bool
+    /// How long a lookup waits for Yamato by default: a person or a program behind an HTTP client is waiting.
+    static let defaultQueueDeadline = Duration.seconds(10)
 
     /// Every setting comes from its flag, else its `KURONEKO_…` environment variable, else the default.
     init(arguments: [String], environment: [String: String]) throws(CommandFailure) {
@@ -49,8 +51,24 @@ struct ServeCommand {
         if let milliseconds = try arguments.number(
             "--batch-window-ms", in: 0...10_000, environment: "KURONEKO_BATCH_WINDOW_MS")
         {
-            service.batchWindow = .milliseconds(Int64(milliseconds))
+            client.batchWindow = .milliseconds(Int64(milliseconds))
         }
+        client.lookupDeadline =
+            try arguments.seconds("--queue-deadline", in: 0.1...3_600, environment: "KURONEKO_QUEUE_DEADLINE")
+            ?? Self.defaultQueueDeadline
+        if let capacity = try arguments.number(
+            "--queue-capacity", in: 1...1_000_000, environment: "KURONEKO_QUEUE_CAPACITY")
+        {
+            client.queueCapacity = Int(capacity)
+        }
+        if let failures = try arguments.number(
+            "--breaker-failures", in: 1...1_000, environment: "KURONEKO_BREAKER_FAILURES")
+        {
+            client.circuitBreaker.failureThreshold = Int(failures)
+        }
+        client.circuitBreaker.coolDown =
+            try arguments.seconds("--breaker-cool-down", in: 0.1...3_600, environment: "KURONEKO_BREAKER_COOL_DOWN")
+            ?? client.circuitBreaker.coolDown
         demo = try arguments.flag("--demo", environment: "KURONEKO_DEMO")
         let extra = try arguments.positionals()
         guard extra.isEmpty else {
@@ -74,8 +92,9 @@ struct ServeCommand {
             transport = URLSessionTransport()
         }
         let service = ShipmentService(
-            client: TrackingClient(configuration: client, transport: transport, clock: clock), clock: clock,
-            metrics: metrics, configuration: self.service)
+            client: TrackingClient(
+                configuration: client, transport: transport, clock: clock, observer: metrics.recordUpstream),
+            clock: clock, metrics: metrics, configuration: self.service)
         let logWriter = BufferedLogWriter()
         let log = AccessLog(write: logWriter.write)
         let running: HTTPServer
@@ -93,7 +112,10 @@ struct ServeCommand {
                 + "ttl_terminal_s=\(self.service.cache.terminalTTL / .seconds(1)) "
                 + "ttl_active_s=\(self.service.cache.activeTTL / .seconds(1)) "
                 + "ttl_invalid_s=\(self.service.cache.invalidTTL / .seconds(1)) "
-                + "batch_window_ms=\(self.service.batchWindow / .milliseconds(1)) "
+                + "batch_window_ms=\(client.batchWindow / .milliseconds(1)) "
+                + "queue_deadline_s=\((client.lookupDeadline ?? .zero) / .seconds(1)) queue_capacity=\(client.queueCapacity) "
+                + "breaker_failures=\(client.circuitBreaker.failureThreshold) "
+                + "breaker_cool_down_s=\(client.circuitBreaker.coolDown / .seconds(1)) "
                 + "connections_per_client=\(server.connectionsPerAddress)")
         let signal = await TerminationSignals.wait()
         logWriter.flush()

@@ -14,21 +14,23 @@ struct APIResponderTests {
         let metrics: Metrics
         let api: APIResponder
 
+        /// - Parameter batchWindow: zero sends each lookup at once; the clock never moves by itself, so with a
+        ///   window only full POSTs of ten leave.
         init(
-            autoAdvance: Bool = true, cache: ShipmentCache.Policy = .init(),
+            batchWindow: Duration = .zero, cache: ShipmentCache.Policy = .init(),
             answer: (@Sendable (Int, UpstreamRequest) async throws -> UpstreamResponse)? = nil
         ) {
-            let clock = ManualClock(autoAdvance: autoAdvance)
+            let clock = ManualClock()
             self.clock = clock
             let transport = answer.map { ScriptedTransport(clock: clock, answer: $0) } ?? .pages(clock: clock)
             self.transport = transport
             metrics = Metrics()
             let client = TrackingClient(
-                configuration: .init(minimumRequestInterval: .zero, retry: RetryPolicy(maxRetries: 0)),
-                transport: transport, clock: clock)
-            service = ShipmentService(
-                client: client, clock: clock, metrics: metrics,
-                configuration: .init(cache: cache, breakerFailureThreshold: 3, breakerCoolDown: .seconds(30)))
+                configuration: .init(
+                    minimumRequestInterval: .zero, retry: RetryPolicy(maxRetries: 0), batchWindow: batchWindow,
+                    circuitBreaker: .init(failureThreshold: 3, coolDown: .seconds(30))),
+                transport: transport, clock: clock, observer: metrics.recordUpstream)
+            service = ShipmentService(client: client, clock: clock, metrics: metrics, configuration: .init(cache: cache))
             api = APIResponder(service: service, metrics: metrics, log: AccessLog(write: nil))
         }
 
@@ -95,7 +97,7 @@ struct APIResponderTests {
     @Test("1,000 concurrent lookups of 200 numbers cost 20 POSTs, and everyone gets an answer")
     func coalescing() async throws {
         // The batching window never elapses on this clock: only full batches of ten leave.
-        let harness = Harness(autoAdvance: false)
+        let harness = Harness(batchWindow: .milliseconds(20))
         let numbers = ValidNumbers.numbers(200, from: 40_000_000_000)
         let answered = await withTaskGroup(of: Bool.self) { group in
             for index in 0..<1_000 {
@@ -124,14 +126,14 @@ struct APIResponderTests {
         }
         #expect(await harness.get("/v1/shipments/327754459830").status == 200)
         await failing.set()
-        try await harness.clock.sleep(until: harness.clock.uptime + .seconds(61))
+        harness.clock.advance(by: .seconds(61))
         let stale = await harness.get("/v1/shipments/327754459830")
         #expect(stale.status == 200)
         #expect(stale.header("X-Cache") == "stale")
 
         let timeout = await harness.get("/v1/shipments/623023866161")
         #expect(timeout.status == 504)
-        // Three failures in a row open the circuit: 503 with Retry-After, and not ready.
+        // Three failed POSTs in a row open the circuit: 503 with Retry-After, and not ready.
         _ = await harness.get("/v1/shipments/443496171020")
         let open = await harness.get("/v1/shipments/380331823605")
         #expect(open.status == 503)

@@ -1,35 +1,25 @@
 import Foundation
 import Kuroneko
 
-/// A clock that moves only when the test says so; sleepers wake when it passes their deadline.
-///
-/// With `autoAdvance`, time is virtual instead: a sleeper moves the clock straight to its deadline, so code
-/// that paces itself runs at once while every start time it records stays exact.
+/// A clock that moves only when the test says so (``advance(by:)``); sleepers wake when it passes their
+/// deadline, and a test can wait for the code under test to set a timer (``waitForSleeper(until:)``).
 public final class ManualClock: TrackingClock, @unchecked Sendable {
     // @unchecked Sendable: every stored property is read and written under `lock`.
     private let lock = NSLock()
     private let start: Date
     private var elapsed: Duration = .zero
     private var sleepers: [(id: UInt64, deadline: Duration, continuation: CheckedContinuation<Void, any Error>)] = []
-    private var sleeperWatchers: [(count: Int, continuation: CheckedContinuation<Void, Never>)] = []
+    private var sleeperWatchers: [(satisfied: ([Duration]) -> Bool, continuation: CheckedContinuation<Void, Never>)] = []
     private var nextID: UInt64 = 0
 
-    private let autoAdvance: Bool
-
-    public init(start: Date = Date(timeIntervalSince1970: 1_790_000_000), autoAdvance: Bool = false) {
+    public init(start: Date = Date(timeIntervalSince1970: 1_790_000_000)) {
         self.start = start
-        self.autoAdvance = autoAdvance
     }
 
     public var now: Date { locked { start.addingTimeInterval(elapsed / .seconds(1)) } }
     public var uptime: Duration { locked { elapsed } }
 
     public func sleep(until deadline: Duration) async throws {
-        if autoAdvance {
-            try Task.checkCancellation()
-            locked { elapsed = max(elapsed, deadline) }
-            return
-        }
         let id: UInt64 = locked {
             nextID += 1
             return nextID
@@ -62,12 +52,35 @@ public final class ManualClock: TrackingClock, @unchecked Sendable {
         }
     }
 
+    /// Moves the clock forward and wakes every sleeper whose deadline has come.
+    public func advance(by duration: Duration) {
+        let woken: [CheckedContinuation<Void, any Error>] = locked {
+            elapsed += duration
+            let due = sleepers.filter { $0.deadline <= elapsed }
+            sleepers.removeAll { $0.deadline <= elapsed }
+            return due.map(\.continuation)
+        }
+        woken.forEach { $0.resume() }
+    }
+
+    /// How many tasks are asleep on this clock now.
+    public var sleeperCount: Int { locked { sleepers.count } }
+
     /// Returns once at least `count` tasks are asleep on this clock.
     public func waitForSleepers(_ count: Int = 1) async {
+        await waitForSleepers { $0.count >= count }
+    }
+
+    /// Returns once some task sleeps until exactly `deadline` (a timer the code under test has set).
+    public func waitForSleeper(until deadline: Duration) async {
+        await waitForSleepers { $0.contains(deadline) }
+    }
+
+    private func waitForSleepers(where satisfied: @escaping ([Duration]) -> Bool) async {
         await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
             let ready: Bool = locked {
-                if sleepers.count >= count { return true }
-                sleeperWatchers.append((count, continuation))
+                if satisfied(sleepers.map(\.deadline)) { return true }
+                sleeperWatchers.append((satisfied, continuation))
                 return false
             }
             if ready { continuation.resume() }
@@ -75,8 +88,9 @@ public final class ManualClock: TrackingClock, @unchecked Sendable {
     }
 
     private func takeSatisfiedWatchers() -> [CheckedContinuation<Void, Never>] {
-        let satisfied = sleeperWatchers.filter { $0.count <= sleepers.count }
-        sleeperWatchers.removeAll { $0.count <= sleepers.count }
+        let deadlines = sleepers.map(\.deadline)
+        let satisfied = sleeperWatchers.filter { $0.satisfied(deadlines) }
+        sleeperWatchers.removeAll { $0.satisfied(deadlines) }
         return satisfied.map(\.continuation)
     }
 

@@ -64,7 +64,7 @@ struct BatchingTests {
         let endpoint = try #require(URL(string: "http://127.0.0.1:9/cgi-bin/tneko"))
         let client = TrackingClient(
             configuration: .init(endpoint: endpoint, requestTimeout: .seconds(3)), transport: transport, clock: clock)
-        _ = try await client.track(Self.numbers(1)[0])
+        _ = try await client.track(Self.numbers(1))
         let request = try #require(await transport.calls.first?.request)
         #expect(request.url == endpoint)
         #expect(request.method == "POST")

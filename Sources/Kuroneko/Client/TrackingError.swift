@@ -1,4 +1,5 @@
-/// A lookup failed: the upstream could not be reached, answered an error, or answered a page the parser refused.
+/// A lookup failed: the upstream could not be reached, answered an error, or answered a page the parser
+/// refused; or the scheduler could not ask it in time.
 public struct TrackingError: Error, Hashable, Sendable, CustomStringConvertible {
     public struct Code: RawRepresentable, Hashable, Sendable, CustomStringConvertible {
         public let rawValue: String
@@ -15,6 +16,13 @@ public struct TrackingError: Error, Hashable, Sendable, CustomStringConvertible 
         public static let page = Code(rawValue: "page")
         /// Any other transport failure.
         public static let transport = Code(rawValue: "transport")
+        /// The queue ahead is longer than the lookup's deadline allows (or full): not queued; see
+        /// ``TrackingError/retryAfter``.
+        public static let overloaded = Code(rawValue: "overloaded")
+        /// Recent POSTs kept failing, so nothing is sent for a while; see ``TrackingError/retryAfter``.
+        public static let circuitOpen = Code(rawValue: "circuit_open")
+        /// The lookup's deadline passed before an answer came.
+        public static let deadlineExceeded = Code(rawValue: "deadline_exceeded")
     }
 
     public let code: Code
@@ -24,13 +32,45 @@ public struct TrackingError: Error, Hashable, Sendable, CustomStringConvertible 
     public let httpStatus: Int?
     /// The parser's refusal, for ``Code/page``.
     public let pageError: TrackingPageError?
+    /// When asking again may succeed, for ``Code/overloaded`` and ``Code/circuitOpen``.
+    public let retryAfter: Duration?
 
-    public init(_ code: Code, _ message: String, httpStatus: Int? = nil, pageError: TrackingPageError? = nil) {
+    public init(
+        _ code: Code, _ message: String, httpStatus: Int? = nil, pageError: TrackingPageError? = nil,
+        retryAfter: Duration? = nil
+    ) {
         self.code = code
         self.message = message
         self.httpStatus = httpStatus
         self.pageError = pageError
+        self.retryAfter = retryAfter
     }
 
     public var description: String { message }
+
+    static func overloaded(estimatedWait: Duration, deadline: Duration?, queueFull: Bool) -> TrackingError {
+        let wait = seconds(estimatedWait)
+        let reason =
+            queueFull
+            ? "the upstream queue is full"
+            : "about \(wait) s of lookups to Yamato are queued ahead, more than the \(seconds(deadline ?? .zero)) s "
+                + "deadline allows"
+        return TrackingError(.overloaded, "\(reason); try again in \(wait) s", retryAfter: estimatedWait)
+    }
+
+    static func circuitOpen(retryAfter: Duration, failures: Int) -> TrackingError {
+        TrackingError(
+            .circuitOpen,
+            "Yamato's page failed \(failures) times in a row; lookups are paused for \(seconds(retryAfter)) s "
+                + "to let it recover",
+            retryAfter: retryAfter)
+    }
+
+    static let deadlineExceeded = TrackingError(
+        .deadlineExceeded, "Yamato did not answer before the lookup's deadline")
+
+    /// Whole seconds, rounded up, at least 1: what `Retry-After` says.
+    static func seconds(_ duration: Duration) -> Int {
+        max(1, Int((duration / .seconds(1)).rounded(.up)))
+    }
 }

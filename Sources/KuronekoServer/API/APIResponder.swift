@@ -44,14 +44,16 @@ public struct APIResponder: HTTPResponder {
         }
         router.add("GET", "/healthz") { _, _ in .json(["status": "ok"]) }
         router.add("GET", "/readyz") { _, _ in
-            service.isCircuitOpen
-                ? .problem(
-                    status: 503, title: "Service Unavailable",
-                    detail: "the circuit to Yamato is open after repeated failures; cached answers are still served")
-                : .json(["status": "ready"])
+            let circuit = service.circuitState
+            guard circuit == .open else { return .json(["status": "ready", "circuit": circuit.rawValue]) }
+            return .problem(
+                status: 503, title: "Service Unavailable",
+                detail: "the circuit to Yamato is open after repeated failures; cached answers are still served")
         }
         router.add("GET", "/metrics") { _, _ in
-            .content(Data(metrics.render().utf8), type: "text/plain; version=0.0.4; charset=utf-8")
+            .content(
+                Data(metrics.render(upstream: service.client.scheduler.statistics).utf8),
+                type: "text/plain; version=0.0.4; charset=utf-8")
         }
         router.add("GET", "/openapi.json") { _, _ in .content(OpenAPIDocument.json, type: "application/json") }
         self.router = router
@@ -194,10 +196,12 @@ public struct APIResponder: HTTPResponder {
             return .problem(status: 502, title: "Bad Gateway", detail: error.message)
         case .upstreamTimeout:
             return .problem(status: 504, title: "Gateway Timeout", detail: error.message)
-        case .circuitOpen(let retryAfter):
+        case .unavailable(let retryAfter):
             var response = HTTPResponse.problem(status: 503, title: "Service Unavailable", detail: error.message)
             response.headers.append(("Retry-After", String(max(1, Int((retryAfter / .seconds(1)).rounded(.up))))))
             return response
+        case .cancelled:
+            return .problem(status: 503, title: "Service Unavailable", detail: error.message)
         }
     }
 }

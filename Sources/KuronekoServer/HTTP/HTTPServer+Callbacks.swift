@@ -57,14 +57,41 @@ func handleRequest(
         return queue(immediate, on: connection)
     }
     // Suspend before the work starts: a resume that arrives before the suspend would be lost.
+    let socket = kuroneko_connection_socket(connection)
     MHD_suspend_connection(connection)
     let connectionAddress = UInt(bitPattern: connection)
     let responder = server.responder
     Task {
-        context.response = await responder.respond(to: request)
+        context.response = await respond(to: request, cancellingWhenClosed: socket, responder: responder)
         MHD_resume_connection(OpaquePointer(bitPattern: connectionAddress))
     }
     return .YES
+}
+
+/// How often a waiting request's socket is checked for the client having gone away.
+private let disconnectCheckInterval = Duration.milliseconds(200)
+
+/// The responder's answer; if the client closes its socket first, the responder's task is cancelled (so
+/// its lookups leave the upstream queue) and the answer, which nobody will read, is whatever it returns
+/// then. The socket stays open while the connection is suspended, and the watcher has stopped before this
+/// returns, so it never looks at a socket libmicrohttpd has closed.
+private func respond(
+    to request: HTTPRequest, cancellingWhenClosed socket: Int32, responder: any HTTPResponder
+) async -> HTTPResponse {
+    let work = Task { await responder.respond(to: request) }
+    let watcher = Task {
+        while !Task.isCancelled {
+            try? await Task.sleep(for: disconnectCheckInterval)
+            if !Task.isCancelled, kuroneko_peer_closed(socket) != 0 {
+                work.cancel()
+                return
+            }
+        }
+    }
+    let response = await work.value
+    watcher.cancel()
+    await watcher.value
+    return response
 }
 
 /// Called when a request ends for any reason (answered, aborted, timed out, shut down): frees its context.

@@ -1,4 +1,5 @@
 import Foundation
+import Kuroneko
 
 /// The server's counters and histograms, rendered in the Prometheus text format for `GET /metrics`.
 ///
@@ -33,17 +34,19 @@ public final class Metrics: @unchecked Sendable {
         locked { cacheLookups[result, default: 0] += 1 }
     }
 
-    func recordUpstream(batchSize size: Int, seconds: Double, failed: Bool) {
+    /// Counts one POST attempt as it ended; give this to the client as its observer.
+    public func recordUpstream(_ report: UpstreamPostReport) {
         locked {
             upstreamRequests += 1
-            if failed { upstreamFailures += 1 }
-            upstreamDuration.observe(seconds)
-            batchSize.observe(Double(size))
+            if report.failed { upstreamFailures += 1 }
+            upstreamDuration.observe(report.seconds)
+            batchSize.observe(Double(report.numbers))
         }
     }
 
     /// The Prometheus text exposition (version 0.0.4).
-    public func render() -> String {
+    /// - Parameter upstream: the scheduler's levels and counters, rendered beside the server's own.
+    public func render(upstream: UpstreamStatistics? = nil) -> String {
         locked {
             var lines: [String] = []
             lines.append("# HELP kuroneko_http_requests_total HTTP requests answered, by route and status.")
@@ -63,15 +66,51 @@ public final class Metrics: @unchecked Sendable {
             lines.append("# HELP kuroneko_upstream_requests_total POSTs sent to the tracking page.")
             lines.append("# TYPE kuroneko_upstream_requests_total counter")
             lines.append("kuroneko_upstream_requests_total \(upstreamRequests)")
-            lines.append("# HELP kuroneko_upstream_failures_total POSTs that ended in an error after their retries.")
+            lines.append("# HELP kuroneko_upstream_failures_total POSTs that failed (each attempt counts).")
             lines.append("# TYPE kuroneko_upstream_failures_total counter")
             lines.append("kuroneko_upstream_failures_total \(upstreamFailures)")
             lines += upstreamDuration.render(
                 name: "kuroneko_upstream_request_duration_seconds",
-                help: "Time for one upstream lookup, retries included.")
+                help: "Time for one POST attempt.")
             lines += batchSize.render(name: "kuroneko_upstream_batch_size", help: "Tracking numbers per upstream POST.")
+            if let upstream { lines += Self.render(upstream) }
             return lines.joined(separator: "\n") + "\n"
         }
+    }
+
+    private static func render(_ upstream: UpstreamStatistics) -> [String] {
+        var lines = [
+            "# HELP kuroneko_upstream_queue_length Numbers waiting for a POST, by priority.",
+            "# TYPE kuroneko_upstream_queue_length gauge",
+        ]
+        for priority in UpstreamPriority.allCases.reversed() {
+            lines.append("kuroneko_upstream_queue_length{priority=\"\(priority)\"} \(upstream.queued[priority] ?? 0)")
+        }
+        func metric(_ name: String, _ type: String, _ help: String, _ value: String) {
+            lines += ["# HELP \(name) \(help)", "# TYPE \(name) \(type)", "\(name) \(value)"]
+        }
+        metric(
+            "kuroneko_upstream_estimated_wait_seconds", "gauge",
+            "What a new interactive lookup would wait for its answer now.",
+            "\(upstream.estimatedWait / .seconds(1))")
+        metric("kuroneko_upstream_in_flight", "gauge", "POSTs under way.", "\(upstream.inFlight)")
+        metric(
+            "kuroneko_upstream_circuit_state", "gauge", "The circuit to Yamato: 0 closed, 1 half-open, 2 open.",
+            "\(upstream.circuit.gaugeValue)")
+        metric(
+            "kuroneko_upstream_shed_total", "counter",
+            "Lookups answered 503 at once because the queue could not meet their deadline.", "\(upstream.shed)")
+        metric(
+            "kuroneko_upstream_expired_waiters_total", "counter",
+            "Lookups answered 504 because their deadline passed first.", "\(upstream.expired)")
+        metric(
+            "kuroneko_upstream_cancelled_numbers_total", "counter",
+            "Numbers dropped unsent, or POSTs called off, because nobody waited for them any more.",
+            "\(upstream.cancelledNumbers)")
+        metric(
+            "kuroneko_upstream_circuit_rejections_total", "counter",
+            "Lookups answered 503 at once because the circuit was open.", "\(upstream.rejectedWhileOpen)")
+        return lines
     }
 
     private func locked<T>(_ body: () -> T) -> T {

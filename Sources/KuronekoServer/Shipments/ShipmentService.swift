@@ -1,33 +1,19 @@
 import Foundation
 import Kuroneko
 
-/// Answers lookups from the cache when it can, and otherwise from Yamato, as politely as possible: one
-/// fetch per number however many ask, ten numbers per POST, and no calls at all while the circuit is open.
+/// Answers lookups from the cache when it can, and otherwise through the client's ``UpstreamScheduler``,
+/// which coalesces, batches, paces, sheds and breaks the circuit for every lookup of the process.
 ///
-/// `@unchecked Sendable`: the breaker and the refresh times are guarded by `lock`; everything else is
-/// immutable or Sendable.
+/// `@unchecked Sendable`: the refresh times are guarded by `lock`; everything else is immutable or Sendable.
 public final class ShipmentService: @unchecked Sendable {
     public struct Configuration: Sendable {
         public var cache: ShipmentCache.Policy
-        /// How long lookups are gathered before a POST leaves with fewer than ten numbers.
-        public var batchWindow: Duration
-        /// Upstream failures in a row that open the circuit.
-        public var breakerFailureThreshold: Int
-        /// How long the circuit stays open before one probe is let through.
-        public var breakerCoolDown: Duration
         /// The least time between two `?refresh=1` fetches of the same number; more are served from cache.
         public var refreshInterval: Duration
 
-        /// - Parameters: defaults: the cache policy's defaults, 20 ms, 5 failures, 30 s, 10 s.
-        public init(
-            cache: ShipmentCache.Policy = .init(), batchWindow: Duration = .milliseconds(20),
-            breakerFailureThreshold: Int = 5, breakerCoolDown: Duration = .seconds(30),
-            refreshInterval: Duration = .seconds(10)
-        ) {
+        /// - Parameters: defaults: the cache policy's defaults, 10 s.
+        public init(cache: ShipmentCache.Policy = .init(), refreshInterval: Duration = .seconds(10)) {
             self.cache = cache
-            self.batchWindow = batchWindow
-            self.breakerFailureThreshold = breakerFailureThreshold
-            self.breakerCoolDown = breakerCoolDown
             self.refreshInterval = refreshInterval
         }
     }
@@ -43,21 +29,18 @@ public final class ShipmentService: @unchecked Sendable {
 
     public let configuration: Configuration
     public let cache: ShipmentCache
-    private let fetcher: ShipmentFetcher
+    public let client: TrackingClient
     private let clock: any TrackingClock
     private let metrics: Metrics
     private let lock = NSLock()
-    private var breaker: CircuitBreaker
     private var lastRefresh: [TrackingNumber: Duration] = [:]
 
     public init(client: TrackingClient, clock: any TrackingClock, metrics: Metrics, configuration: Configuration) {
         self.configuration = configuration
+        self.client = client
         self.clock = clock
         self.metrics = metrics
         cache = ShipmentCache(policy: configuration.cache)
-        fetcher = ShipmentFetcher(client: client, clock: clock, window: configuration.batchWindow, metrics: metrics)
-        breaker = CircuitBreaker(
-            failureThreshold: configuration.breakerFailureThreshold, coolDown: configuration.breakerCoolDown)
     }
 
     /// A fresh cached answer, or `nil`; never waits, so the HTTP adapter can call it on its own thread.
@@ -67,34 +50,25 @@ public final class ShipmentService: @unchecked Sendable {
         return entry
     }
 
-    /// Whether the circuit is open (the upstream is being left alone).
-    public var isCircuitOpen: Bool {
-        lock.lock()
-        defer { lock.unlock() }
-        return breaker.isOpen
-    }
+    /// Whether POSTs may go to Yamato: closed, half-open (the next POST is a probe) or open.
+    public var circuitState: CircuitState { client.scheduler.statistics.circuit }
 
-    /// Looks a number up.
+    /// Looks a number up: interactive, or at refresh priority for `refresh`.
     /// - Parameter refresh: skip a fresh cached answer (rate limited per number by `refreshInterval`).
     public func lookup(_ number: TrackingNumber, refresh: Bool = false) async -> Outcome {
         let cached = cache.entry(for: number)
-        if let cached, cached.isFresh(at: clock.now), !(refresh && mayRefresh(number)) {
+        let refreshing = refresh && mayRefresh(number)
+        if let cached, cached.isFresh(at: clock.now), !refreshing {
             metrics.recordCacheLookup("hit")
             return .fresh(cached, fromCache: true)
         }
-        if case .rejected(let retryAfter) = permission() {
-            return fallback(cached, .circuitOpen(retryAfter: retryAfter))
-        }
         do {
-            let shipment = try await fetcher.shipment(for: number)
-            record(success: true)
+            let shipment = try await client.track(number, priority: refreshing ? .refresh : .interactive)
             let entry = cache.store(shipment, fetchedAt: clock.now)
             metrics.recordCacheLookup("miss")
             return .fresh(entry, fromCache: false)
         } catch {
-            let failure = ServiceError(error)
-            if failure.countsAgainstUpstream { record(success: false) }
-            return fallback(cached, failure)
+            return fallback(cached, ServiceError(error))
         }
     }
 
@@ -102,18 +76,6 @@ public final class ShipmentService: @unchecked Sendable {
         guard let cached else { return .failed(error) }
         metrics.recordCacheLookup("stale")
         return .stale(cached, error)
-    }
-
-    private func permission() -> CircuitBreaker.Permission {
-        lock.lock()
-        defer { lock.unlock() }
-        return breaker.permission(at: clock.uptime)
-    }
-
-    private func record(success: Bool) {
-        lock.lock()
-        defer { lock.unlock() }
-        if success { breaker.recordSuccess() } else { breaker.recordFailure(at: clock.uptime) }
     }
 
     private func mayRefresh(_ number: TrackingNumber) -> Bool {
@@ -134,10 +96,13 @@ public struct ServiceError: Error, Sendable {
     public enum Kind: Sendable, Equatable {
         /// The upstream answered a page the parser refused, or an HTTP error: 502.
         case badUpstream
-        /// The upstream did not answer in time: 504.
+        /// The upstream did not answer in time, or not before the lookup's deadline: 504.
         case upstreamTimeout
-        /// The circuit is open: 503 with Retry-After.
-        case circuitOpen(retryAfter: Duration)
+        /// Not asked now (the circuit is open, or the queue ahead is longer than the deadline): 503 with
+        /// Retry-After.
+        case unavailable(retryAfter: Duration)
+        /// The client went away before the answer: nobody reads this one.
+        case cancelled
     }
 
     public let kind: Kind
@@ -145,40 +110,27 @@ public struct ServiceError: Error, Sendable {
 
     init(_ error: any Error) {
         switch error {
-        case let tracking as TrackingError where tracking.code == .timeout:
-            kind = .upstreamTimeout
-            message = tracking.message
         case let tracking as TrackingError:
-            kind = .badUpstream
             message = tracking.message
+            switch tracking.code {
+            case .timeout, .deadlineExceeded: kind = .upstreamTimeout
+            case .overloaded, .circuitOpen: kind = .unavailable(retryAfter: tracking.retryAfter ?? .seconds(1))
+            default: kind = .badUpstream
+            }
+        case is CancellationError:
+            kind = .cancelled
+            message = "the lookup was cancelled"
         default:
             kind = .badUpstream
             message = "the upstream lookup failed: \(error)"
         }
     }
 
-    static func circuitOpen(retryAfter: Duration) -> ServiceError {
-        ServiceError(
-            kind: .circuitOpen(retryAfter: retryAfter),
-            message: "Yamato's page has failed repeatedly; lookups are paused to let it recover")
-    }
-
-    private init(kind: Kind, message: String) {
-        self.kind = kind
-        self.message = message
-    }
-
-    /// Failures of the upstream itself count towards opening the circuit; an open circuit does not.
-    var countsAgainstUpstream: Bool {
-        if case .circuitOpen = kind { return false }
-        return true
-    }
-
     public var status: Int {
         switch kind {
         case .badUpstream: 502
         case .upstreamTimeout: 504
-        case .circuitOpen: 503
+        case .unavailable, .cancelled: 503
         }
     }
 }

@@ -1,0 +1,37 @@
+import Foundation
+
+/// Why one POST failed, and whether trying again could help.
+enum UpstreamAttemptFailure: Error, Sendable {
+    case transport(TransportError)
+    case httpStatus(Int, endpoint: URL)
+    case page(TrackingPageError, endpoint: URL)
+
+    /// Timeouts, broken connections and server errors may pass; a 4xx or a refused page would come back the same.
+    var mayPass: Bool {
+        switch self {
+        case .page: false
+        case .transport(let error): error.kind == .timeout || error.kind == .connection
+        case .httpStatus(let status, _): (500...599).contains(status)
+        }
+    }
+
+    /// The error the waiters get once no more attempts will be made.
+    func error(attempts: Int) -> TrackingError {
+        let tries = attempts == 1 ? "" : " (after \(attempts) attempts)"
+        switch self {
+        case .transport(let error):
+            let code: TrackingError.Code =
+                switch error.kind {
+                case .timeout: .timeout
+                case .connection: .connection
+                case .other: .transport
+                }
+            return TrackingError(code, error.message + tries)
+        case .httpStatus(let status, let endpoint):
+            return TrackingError(.httpStatus, "\(endpoint) answered HTTP \(status)\(tries)", httpStatus: status)
+        case .page(let error, let endpoint):
+            return TrackingError(
+                .page, "\(endpoint) answered a page that cannot be read: \(error.message)", pageError: error)
+        }
+    }
+}

@@ -1,0 +1,78 @@
+/// The politeness budget every POST to Yamato draws on: how many may be in flight, how far apart they start.
+///
+/// The scheduler asks for one start at a time and gives every start back when its POST ends. The local
+/// budget below holds one process to the limits; a budget shared by several server instances (through a
+/// database) can take its place without touching the scheduler's policy.
+public protocol UpstreamBudget: Sendable {
+    /// Returns when one more POST may start, and counts it as started.
+    /// - Throws: `CancellationError` when the task is cancelled first; nothing is then counted.
+    func acquire() async throws
+    /// A POST started by ``acquire()`` has ended (or was never sent).
+    func release() async
+}
+
+/// One process's budget: at most `maxConcurrent` POSTs in flight, starts at least `minimumInterval` apart.
+public actor LocalUpstreamBudget: UpstreamBudget {
+    public nonisolated let maxConcurrent: Int
+    public nonisolated let minimumInterval: Duration
+    private let clock: any TrackingClock
+    private var inFlight = 0
+    private var lastStart: Duration?
+    /// Callers waiting for a POST to end, first come first served.
+    private var waiting: [(id: UInt64, continuation: CheckedContinuation<Void, any Error>)] = []
+    private var nextID: UInt64 = 0
+
+    public init(maxConcurrent: Int, minimumInterval: Duration, clock: any TrackingClock) {
+        self.maxConcurrent = max(1, maxConcurrent)
+        self.minimumInterval = max(.zero, minimumInterval)
+        self.clock = clock
+    }
+
+    public func acquire() async throws {
+        if inFlight < maxConcurrent {
+            inFlight += 1
+        } else {
+            try await waitForRelease()
+        }
+        let now = clock.uptime
+        let start = lastStart.map { max(now, $0 + minimumInterval) } ?? now
+        lastStart = start
+        guard start > now else { return }
+        do {
+            try await clock.sleep(until: start)
+        } catch {
+            await release()
+            throw error
+        }
+    }
+
+    public func release() async {
+        if waiting.isEmpty {
+            inFlight = max(0, inFlight - 1)
+        } else {
+            waiting.removeFirst().continuation.resume()
+        }
+    }
+
+    /// Suspends until ``release()`` hands over its place; the place stays counted in `inFlight`.
+    private func waitForRelease() async throws {
+        nextID += 1
+        let id = nextID
+        try await withTaskCancellationHandler {
+            try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
+                if Task.isCancelled {
+                    continuation.resume(throwing: CancellationError())
+                } else {
+                    waiting.append((id, continuation))
+                }
+            }
+        } onCancel: {
+            Task { await self.cancelWaiting(id) }
+        }
+    }
+
+    private func cancelWaiting(_ id: UInt64) {
+        guard let index = waiting.firstIndex(where: { $0.id == id }) else { return }
+        waiting.remove(at: index).continuation.resume(throwing: CancellationError())
+    }
+}

@@ -1,0 +1,27 @@
+/// What the scheduler is doing, for metrics and readiness: queue levels, the circuit, and counters.
+public struct UpstreamStatistics: Sendable, Hashable {
+    /// Numbers waiting for a POST, by priority.
+    public var queued: [UpstreamPriority: Int] = [:]
+    /// POSTs under way.
+    public var inFlight = 0
+    public var circuit = CircuitState.closed
+    /// What a new interactive number would wait for its answer now.
+    public var estimatedWait = Duration.zero
+    /// Lookups answered at once with `overloaded` instead of being queued.
+    public var shed = 0
+    /// Waiters whose deadline passed before their answer.
+    public var expired = 0
+    /// Numbers dropped before they were sent (or whose POST was called off) because nobody waited any more.
+    public var cancelledNumbers = 0
+    /// Lookups refused at once because the circuit was open.
+    public var rejectedWhileOpen = 0
+
+    public init() {}
+}
+
+/// One POST attempt as it ended, for metrics.
+public struct UpstreamPostReport: Sendable, Hashable {
+    public let numbers: Int
+    public let seconds: Double
+    public let failed: Bool
+}
