@@ -79,6 +79,7 @@ enum Help {
           --breaker-cool-down SECONDS  KURONEKO_BREAKER_COOL_DOWN  before a probe POST is let through (default 30)
           --connections-per-client N  KURONEKO_CONNECTIONS_PER_CLIENT  open connections per address; requests
                                   on more are answered 503 (default 512)
+          --max-connections N     KURONEKO_MAX_CONNECTIONS  open connections from all clients (default 1020)
           -h, --help              show this help
         """
 

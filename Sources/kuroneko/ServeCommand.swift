@@ -24,6 +24,9 @@ struct ServeCommand {
         {
             server.connectionsPerAddress = Int(cap)
         }
+        if let limit = try arguments.number("--max-connections", in: 16...100_000, environment: "KURONEKO_MAX_CONNECTIONS") {
+            server.maxConnections = Int(limit)
+        }
         var client = TrackingClient.Configuration()
         client.endpoint = try arguments.endpoint("--endpoint", environment: "KURONEKO_ENDPOINT") ?? client.endpoint
         client.requestTimeout =
@@ -116,7 +119,7 @@ struct ServeCommand {
                 + "queue_deadline_s=\((client.lookupDeadline ?? .zero) / .seconds(1)) queue_capacity=\(client.queueCapacity) "
                 + "breaker_failures=\(client.circuitBreaker.failureThreshold) "
                 + "breaker_cool_down_s=\(client.circuitBreaker.coolDown / .seconds(1)) "
-                + "connections_per_client=\(server.connectionsPerAddress)")
+                + "connections_per_client=\(server.connectionsPerAddress) max_connections=\(server.maxConnections)")
         let signal = await TerminationSignals.wait()
         logWriter.flush()
         terminal.printError("kuroneko serve: \(signal) received, finishing requests in flight")

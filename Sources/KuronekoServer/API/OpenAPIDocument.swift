@@ -61,14 +61,14 @@ enum OpenAPIDocument {
               }
             },
             "/healthz": {"get": {"summary": "Liveness", "responses": {"200": {"description": "The process is up", "content": {"application/json": {"schema": {"type": "object", "required": ["status"], "properties": {"status": {"type": "string", "enum": ["ok"]}}}}}}}}},
-            "/readyz": {"get": {"summary": "Readiness", "responses": {"200": {"description": "Ready to ask Yamato", "content": {"application/json": {"schema": {"type": "object", "required": ["status"], "properties": {"status": {"type": "string", "enum": ["ready"]}}}}}}, "503": {"$ref": "#/components/responses/Problem"}}}},
+            "/readyz": {"get": {"summary": "Readiness", "responses": {"200": {"description": "Ready to ask Yamato: the circuit is closed, or half-open (the next POST is a probe)", "content": {"application/json": {"schema": {"type": "object", "required": ["status", "circuit"], "properties": {"status": {"type": "string", "enum": ["ready"]}, "circuit": {"type": "string", "enum": ["closed", "half_open"]}}}}}}, "503": {"$ref": "#/components/responses/Problem"}}}},
             "/metrics": {"get": {"summary": "Prometheus metrics", "responses": {"200": {"description": "Text exposition format 0.0.4", "content": {"text/plain": {"schema": {"type": "string"}}}}}}},
             "/openapi.json": {"get": {"summary": "This document", "responses": {"200": {"description": "OpenAPI 3.1", "content": {"application/json": {"schema": {"type": "object"}}}}}}}
           },
           "components": {
             "responses": {
               "Problem": {"description": "RFC 9457 problem document", "content": {"application/problem+json": {"schema": {"$ref": "#/components/schemas/Problem"}}}},
-              "Unavailable": {"description": "The circuit to Yamato is open", "headers": {"Retry-After": {"schema": {"type": "string"}}}, "content": {"application/problem+json": {"schema": {"$ref": "#/components/schemas/Problem"}}}}
+              "Unavailable": {"description": "Yamato is not asked now: the circuit is open after repeated failures, or the queue ahead is longer than the lookup's deadline; Retry-After says when to ask again", "headers": {"Retry-After": {"schema": {"type": "string"}}}, "content": {"application/problem+json": {"schema": {"$ref": "#/components/schemas/Problem"}}}}
             },
             "schemas": {
               "Problem": {"type": "object", "required": ["type", "title", "status", "detail"], "properties": {"type": {"type": "string"}, "title": {"type": "string"}, "status": {"type": "integer"}, "detail": {"type": "string"}}},

@@ -21,11 +21,16 @@ public final class HTTPServer: Sendable {
         public var connectionsPerAddress: Int
         /// Memory for one connection's request line and headers; larger headers are refused with 431.
         public var headerMemoryBytes: Int
+        /// Connections open at once, from all clients; libmicrohttpd closes more as they arrive. The process's
+        /// open-file limit is raised to fit, as far as its hard limit allows.
+        public var maxConnections: Int
 
         public init(
             host: String = "127.0.0.1", port: UInt16 = 8080, threads: Int = 2, connectionTimeoutSeconds: Int = 30,
-            maxBodyBytes: Int = 64 * 1024, connectionsPerAddress: Int = 512, headerMemoryBytes: Int = 32 * 1024
+            maxBodyBytes: Int = 64 * 1024, connectionsPerAddress: Int = 512, headerMemoryBytes: Int = 32 * 1024,
+            maxConnections: Int = 1_020
         ) {
+            self.maxConnections = maxConnections
             self.host = host
             self.port = port
             self.threads = threads
@@ -54,12 +59,14 @@ public final class HTTPServer: Sendable {
         let state = ServerState(
             responder: responder, maxBodyBytes: configuration.maxBodyBytes,
             connectionsPerAddress: configuration.connectionsPerAddress)
+        Self.raiseOpenFileLimit(toFit: configuration.maxConnections)
         let flags =
             MHD_USE_INTERNAL_POLLING_THREAD.rawValue | MHD_USE_EPOLL.rawValue | MHD_ALLOW_SUSPEND_RESUME.rawValue
         guard
             let started = kuroneko_start_daemon(
                 UInt32(flags), &address, UInt32(max(1, configuration.threads)),
-                UInt32(configuration.connectionTimeoutSeconds), configuration.headerMemoryBytes, handleRequest,
+                UInt32(configuration.connectionTimeoutSeconds), UInt32(max(1, configuration.maxConnections)),
+                configuration.headerMemoryBytes, handleRequest,
                 Unmanaged.passUnretained(state).toOpaque(), requestCompleted, connectionChanged,
                 Unmanaged.passUnretained(state).toOpaque())
         else {
@@ -69,6 +76,17 @@ public final class HTTPServer: Sendable {
         daemon = DaemonHandle(started)
         self.state = state
         port = kuroneko_daemon_port(started)
+    }
+
+    /// Raises the soft limit on open files so that `connections` sockets (and some files beside them) fit,
+    /// never above the hard limit.
+    private static func raiseOpenFileLimit(toFit connections: Int) {
+        var limit = rlimit()
+        guard getrlimit(Int32(RLIMIT_NOFILE.rawValue), &limit) == 0 else { return }
+        let wanted = rlim_t(connections + 256)
+        guard limit.rlim_cur < wanted else { return }
+        limit.rlim_cur = min(wanted, limit.rlim_max)
+        _ = setrlimit(Int32(RLIMIT_NOFILE.rawValue), &limit)
     }
 
     /// Stops accepting connections, waits for the requests in flight to be answered, then stops.

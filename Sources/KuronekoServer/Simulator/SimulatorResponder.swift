@@ -5,7 +5,8 @@ import KuronekoSimulator
 /// `kuroneko simulate`: a stand-in for Yamato's `/cgi-bin/tneko`, with fault injection and an admin endpoint.
 ///
 /// - `POST /cgi-bin/tneko` with `number01`…`number10`: the result page, in today's layout.
-/// - `GET /admin/stats`: what was received: POSTs, numbers, and how many numbers each POST carried.
+/// - `GET /admin/stats`: what was received: POSTs, numbers, how many numbers each POST carried, the most
+///   POSTs answered at once, and the shortest time between two POSTs' arrivals.
 /// - `GET` / `PUT /admin/faults`: the fault settings (``SimulatorFaults``); PUT changes the keys it names.
 /// - `GET` / `PUT /admin/clock`: `{"now": ISO 8601, "speed": simulated seconds per second}`.
 public struct SimulatorResponder: HTTPResponder {
@@ -24,7 +25,9 @@ public struct SimulatorResponder: HTTPResponder {
         self.state = state
         var router = Router()
         router.add("POST", "/cgi-bin/tneko") { request, _ in
-            await Self.answerForm(request, clock: clock, epoch: epoch, state: state)
+            let response = await Self.answerForm(request, clock: clock, epoch: epoch, state: state)
+            await state.finishPost()
+            return response
         }
         router.add("GET", "/admin/stats") { _, _ in .json(await state.statistics) }
         router.add("GET", "/admin/faults") { _, _ in .json(await state.faults) }
@@ -142,17 +145,31 @@ actor SimulatorState {
     private var posts = 0
     private var numbers = 0
     private var numbersPerPost: [Int: Int] = [:]
+    private var inFlight = 0
+    private var maxInFlight = 0
+    private var lastArrival: ContinuousClock.Instant?
+    private var shortestGap: Duration?
 
     init(faults: SimulatorFaults) {
         self.faults = faults
     }
 
-    /// Counts one form POST; returns the faults to apply to it.
+    /// Counts one form POST as it arrives; returns the faults to apply to it. Pair with ``finishPost()``.
     func record(post numberCount: Int) -> SimulatorFaults {
         posts += 1
         numbers += numberCount
         numbersPerPost[numberCount, default: 0] += 1
+        inFlight += 1
+        maxInFlight = max(maxInFlight, inFlight)
+        let now = ContinuousClock.now
+        if let lastArrival { shortestGap = min(shortestGap ?? .seconds(86_400), lastArrival.duration(to: now)) }
+        lastArrival = now
         return faults
+    }
+
+    /// A POST counted by ``record(post:)`` has been answered.
+    func finishPost() {
+        inFlight -= 1
     }
 
     func set(_ faults: SimulatorFaults) {
@@ -164,16 +181,23 @@ actor SimulatorState {
         let numbers: Int
         /// POSTs by how many numbers they carried, keyed "1" … "10" (and "0" for empty forms).
         let numbersPerPost: [String: Int]
+        /// The most POSTs being answered at the same time.
+        let maxInFlight: Int
+        /// The shortest time between the arrivals of two POSTs, in milliseconds; `nil` before the second.
+        let shortestGapMilliseconds: Double?
 
         enum CodingKeys: String, CodingKey {
             case posts, numbers
             case numbersPerPost = "numbers_per_post"
+            case maxInFlight = "max_in_flight"
+            case shortestGapMilliseconds = "shortest_gap_ms"
         }
     }
 
     var statistics: Statistics {
         Statistics(
             posts: posts, numbers: numbers,
-            numbersPerPost: Dictionary(uniqueKeysWithValues: numbersPerPost.map { (String($0.key), $0.value) }))
+            numbersPerPost: Dictionary(uniqueKeysWithValues: numbersPerPost.map { (String($0.key), $0.value) }),
+            maxInFlight: maxInFlight, shortestGapMilliseconds: shortestGap.map { $0 / .milliseconds(1) })
     }
 }

@@ -6,7 +6,7 @@ import Foundation
 
 /// A plain TCP connection to 127.0.0.1, for tests that need to hold connections open or send raw bytes.
 final class RawConnection {
-    private let descriptor: Int32
+    fileprivate let descriptor: Int32
 
     init(port: Int) throws {
         descriptor = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
@@ -35,7 +35,7 @@ final class RawConnection {
     /// Sends the bytes and returns what arrives before the answer's headers and body are complete.
     func request(_ text: String) throws -> String {
         let bytes = Array(text.utf8)
-        guard send(descriptor, bytes, bytes.count, Int32(MSG_NOSIGNAL)) == bytes.count else {
+        guard Glibc.send(descriptor, bytes, bytes.count, Int32(MSG_NOSIGNAL)) == bytes.count else {
             throw POSIXError(.EPIPE)
         }
         var received = Data()
@@ -56,5 +56,15 @@ final class RawConnection {
             }
         }
         return String(decoding: received, as: UTF8.self)
+    }
+}
+
+extension RawConnection {
+    /// Sends the bytes without waiting for an answer.
+    func send(_ text: String) throws {
+        let bytes = Array(text.utf8)
+        guard Glibc.send(descriptor, bytes, bytes.count, Int32(MSG_NOSIGNAL)) == bytes.count else {
+            throw POSIXError(.EPIPE)
+        }
     }
 }

@@ -4,10 +4,14 @@ import Foundation
 #endif
 
 /// A long-running `kuroneko` server (`simulate`, `serve`) started for a test and always stopped.
+///
+/// Its standard error is read all the time it runs, so that a server logging a line per request never
+/// blocks on a full pipe.
 final class ServerProcess {
     let process = Process()
     let port: Int
     private let errorPipe = Pipe()
+    private let log = LogCollector()
 
     /// Starts `kuroneko ARGUMENTS --port 0` and waits for its "listening on" line.
     init(_ arguments: [String]) throws {
@@ -26,6 +30,7 @@ final class ServerProcess {
             if let range = text.range(of: #"listening on http://127\.0\.0\.1:(\d+)"#, options: .regularExpression) {
                 let address = text[range]
                 port = Int(address[address.index(after: address.lastIndex(of: ":")!)...]) ?? 0
+                log.start(reading: handle)
                 return
             }
         }
@@ -38,8 +43,7 @@ final class ServerProcess {
     func stop(signal: Int32 = SIGTERM) -> (status: Int32, log: String) {
         if process.isRunning { kill(process.processIdentifier, signal) }
         process.waitUntilExit()
-        let rest = errorPipe.fileHandleForReading.readDataToEndOfFile()
-        return (process.terminationStatus, String(decoding: rest, as: UTF8.self))
+        return (process.terminationStatus, log.finish())
     }
 
     deinit {
@@ -47,6 +51,37 @@ final class ServerProcess {
             process.terminate()
             process.waitUntilExit()
         }
+    }
+}
+
+/// Reads a pipe on its own thread until the end, keeping what it read.
+private final class LogCollector: @unchecked Sendable {
+    // @unchecked Sendable: `data` is guarded by `lock`; `done` is a semaphore.
+    private let lock = NSLock()
+    private var data = Data()
+    private let done = DispatchSemaphore(value: 0)
+    private var started = false
+
+    func start(reading handle: FileHandle) {
+        started = true
+        Thread { [self] in
+            while true {
+                let chunk = handle.availableData
+                if chunk.isEmpty { break }
+                lock.lock()
+                data.append(chunk)
+                lock.unlock()
+            }
+            done.signal()
+        }.start()
+    }
+
+    /// Everything read, once the writer has closed the pipe.
+    func finish() -> String {
+        if started { done.wait() }
+        lock.lock()
+        defer { lock.unlock() }
+        return String(decoding: data, as: UTF8.self)
     }
 }
 

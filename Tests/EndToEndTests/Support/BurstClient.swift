@@ -1,0 +1,106 @@
+import Foundation
+
+#if canImport(Glibc)
+    import Glibc
+#endif
+
+/// Many HTTP requests at once, each on its own connection, from one thread: every connection is opened and
+/// its request sent before any answer is read, then `poll` collects the answers as they come.
+enum BurstClient {
+    struct Answer: Sendable {
+        /// `nil` when no complete answer came (connection refused, reset, or the time ran out).
+        let status: Int?
+        let retryAfter: String?
+        /// From this connection's request being sent to its answer being complete.
+        let seconds: Double
+    }
+
+    /// - Parameter targets: one request target (path and query) per connection, e.g. `/v1/shipments/…`.
+    static func get(port: Int, targets: [String], timeout: Duration) -> [Answer] {
+        raiseOpenFileLimit(to: targets.count * 2 + 256)
+        let clock = ContinuousClock()
+        var sockets: [Int32] = []
+        var sentAt: [ContinuousClock.Instant] = []
+        for target in targets {
+            let descriptor = connectLoopback(port: port)
+            if descriptor >= 0 {
+                let request = Array("GET \(target) HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n".utf8)
+                _ = Glibc.send(descriptor, request, request.count, Int32(MSG_NOSIGNAL))
+                _ = fcntl(descriptor, F_SETFL, fcntl(descriptor, F_GETFL) | O_NONBLOCK)
+            }
+            sockets.append(descriptor)
+            sentAt.append(clock.now)
+        }
+        var received = [Data](repeating: Data(), count: targets.count)
+        var finishedAt = [ContinuousClock.Instant?](repeating: nil, count: targets.count)
+        var open = Set(sockets.indices.filter { sockets[$0] >= 0 })
+        let deadline = clock.now + timeout
+        var chunk = [UInt8](repeating: 0, count: 16_384)
+        while !open.isEmpty, clock.now < deadline {
+            let indices = Array(open)
+            var entries = indices.map { pollfd(fd: sockets[$0], events: Int16(POLLIN), revents: 0) }
+            let ready = poll(&entries, nfds_t(entries.count), 100)
+            guard ready > 0 else { continue }
+            for (position, entry) in entries.enumerated() where entry.revents != 0 {
+                let index = indices[position]
+                let count = recv(sockets[index], &chunk, chunk.count, 0)
+                if count > 0 {
+                    received[index].append(contentsOf: chunk[0..<count])
+                    if isComplete(received[index]) {
+                        finishedAt[index] = clock.now
+                        open.remove(index)
+                    }
+                } else if count == 0 || (errno != EAGAIN && errno != EWOULDBLOCK) {
+                    open.remove(index)
+                }
+            }
+        }
+        sockets.filter { $0 >= 0 }.forEach { close($0) }
+        return targets.indices.map { index in
+            guard let finished = finishedAt[index] else {
+                return Answer(status: nil, retryAfter: nil, seconds: (clock.now - sentAt[index]) / .seconds(1))
+            }
+            let head = String(decoding: received[index], as: UTF8.self).components(separatedBy: "\r\n\r\n")[0]
+            let lines = head.components(separatedBy: "\r\n")
+            let status = lines.first.flatMap { Int($0.split(separator: " ").dropFirst().first ?? "") }
+            let retryAfter = lines.first { $0.lowercased().hasPrefix("retry-after:") }
+                .map { $0.dropFirst("retry-after:".count).trimmingCharacters(in: .whitespaces) }
+            return Answer(status: status, retryAfter: retryAfter, seconds: (finished - sentAt[index]) / .seconds(1))
+        }
+    }
+
+    private static func isComplete(_ data: Data) -> Bool {
+        guard let end = data.range(of: Data("\r\n\r\n".utf8)) else { return false }
+        let head = String(decoding: data[..<end.lowerBound], as: UTF8.self).lowercased()
+        guard let line = head.components(separatedBy: "\r\n").first(where: { $0.hasPrefix("content-length:") }),
+            let length = Int(line.dropFirst("content-length:".count).trimmingCharacters(in: .whitespaces))
+        else { return false }
+        return data.count - end.upperBound >= length
+    }
+
+    private static func connectLoopback(port: Int) -> Int32 {
+        let descriptor = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        guard descriptor >= 0 else { return -1 }
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        address.sin_port = UInt16(port).bigEndian
+        let connected = withUnsafePointer(to: &address) { pointer in
+            pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                connect(descriptor, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) == 0
+            }
+        }
+        guard connected else {
+            close(descriptor)
+            return -1
+        }
+        return descriptor
+    }
+
+    private static func raiseOpenFileLimit(to wanted: Int) {
+        var limit = rlimit()
+        guard getrlimit(Int32(RLIMIT_NOFILE.rawValue), &limit) == 0, limit.rlim_cur < rlim_t(wanted) else { return }
+        limit.rlim_cur = min(rlim_t(wanted), limit.rlim_max)
+        _ = setrlimit(Int32(RLIMIT_NOFILE.rawValue), &limit)
+    }
+}
