@@ -1,0 +1,67 @@
+#!/usr/bin/env bash
+# The cached-lookup path side by side (run by hand on an otherwise idle machine; about 4 minutes plus a
+# release build of the reference commit): `kuroneko serve --demo` at HEAD, at a reference commit (default
+# the last one before the upstream scheduler), and a bare libmicrohttpd server (bench/server/bare.c, same
+# thread pool, a fixed 1.5 KB body). Cached GET with wrk -t2 -c64 -d10s --latency, three rounds, the three
+# servers in turn in each round; medians. Then the 1,000-lookup / 200-number burst (bench/server/burst.py)
+# through HEAD against `kuroneko simulate`, with the default 10 s queue deadline and with 60 s.
+#   bench/scheduler-compare.sh [REFERENCE_COMMIT]
+set -euo pipefail
+cd "$(dirname "$0")/.."
+scripts/bootstrap
+command -v wrk >/dev/null || { echo "scheduler-compare.sh: wrk is missing: apt-get install wrk" >&2; exit 1; }
+reference=${1:-fb7d644}
+work=$(mktemp -d)
+pids=()
+trap 'kill "${pids[@]}" 2>/dev/null || true; git worktree remove --force "$work/reference" 2>/dev/null || true; rm -rf "$work"' EXIT
+
+swift build -c release --product kuroneko >&2
+cp .build/release/kuroneko "$work/kuroneko-head"
+git worktree add --detach "$work/reference" "$reference" >&2
+(cd "$work/reference" && swift build -c release --product kuroneko >&2)
+cp "$work/reference/.build/release/kuroneko" "$work/kuroneko-reference"
+gcc -O2 -o "$work/bare" bench/server/bare.c -lmicrohttpd
+
+start() { # start PORT COMMAND...: runs a server in the background and waits for its port
+    local port=$1; shift
+    "$@" >"$work/server.log" 2>&1 &
+    pids+=($!)
+    for _ in $(seq 1 100); do curl -s -o /dev/null "http://127.0.0.1:$port/" && return; sleep 0.1; done
+    echo "scheduler-compare.sh: $* did not start" >&2; exit 1
+}
+measure() { # measure PORT: requests/s and p99 (ms) of a 10 s cached-GET run
+    curl -s -o /dev/null "http://127.0.0.1:$1/v1/shipments/3277-5445-9830"
+    wrk -t2 -c64 -d10s --latency "http://127.0.0.1:$1/v1/shipments/3277-5445-9830" |
+        awk '/Requests\/sec/ { rps = $2 } / 99%/ { p99 = $2 }
+             END { if (p99 ~ /us$/) { sub(/us/, "", p99); p99 /= 1000 } else if (p99 ~ /ms$/) { sub(/ms/, "", p99) }
+                   else { sub(/s/, "", p99); p99 *= 1000 }
+                   printf "%.0f %.2f\n", rps, p99 }'
+}
+declare -A results
+for round in 1 2 3; do
+    for server in head reference bare; do
+        case $server in
+            bare) start 18090 "$work/bare" 18090 ;;
+            *) start 18090 "$work/kuroneko-$server" serve --demo --port 18090 ;;
+        esac
+        line=$(measure 18090)
+        kill "${pids[-1]}"; wait "${pids[-1]}" 2>/dev/null || true
+        results[$server]+="$line;"
+        echo "round $round $server: ${line% *} req/s, p99 ${line#* } ms"
+    done
+done
+median() { tr ';' '\n' <<<"${results[$1]}" | grep . | sort -n -k"$2" | sed -n 2p | cut -d' ' -f"$2"; }
+for server in head reference bare; do
+    echo "median $server: $(median "$server" 1) req/s, p99 $(median "$server" 2) ms"
+done
+awk -v h="$(median head 1)" -v r="$(median reference 1)" -v b="$(median bare 1)" \
+    'BEGIN { printf "head / reference %.3f, head / bare %.3f\n", h / r, h / b }'
+
+for deadline in 10 60; do
+    start 18091 "$work/kuroneko-head" simulate --port 18091
+    start 18092 "$work/kuroneko-head" serve --port 18092 --endpoint http://127.0.0.1:18091/cgi-bin/tneko \
+        --queue-deadline "$deadline" --connections-per-client 2000
+    echo "burst, queue deadline $deadline s: $(python3 bench/server/burst.py http://127.0.0.1:18092); upstream $(curl -s \
+        http://127.0.0.1:18091/admin/stats)"
+    kill "${pids[-1]}" "${pids[-2]}"
+done
