@@ -19,9 +19,11 @@ let package = Package(
             providers: [.apt(["libmicrohttpd-dev"])]
         ),
         .target(name: "Kuroneko", dependencies: ["CLibXML2"]),
-        .target(name: "KuronekoSimulator", dependencies: ["Kuroneko"]),
-        .target(name: "KuronekoServer", dependencies: ["Kuroneko", "KuronekoSimulator", "CMicroHTTPD"]),
-        .executableTarget(name: "kuroneko", dependencies: ["Kuroneko", "KuronekoServer"]),
+        .target(name: "KuronekoHTTP", dependencies: ["CMicroHTTPD"]),
+        .target(name: "KuronekoSimulator", dependencies: ["Kuroneko", "KuronekoHTTP"]),
+        .target(name: "KuronekoServer", dependencies: ["Kuroneko", "KuronekoHTTP"]),
+        .executableTarget(
+            name: "kuroneko", dependencies: ["Kuroneko", "KuronekoHTTP", "KuronekoServer", "KuronekoSimulator"]),
         .executableTarget(
             name: "ParserBenchmark",
             dependencies: ["Kuroneko", "CLibXML2"],
@@ -33,8 +35,10 @@ let package = Package(
             path: "Tests/KuronekoTestSupport"
         ),
         .testTarget(name: "KuronekoTests", dependencies: ["Kuroneko", "KuronekoTestSupport"]),
-        .testTarget(name: "KuronekoSimulatorTests", dependencies: ["KuronekoSimulator", "KuronekoTestSupport"]),
-        .testTarget(name: "KuronekoServerTests", dependencies: ["KuronekoServer", "KuronekoTestSupport"]),
+        .testTarget(
+            name: "KuronekoSimulatorTests", dependencies: ["KuronekoSimulator", "KuronekoHTTP", "KuronekoTestSupport"]),
+        .testTarget(
+            name: "KuronekoServerTests", dependencies: ["KuronekoServer", "KuronekoHTTP", "KuronekoTestSupport"]),
         .testTarget(name: "EndToEndTests", dependencies: ["kuroneko", "KuronekoTestSupport"]),
     ]
 )

@@ -1,6 +1,8 @@
 import Foundation
 import Kuroneko
+import KuronekoHTTP
 import KuronekoServer
+import KuronekoSimulator
 
 /// `kuroneko serve`: the REST API, until SIGINT or SIGTERM.
 struct ServeCommand {

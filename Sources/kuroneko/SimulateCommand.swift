@@ -1,5 +1,6 @@
 import Foundation
-import KuronekoServer
+import KuronekoHTTP
+import KuronekoSimulator
 
 /// `kuroneko simulate`: run the stand-in for Yamato's tracking page until SIGINT or SIGTERM.
 struct SimulateCommand {

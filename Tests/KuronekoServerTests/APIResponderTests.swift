@@ -1,5 +1,6 @@
 import Foundation
 import Kuroneko
+import KuronekoHTTP
 import KuronekoServer
 import KuronekoTestSupport
 import Testing

@@ -1,5 +1,6 @@
 import Foundation
 import Kuroneko
+import KuronekoHTTP
 
 /// `kuroneko serve`: the REST API over ``ShipmentService``.
 ///

@@ -1,5 +1,4 @@
 import Foundation
-import Kuroneko
 
 /// An HTTP response as the application builds it.
 public struct HTTPResponse: Sendable {
@@ -27,7 +26,9 @@ public struct HTTPResponse: Sendable {
     /// A JSON body, encoded with sorted keys and unescaped slashes.
     public static func json(_ value: some Encodable, status: Int = 200) -> HTTPResponse {
         do {
-            return content(try JSONEncoder.kuroneko().encode(value), type: "application/json", status: status)
+            let encoder = JSONEncoder()
+            encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+            return content(try encoder.encode(value), type: "application/json", status: status)
         } catch {
             return problem(status: 500, title: "Internal Server Error", detail: "the response could not be encoded")
         }

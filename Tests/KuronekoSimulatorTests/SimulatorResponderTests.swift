@@ -1,6 +1,7 @@
 import Foundation
 import Kuroneko
-import KuronekoServer
+import KuronekoHTTP
+import KuronekoSimulator
 import Testing
 
 /// The simulator's routes, in-process, without sockets.

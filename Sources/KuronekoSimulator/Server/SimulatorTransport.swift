@@ -1,5 +1,6 @@
 import Foundation
 import Kuroneko
+import KuronekoHTTP
 
 /// Hands upstream requests straight to an in-process simulator: `kuroneko serve --demo` uses it as Yamato.
 public struct SimulatorTransport: HTTPTransport {

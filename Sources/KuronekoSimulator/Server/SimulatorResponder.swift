@@ -1,6 +1,6 @@
 import Foundation
 import Kuroneko
-import KuronekoSimulator
+import KuronekoHTTP
 
 /// `kuroneko simulate`: a stand-in for Yamato's `/cgi-bin/tneko`, with fault injection and an admin endpoint.
 ///
