@@ -19,7 +19,12 @@ let package = Package(
             providers: [.apt(["libmicrohttpd-dev"])]
         ),
         .target(name: "Kuroneko", dependencies: ["CLibXML2"]),
-        .target(name: "KuronekoHTTP", dependencies: ["CMicroHTTPD"]),
+        .systemLibrary(
+            name: "CZlib",
+            pkgConfig: "zlib",
+            providers: [.apt(["zlib1g-dev"])]
+        ),
+        .target(name: "KuronekoHTTP", dependencies: ["CMicroHTTPD", "CZlib"]),
         .target(name: "KuronekoSimulator", dependencies: ["Kuroneko", "KuronekoHTTP"]),
         .target(name: "KuronekoServer", dependencies: ["Kuroneko", "KuronekoHTTP"]),
         .executableTarget(

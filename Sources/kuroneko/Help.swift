@@ -80,6 +80,8 @@ enum Help {
           --connections-per-client N  KURONEKO_CONNECTIONS_PER_CLIENT  open connections per address; requests
                                   on more are answered 503 (default 512)
           --max-connections N     KURONEKO_MAX_CONNECTIONS  open connections from all clients (default 1020)
+          --cors-origins LIST     KURONEKO_CORS_ORIGINS  origins allowed to call the API from a browser,
+                                  comma-separated, or * for any (default none: no CORS headers)
           -h, --help              show this help
         """
 

@@ -10,6 +10,7 @@ struct ServeCommand {
     private let client: TrackingClient.Configuration
     private let service: ShipmentService.Configuration
     private let demo: Bool
+    private let corsOrigins: [String]
     /// How long a lookup waits for Yamato by default: a person or a program behind an HTTP client is waiting.
     static let defaultQueueDeadline = Duration.seconds(10)
 
@@ -75,6 +76,7 @@ struct ServeCommand {
             try arguments.seconds("--breaker-cool-down", in: 0.1...3_600, environment: "KURONEKO_BREAKER_COOL_DOWN")
             ?? client.circuitBreaker.coolDown
         demo = try arguments.flag("--demo", environment: "KURONEKO_DEMO")
+        corsOrigins = try Self.origins(arguments.text("--cors-origins", environment: "KURONEKO_CORS_ORIGINS"))
         let extra = try arguments.positionals()
         guard extra.isEmpty else {
             throw .usage("serve: unexpected argument '\(extra[0])'; see 'kuroneko serve --help'")
@@ -82,6 +84,22 @@ struct ServeCommand {
         self.server = server
         self.client = client
         self.service = service
+    }
+
+    /// `*`, or a comma-separated list of origins such as `https://shop.example,http://localhost:3000`.
+    private static func origins(_ text: String?) throws(CommandFailure) -> [String] {
+        guard let text else { return [] }
+        let origins = text.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }
+        for origin in origins where origin != "*" {
+            guard let url = URL(string: origin), let scheme = url.scheme, ["http", "https"].contains(scheme),
+                url.host != nil, url.path.isEmpty, url.query == nil
+            else {
+                throw .usage(
+                    "serve: --cors-origins \"\(origin)\" is not an origin; expected * or scheme://host[:port], "
+                        + "e.g. https://shop.example")
+            }
+        }
+        return origins
     }
 
     func run(on terminal: Terminal) async throws {
@@ -101,11 +119,12 @@ struct ServeCommand {
                 configuration: client, transport: transport, clock: clock, observer: metrics.recordUpstream),
             clock: clock, metrics: metrics, configuration: self.service)
         let logWriter = BufferedLogWriter()
-        let log = AccessLog(write: logWriter.write)
+        let application = APIApplication.make(
+            service: service, metrics: metrics, httpMetrics: HTTPMetrics(), clock: clock, corsOrigins: corsOrigins,
+            log: logWriter.write)
         let running: HTTPServer
         do {
-            running = try HTTPServer(
-                configuration: server, responder: APIResponder(service: service, metrics: metrics, log: log))
+            running = try HTTPServer(configuration: server, application: application)
         } catch {
             throw CommandFailure.usage("serve: \(error.message)")
         }
@@ -121,7 +140,8 @@ struct ServeCommand {
                 + "queue_deadline_s=\((client.lookupDeadline ?? .zero) / .seconds(1)) queue_capacity=\(client.queueCapacity) "
                 + "breaker_failures=\(client.circuitBreaker.failureThreshold) "
                 + "breaker_cool_down_s=\(client.circuitBreaker.coolDown / .seconds(1)) "
-                + "connections_per_client=\(server.connectionsPerAddress) max_connections=\(server.maxConnections)")
+                + "connections_per_client=\(server.connectionsPerAddress) max_connections=\(server.maxConnections) "
+                + "cors_origins=\(corsOrigins.isEmpty ? "none" : corsOrigins.joined(separator: ","))")
         let signal = await TerminationSignals.wait()
         logWriter.flush()
         terminal.printError("kuroneko serve: \(signal) received, finishing requests in flight")

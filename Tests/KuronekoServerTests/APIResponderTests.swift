@@ -8,40 +8,6 @@ import Testing
 /// The REST API in-process: a scripted upstream, a manual clock, no sockets.
 @Suite("API responder")
 struct APIResponderTests {
-    private struct Harness {
-        let clock: ManualClock
-        let transport: ScriptedTransport
-        let service: ShipmentService
-        let metrics: Metrics
-        let api: APIResponder
-
-        /// - Parameter batchWindow: zero sends each lookup at once; the clock never moves by itself, so with a
-        ///   window only full POSTs of ten leave.
-        init(
-            batchWindow: Duration = .zero, cache: ShipmentCache.Policy = .init(),
-            answer: (@Sendable (Int, UpstreamRequest) async throws -> UpstreamResponse)? = nil
-        ) {
-            let clock = ManualClock()
-            self.clock = clock
-            let transport = answer.map { ScriptedTransport(clock: clock, answer: $0) } ?? .pages(clock: clock)
-            self.transport = transport
-            metrics = Metrics()
-            let client = TrackingClient(
-                configuration: .init(
-                    minimumRequestInterval: .zero, retry: RetryPolicy(maxRetries: 0), batchWindow: batchWindow,
-                    circuitBreaker: .init(failureThreshold: 3, coolDown: .seconds(30))),
-                transport: transport, clock: clock, observer: metrics.recordUpstream)
-            service = ShipmentService(client: client, clock: clock, metrics: metrics, configuration: .init(cache: cache))
-            api = APIResponder(service: service, metrics: metrics, log: AccessLog(write: nil))
-        }
-
-        func get(_ target: String) async -> HTTPResponse {
-            let request = HTTPRequest(method: "GET", target: target)
-            if let immediate = api.immediateResponse(to: request) { return immediate }
-            return await api.respond(to: request)
-        }
-    }
-
     private static func json(_ response: HTTPResponse) throws -> JSON { try JSON(data: response.body) }
 
     @Test("one shipment: fetched on a miss, then answered from the cache, with fetched_at")
@@ -57,8 +23,7 @@ struct APIResponderTests {
 
         let second = await harness.get("/v1/shipments/327754459830")
         #expect(second.header("X-Cache") == "hit")
-        #expect(
-            harness.api.immediateResponse(to: HTTPRequest(method: "GET", target: "/v1/shipments/327754459830")) != nil)
+        #expect(harness.answeredAtOnce("/v1/shipments/327754459830"))
         #expect(await harness.transport.calls.count == 1)
     }
 
@@ -164,10 +129,10 @@ struct APIResponderTests {
             Issue.record("openapi.json has no paths")
             return
         }
-        for route in harness.api.routes {
+        for route in harness.api.application.routes {
             #expect(paths[route.pattern]?[route.method.lowercased()] != nil, "\(route.method) \(route.pattern)")
         }
-        #expect(paths.count == Set(harness.api.routes.map(\.pattern)).count)
+        #expect(paths.count == Set(harness.api.application.routes.map(\.pattern)).count)
     }
 
     @Test("metrics count requests, cache results and upstream POSTs in Prometheus text")
@@ -190,11 +155,11 @@ struct APIResponderTests {
         #expect(await harness.get("/v2/anything").status == 404)
         let wrongMethod = await harness.api.respond(to: HTTPRequest(method: "DELETE", path: "/healthz"))
         #expect(wrongMethod.status == 405)
-        #expect(wrongMethod.header("Allow") == "GET")
+        #expect(wrongMethod.header("Allow") == "GET, HEAD, OPTIONS")
         // A literal path segment wins over a parameter: "query" is not a tracking number.
         let query = await harness.get("/v1/shipments/query")
         #expect(query.status == 405)
-        #expect(query.header("Allow") == "POST")
+        #expect(query.header("Allow") == "POST, OPTIONS")
         #expect(await harness.get("/v1/shipments/327754459830?refresh=yes").status == 400)
     }
 }

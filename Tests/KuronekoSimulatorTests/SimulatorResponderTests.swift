@@ -74,11 +74,20 @@ struct SimulatorResponderTests {
         #expect(problem.detail == "error_rate 1.5 is out of range; expected 0 to 1")
 
         #expect(await simulator.respond(to: put("/admin/faults", "not json")).status == 400)
+        let unknown = await simulator.respond(to: put("/admin/faults", #"{"fail": true}"#))
+        #expect(unknown.status == 400)
+        #expect(
+            try JSONDecoder().decode(ProblemDetails.self, from: unknown.body).detail
+                == "unknown key \"fail\"; the keys are latency_ms, error_rate, always_fail, hang_seconds, "
+                + "truncate_pages, changed_layout")
+        let unknownClock = await simulator.respond(to: put("/admin/clock", #"{"now": "2026-12-24T09:00:00+09:00", "rate": 2}"#))
+        #expect(unknownClock.status == 400)
+        #expect(try JSONDecoder().decode(ProblemDetails.self, from: unknownClock.body).detail.hasPrefix("unknown key \"rate\""))
         #expect(await simulator.respond(to: put("/admin/clock", #"{"now": "soon"}"#)).status == 400)
         #expect(await simulator.respond(to: HTTPRequest(method: "GET", path: "/nowhere")).status == 404)
         let wrongMethod = await simulator.respond(to: HTTPRequest(method: "GET", path: "/cgi-bin/tneko"))
         #expect(wrongMethod.status == 405)
-        #expect(wrongMethod.header("allow") == "POST")
+        #expect(wrongMethod.header("allow") == "POST, OPTIONS")
     }
 
     @Test("moving the clock moves the parcels along")

@@ -53,16 +53,19 @@ func handleRequest(
             values(of: connection, kind: .HEADER_KIND).map { ($0.name, $0.value) },
             uniquingKeysWith: { first, _ in first }),
         body: context.body)
-    if let immediate = server.responder.immediateResponse(to: request) {
-        return queue(immediate, on: connection)
+    let work: @Sendable () async -> HTTPResponse
+    switch server.application.answer(request) {
+    case .now(let response):
+        return queue(response, on: connection)
+    case .later(let later):
+        work = later
     }
     // Suspend before the work starts: a resume that arrives before the suspend would be lost.
     let socket = kuroneko_connection_socket(connection)
     MHD_suspend_connection(connection)
     let connectionAddress = UInt(bitPattern: connection)
-    let responder = server.responder
     Task {
-        context.response = await respond(to: request, cancellingWhenClosed: socket, responder: responder)
+        context.response = await respond(with: work, cancellingWhenClosed: socket)
         MHD_resume_connection(OpaquePointer(bitPattern: connectionAddress))
     }
     return .YES
@@ -76,9 +79,9 @@ private let disconnectCheckInterval = Duration.milliseconds(200)
 /// then. The socket stays open while the connection is suspended, and the watcher has stopped before this
 /// returns, so it never looks at a socket libmicrohttpd has closed.
 private func respond(
-    to request: HTTPRequest, cancellingWhenClosed socket: Int32, responder: any HTTPResponder
+    with body: @escaping @Sendable () async -> HTTPResponse, cancellingWhenClosed socket: Int32
 ) async -> HTTPResponse {
-    let work = Task { await responder.respond(to: request) }
+    let work = Task { await body() }
     let watcher = Task {
         while !Task.isCancelled {
             try? await Task.sleep(for: disconnectCheckInterval)

@@ -1,11 +1,11 @@
 import CMicroHTTPD
 import Foundation
 
-/// Serves an ``HTTPResponder`` over GNU libmicrohttpd: an adapter that only moves bytes.
+/// Serves an ``HTTPApplication`` over GNU libmicrohttpd: an adapter that only moves bytes.
 ///
-/// libmicrohttpd runs a small pool of worker threads on epoll. A request the responder can answer at once
-/// (``HTTPResponder/immediateResponse(to:)``) is answered on the worker thread; any other request's
-/// connection is suspended, the responder runs in a task, and the connection is resumed with its answer.
+/// libmicrohttpd runs a small pool of worker threads on epoll. A request the application answers at once
+/// (``HTTPAnswer/now(_:)``) is answered on the worker thread; for any other the connection is suspended, the
+/// work runs in a task, and the connection is resumed with its answer.
 public final class HTTPServer: Sendable {
     /// Limits and threads, with the defaults `kuroneko serve` and `kuroneko simulate` use.
     public struct Configuration: Sendable {
@@ -48,7 +48,7 @@ public final class HTTPServer: Sendable {
 
     /// Starts listening.
     /// - Throws: ``ServerStartError`` when the address is not an IPv4 address or the port cannot be bound.
-    public init(configuration: Configuration, responder: any HTTPResponder) throws(ServerStartError) {
+    public init(configuration: Configuration, application: any HTTPApplication) throws(ServerStartError) {
         var address = sockaddr_in()
         address.sin_family = sa_family_t(AF_INET)
         address.sin_port = configuration.port.bigEndian
@@ -57,7 +57,7 @@ public final class HTTPServer: Sendable {
                 message: "--host \"\(configuration.host)\" is not an IPv4 address; expected e.g. 127.0.0.1 or 0.0.0.0")
         }
         let state = ServerState(
-            responder: responder, maxBodyBytes: configuration.maxBodyBytes,
+            application: application, maxBodyBytes: configuration.maxBodyBytes,
             connectionsPerAddress: configuration.connectionsPerAddress)
         Self.raiseOpenFileLimit(toFit: configuration.maxConnections)
         let flags =
@@ -134,20 +134,20 @@ private final class DaemonHandle: @unchecked Sendable {
     }
 }
 
-/// What the C callbacks need: the responder, the requests in flight, the open connections per client.
+/// What the C callbacks need: the application, the requests in flight, the open connections per client.
 ///
-/// `@unchecked Sendable`: `responder` and the limits never change; the counters are guarded by `lock`.
+/// `@unchecked Sendable`: `application` and the limits never change; the counters are guarded by `lock`.
 /// The server keeps this object alive for as long as the daemon runs, so the callbacks get it unretained.
 final class ServerState: @unchecked Sendable {
-    let responder: any HTTPResponder
+    let application: any HTTPApplication
     let maxBodyBytes: Int
     let connectionsPerAddress: Int
     private let lock = NSLock()
     private var count = 0
     private var connections: [UInt64: Int] = [:]
 
-    init(responder: any HTTPResponder, maxBodyBytes: Int, connectionsPerAddress: Int) {
-        self.responder = responder
+    init(application: any HTTPApplication, maxBodyBytes: Int, connectionsPerAddress: Int) {
+        self.application = application
         self.maxBodyBytes = maxBodyBytes
         self.connectionsPerAddress = connectionsPerAddress
     }

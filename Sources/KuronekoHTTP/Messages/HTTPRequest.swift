@@ -10,11 +10,14 @@ public struct HTTPRequest: Sendable {
     /// Header names in lower case.
     public var headers: [String: String]
     public var body: Data
+    /// When the request was complete, in monotonic nanoseconds (`DispatchTime.uptimeNanoseconds`).
+    public var receivedAt: UInt64
 
     public init(
         method: String, path: String, query: [(name: String, value: String)] = [], headers: [String: String] = [:],
-        body: Data = Data()
+        body: Data = Data(), receivedAt: UInt64 = DispatchTime.now().uptimeNanoseconds
     ) {
+        self.receivedAt = receivedAt
         self.method = method
         self.path = path
         self.query = query
@@ -30,6 +33,9 @@ public struct HTTPRequest: Sendable {
             method: method, path: path.removingPercentEncoding ?? path,
             query: parts.count > 1 ? FormEncoding.decode(String(parts[1])) : [], headers: headers, body: body)
     }
+
+    /// A header's value; `name` in lower case.
+    public func header(_ name: String) -> String? { headers[name] }
 
     /// The first value of a query parameter.
     public func queryValue(_ name: String) -> String? {

@@ -6,11 +6,23 @@ public struct HTTPResponse: Sendable {
     /// Header fields in order.
     public var headers: [(name: String, value: String)]
     public var body: Data
+    /// The route pattern that answered (`/v1/shipments/{number}`), `nil` when none did: for metrics and the
+    /// access log, never sent.
+    public var route: String?
 
-    public init(status: Int, headers: [(name: String, value: String)] = [], body: Data = Data()) {
+    public init(
+        status: Int, headers: [(name: String, value: String)] = [], body: Data = Data(), route: String? = nil
+    ) {
         self.status = status
         self.headers = headers
         self.body = body
+        self.route = route
+    }
+
+    /// Sets a header, replacing any fields of that name.
+    public mutating func setHeader(_ name: String, _ value: String) {
+        headers.removeAll { $0.name.caseInsensitiveCompare(name) == .orderedSame }
+        headers.append((name, value))
     }
 
     /// The first value of a header, compared without regard to case.

@@ -63,19 +63,35 @@ public struct Router: Sendable {
         return parameters
     }
 
-    /// Routes a request; unknown paths and methods get problem documents.
+    /// Routes a request; unknown paths and methods get problem documents, `OPTIONS` gets 204 with `Allow`.
+    /// The response carries the matched pattern in ``HTTPResponse/route``.
     public func respond(to request: HTTPRequest) async -> HTTPResponse {
         switch match(method: request.method, path: request.path) {
-        case .found(let handler, let parameters, _):
-            return await handler(request, parameters)
-        case .methodNotAllowed(let allowed):
-            var response = HTTPResponse.problem(
-                status: 405, title: "Method Not Allowed",
-                detail: "\(request.method) is not allowed on \(request.path); use \(allowed.joined(separator: " or "))")
-            response.headers.append(("Allow", allowed.joined(separator: ", ")))
+        case .found(let handler, let parameters, let pattern):
+            var response = await handler(request, parameters)
+            response.route = pattern
             return response
+        case .methodNotAllowed(let allowed):
+            return Self.notAllowed(request, allowed: allowed)
         case .notFound:
             return .problem(status: 404, title: "Not Found", detail: "no such resource: \(request.path)")
         }
+    }
+
+    /// 204 with `Allow` for `OPTIONS`, else 405 naming the methods the path has.
+    static func notAllowed(_ request: HTTPRequest, allowed: [String]) -> HTTPResponse {
+        var methods = allowed
+        if methods.contains("GET") { methods.append("HEAD") }
+        methods.append("OPTIONS")
+        let allow = methods.joined(separator: ", ")
+        if request.method == "OPTIONS" {
+            return HTTPResponse(status: 204, headers: [("Allow", allow)], route: "options")
+        }
+        var response = HTTPResponse.problem(
+            status: 405, title: "Method Not Allowed",
+            detail: "\(HTTPMethod.label(request.method)) is not allowed on this resource; use "
+                + allowed.joined(separator: " or "))
+        response.headers.append(("Allow", allow))
+        return response
     }
 }

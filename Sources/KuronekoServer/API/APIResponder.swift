@@ -12,18 +12,18 @@ public struct APIResponder: HTTPResponder {
     public static let maxNumbersInBody = 100
 
     private let service: ShipmentService
-    private let metrics: Metrics
-    private let log: AccessLog
+    private let clock: any TrackingClock
     private let router: Router
 
-    public init(service: ShipmentService, metrics: Metrics, log: AccessLog) {
+    /// - Parameters:
+    ///   - metrics: the lookups' counters; `httpMetrics`: the requests' (both rendered at `/metrics`).
+    public init(service: ShipmentService, metrics: Metrics, httpMetrics: HTTPMetrics, clock: any TrackingClock) {
         self.service = service
-        self.metrics = metrics
-        self.log = log
+        self.clock = clock
         var router = Router()
         router.add("GET", "/v1/shipments/{number}") { request, parameters in
             guard let refresh = Self.refresh(request) else { return Self.badRefresh(request) }
-            return await Self.one(parameters["number"] ?? "", refresh: refresh, service: service)
+            return await Self.one(parameters["number"] ?? "", refresh: refresh, service: service, clock: clock)
         }
         router.add("GET", "/v1/shipments") { request, _ in
             guard let list = request.queryValue("numbers") else {
@@ -52,9 +52,13 @@ public struct APIResponder: HTTPResponder {
                 detail: "the circuit to Yamato is open after repeated failures; cached answers are still served")
         }
         router.add("GET", "/metrics") { _, _ in
-            .content(
-                Data(metrics.render(upstream: service.client.scheduler.statistics).utf8),
-                type: "text/plain; version=0.0.4; charset=utf-8")
+            let lines =
+                httpMetrics.render()
+                + metrics.render(upstream: service.client.scheduler.statistics, cacheEntries: service.cache.count)
+            var response = HTTPResponse.content(
+                Data((lines.joined(separator: "\n") + "\n").utf8), type: "text/plain; version=0.0.4; charset=utf-8")
+            response.headers.append(("Cache-Control", "no-store"))
+            return response
         }
         router.add("GET", "/openapi.json") { _, _ in .content(OpenAPIDocument.json, type: "application/json") }
         self.router = router
@@ -64,36 +68,18 @@ public struct APIResponder: HTTPResponder {
     public var routes: [(method: String, pattern: String)] { router.routes }
 
     public func immediateResponse(to request: HTTPRequest) -> HTTPResponse? {
-        let started = DispatchTime.now()
-        guard request.method == "GET", Self.refresh(request) == false,
+        guard request.method == "GET" || request.method == "HEAD", Self.refresh(request) == false,
             case .found(_, let parameters, let pattern) = router.match(method: request.method, path: request.path),
             pattern == "/v1/shipments/{number}", let text = parameters["number"],
             let number = try? TrackingNumber(parsing: text), let entry = service.freshCachedEntry(for: number)
         else { return nil }
-        let response = Self.shipment(entry, cache: "hit")
-        finish(request, pattern: pattern, response: response, started: started)
+        var response = Self.shipment(entry, cache: "hit", now: clock.now)
+        response.route = pattern
         return response
     }
 
     public func respond(to request: HTTPRequest) async -> HTTPResponse {
-        let started = DispatchTime.now()
-        let response = await router.respond(to: request)
-        let pattern: String
-        if case .found(_, _, let matched) = router.match(method: request.method, path: request.path) {
-            pattern = matched
-        } else {
-            pattern = "unmatched"
-        }
-        finish(request, pattern: pattern, response: response, started: started)
-        return response
-    }
-
-    private func finish(_ request: HTTPRequest, pattern: String, response: HTTPResponse, started: DispatchTime) {
-        let seconds = Double(DispatchTime.now().uptimeNanoseconds - started.uptimeNanoseconds) / 1e9
-        metrics.recordRequest(method: request.method, route: pattern, status: response.status, seconds: seconds)
-        log.record(
-            method: request.method, route: pattern, status: response.status, seconds: seconds,
-            cache: response.header("X-Cache"))
+        await router.respond(to: request)
     }
 
     /// `refresh` is absent, `0` or `1`; `nil` for anything else.
@@ -115,7 +101,9 @@ public struct APIResponder: HTTPResponder {
         let numbers: [String]
     }
 
-    private static func one(_ input: String, refresh: Bool, service: ShipmentService) async -> HTTPResponse {
+    private static func one(_ input: String, refresh: Bool, service: ShipmentService, clock: any TrackingClock) async
+        -> HTTPResponse
+    {
         let number: TrackingNumber
         do {
             number = try TrackingNumber(parsing: input)
@@ -126,9 +114,9 @@ public struct APIResponder: HTTPResponder {
         }
         switch await service.lookup(number, refresh: refresh) {
         case .fresh(let entry, let fromCache):
-            return shipment(entry, cache: fromCache ? "hit" : "miss")
+            return shipment(entry, cache: fromCache ? "hit" : "miss", now: clock.now)
         case .stale(let entry, _):
-            return shipment(entry, cache: "stale")
+            return shipment(entry, cache: "stale", now: clock.now)
         case .failed(let error):
             return problem(for: error)
         }
@@ -182,13 +170,22 @@ public struct APIResponder: HTTPResponder {
         }
         var response = HTTPResponse.content(
             ShipmentList.json(shipments: shipments, errors: errors), type: "application/json")
+        response.headers.append(("Cache-Control", "no-cache"))
         if stale { response.headers.append(("X-Cache", "stale")) }
         return response
     }
 
-    private static func shipment(_ entry: ShipmentCache.Entry, cache: String) -> HTTPResponse {
-        HTTPResponse(
-            status: 200, headers: [("Content-Type", "application/json"), ("X-Cache", cache)], body: entry.json)
+    /// A shipment with what a cache needs: how long this copy stays fresh, how old it is, its tag.
+    private static func shipment(_ entry: ShipmentCache.Entry, cache: String, now: Date) -> HTTPResponse {
+        let age = max(0, Int(now.timeIntervalSince(entry.fetchedAt)))
+        let fresh = max(0, Int(entry.expiresAt.timeIntervalSince(now)))
+        return HTTPResponse(
+            status: 200,
+            headers: [
+                ("Content-Type", "application/json"), ("X-Cache", cache),
+                ("Cache-Control", "max-age=\(cache == "stale" ? 0 : fresh)"), ("Age", String(age)), ("ETag", entry.etag),
+            ],
+            body: entry.json)
     }
 
     private static func problem(for error: ServiceError) -> HTTPResponse {

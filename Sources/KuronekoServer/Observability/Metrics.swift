@@ -1,33 +1,21 @@
 import Foundation
 import Kuroneko
+import KuronekoHTTP
 
 /// The server's counters and histograms, rendered in the Prometheus text format for `GET /metrics`.
 ///
 /// `@unchecked Sendable`: all state is guarded by `lock`.
 public final class Metrics: @unchecked Sendable {
     private let lock = NSLock()
-    private var requests: [RequestKey: Int] = [:]
-    private var requestDuration = Histogram(bounds: [0.001, 0.005, 0.01, 0.05, 0.1, 0.5, 1, 5])
     private var cacheLookups: [String: Int] = ["hit": 0, "miss": 0, "stale": 0]
     private var upstreamRequests = 0
     private var upstreamFailures = 0
     private var upstreamDuration = Histogram(bounds: [0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30])
     private var batchSize = Histogram(bounds: [1, 2, 3, 4, 5, 6, 7, 8, 9, 10])
 
-    private struct RequestKey: Hashable {
-        let method: String
-        let route: String
-        let status: Int
-    }
+    private let startedAt = Date()
 
     public init() {}
-
-    func recordRequest(method: String, route: String, status: Int, seconds: Double) {
-        locked {
-            requests[RequestKey(method: method, route: route, status: status), default: 0] += 1
-            requestDuration.observe(seconds)
-        }
-    }
 
     /// `result` is `hit`, `miss` or `stale`.
     func recordCacheLookup(_ result: String) {
@@ -46,18 +34,9 @@ public final class Metrics: @unchecked Sendable {
 
     /// The Prometheus text exposition (version 0.0.4).
     /// - Parameter upstream: the scheduler's levels and counters, rendered beside the server's own.
-    public func render(upstream: UpstreamStatistics? = nil) -> String {
+    public func render(upstream: UpstreamStatistics? = nil, cacheEntries: Int? = nil) -> [String] {
         locked {
             var lines: [String] = []
-            lines.append("# HELP kuroneko_http_requests_total HTTP requests answered, by route and status.")
-            lines.append("# TYPE kuroneko_http_requests_total counter")
-            for (key, count) in requests.sorted(by: { ($0.key.route, $0.key.status) < ($1.key.route, $1.key.status) }) {
-                lines.append(
-                    "kuroneko_http_requests_total{method=\"\(key.method)\",route=\"\(key.route)\",status=\"\(key.status)\"} \(count)"
-                )
-            }
-            lines += requestDuration.render(
-                name: "kuroneko_http_request_duration_seconds", help: "Time to answer a request.")
             lines.append("# HELP kuroneko_cache_lookups_total Shipment cache lookups, by result.")
             lines.append("# TYPE kuroneko_cache_lookups_total counter")
             for (result, count) in cacheLookups.sorted(by: { $0.key < $1.key }) {
@@ -74,7 +53,14 @@ public final class Metrics: @unchecked Sendable {
                 help: "Time for one POST attempt.")
             lines += batchSize.render(name: "kuroneko_upstream_batch_size", help: "Tracking numbers per upstream POST.")
             if let upstream { lines += Self.render(upstream) }
-            return lines.joined(separator: "\n") + "\n"
+            if let cacheEntries {
+                lines += PrometheusText.single(
+                    "kuroneko_cache_entries", type: "gauge", help: "Shipments in the cache.", value: "\(cacheEntries)")
+            }
+            lines += ["# HELP kuroneko_build_info The running version.", "# TYPE kuroneko_build_info gauge"]
+            lines.append("kuroneko_build_info{version=\"\(PrometheusText.escape(Kuroneko.version))\"} 1")
+            lines += ProcessMetrics.render(startedAt: startedAt)
+            return lines
         }
     }
 
@@ -117,37 +103,5 @@ public final class Metrics: @unchecked Sendable {
         lock.lock()
         defer { lock.unlock() }
         return body()
-    }
-}
-
-/// A Prometheus histogram: cumulative bucket counts, sum and count.
-private struct Histogram {
-    let bounds: [Double]
-    private var counts: [Int]
-    private var sum = 0.0
-    private var total = 0
-
-    init(bounds: [Double]) {
-        self.bounds = bounds
-        counts = Array(repeating: 0, count: bounds.count)
-    }
-
-    mutating func observe(_ value: Double) {
-        for (index, bound) in bounds.enumerated() where value <= bound {
-            counts[index] += 1
-        }
-        sum += value
-        total += 1
-    }
-
-    func render(name: String, help: String) -> [String] {
-        var lines = ["# HELP \(name) \(help)", "# TYPE \(name) histogram"]
-        for (bound, count) in zip(bounds, counts) {
-            lines.append("\(name)_bucket{le=\"\(bound.formatted(.number.grouping(.never)))\"} \(count)")
-        }
-        lines.append("\(name)_bucket{le=\"+Inf\"} \(total)")
-        lines.append("\(name)_sum \(sum)")
-        lines.append("\(name)_count \(total)")
-        return lines
     }
 }

@@ -1,5 +1,6 @@
 import Foundation
 import Kuroneko
+import KuronekoHTTP
 
 /// The shipments fetched recently, bounded in number (least recently used go first) and in age (a time to
 /// live by status: terminal parcels change no more, moving ones do).
@@ -41,12 +42,15 @@ public final class ShipmentCache: @unchecked Sendable {
         public let fetchedAt: Date
         public let expiresAt: Date
         public let json: Data
+        /// A strong entity tag over `json`, computed once with it.
+        public let etag: String
 
         init(shipment: Shipment, fetchedAt: Date, expiresAt: Date) {
             self.shipment = shipment
             self.fetchedAt = fetchedAt
             self.expiresAt = expiresAt
             json = ServedShipment.encode(shipment, fetchedAt: fetchedAt)
+            etag = ConditionalRequestMiddleware.tag(for: json)
         }
 
         public func isFresh(at now: Date) -> Bool { now < expiresAt }

@@ -26,7 +26,7 @@ public struct SimulatorFaults: Codable, Sendable, Hashable {
         self.changedLayout = changedLayout
     }
 
-    enum CodingKeys: String, CodingKey {
+    enum CodingKeys: String, CodingKey, CaseIterable {
         case latencyMilliseconds = "latency_ms"
         case errorRate = "error_rate"
         case alwaysFail = "always_fail"

@@ -79,7 +79,20 @@ public struct SimulatorResponder: HTTPResponder {
         return .content(page, type: "text/html; charset=UTF-8")
     }
 
+    /// A 400 naming the first key of a JSON object body that is not one of `known`; `nil` when all are.
+    private static func unknownKey(in body: Data, known: [String]) -> HTTPResponse? {
+        guard let object = try? JSONSerialization.jsonObject(with: body) as? [String: Any] else { return nil }
+        guard let unknown = object.keys.sorted().first(where: { !known.contains($0) }) else { return nil }
+        let shown = String(unknown.unicodeScalars.prefix(64).map { $0.value < 0x20 ? "?" : Character($0) })
+        return .problem(
+            status: 400, title: "Bad Request",
+            detail: "unknown key \"\(shown)\"; the keys are \(known.joined(separator: ", "))")
+    }
+
     private static func updateFaults(_ request: HTTPRequest, state: SimulatorState) async -> HTTPResponse {
+        if let problem = unknownKey(in: request.body, known: SimulatorFaults.CodingKeys.allCases.map(\.rawValue)) {
+            return problem
+        }
         let update: SimulatorFaultsUpdate
         do {
             update = try JSONDecoder().decode(SimulatorFaultsUpdate.self, from: request.body)
@@ -98,6 +111,7 @@ public struct SimulatorResponder: HTTPResponder {
     }
 
     private static func updateClock(_ request: HTTPRequest, clock: SimulatorClock) -> HTTPResponse {
+        if let problem = unknownKey(in: request.body, known: ["now", "speed"]) { return problem }
         guard let setting = try? JSONDecoder().decode(ClockSetting.Update.self, from: request.body) else {
             return .problem(
                 status: 400, title: "Bad Request",

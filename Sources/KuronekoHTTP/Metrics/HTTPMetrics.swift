@@ -1,0 +1,86 @@
+import Dispatch
+import Foundation
+import Synchronization
+
+/// Request counters, latency by route and requests in flight, with labels from closed sets only: the
+/// method (``HTTPMethod/label(_:)``), the route pattern or `unmatched`, and the status.
+public final class HTTPMetrics: Sendable {
+    private struct RequestKey: Hashable {
+        let method: String
+        let route: String
+        let status: Int
+    }
+
+    private struct State {
+        var requests: [RequestKey: Int] = [:]
+        var durations: [String: Histogram] = [:]
+        var inFlight = 0
+    }
+
+    private static let bounds = [0.001, 0.005, 0.01, 0.05, 0.1, 0.5, 1, 5, 10]
+    private let state = Mutex(State())
+
+    public init() {}
+
+    func started() {
+        state.withLock { $0.inFlight += 1 }
+    }
+
+    func finished(method: String, route: String, status: Int, seconds: Double) {
+        let key = RequestKey(method: HTTPMethod.label(method), route: route, status: status)
+        state.withLock { state in
+            state.inFlight -= 1
+            state.requests[key, default: 0] += 1
+            if state.durations[route] == nil { state.durations[route] = Histogram(bounds: Self.bounds) }
+            state.durations[route]?.observe(seconds)
+        }
+    }
+
+    /// The HTTP part of `/metrics`.
+    public func render() -> [String] {
+        let snapshot = state.withLock { $0 }
+        var lines = [
+            "# HELP kuroneko_http_requests_total HTTP requests answered, by method, route and status.",
+            "# TYPE kuroneko_http_requests_total counter",
+        ]
+        for (key, count) in snapshot.requests.sorted(by: {
+            ($0.key.route, $0.key.method, $0.key.status) < ($1.key.route, $1.key.method, $1.key.status)
+        }) {
+            lines.append(
+                "kuroneko_http_requests_total{method=\"\(PrometheusText.escape(key.method))\","
+                    + "route=\"\(PrometheusText.escape(key.route))\",status=\"\(key.status)\"} \(count)")
+        }
+        lines += [
+            "# HELP kuroneko_http_request_duration_seconds Time to answer a request, by route.",
+            "# TYPE kuroneko_http_request_duration_seconds histogram",
+        ]
+        for (route, histogram) in snapshot.durations.sorted(by: { $0.key < $1.key }) {
+            lines += histogram.samples(
+                name: "kuroneko_http_request_duration_seconds", labels: "route=\"\(PrometheusText.escape(route))\"")
+        }
+        lines += PrometheusText.single(
+            "kuroneko_http_requests_in_flight", type: "gauge", help: "Requests being answered.",
+            value: "\(snapshot.inFlight)")
+        return lines
+    }
+}
+
+/// Counts every request in ``HTTPMetrics``.
+public struct MetricsMiddleware: HTTPMiddleware {
+    private let metrics: HTTPMetrics
+
+    public init(_ metrics: HTTPMetrics) {
+        self.metrics = metrics
+    }
+
+    public func intercept(_ request: inout HTTPRequest) -> HTTPResponse? {
+        metrics.started()
+        return nil
+    }
+
+    public func finish(_ request: HTTPRequest, _ response: inout HTTPResponse) {
+        let seconds = Double(DispatchTime.now().uptimeNanoseconds &- request.receivedAt) / 1e9
+        metrics.finished(
+            method: request.method, route: response.route ?? "unmatched", status: response.status, seconds: seconds)
+    }
+}

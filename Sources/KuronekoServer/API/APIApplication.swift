@@ -1,0 +1,24 @@
+import Foundation
+import Kuroneko
+import KuronekoHTTP
+
+/// The API as it is served: ``APIResponder`` inside the middleware, composed here and nowhere else, so the
+/// server and the in-process tests run the same stack.
+public enum APIApplication {
+    /// - Parameters:
+    ///   - corsOrigins: origins allowed to call the API from a browser (`*` for any); empty: no CORS headers.
+    ///   - log: where access-log lines go; `nil` logs nothing.
+    public static func make(
+        service: ShipmentService, metrics: Metrics, httpMetrics: HTTPMetrics, clock: any TrackingClock,
+        corsOrigins: [String] = [], log: (@Sendable (String) -> Void)?
+    ) -> MiddlewareStack<APIResponder> {
+        var middleware: [any HTTPMiddleware] = [RequestIDMiddleware()]
+        if let log { middleware.append(AccessLogMiddleware(write: log)) }
+        middleware.append(MetricsMiddleware(httpMetrics))
+        if !corsOrigins.isEmpty { middleware.append(CORSMiddleware(origins: corsOrigins)) }
+        middleware += [CompressionMiddleware(), ConditionalRequestMiddleware()]
+        return MiddlewareStack(
+            middleware,
+            around: APIResponder(service: service, metrics: metrics, httpMetrics: httpMetrics, clock: clock))
+    }
+}

@@ -1,0 +1,58 @@
+import Foundation
+import Kuroneko
+import KuronekoHTTP
+import KuronekoServer
+import KuronekoTestSupport
+import Synchronization
+
+/// The API stack in-process: a scripted upstream, a manual clock, no sockets.
+struct Harness {
+    let clock: ManualClock
+    let transport: ScriptedTransport
+    let service: ShipmentService
+    let metrics: Metrics
+    let api: MiddlewareStack<APIResponder>
+    /// The access-log lines written so far.
+    let log = LogLines()
+
+    /// - Parameter batchWindow: zero sends each lookup at once; the clock never moves by itself, so with a
+    ///   window only full POSTs of ten leave.
+    init(
+        batchWindow: Duration = .zero, cache: ShipmentCache.Policy = .init(), corsOrigins: [String] = [],
+        answer: (@Sendable (Int, UpstreamRequest) async throws -> UpstreamResponse)? = nil
+    ) {
+        let clock = ManualClock()
+        self.clock = clock
+        let transport = answer.map { ScriptedTransport(clock: clock, answer: $0) } ?? .pages(clock: clock)
+        self.transport = transport
+        metrics = Metrics()
+        let client = TrackingClient(
+            configuration: .init(
+                minimumRequestInterval: .zero, retry: RetryPolicy(maxRetries: 0), batchWindow: batchWindow,
+                circuitBreaker: .init(failureThreshold: 3, coolDown: .seconds(30))),
+            transport: transport, clock: clock, observer: metrics.recordUpstream)
+        service = ShipmentService(client: client, clock: clock, metrics: metrics, configuration: .init(cache: cache))
+        api = APIApplication.make(
+            service: service, metrics: metrics, httpMetrics: HTTPMetrics(), clock: clock, corsOrigins: corsOrigins,
+            log: { [log] line in log.append(line) })
+    }
+
+    func get(_ target: String, headers: [String: String] = [:]) async -> HTTPResponse {
+        await api.respond(to: HTTPRequest(method: "GET", target: target, headers: headers))
+    }
+
+    /// Whether the request is answered at once, on the adapter's thread.
+    func answeredAtOnce(_ target: String) -> Bool {
+        if case .now = api.answer(HTTPRequest(method: "GET", target: target)) { return true }
+        return false
+    }
+}
+
+/// Lines collected from any thread.
+final class LogLines: Sendable {
+    private let lines = Mutex<[String]>([])
+
+    func append(_ line: String) { lines.withLock { $0.append(line) } }
+
+    var all: [String] { lines.withLock { $0 } }
+}
