@@ -7,11 +7,35 @@
 #include <sys/socket.h>
 #include <netinet/in.h>
 #include <poll.h>
+#include <ctype.h>
+#include <stdlib.h>
 #include <microhttpd.h>
 
 #ifndef POLLRDHUP
 #define POLLRDHUP 0x2000
 #endif
+
+/// Decodes %HH escapes in a request path or query argument in place, like libmicrohttpd's own unescaper,
+/// except that an escape naming a control character (%00-%1F, %7F) becomes DEL (0x7F) rather than that
+/// character: a %00 can no longer cut the string short, and the server refuses any path holding DEL or a
+/// control character.
+static inline size_t kuroneko_unescape(void *context, struct MHD_Connection *connection, char *text) {
+    (void)context;
+    (void)connection;
+    char *read = text, *write = text;
+    while (*read != '\0') {
+        if (read[0] == '%' && isxdigit((unsigned char)read[1]) && isxdigit((unsigned char)read[2])) {
+            char hex[3] = {read[1], read[2], '\0'};
+            unsigned long value = strtoul(hex, NULL, 16);
+            *write++ = (value < 0x20 || value == 0x7F) ? (char)0x7F : (char)value;
+            read += 3;
+        } else {
+            *write++ = *read++;
+        }
+    }
+    *write = '\0';
+    return (size_t)(write - text);
+}
 
 /// Starts a daemon with the options Kuroneko's servers use; MHD_start_daemon itself is variadic.
 /// `address` is the IPv4 address to listen on, with its port (0 picks a free one). Connections per client
@@ -29,6 +53,7 @@ static inline struct MHD_Daemon *kuroneko_start_daemon(
                             MHD_OPTION_CONNECTION_MEMORY_LIMIT, connectionMemoryLimit,
                             MHD_OPTION_NOTIFY_COMPLETED, completed, context,
                             MHD_OPTION_NOTIFY_CONNECTION, connections, context,
+                            MHD_OPTION_UNESCAPE_CALLBACK, kuroneko_unescape, NULL,
                             MHD_OPTION_END);
 }
 

@@ -82,6 +82,8 @@ enum Help {
           --max-connections N     KURONEKO_MAX_CONNECTIONS  open connections from all clients (default 1020)
           --cors-origins LIST     KURONEKO_CORS_ORIGINS  origins allowed to call the API from a browser,
                                   comma-separated, or * for any (default none: no CORS headers)
+          --shutdown-timeout SECONDS  KURONEKO_SHUTDOWN_TIMEOUT  on SIGTERM/SIGINT, how long requests in
+                                  flight may still take before they are answered 503 and closed (default 10)
           -h, --help              show this help
         """
 

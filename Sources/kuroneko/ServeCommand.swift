@@ -11,6 +11,7 @@ struct ServeCommand {
     private let service: ShipmentService.Configuration
     private let demo: Bool
     private let corsOrigins: [String]
+    private let shutdownTimeout: Duration
     /// How long a lookup waits for Yamato by default: a person or a program behind an HTTP client is waiting.
     static let defaultQueueDeadline = Duration.seconds(10)
 
@@ -77,6 +78,9 @@ struct ServeCommand {
             ?? client.circuitBreaker.coolDown
         demo = try arguments.flag("--demo", environment: "KURONEKO_DEMO")
         corsOrigins = try Self.origins(arguments.text("--cors-origins", environment: "KURONEKO_CORS_ORIGINS"))
+        shutdownTimeout =
+            try arguments.seconds("--shutdown-timeout", in: 0...3_600, environment: "KURONEKO_SHUTDOWN_TIMEOUT")
+            ?? .seconds(10)
         let extra = try arguments.positionals()
         guard extra.isEmpty else {
             throw .usage("serve: unexpected argument '\(extra[0])'; see 'kuroneko serve --help'")
@@ -103,7 +107,6 @@ struct ServeCommand {
     }
 
     func run(on terminal: Terminal) async throws {
-        TerminationSignals.block()
         let clock = SystemClock()
         let metrics = Metrics()
         var client = self.client
@@ -141,11 +144,31 @@ struct ServeCommand {
                 + "breaker_failures=\(client.circuitBreaker.failureThreshold) "
                 + "breaker_cool_down_s=\(client.circuitBreaker.coolDown / .seconds(1)) "
                 + "connections_per_client=\(server.connectionsPerAddress) max_connections=\(server.maxConnections) "
-                + "cors_origins=\(corsOrigins.isEmpty ? "none" : corsOrigins.joined(separator: ","))")
+                + "cors_origins=\(corsOrigins.isEmpty ? "none" : corsOrigins.joined(separator: ",")) "
+                + "shutdown_timeout_s=\(shutdownTimeout / .seconds(1))")
         let signal = await TerminationSignals.wait()
+        let started = ContinuousClock.now
         logWriter.flush()
-        terminal.printError("kuroneko serve: \(signal) received, finishing requests in flight")
-        await running.shutdown()
+        terminal.printError(
+            "kuroneko serve: \(signal) received: refusing new connections, answering queued lookups 503, "
+                + "finishing requests in flight for up to \(shutdownTimeout / .seconds(1)) s; a second signal exits now")
+        Self.exitOnSecondSignal(terminal: terminal, flush: logWriter.flush)
+        running.stopAccepting()
+        await service.client.scheduler.shutDown()
+        let cutOff = await running.shutdown(deadline: shutdownTimeout)
         logWriter.flush()
+        terminal.printError(
+            "kuroneko serve: stopped after \((ContinuousClock.now - started) / .seconds(1)) s; "
+                + "requests cut off at the deadline: \(cutOff)")
+    }
+
+    /// Exits at once, with 128 + the signal's number, when SIGINT or SIGTERM comes again during the drain.
+    static func exitOnSecondSignal(terminal: Terminal, flush: @escaping @Sendable () -> Void) {
+        Task.detached {
+            let again = await TerminationSignals.wait()
+            flush()
+            terminal.printError("kuroneko serve: \(again) received again, exiting now")
+            exit(again == "SIGINT" ? 130 : 143)
+        }
     }
 }

@@ -34,7 +34,6 @@ struct SimulateCommand {
     }
 
     func run(on terminal: Terminal) async throws {
-        TerminationSignals.block()
         let clock = SimulatorClock(start: start, speed: speed)
         let running: HTTPServer
         do {

@@ -1,6 +1,13 @@
 import Foundation
+import KuronekoHTTP
 
-// The tool's whole life: read the command line, run one command, exit with its code.
+// The tool's whole life: read the command line, run one command, exit with its code. The servers take
+// SIGINT and SIGTERM on one queue; they are blocked here, before any other thread starts, so that every
+// thread inherits the mask.
+let arguments = Array(CommandLine.arguments.dropFirst())
+if let command = arguments.first, ["serve", "simulate"].contains(command) {
+    TerminationSignals.block()
+}
 let terminal = Terminal(environment: ProcessInfo.processInfo.environment)
-let status = await CommandLineTool(terminal: terminal).run(Array(CommandLine.arguments.dropFirst()))
+let status = await CommandLineTool(terminal: terminal).run(arguments)
 exit(status.rawValue)

@@ -33,7 +33,7 @@ struct SchedulerTests {
         defer { _ = simulator.stop() }
         let server = try ServerProcess([
             "serve", "--endpoint", simulator.baseURL + "/cgi-bin/tneko", "--min-interval", "0",
-            "--breaker-cool-down", "2",
+            "--breaker-cool-down", "4",
         ])
         defer { _ = server.stop() }
         _ = try await HTTPClient.send("PUT", simulator.baseURL + "/admin/faults", body: #"{"changed_layout": true}"#)
@@ -54,7 +54,7 @@ struct SchedulerTests {
         #expect(try await Self.stats(simulator)["posts"] == .number(5), "nothing is sent while the circuit is open")
         #expect(try await Self.metric("kuroneko_upstream_circuit_state", of: server) == 2)
 
-        // No lookup arrives; readiness comes back on its own after the 2 s cool-down, half-open.
+        // No lookup arrives; readiness comes back on its own after the 4 s cool-down, half-open.
         let recovered = try await Self.waitFor(
             { try await HTTPClient.send("GET", server.baseURL + "/readyz") }, until: { $0.status == 200 })
         #expect(recovered.status == 200)
@@ -78,7 +78,7 @@ struct SchedulerTests {
         ])
         defer { _ = server.stop() }
         let targets = ValidNumbers.numbers(1_500, from: 53_000_000_000).map { "/v1/shipments/\($0.digits)" }
-        let answers = BurstClient.get(port: server.port, targets: targets, timeout: .seconds(20))
+        let answers = await BurstClient.get(port: server.port, targets: targets, timeout: .seconds(20))
 
         let statuses = Dictionary(grouping: answers, by: { $0.status ?? 0 }).mapValues(\.count)
         #expect(Set(statuses.keys).isSubset(of: [200, 503, 504]), "\(statuses)")
@@ -95,14 +95,17 @@ struct SchedulerTests {
         } else {
             Issue.record("the simulator's stats have no max_in_flight: \(stats)")
         }
+        // Starts are paced on the server's clock: its shortest gap between two starts is the interval.
+        let startGap = try await Self.metric("kuroneko_upstream_shortest_start_gap_seconds", of: server)
+        #expect(startGap.map { $0 >= 1.0 } ?? false, "shortest start gap \(String(describing: startGap))")
         if case .number(let gap)? = stats["shortest_gap_ms"] {
-            // Starts are paced on the server's clock; measured where the POSTs arrive, a first POST that waits
-            // longer for its connection or its thread under this load arrives up to some tens of milliseconds late.
-            #expect(gap >= 900, "\(stats)")
+            // Where the POSTs arrive, a POST whose task or connection waited longer on a loaded machine comes
+            // late: seen here at 977 ms alone and down to 710 ms with the whole suite running in parallel.
+            #expect(gap >= 500, "\(stats)")
         }
         #expect(try await Self.metric("kuroneko_upstream_shed_total", of: server) ?? 0 >= 1_000)
         print(
-            "overload: statuses \(statuses.sorted { $0.key < $1.key }), slowest \(slowest) s, simulator \(stats)")
+            "overload: shortest start gap \(startGap ?? 0) s; statuses \(statuses.sorted { $0.key < $1.key }), slowest \(slowest) s, simulator \(stats)")
     }
 
     @Test("a client that disconnects while its number waits for a POST: the number is never sent")

@@ -23,6 +23,8 @@ public struct TrackingError: Error, Hashable, Sendable, CustomStringConvertible 
         public static let circuitOpen = Code(rawValue: "circuit_open")
         /// The lookup's deadline passed before an answer came.
         public static let deadlineExceeded = Code(rawValue: "deadline_exceeded")
+        /// The scheduler is stopping (the server is shutting down): nothing more is sent.
+        public static let shuttingDown = Code(rawValue: "shutting_down")
     }
 
     public let code: Code
@@ -65,6 +67,10 @@ public struct TrackingError: Error, Hashable, Sendable, CustomStringConvertible 
                 + "to let it recover",
             retryAfter: retryAfter)
     }
+
+    static let shuttingDown = TrackingError(
+        .shuttingDown, "the server is stopping and sends nothing more to Yamato; ask again in a moment",
+        retryAfter: .seconds(1))
 
     static let deadlineExceeded = TrackingError(
         .deadlineExceeded, "Yamato did not answer before the lookup's deadline")

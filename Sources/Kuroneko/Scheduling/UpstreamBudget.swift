@@ -7,6 +7,9 @@ public protocol UpstreamBudget: Sendable {
     /// Returns when one more POST may start, and counts it as started.
     /// - Throws: `CancellationError` when the task is cancelled first; nothing is then counted.
     func acquire() async throws
+    /// A POST granted by ``acquire()`` is about to go on the wire now: the next start is counted from here,
+    /// so a POST whose task ran late does not leave the following one less than the interval behind.
+    func started() async
     /// A POST started by ``acquire()`` has ended (or was never sent).
     func release() async
 }
@@ -34,16 +37,26 @@ public actor LocalUpstreamBudget: UpstreamBudget {
         } else {
             try await waitForRelease()
         }
-        let now = clock.uptime
-        let start = lastStart.map { max(now, $0 + minimumInterval) } ?? now
-        lastStart = start
-        guard start > now else { return }
-        do {
-            try await clock.sleep(until: start)
-        } catch {
-            await release()
-            throw error
+        // The previous start may move later while this one sleeps (``started()``): look again after waking.
+        while true {
+            let now = clock.uptime
+            let start = lastStart.map { max(now, $0 + minimumInterval) } ?? now
+            guard start > now else {
+                lastStart = start
+                return
+            }
+            do {
+                try await clock.sleep(until: start)
+            } catch {
+                await release()
+                throw error
+            }
         }
+    }
+
+    public func started() {
+        let now = clock.uptime
+        lastStart = max(lastStart ?? now, now)
     }
 
     public func release() async {

@@ -111,6 +111,8 @@ extension UpstreamScheduler {
         private var queues = [Queue](repeating: Queue(), count: UpstreamPriority.allCases.count)
         private var deadlines = DeadlineHeap()
         private var slotRequested = false
+        /// Shut down: nothing more is queued or sent.
+        private var stopping = false
         /// A caller has asked for everything it is going to ask: send what is queued without the window.
         private var flushed = false
         private var inFlight = 0
@@ -137,6 +139,10 @@ extension UpstreamScheduler {
             now: Duration
         ) -> [Action] {
             var actions = advance(to: now)
+            if stopping {
+                actions.append(.fail([waiter], .shuttingDown))
+                return actions
+            }
             if let retryAfter = breaker.retryAfter(at: now) {
                 counters.rejectedWhileOpen += 1
                 actions.append(
@@ -170,6 +176,15 @@ extension UpstreamScheduler {
             return actions
         }
 
+        /// Stop: queued numbers and POSTs waiting for a retry are answered `shutting_down` at once, and so is
+        /// every number wanted from now on; POSTs under way finish.
+        mutating func shutDown(now: Duration) -> [Action] {
+            stopping = true
+            var actions = failEverythingWaiting(now: now, with: .shuttingDown)
+            actions += advance(to: now)
+            return actions
+        }
+
         /// The numbers wanted so far are all the caller will want for now: no need to wait for more.
         mutating func flush(now: Duration) -> [Action] {
             flushed = queuedTotal > 0
@@ -196,6 +211,7 @@ extension UpstreamScheduler {
                 return actions
             }
             inFlight += 1
+            counters.started += 1
             lastStart = now
             if breaker.state == .halfOpen { probe = post.id }
             breaker.postStarted()
@@ -402,7 +418,7 @@ extension UpstreamScheduler {
         }
 
         private mutating func startIfReady(now: Duration) -> [Action] {
-            guard !slotRequested, breaker.permitsStart, hasReadyWork(now: now) else { return [] }
+            guard !slotRequested, !stopping, breaker.permitsStart, hasReadyWork(now: now) else { return [] }
             slotRequested = true
             return [.acquireSlot]
         }
@@ -503,12 +519,12 @@ extension UpstreamScheduler {
 
         /// The circuit just opened: queued numbers and retries waiting for their turn are answered now
         /// rather than held through the cool-down.
-        private mutating func failEverythingWaiting(now: Duration) -> [Action] {
+        private mutating func failEverythingWaiting(now: Duration, with error: TrackingError? = nil) -> [Action] {
             var actions: [Action] = []
             for (id, post) in posts {
                 guard case .awaitingRetry(_, let lastError) = post.phase else { continue }
                 posts[id] = nil
-                actions += failNumbers(post.numbers, with: lastError)
+                actions += failNumbers(post.numbers, with: error ?? lastError)
             }
             var queued: [TrackingNumber] = []
             for index in queues.indices {
@@ -519,7 +535,7 @@ extension UpstreamScheduler {
             }
             let retryAfter = breaker.retryAfter(at: now) ?? policy.breaker.coolDown
             actions += failNumbers(
-                queued, with: .circuitOpen(retryAfter: retryAfter, failures: policy.breaker.failureThreshold))
+                queued, with: error ?? .circuitOpen(retryAfter: retryAfter, failures: policy.breaker.failureThreshold))
             return actions
         }
 

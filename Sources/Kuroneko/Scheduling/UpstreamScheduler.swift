@@ -22,6 +22,8 @@ public actor UpstreamScheduler {
     private var timer: Task<Void, Never>?
     private var timerDeadline: Duration?
     private let published = Mutex(UpstreamStatistics())
+    /// When POSTs actually went out: the last one, and the shortest gap between two.
+    private let starts = Mutex<(last: Duration?, shortestGap: Duration?)>((nil, nil))
     private var statisticsWatchers:
         [(predicate: @Sendable (UpstreamStatistics) -> Bool, continuation: CheckedContinuation<Void, Never>)] = []
 
@@ -152,9 +154,17 @@ public actor UpstreamScheduler {
         }
     }
 
+    /// Stops sending: numbers not yet in a POST are answered `shutting_down` now, and so is every lookup
+    /// from now on; POSTs under way finish and answer their waiters.
+    public func shutDown() {
+        perform(machine.shutDown(now: clock.uptime))
+    }
+
     /// Queue levels, the circuit and counters, as of the last event; readable from any thread without waiting.
     public nonisolated var statistics: UpstreamStatistics {
-        published.withLock { $0 }
+        var statistics = published.withLock { $0 }
+        statistics.shortestStartGap = starts.withLock { $0.shortestGap }
+        return statistics
     }
 
     // MARK: Events
@@ -243,7 +253,12 @@ public actor UpstreamScheduler {
     }
 
     private nonisolated func send(_ post: StateMachine.Post) async {
+        await budget.started()
         let started = clock.uptime
+        starts.withLock { starts in
+            if let last = starts.last { starts.shortestGap = min(starts.shortestGap ?? started - last, started - last) }
+            starts.last = started
+        }
         let outcome = await attempt(post)
         await finished(post, outcome, seconds: (clock.uptime - started) / .seconds(1))
     }

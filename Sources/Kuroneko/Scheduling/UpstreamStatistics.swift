@@ -15,6 +15,11 @@ public struct UpstreamStatistics: Sendable, Hashable {
     public var cancelledNumbers = 0
     /// Lookups refused at once because the circuit was open.
     public var rejectedWhileOpen = 0
+    /// POSTs started so far.
+    public var started = 0
+    /// The shortest time between two POSTs going out so far (measured just before the transport is called);
+    /// `nil` before the second.
+    public var shortestStartGap: Duration?
 
     public init() {}
 }

@@ -1,5 +1,6 @@
 import CMicroHTTPD
 import Foundation
+import Synchronization
 
 // libmicrohttpd's callbacks. They are global functions, not closures in main.swift, so that they are not
 // main-actor code: libmicrohttpd calls them on its worker threads.
@@ -15,11 +16,24 @@ func handleRequest(
     let server = Unmanaged<ServerState>.fromOpaque(serverContext).takeUnretainedValue()
     guard let slot = requestSlot.pointee else {
         // The first call: only the headers are in. Keep a context until requestCompleted releases it.
-        requestSlot.pointee = Unmanaged.passRetained(RequestContext()).toOpaque()
+        let fresh = RequestContext()
+        requestSlot.pointee = Unmanaged.passRetained(fresh).toOpaque()
         server.begin()
+        if let refusal = RequestFraming.refusal(
+            headers: values(of: connection, kind: .HEADER_KIND), path: url.map { String(cString: $0) } ?? "/",
+            maxBodyBytes: server.maxBodyBytes)
+        {
+            fresh.refused = true
+            return queue(refusal, on: connection)
+        }
         return .YES
     }
     let context = Unmanaged<RequestContext>.fromOpaque(slot).takeUnretainedValue()
+    if context.refused {
+        // Answered already; whatever body follows is dropped with the connection.
+        uploadSize.pointee = 0
+        return .YES
+    }
     if uploadSize.pointee > 0 {
         if context.body.count + uploadSize.pointee > server.maxBodyBytes {
             context.bodyTooLarge = true
@@ -62,39 +76,75 @@ func handleRequest(
     }
     // Suspend before the work starts: a resume that arrives before the suspend would be lost.
     let socket = kuroneko_connection_socket(connection)
+    server.adjustSuspended(by: 1)
     MHD_suspend_connection(connection)
     let connectionAddress = UInt(bitPattern: connection)
     Task {
-        context.response = await respond(with: work, cancellingWhenClosed: socket)
+        context.response = await respond(with: work, cancellingWhenClosed: socket, server: server)
         MHD_resume_connection(OpaquePointer(bitPattern: connectionAddress))
+        server.adjustSuspended(by: -1)
     }
     return .YES
 }
 
-/// How often a waiting request's socket is checked for the client having gone away.
+/// How often a waiting request's socket is checked for the client having gone away, and for the server's
+/// drain deadline having passed.
 private let disconnectCheckInterval = Duration.milliseconds(200)
 
-/// The responder's answer; if the client closes its socket first, the responder's task is cancelled (so
-/// its lookups leave the upstream queue) and the answer, which nobody will read, is whatever it returns
-/// then. The socket stays open while the connection is suspended, and the watcher has stopped before this
-/// returns, so it never looks at a socket libmicrohttpd has closed.
+/// The work's answer. If the client closes its socket first, the work's task is cancelled (so its lookups
+/// leave the upstream queue) and its answer, which nobody will read, is awaited. If the server's drain
+/// deadline passes first, the work is cancelled and a 503 answered at once, without waiting for it, so that
+/// no connection stays suspended when the daemon stops. The watcher ends before this returns (at worst it
+/// has polled a descriptor in the instant the answer came, which reads nothing).
 private func respond(
-    with body: @escaping @Sendable () async -> HTTPResponse, cancellingWhenClosed socket: Int32
+    with body: @escaping @Sendable () async -> HTTPResponse, cancellingWhenClosed socket: Int32, server: ServerState
 ) async -> HTTPResponse {
     let work = Task { await body() }
-    let watcher = Task {
-        while !Task.isCancelled {
-            try? await Task.sleep(for: disconnectCheckInterval)
-            if !Task.isCancelled, kuroneko_peer_closed(socket) != 0 {
-                work.cancel()
-                return
+    let answer = FirstAnswer()
+    return await withCheckedContinuation { (continuation: CheckedContinuation<HTTPResponse, Never>) in
+        answer.start(continuation)
+        Task { answer.give(await work.value) }
+        Task {
+            while !answer.isGiven {
+                try? await Task.sleep(for: disconnectCheckInterval)
+                if answer.isGiven { return }
+                if server.isForcingStop {
+                    work.cancel()
+                    var response = HTTPResponse.problem(
+                        status: 503, title: "Service Unavailable",
+                        detail: "the server is stopping and could not finish this request in time; ask again")
+                    response.headers += [("Retry-After", "1"), ("Connection", "close")]
+                    answer.give(response)
+                    return
+                }
+                if kuroneko_peer_closed(socket) != 0 {
+                    work.cancel()
+                    return
+                }
             }
         }
     }
-    let response = await work.value
-    watcher.cancel()
-    await watcher.value
-    return response
+}
+
+/// The first of several answers to one request; later ones are dropped.
+private final class FirstAnswer: Sendable {
+    private let state = Mutex<(continuation: CheckedContinuation<HTTPResponse, Never>?, given: Bool)>((nil, false))
+
+    func start(_ continuation: CheckedContinuation<HTTPResponse, Never>) {
+        state.withLock { $0.continuation = continuation }
+    }
+
+    var isGiven: Bool { state.withLock { $0.given } }
+
+    func give(_ response: HTTPResponse) {
+        let continuation = state.withLock { state -> CheckedContinuation<HTTPResponse, Never>? in
+            guard !state.given else { return nil }
+            state.given = true
+            defer { state.continuation = nil }
+            return state.continuation
+        }
+        continuation?.resume(returning: response)
+    }
 }
 
 /// Called when a request ends for any reason (answered, aborted, timed out, shut down): frees its context.

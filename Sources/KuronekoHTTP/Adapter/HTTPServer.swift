@@ -89,13 +89,42 @@ public final class HTTPServer: Sendable {
         _ = setrlimit(Int32(RLIMIT_NOFILE.rawValue), &limit)
     }
 
-    /// Stops accepting connections, waits for the requests in flight to be answered, then stops.
-    public func shutdown() async {
+    /// Refuses new connections from now on: the listening socket is closed, so clients get a refusal at
+    /// once rather than waiting in the backlog. Requests already in flight go on.
+    public func stopAccepting() {
         daemon.quiesce()
-        while state.inFlight > 0 {
+    }
+
+    /// Stops: refuses new connections at once (the listening socket is closed), lets the requests in flight
+    /// finish until `deadline`, then answers those still waiting 503 and closes every connection.
+    /// - Returns: the requests that were cut off at the deadline.
+    @discardableResult
+    public func shutdown(deadline: Duration = .seconds(10)) async -> Int {
+        daemon.quiesce()
+        let clock = ContinuousClock()
+        let end = clock.now + deadline
+        while state.inFlight > 0, clock.now < end {
             try? await Task.sleep(for: .milliseconds(10))
         }
-        daemon.stop()
+        let cutOff = state.inFlight
+        if cutOff > 0 {
+            state.forceStop()
+            // Each waiting request answers 503 within one check interval; a connection still receiving its
+            // request is not suspended and closes with the daemon.
+            let bound = clock.now + .seconds(2)
+            while state.suspended > 0, clock.now < bound {
+                try? await Task.sleep(for: .milliseconds(10))
+            }
+        }
+        daemon.stop(whenNothingSuspended: state)
+        return cutOff
+    }
+
+    /// The number of requests being answered now.
+    public var requestsInFlight: Int { state.inFlight }
+
+    deinit {
+        daemon.stop(whenNothingSuspended: state)
     }
 }
 
@@ -111,26 +140,36 @@ public struct ServerStartError: Error, CustomStringConvertible, Sendable {
 private final class DaemonHandle: @unchecked Sendable {
     private let lock = NSLock()
     private var daemon: OpaquePointer?
+    private var quiesced = false
 
     init(_ daemon: OpaquePointer) {
         self.daemon = daemon
     }
 
+    /// Stops accepting: libmicrohttpd hands back the listening socket, which is closed so that new clients
+    /// are refused at once instead of waiting in the backlog.
     func quiesce() {
         lock.lock()
         defer { lock.unlock() }
-        if let daemon { _ = MHD_quiesce_daemon(daemon) }
+        guard let daemon, !quiesced else { return }
+        quiesced = true
+        let listener = MHD_quiesce_daemon(daemon)
+        if listener >= 0 { close(listener) }
     }
 
-    func stop() {
+    /// Stops the daemon, unless a connection is still suspended: stopping then is undefined behaviour in
+    /// libmicrohttpd, so the daemon is left running instead, and the state its callbacks use is kept alive
+    /// for good (its threads end with the process).
+    func stop(whenNothingSuspended state: ServerState) {
         lock.lock()
         defer { lock.unlock() }
-        if let daemon { MHD_stop_daemon(daemon) }
-        daemon = nil
-    }
-
-    deinit {
-        if let daemon { MHD_stop_daemon(daemon) }
+        guard let daemon else { return }
+        guard state.suspended == 0 else {
+            _ = Unmanaged.passRetained(state)
+            return
+        }
+        MHD_stop_daemon(daemon)
+        self.daemon = nil
     }
 }
 
@@ -144,6 +183,8 @@ final class ServerState: @unchecked Sendable {
     let connectionsPerAddress: Int
     private let lock = NSLock()
     private var count = 0
+    private var suspendedCount = 0
+    private var forcing = false
     private var connections: [UInt64: Int] = [:]
 
     init(application: any HTTPApplication, maxBodyBytes: Int, connectionsPerAddress: Int) {
@@ -168,6 +209,32 @@ final class ServerState: @unchecked Sendable {
         return count
     }
 
+    /// Connections suspended while their request's work runs.
+    var suspended: Int {
+        lock.lock()
+        defer { lock.unlock() }
+        return suspendedCount
+    }
+
+    func adjustSuspended(by change: Int) {
+        lock.lock()
+        suspendedCount += change
+        lock.unlock()
+    }
+
+    /// Set once the drain deadline has passed: waiting requests answer 503 at once.
+    var isForcingStop: Bool {
+        lock.lock()
+        defer { lock.unlock() }
+        return forcing
+    }
+
+    func forceStop() {
+        lock.lock()
+        forcing = true
+        lock.unlock()
+    }
+
     func begin() {
         lock.lock()
         count += 1
@@ -189,5 +256,7 @@ final class ServerState: @unchecked Sendable {
 final class RequestContext: @unchecked Sendable {
     var body = Data()
     var bodyTooLarge = false
+    /// Refused when its headers arrived (``RequestFraming``); nothing more is done with it.
+    var refused = false
     var response: HTTPResponse?
 }

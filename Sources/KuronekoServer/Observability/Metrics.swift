@@ -94,6 +94,14 @@ public final class Metrics: @unchecked Sendable {
             "Numbers dropped unsent, or POSTs called off, because nobody waited for them any more.",
             "\(upstream.cancelledNumbers)")
         metric(
+            "kuroneko_upstream_starts_total", "counter", "POSTs started (the politeness budget granted a start).",
+            "\(upstream.started)")
+        if let gap = upstream.shortestStartGap {
+            metric(
+                "kuroneko_upstream_shortest_start_gap_seconds", "gauge",
+                "The shortest time between two POST starts since the server started.", "\(gap / .seconds(1))")
+        }
+        metric(
             "kuroneko_upstream_circuit_rejections_total", "counter",
             "Lookups answered 503 at once because the circuit was open.", "\(upstream.rejectedWhileOpen)")
         return lines

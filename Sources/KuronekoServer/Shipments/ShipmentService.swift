@@ -114,7 +114,8 @@ public struct ServiceError: Error, Sendable {
             message = tracking.message
             switch tracking.code {
             case .timeout, .deadlineExceeded: kind = .upstreamTimeout
-            case .overloaded, .circuitOpen: kind = .unavailable(retryAfter: tracking.retryAfter ?? .seconds(1))
+            case .overloaded, .circuitOpen, .shuttingDown:
+                kind = .unavailable(retryAfter: tracking.retryAfter ?? .seconds(1))
             default: kind = .badUpstream
             }
         case is CancellationError:

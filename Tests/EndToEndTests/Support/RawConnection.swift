@@ -68,3 +68,14 @@ extension RawConnection {
         }
     }
 }
+
+extension RawConnection {
+    /// One GET on a connection of its own, without URLSession: the status and the body.
+    static func get(port: Int, _ target: String) throws -> (status: Int?, body: String) {
+        let answer = try RawConnection(port: port).request(
+            "GET \(target) HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n")
+        let parts = answer.components(separatedBy: "\r\n\r\n")
+        let status = parts.first?.split(separator: " ").dropFirst().first.flatMap { Int($0) }
+        return (status, parts.dropFirst().joined(separator: "\r\n\r\n"))
+    }
+}

@@ -41,7 +41,18 @@ final class ServerProcess {
     /// Sends SIGTERM (or the given signal) and waits; the exit status and the rest of what the server wrote
     /// on stderr.
     func stop(signal: Int32 = SIGTERM) -> (status: Int32, log: String) {
+        send(signal: signal)
+        return waitForExit()
+    }
+
+    /// What the server has written on standard error so far.
+    var logSoFar: String { log.snapshot() }
+
+    func send(signal: Int32) {
         if process.isRunning { kill(process.processIdentifier, signal) }
+    }
+
+    func waitForExit() -> (status: Int32, log: String) {
         process.waitUntilExit()
         return (process.terminationStatus, log.finish())
     }
@@ -74,6 +85,13 @@ private final class LogCollector: @unchecked Sendable {
             }
             done.signal()
         }.start()
+    }
+
+    /// Everything read until now.
+    func snapshot() -> String {
+        lock.lock()
+        defer { lock.unlock() }
+        return String(decoding: data, as: UTF8.self)
     }
 
     /// Everything read, once the writer has closed the pipe.

@@ -1,0 +1,49 @@
+/// Requests refused as soon as their headers are in, before any body is read: ambiguous framing (the ways
+/// to smuggle a second request past a proxy), hidden bytes in the path, and bodies declared too large.
+enum RequestFraming {
+    /// The answer that refuses the request, with `Connection: close`; `nil` when it may proceed.
+    static func refusal(headers: [(name: String, value: String)], path: String, maxBodyBytes: Int) -> HTTPResponse? {
+        if path.utf8.contains(where: { $0 < 0x20 || $0 == 0x7F }) {
+            return closing(400, "the path holds a control character (such as %00); remove it")
+        }
+        var lengths: [Substring] = []
+        var codings: [String] = []
+        for (name, value) in headers {
+            switch name.lowercased() {
+            case "content-length": lengths += value.split(separator: ",", omittingEmptySubsequences: false)
+            case "transfer-encoding": codings.append(value)
+            default: continue
+            }
+        }
+        if lengths.count > 1 {
+            return closing(400, "the request has \(lengths.count) Content-Length values; send exactly one")
+        }
+        if !codings.isEmpty {
+            if !lengths.isEmpty {
+                return closing(400, "the request has both Content-Length and Transfer-Encoding; send one of them")
+            }
+            let coding = codings.joined(separator: ",").lowercased().split(separator: ",").map { $0.trimmingWhitespace() }
+            guard coding == ["chunked"] else {
+                return closing(400, "the transfer coding is not supported; send the body as is or chunked")
+            }
+        }
+        if let length = lengths.first {
+            let digits = length.trimmingWhitespace()
+            guard !digits.isEmpty, digits.utf8.allSatisfy({ $0 >= 0x30 && $0 <= 0x39 }) else {
+                return closing(400, "Content-Length is not a number of bytes")
+            }
+            if digits.count > 18 || Int(digits) ?? Int.max > maxBodyBytes {
+                return closing(
+                    413, "the request body is larger than \(maxBodyBytes) bytes", title: "Content Too Large")
+            }
+        }
+        return nil
+    }
+
+    private static func closing(_ status: Int, _ detail: String, title: String = "Bad Request") -> HTTPResponse {
+        var response = HTTPResponse.problem(status: status, title: title, detail: detail)
+        response.headers.append(("Connection", "close"))
+        response.route = "refused"
+        return response
+    }
+}

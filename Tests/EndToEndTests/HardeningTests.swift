@@ -1,0 +1,43 @@
+import Foundation
+import KuronekoTestSupport
+import Testing
+
+/// `kuroneko serve` against hostile framing, on raw sockets.
+@Suite("kuroneko serve: hostile requests", .serialized)
+struct HardeningTests {
+    private static func status(of answer: String) -> Int? {
+        answer.split(separator: " ").dropFirst().first.flatMap { Int($0) }
+    }
+
+    @Test(
+        "ambiguous framing and hidden path bytes are refused with 400 and the connection closed",
+        arguments: [
+            "POST /v1/shipments/query HTTP/1.1\r\nHost: x\r\nContent-Length: 13\r\nContent-Length: 40\r\n\r\n{\"numbers\":[]}",
+            "POST /v1/shipments/query HTTP/1.1\r\nHost: x\r\nContent-Length: 13, 40\r\n\r\n{\"numbers\":[]}",
+            "POST /v1/shipments/query HTTP/1.1\r\nHost: x\r\nContent-Length: 13\r\nTransfer-Encoding: chunked\r\n\r\n0\r\n\r\n",
+            "POST /v1/shipments/query HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: gzip, chunked\r\n\r\n0\r\n\r\n",
+            "GET /v1/shipments/327754459830%00junk HTTP/1.1\r\nHost: x\r\n\r\n",
+            "GET /healthz%0a HTTP/1.1\r\nHost: x\r\n\r\n",
+        ])
+    func refused(request: String) throws {
+        let server = try ServerProcess(["serve", "--demo"])
+        defer { _ = server.stop() }
+        let connection = try RawConnection(port: server.port)
+        let answer = try connection.request(request)
+        #expect(Self.status(of: answer) == 400, "\(answer)")
+        #expect(answer.lowercased().contains("connection: close"), "\(answer)")
+        // The server is still there for the next client.
+        #expect(Self.status(of: try RawConnection(port: server.port).request("GET /healthz HTTP/1.1\r\nHost: x\r\n\r\n")) == 200)
+    }
+
+    @Test("a declared body over the limit with Expect: 100-continue gets 413 before any body is sent")
+    func expectContinue() throws {
+        let server = try ServerProcess(["serve", "--demo"])
+        defer { _ = server.stop() }
+        let answer = try RawConnection(port: server.port).request(
+            "POST /v1/shipments/query HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n"
+                + "Content-Length: 10000000\r\nExpect: 100-continue\r\n\r\n")
+        #expect(Self.status(of: answer) == 413, "\(answer)")
+        #expect(!answer.contains("100 Continue"))
+    }
+}
