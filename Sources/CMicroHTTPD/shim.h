@@ -43,13 +43,14 @@ static inline size_t kuroneko_unescape(void *context, struct MHD_Connection *con
 /// without an answer; the server answers it with 503 instead.
 static inline struct MHD_Daemon *kuroneko_start_daemon(
     unsigned int flags, const struct sockaddr_in *address, unsigned int threads, unsigned int timeoutSeconds,
-    unsigned int connectionLimit, size_t connectionMemoryLimit, MHD_AccessHandlerCallback handler, void *handlerContext,
+    unsigned int connectionLimit, unsigned int perAddressLimit, size_t connectionMemoryLimit, MHD_AccessHandlerCallback handler, void *handlerContext,
     MHD_RequestCompletedCallback completed, MHD_NotifyConnectionCallback connections, void *context) {
     return MHD_start_daemon(flags, ntohs(address->sin_port), NULL, NULL, handler, handlerContext,
                             MHD_OPTION_SOCK_ADDR, (const struct sockaddr *)address,
                             MHD_OPTION_THREAD_POOL_SIZE, threads,
                             MHD_OPTION_CONNECTION_TIMEOUT, timeoutSeconds,
                             MHD_OPTION_CONNECTION_LIMIT, connectionLimit,
+                            MHD_OPTION_PER_IP_CONNECTION_LIMIT, perAddressLimit,
                             MHD_OPTION_CONNECTION_MEMORY_LIMIT, connectionMemoryLimit,
                             MHD_OPTION_NOTIFY_COMPLETED, completed, context,
                             MHD_OPTION_NOTIFY_CONNECTION, connections, context,

@@ -79,7 +79,10 @@ enum Help {
           --breaker-cool-down SECONDS  KURONEKO_BREAKER_COOL_DOWN  before a probe POST is let through (default 30)
           --connections-per-client N  KURONEKO_CONNECTIONS_PER_CLIENT  open connections per address; requests
                                   on more are answered 503 (default 512)
-          --max-connections N     KURONEKO_MAX_CONNECTIONS  open connections from all clients (default 1020)
+          --max-connections N     KURONEKO_MAX_CONNECTIONS  open connections from all clients (default: what
+                                  the open-file limit allows, less 128)
+          --receive-timeout SECONDS  KURONEKO_RECEIVE_TIMEOUT  for a request to arrive, headers and body, however
+                                  slowly it trickles in; 0 for none (default 10)
           --cors-origins LIST     KURONEKO_CORS_ORIGINS  origins allowed to call the API from a browser,
                                   comma-separated, or * for any (default none: no CORS headers)
           --shutdown-timeout SECONDS  KURONEKO_SHUTDOWN_TIMEOUT  on SIGTERM/SIGINT, how long requests in

@@ -28,8 +28,11 @@ struct ServeCommand {
         {
             server.connectionsPerAddress = Int(cap)
         }
-        if let limit = try arguments.number("--max-connections", in: 16...100_000, environment: "KURONEKO_MAX_CONNECTIONS") {
+        if let limit = try arguments.number("--max-connections", in: 16...1_000_000, environment: "KURONEKO_MAX_CONNECTIONS") {
             server.maxConnections = Int(limit)
+        }
+        if let seconds = try arguments.number("--receive-timeout", in: 0...3_600, environment: "KURONEKO_RECEIVE_TIMEOUT") {
+            server.receiveTimeoutSeconds = Int(seconds)
         }
         var client = TrackingClient.Configuration()
         client.endpoint = try arguments.endpoint("--endpoint", environment: "KURONEKO_ENDPOINT") ?? client.endpoint
@@ -143,7 +146,8 @@ struct ServeCommand {
                 + "queue_deadline_s=\((client.lookupDeadline ?? .zero) / .seconds(1)) queue_capacity=\(client.queueCapacity) "
                 + "breaker_failures=\(client.circuitBreaker.failureThreshold) "
                 + "breaker_cool_down_s=\(client.circuitBreaker.coolDown / .seconds(1)) "
-                + "connections_per_client=\(server.connectionsPerAddress) max_connections=\(server.maxConnections) "
+                + "connections_per_client=\(server.connectionsPerAddress) max_connections=\(running.connectionLimit) "
+                + "receive_timeout_s=\(server.receiveTimeoutSeconds) "
                 + "cors_origins=\(corsOrigins.isEmpty ? "none" : corsOrigins.joined(separator: ",")) "
                 + "shutdown_timeout_s=\(shutdownTimeout / .seconds(1))")
         let signal = await TerminationSignals.wait()

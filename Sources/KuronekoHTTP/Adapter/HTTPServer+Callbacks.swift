@@ -47,6 +47,7 @@ func handleRequest(
     if let response = context.response {
         return queue(response, on: connection)
     }
+    server.receiveDeadlines.requestRead(UInt(bitPattern: connection))
     if kuroneko_connection_mark(connection) != nil {
         var response = HTTPResponse.problem(
             status: 503, title: "Service Unavailable",
@@ -153,6 +154,10 @@ func requestCompleted(
     requestSlot: UnsafeMutablePointer<UnsafeMutableRawPointer?>?, reason: MHD_RequestTerminationCode
 ) {
     guard let serverContext, let requestSlot, let slot = requestSlot.pointee else { return }
+    if let connection {
+        Unmanaged<ServerState>.fromOpaque(serverContext).takeUnretainedValue().receiveDeadlines
+            .requestEnded(UInt(bitPattern: connection))
+    }
     Unmanaged<RequestContext>.fromOpaque(slot).release()
     requestSlot.pointee = nil
     Unmanaged<ServerState>.fromOpaque(serverContext).takeUnretainedValue().end()
@@ -170,10 +175,13 @@ func connectionChanged(
     let client = kuroneko_client_key(connection)
     switch code {
     case .CONNECTION_NOTIFY_STARTED:
+        server.receiveDeadlines.opened(UInt(bitPattern: connection), socket: kuroneko_connection_socket(connection))
         if server.adjustConnections(of: client, by: 1) > server.connectionsPerAddress {
             socketContext?.pointee = UnsafeMutableRawPointer(bitPattern: 1)
         }
-    case .CONNECTION_NOTIFY_CLOSED: server.adjustConnections(of: client, by: -1)
+    case .CONNECTION_NOTIFY_CLOSED:
+        server.receiveDeadlines.closed(UInt(bitPattern: connection))
+        server.adjustConnections(of: client, by: -1)
     default: break
     }
 }

@@ -21,16 +21,21 @@ public final class HTTPServer: Sendable {
         public var connectionsPerAddress: Int
         /// Memory for one connection's request line and headers; larger headers are refused with 431.
         public var headerMemoryBytes: Int
-        /// Connections open at once, from all clients; libmicrohttpd closes more as they arrive. The process's
-        /// open-file limit is raised to fit, as far as its hard limit allows.
-        public var maxConnections: Int
+        /// Connections open at once, from all clients; libmicrohttpd closes more as they arrive. `nil`: as
+        /// many as the process's open-file limit allows (raised to its hard limit), less 128 for everything
+        /// else, at most 65,536.
+        public var maxConnections: Int?
+        /// How long a request may take to arrive, headers and body, counted from when the connection opened
+        /// or its previous request was answered; a connection still receiving then is closed. 0: no limit.
+        public var receiveTimeoutSeconds: Int
 
         public init(
             host: String = "127.0.0.1", port: UInt16 = 8080, threads: Int = 2, connectionTimeoutSeconds: Int = 30,
             maxBodyBytes: Int = 64 * 1024, connectionsPerAddress: Int = 512, headerMemoryBytes: Int = 32 * 1024,
-            maxConnections: Int = 1_020
+            maxConnections: Int? = nil, receiveTimeoutSeconds: Int = 10
         ) {
             self.maxConnections = maxConnections
+            self.receiveTimeoutSeconds = receiveTimeoutSeconds
             self.host = host
             self.port = port
             self.threads = threads
@@ -58,15 +63,18 @@ public final class HTTPServer: Sendable {
         }
         let state = ServerState(
             application: application, maxBodyBytes: configuration.maxBodyBytes,
-            connectionsPerAddress: configuration.connectionsPerAddress)
-        Self.raiseOpenFileLimit(toFit: configuration.maxConnections)
+            connectionsPerAddress: configuration.connectionsPerAddress,
+            receiveDeadlines: ReceiveDeadlines(seconds: configuration.receiveTimeoutSeconds))
+        let connectionLimit = Self.connectionLimit(configuration.maxConnections)
+        self.connectionLimit = connectionLimit
         let flags =
             MHD_USE_INTERNAL_POLLING_THREAD.rawValue | MHD_USE_EPOLL.rawValue | MHD_ALLOW_SUSPEND_RESUME.rawValue
         guard
             let started = kuroneko_start_daemon(
                 UInt32(flags), &address, UInt32(max(1, configuration.threads)),
-                UInt32(configuration.connectionTimeoutSeconds), UInt32(max(1, configuration.maxConnections)),
-                configuration.headerMemoryBytes, handleRequest,
+                UInt32(configuration.connectionTimeoutSeconds), UInt32(connectionLimit),
+                UInt32(configuration.connectionsPerAddress + Self.perAddressMargin), configuration.headerMemoryBytes,
+                handleRequest,
                 Unmanaged.passUnretained(state).toOpaque(), requestCompleted, connectionChanged,
                 Unmanaged.passUnretained(state).toOpaque())
         else {
@@ -78,15 +86,25 @@ public final class HTTPServer: Sendable {
         port = kuroneko_daemon_port(started)
     }
 
-    /// Raises the soft limit on open files so that `connections` sockets (and some files beside them) fit,
-    /// never above the hard limit.
-    private static func raiseOpenFileLimit(toFit connections: Int) {
+    /// The connections allowed at once from all clients.
+    public let connectionLimit: Int
+
+    /// Connections from one address beyond its cap that are still accepted, to be answered 503; libmicrohttpd
+    /// itself closes any more at once, so they never hold a slot.
+    static let perAddressMargin = 16
+
+    /// Raises the soft limit on open files to the hard limit, and sizes the connection limit to it: the
+    /// configured limit when it fits, else what the descriptors allow less 128 for everything else.
+    private static func connectionLimit(_ configured: Int?) -> Int {
         var limit = rlimit()
-        guard getrlimit(Int32(RLIMIT_NOFILE.rawValue), &limit) == 0 else { return }
-        let wanted = rlim_t(connections + 256)
-        guard limit.rlim_cur < wanted else { return }
-        limit.rlim_cur = min(wanted, limit.rlim_max)
-        _ = setrlimit(Int32(RLIMIT_NOFILE.rawValue), &limit)
+        guard getrlimit(Int32(RLIMIT_NOFILE.rawValue), &limit) == 0 else { return configured ?? 1_020 }
+        if limit.rlim_cur < limit.rlim_max {
+            limit.rlim_cur = limit.rlim_max
+            _ = setrlimit(Int32(RLIMIT_NOFILE.rawValue), &limit)
+            _ = getrlimit(Int32(RLIMIT_NOFILE.rawValue), &limit)
+        }
+        let available = Int(min(limit.rlim_cur, 1 << 20)) - 128
+        return max(16, min(configured ?? 65_536, available))
     }
 
     /// Refuses new connections from now on: the listening socket is closed, so clients get a refusal at
@@ -181,13 +199,18 @@ final class ServerState: @unchecked Sendable {
     let application: any HTTPApplication
     let maxBodyBytes: Int
     let connectionsPerAddress: Int
+    let receiveDeadlines: ReceiveDeadlines
     private let lock = NSLock()
     private var count = 0
     private var suspendedCount = 0
     private var forcing = false
     private var connections: [UInt64: Int] = [:]
 
-    init(application: any HTTPApplication, maxBodyBytes: Int, connectionsPerAddress: Int) {
+    init(
+        application: any HTTPApplication, maxBodyBytes: Int, connectionsPerAddress: Int,
+        receiveDeadlines: ReceiveDeadlines
+    ) {
+        self.receiveDeadlines = receiveDeadlines
         self.application = application
         self.maxBodyBytes = maxBodyBytes
         self.connectionsPerAddress = connectionsPerAddress
