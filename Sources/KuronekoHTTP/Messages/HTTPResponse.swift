@@ -21,13 +21,28 @@ public struct HTTPResponse: Sendable {
 
     /// Sets a header, replacing any fields of that name.
     public mutating func setHeader(_ name: String, _ value: String) {
-        headers.removeAll { $0.name.caseInsensitiveCompare(name) == .orderedSame }
+        headers.removeAll { Self.sameName($0.name, name) }
         headers.append((name, value))
     }
 
     /// The first value of a header, compared without regard to case.
     public func header(_ name: String) -> String? {
-        headers.first { $0.name.lowercased() == name.lowercased() }?.value
+        headers.first { Self.sameName($0.name, name) }?.value
+    }
+
+    /// ASCII case-insensitive equality of two header names, without allocating (this runs several times
+    /// per request on the cache-hit path).
+    static func sameName(_ lhs: String, _ rhs: String) -> Bool {
+        var left = lhs.utf8.makeIterator()
+        var right = rhs.utf8.makeIterator()
+        while true {
+            switch (left.next(), right.next()) {
+            case (nil, nil): return true
+            case (let a?, let b?) where a | 0x20 == b | 0x20 && (a | 0x20) >= 0x61 && (a | 0x20) <= 0x7A: continue
+            case (let a?, let b?) where a == b: continue
+            default: return false
+            }
+        }
     }
 
     /// A body of the given type.

@@ -13,9 +13,13 @@ public struct CompressionMiddleware: HTTPMiddleware {
     }
 
     public func finish(_ request: HTTPRequest, _ response: inout HTTPResponse) {
-        guard response.body.count > minimumBytes, response.header("Content-Encoding") == nil,
-            let type = response.header("Content-Type"), Self.compressible(type)
-        else { return }
+        guard response.body.count > minimumBytes else { return }
+        var type: String?
+        for (name, value) in response.headers {
+            if HTTPResponse.sameName(name, "Content-Encoding") { return }
+            if type == nil, HTTPResponse.sameName(name, "Content-Type") { type = value }
+        }
+        guard let type, Self.compressible(type) else { return }
         response.headers.append(("Vary", "Accept-Encoding"))
         guard let accepted = request.headers["accept-encoding"], Self.acceptsGzip(accepted),
             let compressed = Self.gzip(response.body)

@@ -16,8 +16,7 @@ public struct ConditionalRequestMiddleware: HTTPMiddleware {
         response.status = 304
         response.body = .init()
         response.headers.removeAll {
-            $0.name.caseInsensitiveCompare("Content-Type") == .orderedSame
-                || $0.name.caseInsensitiveCompare("Content-Length") == .orderedSame
+            HTTPResponse.sameName($0.name, "Content-Type") || HTTPResponse.sameName($0.name, "Content-Length")
         }
     }
 

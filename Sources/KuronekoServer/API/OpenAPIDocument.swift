@@ -11,76 +11,934 @@ enum OpenAPIDocument {
           "info": {
             "title": "Kuroneko",
             "version": "0.1.0",
-            "description": "Yamato Transport (クロネコヤマト) parcel tracking as clean data. Shipments are the library's JSON (docs/SCHEMA.md) plus fetched_at."
+            "description": "Yamato Transport (クロネコヤマト) parcel tracking as clean data. Shipments are the library's JSON (docs/SCHEMA.md) plus fetched_at. Every answer carries X-Request-ID; shipments carry Cache-Control, Age and a strong ETag (If-None-Match gives 304); bodies over 1 KB are gzipped for clients that accept it."
           },
           "paths": {
             "/v1/shipments/{number}": {
               "get": {
                 "summary": "One shipment",
                 "parameters": [
-                  {"name": "number", "in": "path", "required": true, "description": "12 digits; hyphens, spaces and full-width digits are accepted", "schema": {"type": "string"}},
-                  {"name": "refresh", "in": "query", "required": false, "description": "1 skips a fresh cached answer (rate limited per number)", "schema": {"type": "string", "enum": ["0", "1"]}}
+                  {
+                    "name": "number",
+                    "in": "path",
+                    "required": true,
+                    "description": "12 digits; hyphens, spaces and full-width digits are accepted",
+                    "schema": {
+                      "type": "string"
+                    }
+                  },
+                  {
+                    "name": "refresh",
+                    "in": "query",
+                    "required": false,
+                    "description": "1 skips a fresh cached answer (rate limited per number)",
+                    "schema": {
+                      "type": "string",
+                      "enum": [
+                        "0",
+                        "1"
+                      ]
+                    }
+                  },
+                  {
+                    "name": "If-None-Match",
+                    "in": "header",
+                    "required": false,
+                    "description": "An ETag from an earlier answer: 304 when the shipment has not changed",
+                    "schema": {
+                      "type": "string"
+                    }
+                  }
                 ],
                 "responses": {
-                  "200": {"description": "The shipment; X-Cache says hit, miss or stale", "headers": {"X-Cache": {"schema": {"type": "string", "enum": ["hit", "miss", "stale"]}}}, "content": {"application/json": {"schema": {"$ref": "#/components/schemas/Shipment"}}}},
-                  "400": {"$ref": "#/components/responses/Problem"},
-                  "502": {"$ref": "#/components/responses/Problem"},
-                  "503": {"$ref": "#/components/responses/Unavailable"},
-                  "504": {"$ref": "#/components/responses/Problem"}
-                }
+                  "200": {
+                    "description": "The shipment; X-Cache says hit, miss or stale",
+                    "headers": {
+                      "X-Cache": {
+                        "schema": {
+                          "type": "string",
+                          "enum": [
+                            "hit",
+                            "miss",
+                            "stale"
+                          ]
+                        }
+                      },
+                      "X-Request-ID": {
+                        "$ref": "#/components/headers/X-Request-ID"
+                      },
+                      "ETag": {
+                        "$ref": "#/components/headers/ETag"
+                      },
+                      "Cache-Control": {
+                        "description": "max-age: seconds this copy stays fresh (0 for a stale copy)",
+                        "schema": {
+                          "type": "string",
+                          "examples": [
+                            "max-age=300"
+                          ]
+                        }
+                      },
+                      "Age": {
+                        "description": "Seconds since Yamato was asked for this copy",
+                        "schema": {
+                          "type": "string",
+                          "examples": [
+                            "12"
+                          ]
+                        }
+                      }
+                    },
+                    "content": {
+                      "application/json": {
+                        "schema": {
+                          "$ref": "#/components/schemas/Shipment"
+                        },
+                        "examples": {
+                          "delivered": {
+                            "$ref": "#/components/examples/DeliveredShipment"
+                          }
+                        }
+                      }
+                    }
+                  },
+                  "400": {
+                    "$ref": "#/components/responses/BadRequest"
+                  },
+                  "502": {
+                    "$ref": "#/components/responses/BadGateway"
+                  },
+                  "503": {
+                    "$ref": "#/components/responses/Unavailable"
+                  },
+                  "504": {
+                    "$ref": "#/components/responses/GatewayTimeout"
+                  },
+                  "404": {
+                    "$ref": "#/components/responses/NotFound"
+                  },
+                  "405": {
+                    "$ref": "#/components/responses/MethodNotAllowed"
+                  },
+                  "414": {
+                    "$ref": "#/components/responses/URITooLong"
+                  },
+                  "431": {
+                    "$ref": "#/components/responses/HeadersTooLarge"
+                  },
+                  "304": {
+                    "$ref": "#/components/responses/NotModified"
+                  }
+                },
+                "operationId": "getShipment"
               }
             },
             "/v1/shipments": {
               "get": {
                 "summary": "Up to 50 shipments",
                 "parameters": [
-                  {"name": "numbers", "in": "query", "required": true, "description": "Comma-separated tracking numbers, 1 to 50", "schema": {"type": "string"}},
-                  {"name": "refresh", "in": "query", "required": false, "schema": {"type": "string", "enum": ["0", "1"]}}
+                  {
+                    "name": "numbers",
+                    "in": "query",
+                    "required": true,
+                    "description": "Comma-separated tracking numbers, 1 to 50",
+                    "schema": {
+                      "type": "string"
+                    }
+                  },
+                  {
+                    "name": "refresh",
+                    "in": "query",
+                    "required": false,
+                    "schema": {
+                      "type": "string",
+                      "enum": [
+                        "0",
+                        "1"
+                      ]
+                    }
+                  },
+                  {
+                    "name": "If-None-Match",
+                    "in": "header",
+                    "required": false,
+                    "schema": {
+                      "type": "string"
+                    }
+                  }
                 ],
                 "responses": {
-                  "200": {"description": "Shipments in request order; invalid numbers and upstream failures in errors", "content": {"application/json": {"schema": {"$ref": "#/components/schemas/ShipmentList"}}}},
-                  "400": {"$ref": "#/components/responses/Problem"},
-                  "502": {"$ref": "#/components/responses/Problem"},
-                  "503": {"$ref": "#/components/responses/Unavailable"},
-                  "504": {"$ref": "#/components/responses/Problem"}
-                }
+                  "200": {
+                    "description": "Shipments in request order; invalid numbers and upstream failures in errors",
+                    "content": {
+                      "application/json": {
+                        "schema": {
+                          "$ref": "#/components/schemas/ShipmentList"
+                        }
+                      }
+                    },
+                    "headers": {
+                      "X-Request-ID": {
+                        "$ref": "#/components/headers/X-Request-ID"
+                      },
+                      "ETag": {
+                        "$ref": "#/components/headers/ETag"
+                      }
+                    }
+                  },
+                  "400": {
+                    "$ref": "#/components/responses/BadRequest"
+                  },
+                  "502": {
+                    "$ref": "#/components/responses/BadGateway"
+                  },
+                  "503": {
+                    "$ref": "#/components/responses/Unavailable"
+                  },
+                  "504": {
+                    "$ref": "#/components/responses/GatewayTimeout"
+                  },
+                  "404": {
+                    "$ref": "#/components/responses/NotFound"
+                  },
+                  "405": {
+                    "$ref": "#/components/responses/MethodNotAllowed"
+                  },
+                  "414": {
+                    "$ref": "#/components/responses/URITooLong"
+                  },
+                  "431": {
+                    "$ref": "#/components/responses/HeadersTooLarge"
+                  },
+                  "304": {
+                    "$ref": "#/components/responses/NotModified"
+                  }
+                },
+                "operationId": "listShipments"
               }
             },
             "/v1/shipments/query": {
               "post": {
                 "summary": "Up to 100 shipments",
-                "requestBody": {"required": true, "content": {"application/json": {"schema": {"type": "object", "required": ["numbers"], "properties": {"numbers": {"type": "array", "minItems": 1, "maxItems": 100, "items": {"type": "string"}}}}}}},
+                "requestBody": {
+                  "required": true,
+                  "content": {
+                    "application/json": {
+                      "schema": {
+                        "type": "object",
+                        "required": [
+                          "numbers"
+                        ],
+                        "properties": {
+                          "numbers": {
+                            "type": "array",
+                            "minItems": 1,
+                            "maxItems": 100,
+                            "items": {
+                              "type": "string"
+                            }
+                          }
+                        }
+                      }
+                    }
+                  }
+                },
                 "responses": {
-                  "200": {"description": "Shipments in request order; invalid numbers and upstream failures in errors", "content": {"application/json": {"schema": {"$ref": "#/components/schemas/ShipmentList"}}}},
-                  "400": {"$ref": "#/components/responses/Problem"},
-                  "413": {"$ref": "#/components/responses/Problem"},
-                  "502": {"$ref": "#/components/responses/Problem"},
-                  "503": {"$ref": "#/components/responses/Unavailable"},
-                  "504": {"$ref": "#/components/responses/Problem"}
-                }
+                  "200": {
+                    "description": "Shipments in request order; invalid numbers and upstream failures in errors",
+                    "content": {
+                      "application/json": {
+                        "schema": {
+                          "$ref": "#/components/schemas/ShipmentList"
+                        }
+                      }
+                    },
+                    "headers": {
+                      "X-Request-ID": {
+                        "$ref": "#/components/headers/X-Request-ID"
+                      }
+                    }
+                  },
+                  "400": {
+                    "$ref": "#/components/responses/BadRequest"
+                  },
+                  "413": {
+                    "$ref": "#/components/responses/ContentTooLarge"
+                  },
+                  "502": {
+                    "$ref": "#/components/responses/BadGateway"
+                  },
+                  "503": {
+                    "$ref": "#/components/responses/Unavailable"
+                  },
+                  "504": {
+                    "$ref": "#/components/responses/GatewayTimeout"
+                  },
+                  "404": {
+                    "$ref": "#/components/responses/NotFound"
+                  },
+                  "405": {
+                    "$ref": "#/components/responses/MethodNotAllowed"
+                  },
+                  "414": {
+                    "$ref": "#/components/responses/URITooLong"
+                  },
+                  "431": {
+                    "$ref": "#/components/responses/HeadersTooLarge"
+                  }
+                },
+                "operationId": "queryShipments"
               }
             },
-            "/healthz": {"get": {"summary": "Liveness", "responses": {"200": {"description": "The process is up", "content": {"application/json": {"schema": {"type": "object", "required": ["status"], "properties": {"status": {"type": "string", "enum": ["ok"]}}}}}}}}},
-            "/readyz": {"get": {"summary": "Readiness", "responses": {"200": {"description": "Ready to ask Yamato: the circuit is closed, or half-open (the next POST is a probe)", "content": {"application/json": {"schema": {"type": "object", "required": ["status", "circuit"], "properties": {"status": {"type": "string", "enum": ["ready"]}, "circuit": {"type": "string", "enum": ["closed", "half_open"]}}}}}}, "503": {"$ref": "#/components/responses/Problem"}}}},
-            "/metrics": {"get": {"summary": "Prometheus metrics", "responses": {"200": {"description": "Text exposition format 0.0.4", "content": {"text/plain": {"schema": {"type": "string"}}}}}}},
-            "/openapi.json": {"get": {"summary": "This document", "responses": {"200": {"description": "OpenAPI 3.1", "content": {"application/json": {"schema": {"type": "object"}}}}}}}
+            "/healthz": {
+              "get": {
+                "summary": "Liveness",
+                "responses": {
+                  "200": {
+                    "description": "The process is up",
+                    "content": {
+                      "application/json": {
+                        "schema": {
+                          "type": "object",
+                          "required": [
+                            "status"
+                          ],
+                          "properties": {
+                            "status": {
+                              "type": "string",
+                              "enum": [
+                                "ok"
+                              ]
+                            }
+                          }
+                        }
+                      }
+                    },
+                    "headers": {
+                      "X-Request-ID": {
+                        "$ref": "#/components/headers/X-Request-ID"
+                      }
+                    }
+                  },
+                  "404": {
+                    "$ref": "#/components/responses/NotFound"
+                  },
+                  "405": {
+                    "$ref": "#/components/responses/MethodNotAllowed"
+                  },
+                  "414": {
+                    "$ref": "#/components/responses/URITooLong"
+                  },
+                  "431": {
+                    "$ref": "#/components/responses/HeadersTooLarge"
+                  }
+                },
+                "operationId": "getHealth"
+              }
+            },
+            "/readyz": {
+              "get": {
+                "summary": "Readiness",
+                "responses": {
+                  "200": {
+                    "description": "Ready to ask Yamato: the circuit is closed, or half-open (the next POST is a probe)",
+                    "content": {
+                      "application/json": {
+                        "schema": {
+                          "type": "object",
+                          "required": [
+                            "status",
+                            "circuit"
+                          ],
+                          "properties": {
+                            "status": {
+                              "type": "string",
+                              "enum": [
+                                "ready"
+                              ]
+                            },
+                            "circuit": {
+                              "type": "string",
+                              "enum": [
+                                "closed",
+                                "half_open"
+                              ]
+                            }
+                          }
+                        }
+                      }
+                    },
+                    "headers": {
+                      "X-Request-ID": {
+                        "$ref": "#/components/headers/X-Request-ID"
+                      }
+                    }
+                  },
+                  "503": {
+                    "$ref": "#/components/responses/Unavailable"
+                  },
+                  "404": {
+                    "$ref": "#/components/responses/NotFound"
+                  },
+                  "405": {
+                    "$ref": "#/components/responses/MethodNotAllowed"
+                  },
+                  "414": {
+                    "$ref": "#/components/responses/URITooLong"
+                  },
+                  "431": {
+                    "$ref": "#/components/responses/HeadersTooLarge"
+                  }
+                },
+                "operationId": "getReadiness"
+              }
+            },
+            "/metrics": {
+              "get": {
+                "summary": "Prometheus metrics",
+                "responses": {
+                  "200": {
+                    "description": "Text exposition format 0.0.4",
+                    "content": {
+                      "text/plain": {
+                        "schema": {
+                          "type": "string"
+                        }
+                      }
+                    },
+                    "headers": {
+                      "X-Request-ID": {
+                        "$ref": "#/components/headers/X-Request-ID"
+                      }
+                    }
+                  },
+                  "404": {
+                    "$ref": "#/components/responses/NotFound"
+                  },
+                  "405": {
+                    "$ref": "#/components/responses/MethodNotAllowed"
+                  },
+                  "414": {
+                    "$ref": "#/components/responses/URITooLong"
+                  },
+                  "431": {
+                    "$ref": "#/components/responses/HeadersTooLarge"
+                  }
+                },
+                "operationId": "getMetrics"
+              }
+            },
+            "/openapi.json": {
+              "get": {
+                "summary": "This document",
+                "responses": {
+                  "200": {
+                    "description": "OpenAPI 3.1",
+                    "content": {
+                      "application/json": {
+                        "schema": {
+                          "type": "object"
+                        }
+                      }
+                    },
+                    "headers": {
+                      "X-Request-ID": {
+                        "$ref": "#/components/headers/X-Request-ID"
+                      }
+                    }
+                  },
+                  "404": {
+                    "$ref": "#/components/responses/NotFound"
+                  },
+                  "405": {
+                    "$ref": "#/components/responses/MethodNotAllowed"
+                  },
+                  "414": {
+                    "$ref": "#/components/responses/URITooLong"
+                  },
+                  "431": {
+                    "$ref": "#/components/responses/HeadersTooLarge"
+                  }
+                },
+                "operationId": "getOpenAPIDocument"
+              }
+            }
           },
           "components": {
             "responses": {
-              "Problem": {"description": "RFC 9457 problem document", "content": {"application/problem+json": {"schema": {"$ref": "#/components/schemas/Problem"}}}},
-              "Unavailable": {"description": "Yamato is not asked now: the circuit is open after repeated failures, or the queue ahead is longer than the lookup's deadline; Retry-After says when to ask again", "headers": {"Retry-After": {"schema": {"type": "string"}}}, "content": {"application/problem+json": {"schema": {"$ref": "#/components/schemas/Problem"}}}}
+              "Problem": {
+                "description": "RFC 9457 problem document",
+                "headers": {
+                  "X-Request-ID": {
+                    "$ref": "#/components/headers/X-Request-ID"
+                  }
+                },
+                "content": {
+                  "application/problem+json": {
+                    "schema": {
+                      "$ref": "#/components/schemas/Problem"
+                    }
+                  }
+                }
+              },
+              "BadRequest": {
+                "description": "A bad number, body or parameter, or refused framing; the detail names it",
+                "headers": {
+                  "X-Request-ID": {
+                    "$ref": "#/components/headers/X-Request-ID"
+                  }
+                },
+                "content": {
+                  "application/problem+json": {
+                    "schema": {
+                      "$ref": "#/components/schemas/Problem"
+                    },
+                    "example": {
+                      "type": "https://kuroneko.invalid/problems/invalid-number",
+                      "title": "Invalid tracking number",
+                      "status": 400,
+                      "detail": "\"1234-5678-9015\" check digit is 5, expected 3"
+                    }
+                  }
+                }
+              },
+              "NotFound": {
+                "description": "No such resource",
+                "headers": {
+                  "X-Request-ID": {
+                    "$ref": "#/components/headers/X-Request-ID"
+                  }
+                },
+                "content": {
+                  "application/problem+json": {
+                    "schema": {
+                      "$ref": "#/components/schemas/Problem"
+                    }
+                  }
+                }
+              },
+              "MethodNotAllowed": {
+                "description": "The path exists for other methods, listed in Allow",
+                "headers": {
+                  "X-Request-ID": {
+                    "$ref": "#/components/headers/X-Request-ID"
+                  }
+                },
+                "content": {
+                  "application/problem+json": {
+                    "schema": {
+                      "$ref": "#/components/schemas/Problem"
+                    }
+                  }
+                }
+              },
+              "ContentTooLarge": {
+                "description": "The body (or its declared length) is over 64 KiB",
+                "headers": {
+                  "X-Request-ID": {
+                    "$ref": "#/components/headers/X-Request-ID"
+                  }
+                },
+                "content": {
+                  "application/problem+json": {
+                    "schema": {
+                      "$ref": "#/components/schemas/Problem"
+                    }
+                  }
+                }
+              },
+              "BadGateway": {
+                "description": "Yamato answered something that could not be read",
+                "headers": {
+                  "X-Request-ID": {
+                    "$ref": "#/components/headers/X-Request-ID"
+                  }
+                },
+                "content": {
+                  "application/problem+json": {
+                    "schema": {
+                      "$ref": "#/components/schemas/Problem"
+                    }
+                  }
+                }
+              },
+              "GatewayTimeout": {
+                "description": "Yamato did not answer before the lookup's deadline",
+                "headers": {
+                  "X-Request-ID": {
+                    "$ref": "#/components/headers/X-Request-ID"
+                  }
+                },
+                "content": {
+                  "application/problem+json": {
+                    "schema": {
+                      "$ref": "#/components/schemas/Problem"
+                    }
+                  }
+                }
+              },
+              "Unavailable": {
+                "description": "Yamato is not asked now: the circuit is open after repeated failures, the queue ahead is longer than the lookup's deadline, or the server is stopping; Retry-After says when to ask again",
+                "headers": {
+                  "Retry-After": {
+                    "schema": {
+                      "type": "string"
+                    }
+                  },
+                  "X-Request-ID": {
+                    "$ref": "#/components/headers/X-Request-ID"
+                  }
+                },
+                "content": {
+                  "application/problem+json": {
+                    "schema": {
+                      "$ref": "#/components/schemas/Problem"
+                    }
+                  }
+                }
+              },
+              "NotModified": {
+                "description": "Unchanged since the ETag given in If-None-Match; no body",
+                "headers": {
+                  "ETag": {
+                    "$ref": "#/components/headers/ETag"
+                  },
+                  "X-Request-ID": {
+                    "$ref": "#/components/headers/X-Request-ID"
+                  }
+                }
+              },
+              "URITooLong": {
+                "description": "The request target is too long (answered by libmicrohttpd)"
+              },
+              "HeadersTooLarge": {
+                "description": "The request's headers are too large (answered by libmicrohttpd)"
+              }
             },
             "schemas": {
-              "Problem": {"type": "object", "required": ["type", "title", "status", "detail"], "properties": {"type": {"type": "string"}, "title": {"type": "string"}, "status": {"type": "integer"}, "detail": {"type": "string"}}},
-              "StatusCode": {"type": "string", "enum": ["info_received", "in_transit", "out_for_delivery", "available_for_pickup", "attempt_failed", "delivered", "exception", "returned", "not_found", "invalid_number", "unknown"]},
-              "Status": {"type": "object", "required": ["code", "label", "label_en", "summary", "note", "terminal"], "properties": {"code": {"$ref": "#/components/schemas/StatusCode"}, "label": {"type": "string"}, "label_en": {"type": ["string", "null"]}, "summary": {"type": ["string", "null"]}, "note": {"type": ["string", "null"]}, "terminal": {"type": "boolean"}}},
-              "Event": {"type": "object", "required": ["label", "label_en", "code", "at", "date_text", "place"], "properties": {"label": {"type": "string"}, "label_en": {"type": ["string", "null"]}, "code": {"$ref": "#/components/schemas/StatusCode"}, "at": {"type": ["string", "null"]}, "date_text": {"type": ["string", "null"]}, "place": {"type": ["string", "null"]}}},
-              "ScheduledDelivery": {"type": ["object", "null"], "required": ["raw", "date", "window_start", "window_end"], "properties": {"raw": {"type": "string"}, "date": {"type": ["string", "null"]}, "window_start": {"type": ["string", "null"]}, "window_end": {"type": ["string", "null"]}}},
-              "Shipment": {"type": "object", "required": ["tracking_number", "carrier", "status", "product", "scheduled_delivery", "events", "delivered_at", "fetched_at"], "properties": {"tracking_number": {"type": "string", "pattern": "^[0-9]{12}$"}, "carrier": {"type": "string", "enum": ["yamato"]}, "status": {"$ref": "#/components/schemas/Status"}, "product": {"type": ["string", "null"]}, "scheduled_delivery": {"$ref": "#/components/schemas/ScheduledDelivery"}, "events": {"type": "array", "items": {"$ref": "#/components/schemas/Event"}}, "delivered_at": {"type": ["string", "null"]}, "fetched_at": {"type": "string"}}},
-              "LookupError": {"type": "object", "required": ["input", "code", "detail"], "properties": {"input": {"type": "string"}, "code": {"type": "string"}, "detail": {"type": "string"}}},
-              "ShipmentList": {"type": "object", "required": ["shipments", "errors"], "properties": {"shipments": {"type": "array", "items": {"$ref": "#/components/schemas/Shipment"}}, "errors": {"type": "array", "items": {"$ref": "#/components/schemas/LookupError"}}}}
+              "Problem": {
+                "type": "object",
+                "required": [
+                  "type",
+                  "title",
+                  "status",
+                  "detail"
+                ],
+                "properties": {
+                  "type": {
+                    "type": "string"
+                  },
+                  "title": {
+                    "type": "string"
+                  },
+                  "status": {
+                    "type": "integer"
+                  },
+                  "detail": {
+                    "type": "string"
+                  }
+                }
+              },
+              "StatusCode": {
+                "type": "string",
+                "enum": [
+                  "info_received",
+                  "in_transit",
+                  "out_for_delivery",
+                  "available_for_pickup",
+                  "attempt_failed",
+                  "delivered",
+                  "exception",
+                  "returned",
+                  "not_found",
+                  "invalid_number",
+                  "unknown"
+                ]
+              },
+              "Status": {
+                "type": "object",
+                "required": [
+                  "code",
+                  "label",
+                  "label_en",
+                  "summary",
+                  "note",
+                  "terminal"
+                ],
+                "properties": {
+                  "code": {
+                    "$ref": "#/components/schemas/StatusCode"
+                  },
+                  "label": {
+                    "type": "string"
+                  },
+                  "label_en": {
+                    "type": [
+                      "string",
+                      "null"
+                    ]
+                  },
+                  "summary": {
+                    "type": [
+                      "string",
+                      "null"
+                    ]
+                  },
+                  "note": {
+                    "type": [
+                      "string",
+                      "null"
+                    ]
+                  },
+                  "terminal": {
+                    "type": "boolean"
+                  }
+                }
+              },
+              "Event": {
+                "type": "object",
+                "required": [
+                  "label",
+                  "label_en",
+                  "code",
+                  "at",
+                  "date_text",
+                  "place"
+                ],
+                "properties": {
+                  "label": {
+                    "type": "string"
+                  },
+                  "label_en": {
+                    "type": [
+                      "string",
+                      "null"
+                    ]
+                  },
+                  "code": {
+                    "$ref": "#/components/schemas/StatusCode"
+                  },
+                  "at": {
+                    "type": [
+                      "string",
+                      "null"
+                    ],
+                    "description": "ISO 8601 in Japan time: a date-time, or a date when the row has no time",
+                    "anyOf": [
+                      {
+                        "format": "date-time"
+                      },
+                      {
+                        "format": "date"
+                      }
+                    ]
+                  },
+                  "date_text": {
+                    "type": [
+                      "string",
+                      "null"
+                    ]
+                  },
+                  "place": {
+                    "type": [
+                      "string",
+                      "null"
+                    ]
+                  }
+                }
+              },
+              "ScheduledDelivery": {
+                "type": [
+                  "object",
+                  "null"
+                ],
+                "required": [
+                  "raw",
+                  "date",
+                  "window_start",
+                  "window_end"
+                ],
+                "properties": {
+                  "raw": {
+                    "type": "string"
+                  },
+                  "date": {
+                    "type": [
+                      "string",
+                      "null"
+                    ],
+                    "format": "date"
+                  },
+                  "window_start": {
+                    "type": [
+                      "string",
+                      "null"
+                    ]
+                  },
+                  "window_end": {
+                    "type": [
+                      "string",
+                      "null"
+                    ]
+                  }
+                }
+              },
+              "Shipment": {
+                "type": "object",
+                "required": [
+                  "tracking_number",
+                  "carrier",
+                  "status",
+                  "product",
+                  "scheduled_delivery",
+                  "events",
+                  "delivered_at",
+                  "fetched_at"
+                ],
+                "properties": {
+                  "tracking_number": {
+                    "type": "string",
+                    "pattern": "^[0-9]{12}$"
+                  },
+                  "carrier": {
+                    "type": "string",
+                    "enum": [
+                      "yamato"
+                    ]
+                  },
+                  "status": {
+                    "$ref": "#/components/schemas/Status"
+                  },
+                  "product": {
+                    "type": [
+                      "string",
+                      "null"
+                    ]
+                  },
+                  "scheduled_delivery": {
+                    "$ref": "#/components/schemas/ScheduledDelivery"
+                  },
+                  "events": {
+                    "type": "array",
+                    "items": {
+                      "$ref": "#/components/schemas/Event"
+                    }
+                  },
+                  "delivered_at": {
+                    "type": [
+                      "string",
+                      "null"
+                    ],
+                    "format": "date-time"
+                  },
+                  "fetched_at": {
+                    "type": "string",
+                    "format": "date-time"
+                  }
+                }
+              },
+              "LookupError": {
+                "type": "object",
+                "required": [
+                  "input",
+                  "code",
+                  "detail"
+                ],
+                "properties": {
+                  "input": {
+                    "type": "string"
+                  },
+                  "code": {
+                    "type": "string"
+                  },
+                  "detail": {
+                    "type": "string"
+                  }
+                }
+              },
+              "ShipmentList": {
+                "type": "object",
+                "required": [
+                  "shipments",
+                  "errors"
+                ],
+                "properties": {
+                  "shipments": {
+                    "type": "array",
+                    "items": {
+                      "$ref": "#/components/schemas/Shipment"
+                    }
+                  },
+                  "errors": {
+                    "type": "array",
+                    "items": {
+                      "$ref": "#/components/schemas/LookupError"
+                    }
+                  }
+                }
+              }
+            },
+            "headers": {
+              "X-Request-ID": {
+                "description": "The request's id: the client's own when sane (1 to 64 visible ASCII characters), else a new one",
+                "schema": {
+                  "type": "string",
+                  "maxLength": 64
+                }
+              },
+              "ETag": {
+                "description": "A strong entity tag; ends in -gzip\" when the body is gzipped",
+                "schema": {
+                  "type": "string"
+                }
+              }
+            },
+            "examples": {
+              "DeliveredShipment": {
+                "summary": "A delivered parcel",
+                "value": {
+                  "carrier": "yamato",
+                  "delivered_at": "2026-10-28T11:30:00+09:00",
+                  "events": [
+                    {
+                      "at": "2026-10-27T11:27:00+09:00",
+                      "code": "info_received",
+                      "date_text": "10月27日 11:27",
+                      "label": "荷物受付",
+                      "label_en": "Shipment Accepted",
+                      "place": "ＺＯＺＯ支店"
+                    },
+                    {
+                      "at": "2026-10-28T11:30:00+09:00",
+                      "code": "delivered",
+                      "date_text": "10月28日 11:30",
+                      "label": "配達完了",
+                      "label_en": "Delivered",
+                      "place": "ＥＣ笹塚センター"
+                    }
+                  ],
+                  "fetched_at": "2026-10-28T12:00:00+09:00",
+                  "product": "宅急便",
+                  "scheduled_delivery": null,
+                  "status": {
+                    "code": "delivered",
+                    "label": "配達完了",
+                    "label_en": "Delivered",
+                    "note": null,
+                    "summary": "このお品物はお届けが済んでおります。",
+                    "terminal": true
+                  },
+                  "tracking_number": "327754459830"
+                }
+              }
             }
-          }
+          },
+          "servers": [
+            {
+              "url": "http://127.0.0.1:8080",
+              "description": "kuroneko serve with its defaults"
+            }
+          ]
         }
         """#
 }
