@@ -36,7 +36,7 @@ let package = Package(
         ),
         .target(
             name: "KuronekoTestSupport",
-            dependencies: ["Kuroneko"],
+            dependencies: ["Kuroneko", "KuronekoHTTP"],
             path: "Tests/KuronekoTestSupport"
         ),
         .testTarget(name: "KuronekoTests", dependencies: ["Kuroneko", "KuronekoTestSupport"]),
@@ -44,6 +44,8 @@ let package = Package(
             name: "KuronekoSimulatorTests", dependencies: ["KuronekoSimulator", "KuronekoHTTP", "KuronekoTestSupport"]),
         .testTarget(
             name: "KuronekoServerTests", dependencies: ["KuronekoServer", "KuronekoHTTP", "KuronekoTestSupport"]),
-        .testTarget(name: "EndToEndTests", dependencies: ["kuroneko", "KuronekoTestSupport"]),
+        .testTarget(
+            name: "EndToEndTests",
+            dependencies: ["kuroneko", "KuronekoServer", "KuronekoSimulator", "KuronekoHTTP", "KuronekoTestSupport"]),
     ]
 )

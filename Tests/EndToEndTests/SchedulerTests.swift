@@ -7,7 +7,7 @@ import Testing
 struct SchedulerTests {
     /// Polls `read` every 50 ms until it satisfies `done`, for at most `timeout`; the last value read.
     private static func waitFor<T>(
-        timeout: Duration = .seconds(10), _ read: () async throws -> T, until done: (T) -> Bool
+        timeout: Duration = .seconds(30), _ read: () async throws -> T, until done: (T) -> Bool
     ) async throws -> T {
         let deadline = ContinuousClock.now + timeout
         while true {

@@ -10,14 +10,15 @@ struct StopTests {
     }
 
     /// The POSTs the simulator has received, asked over a raw socket.
-    private static func posts(_ simulator: ServerProcess) throws -> Double? {
-        let body = try RawConnection.get(port: simulator.port, "/admin/stats").body
-        if case .number(let posts)? = try JSON(data: Data(body.utf8))["posts"] { return posts }
+    private static func posts(_ simulator: ServerProcess) async throws -> Double? {
+        let body = try await SocketClient(port: simulator.port).get("/admin/stats").body
+        if case .number(let posts)? = try JSON(data: body)["posts"] { return posts }
         return nil
     }
 
+    /// Polls until `read` holds, for at most 30 s (a loaded machine running every suite at once is slow).
     private static func waitFor(_ read: () async throws -> Bool) async throws -> Bool {
-        let deadline = ContinuousClock.now + .seconds(10)
+        let deadline = ContinuousClock.now + .seconds(30)
         while ContinuousClock.now < deadline {
             if try await read() { return true }
             try await Task.sleep(for: .milliseconds(50))
@@ -36,11 +37,11 @@ struct StopTests {
         let numbers = ValidNumbers.numbers(2, from: 57_000_000_000)
         let hanging = try RawConnection(port: server.port)
         try hanging.send("GET /v1/shipments/\(numbers[0].digits) HTTP/1.1\r\nHost: x\r\n\r\n")
-        #expect(try await Self.waitFor { try Self.posts(simulator) == 1 })
+        #expect(try await Self.waitFor { try await Self.posts(simulator) == 1 })
         let queued = try RawConnection(port: server.port)
         try queued.send("GET /v1/shipments/\(numbers[1].digits) HTTP/1.1\r\nHost: x\r\n\r\n")
         #expect(try await Self.waitFor {
-            try RawConnection.get(port: server.port, "/metrics").body
+            String(decoding: try await SocketClient(port: server.port).get("/metrics").body, as: UTF8.self)
                 .contains(#"kuroneko_upstream_queue_length{priority="interactive"} 1"#)
         })
         // A client trickling its headers is not waited for.
@@ -73,7 +74,7 @@ struct StopTests {
         ])
         let hanging = try RawConnection(port: server.port)
         try hanging.send("GET /v1/shipments/327754459830 HTTP/1.1\r\nHost: x\r\n\r\n")
-        #expect(try await Self.waitFor { try Self.posts(simulator) == 1 })
+        #expect(try await Self.waitFor { try await Self.posts(simulator) == 1 })
         let signalled = ContinuousClock.now
         server.send(signal: SIGTERM)
         // The drain has begun (its line is logged) before the second signal.

@@ -3,8 +3,12 @@
 public enum HTTPMethod {
     public static let known: Set<String> = ["GET", "HEAD", "POST", "PUT", "DELETE", "OPTIONS", "PATCH"]
 
-    /// The method if it is a known one, else `other`.
+    /// The method if it is a known one, else `other`. (A switch: comparing short ASCII strings costs less
+    /// than hashing one, and this runs for every request.)
     public static func label(_ method: String) -> String {
-        known.contains(method) ? method : "other"
+        switch method {
+        case "GET", "HEAD", "POST", "PUT", "DELETE", "OPTIONS", "PATCH": method
+        default: "other"
+        }
     }
 }

@@ -14,22 +14,22 @@ public final class HTTPMetrics: Sendable {
     private struct State {
         var requests: [RequestKey: Int] = [:]
         var durations: [String: Histogram] = [:]
-        var inFlight = 0
     }
 
     private static let bounds = [0.001, 0.005, 0.01, 0.05, 0.1, 0.5, 1, 5, 10]
     private let state = Mutex(State())
+    private let inFlight = Atomic<Int>(0)
 
     public init() {}
 
     func started() {
-        state.withLock { $0.inFlight += 1 }
+        inFlight.add(1, ordering: .relaxed)
     }
 
     func finished(method: String, route: String, status: Int, seconds: Double) {
         let key = RequestKey(method: HTTPMethod.label(method), route: route, status: status)
+        inFlight.subtract(1, ordering: .relaxed)
         state.withLock { state in
-            state.inFlight -= 1
             state.requests[key, default: 0] += 1
             if state.durations[route] == nil { state.durations[route] = Histogram(bounds: Self.bounds) }
             state.durations[route]?.observe(seconds)
@@ -60,7 +60,7 @@ public final class HTTPMetrics: Sendable {
         }
         lines += PrometheusText.single(
             "kuroneko_http_requests_in_flight", type: "gauge", help: "Requests being answered.",
-            value: "\(snapshot.inFlight)")
+            value: "\(inFlight.load(ordering: .relaxed))")
         return lines
     }
 }

@@ -184,14 +184,15 @@ public struct APIResponder: HTTPResponder {
     /// A shipment with what a cache needs: how long this copy stays fresh, how old it is, its tag.
     private static func shipment(_ entry: ShipmentCache.Entry, cache: String, now: Date) -> HTTPResponse {
         let age = max(0, Int(now.timeIntervalSince(entry.fetchedAt)))
-        let fresh = max(0, Int(entry.expiresAt.timeIntervalSince(now)))
-        return HTTPResponse(
-            status: 200,
-            headers: [
-                ("Content-Type", "application/json"), ("X-Cache", cache),
-                ("Cache-Control", "max-age=\(cache == "stale" ? 0 : fresh)"), ("Age", String(age)), ("ETag", entry.etag),
-            ],
-            body: entry.json)
+        let fresh = cache == "stale" ? 0 : max(0, Int(entry.expiresAt.timeIntervalSince(now)))
+        var headers: [(name: String, value: String)] = []
+        // Room for what the middleware adds (request id, Vary, CORS) without growing the array.
+        headers.reserveCapacity(10)
+        headers += [
+            ("Content-Type", "application/json"), ("X-Cache", cache), ("Cache-Control", "max-age=" + String(fresh)),
+            ("Age", String(age)), ("ETag", entry.etag),
+        ]
+        return HTTPResponse(status: 200, headers: headers, body: entry.json)
     }
 
     private static func problem(for error: ServiceError) -> HTTPResponse {

@@ -1,4 +1,5 @@
 import Foundation
+import KuronekoTestSupport
 
 #if canImport(Glibc)
     import Glibc
@@ -31,7 +32,7 @@ enum BurstClient {
         var sockets: [Int32] = []
         var sentAt: [ContinuousClock.Instant] = []
         for target in targets {
-            let descriptor = connectLoopback(port: port)
+            let descriptor = Loopback.connect(port: port)
             if descriptor >= 0 {
                 let request = Array("GET \(target) HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n".utf8)
                 _ = Glibc.send(descriptor, request, request.count, Int32(MSG_NOSIGNAL))
@@ -85,25 +86,6 @@ enum BurstClient {
             let length = Int(line.dropFirst("content-length:".count).trimmingCharacters(in: .whitespaces))
         else { return false }
         return data.count - end.upperBound >= length
-    }
-
-    private static func connectLoopback(port: Int) -> Int32 {
-        let descriptor = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        guard descriptor >= 0 else { return -1 }
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_addr.s_addr = inet_addr("127.0.0.1")
-        address.sin_port = UInt16(port).bigEndian
-        let connected = withUnsafePointer(to: &address) { pointer in
-            pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) {
-                connect(descriptor, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) == 0
-            }
-        }
-        guard connected else {
-            close(descriptor)
-            return -1
-        }
-        return descriptor
     }
 
     private static func raiseOpenFileLimit(to wanted: Int) {

@@ -13,26 +13,30 @@ final class ServerProcess {
     private let errorPipe = Pipe()
     private let log = LogCollector()
 
-    /// Starts `kuroneko ARGUMENTS --port 0` and waits for its "listening on" line.
+    /// How long a server may take to say it is listening.
+    static let startTimeout = Duration.seconds(30)
+
+    /// Starts `kuroneko ARGUMENTS --port 0` and waits (at most ``startTimeout``) for its "listening on" line.
     init(_ arguments: [String]) throws {
         process.executableURL = KuronekoBinary.url
         process.arguments = arguments + ["--port", "0"]
         process.standardError = errorPipe
         process.standardOutput = FileHandle.nullDevice
         try process.run()
-        var buffer = Data()
-        let handle = errorPipe.fileHandleForReading
+        log.start(reading: errorPipe.fileHandleForReading)
+        let deadline = ContinuousClock.now + Self.startTimeout
         while true {
-            let chunk = handle.availableData
-            guard !chunk.isEmpty else { throw ServerProcessError(output: String(decoding: buffer, as: UTF8.self)) }
-            buffer.append(chunk)
-            let text = String(decoding: buffer, as: UTF8.self)
+            let text = log.snapshot()
             if let range = text.range(of: #"listening on http://127\.0\.0\.1:(\d+)"#, options: .regularExpression) {
                 let address = text[range]
-                port = Int(address[address.index(after: address.lastIndex(of: ":")!)...]) ?? 0
-                log.start(reading: handle)
+                port = address.split(separator: ":").last.flatMap { Int($0) } ?? 0
                 return
             }
+            guard process.isRunning, ContinuousClock.now < deadline else {
+                if process.isRunning { process.terminate() }
+                throw ServerProcessError(output: text)
+            }
+            log.waitForMore(timeout: .milliseconds(100))
         }
     }
 
@@ -71,6 +75,7 @@ private final class LogCollector: @unchecked Sendable {
     private let lock = NSLock()
     private var data = Data()
     private let done = DispatchSemaphore(value: 0)
+    private let arrived = DispatchSemaphore(value: 0)
     private var started = false
 
     func start(reading handle: FileHandle) {
@@ -82,9 +87,16 @@ private final class LogCollector: @unchecked Sendable {
                 lock.lock()
                 data.append(chunk)
                 lock.unlock()
+                arrived.signal()
             }
+            arrived.signal()
             done.signal()
         }.start()
+    }
+
+    /// Returns when more has been read (or the pipe closed), or after `timeout`.
+    func waitForMore(timeout: Duration) {
+        _ = arrived.wait(timeout: .now() + .nanoseconds(Int(timeout / .nanoseconds(1))))
     }
 
     /// Everything read until now.
@@ -105,7 +117,7 @@ private final class LogCollector: @unchecked Sendable {
 
 struct ServerProcessError: Error, CustomStringConvertible {
     let output: String
-    var description: String { "the server exited before listening: \(output)" }
+    var description: String { "the server did not start listening within the start timeout: \(output)" }
 }
 
 /// Plain HTTP from a test, through URLSession.
