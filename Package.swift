@@ -34,6 +34,7 @@ let package = Package(
             dependencies: ["Kuroneko", "CLibXML2"],
             path: "bench/ParserBenchmark"
         ),
+        .executableTarget(name: "BareServer", dependencies: ["KuronekoHTTP"], path: "bench/BareServer"),
         .target(
             name: "KuronekoTestSupport",
             dependencies: ["Kuroneko", "KuronekoHTTP"],

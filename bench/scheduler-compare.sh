@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
-# The cached-lookup path side by side (run by hand on an otherwise idle machine; about 4 minutes plus a
+# The cached-lookup path side by side (run by hand on an otherwise idle machine; about 5 minutes plus a
 # release build of the reference commit): `kuroneko serve --demo` at HEAD, at a reference commit (default
-# the last one before the upstream scheduler), and a bare libmicrohttpd server (bench/server/bare.c, same
-# thread pool, a fixed 1.5 KB body). Cached GET with wrk -t2 -c64 -d10s --latency, three rounds, the three
+# the last one before the upstream scheduler), the HTTP adapter alone from Swift (bench/BareServer: KuronekoHTTP
+# answering a fixed 1.5 KB body, no routing or middleware), and a bare libmicrohttpd server in C
+# (bench/server/bare.c, same thread pool, the same body). Cached GET with wrk -t2 -c64 -d10s --latency, three rounds, the three
 # servers in turn in each round; medians. Then the 1,000-lookup / 200-number burst (bench/server/burst.py)
 # through HEAD against `kuroneko simulate`, with the default 10 s queue deadline and with 60 s.
 #   bench/scheduler-compare.sh [REFERENCE_COMMIT]
@@ -16,7 +17,9 @@ pids=()
 trap 'kill "${pids[@]}" 2>/dev/null || true; git worktree remove --force "$work/reference" 2>/dev/null || true; rm -rf "$work"' EXIT
 
 swift build -c release --product kuroneko >&2
+swift build -c release --product BareServer >&2
 cp .build/release/kuroneko "$work/kuroneko-head"
+cp .build/release/BareServer "$work/bare-swift"
 git worktree add --detach "$work/reference" "$reference" >&2
 (cd "$work/reference" && swift build -c release --product kuroneko >&2)
 cp "$work/reference/.build/release/kuroneko" "$work/kuroneko-reference"
@@ -39,9 +42,10 @@ measure() { # measure PORT: requests/s and p99 (ms) of a 10 s cached-GET run
 }
 declare -A results
 for round in 1 2 3; do
-    for server in head reference bare; do
+    for server in head reference bare-swift bare; do
         case $server in
             bare) start 18090 "$work/bare" 18090 ;;
+            bare-swift) start 18090 "$work/bare-swift" 18090 ;;
             *) start 18090 "$work/kuroneko-$server" serve --demo --port 18090 ;;
         esac
         line=$(measure 18090)
@@ -51,11 +55,11 @@ for round in 1 2 3; do
     done
 done
 median() { tr ';' '\n' <<<"${results[$1]}" | grep . | sort -n -k"$2" | sed -n 2p | cut -d' ' -f"$2"; }
-for server in head reference bare; do
+for server in head reference bare-swift bare; do
     echo "median $server: $(median "$server" 1) req/s, p99 $(median "$server" 2) ms"
 done
-awk -v h="$(median head 1)" -v r="$(median reference 1)" -v b="$(median bare 1)" \
-    'BEGIN { printf "head / reference %.3f, head / bare %.3f\n", h / r, h / b }'
+awk -v h="$(median head 1)" -v r="$(median reference 1)" -v s="$(median bare-swift 1)" -v b="$(median bare 1)" \
+    'BEGIN { printf "head / reference %.3f, head / Swift adapter alone %.3f, head / bare C %.3f\n", h / r, h / s, h / b }'
 
 for deadline in 10 60; do
     start 18091 "$work/kuroneko-head" simulate --port 18091
