@@ -24,8 +24,10 @@ public final class BufferedLogWriter: @unchecked Sendable {
     }
 
     public func write(_ line: String) {
+        var line = line
         lock.lock()
-        buffer.append(contentsOf: line.utf8)
+        // Copying the contiguous bytes at once; appending the UTF-8 view goes byte by byte.
+        line.withUTF8 { buffer.append($0) }
         buffer.append(UInt8(ascii: "\n"))
         let full = buffer.count >= 8192
         lock.unlock()

@@ -20,10 +20,23 @@ public struct AccessLogMiddleware: HTTPMiddleware {
         let microseconds = Int(Double(DispatchTime.now().uptimeNanoseconds &- request.receivedAt) / 1000)
         let fraction = String(microseconds % 1000)
         let duration = "\(microseconds / 1000)." + String(repeating: "0", count: 3 - fraction.count) + fraction
-        var line = "request time=" + clock.now() + " id=" + (request.headers["x-request-id"] ?? "-")
-        line += " method=" + HTTPMethod.label(request.method) + " route=" + (response.route ?? "unmatched")
-        line += " status=\(response.status) duration_ms=" + duration
-        if let cache = response.header("X-Cache"), RequestIDMiddleware.isSane(cache) { line += " cache=" + cache }
+        var line = "request time="
+        line.reserveCapacity(192)
+        line += clock.now()
+        line += " id="
+        line += request.headers["x-request-id"] ?? "-"
+        line += " method="
+        line += HTTPMethod.label(request.method)
+        line += " route="
+        line += response.route ?? "unmatched"
+        line += " status="
+        line += String(response.status)
+        line += " duration_ms="
+        line += duration
+        if let cache = response.header("X-Cache"), RequestIDMiddleware.isSane(cache) {
+            line += " cache="
+            line += cache
+        }
         write(line)
     }
 }
