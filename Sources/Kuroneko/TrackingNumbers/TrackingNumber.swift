@@ -62,6 +62,8 @@ public struct TrackingNumber: Hashable, Sendable, Comparable, CustomStringConver
     private static let dashes: Set<Unicode.Scalar> = ["-", "－", "ー", "‐", "−", "―", "‑", "–", "—", "ｰ"]
 
     private static func normalizedDigits(of input: String) throws(TrackingNumberError) -> String {
+        // Most numbers arrive as twelve ASCII digits (every cache-hit URL): no need to rebuild them.
+        if input.utf8.count == 12, input.utf8.allSatisfy({ $0 >= 0x30 && $0 <= 0x39 }) { return input }
         var digits = ""
         digits.reserveCapacity(12)
         for scalar in input.unicodeScalars {

@@ -18,8 +18,9 @@ public struct AccessLogMiddleware: HTTPMiddleware {
     public func finish(_ request: HTTPRequest, _ response: inout HTTPResponse) {
         // Plain concatenation: this runs once per request, on the hot path of cache hits.
         let microseconds = Int(Double(DispatchTime.now().uptimeNanoseconds &- request.receivedAt) / 1000)
-        let fraction = String(microseconds % 1000)
-        let duration = "\(microseconds / 1000)." + String(repeating: "0", count: 3 - fraction.count) + fraction
+        let fraction = microseconds % 1000
+        let duration =
+            String(microseconds / 1000) + (fraction < 10 ? ".00" : fraction < 100 ? ".0" : ".") + String(fraction)
         var line = "request time="
         line.reserveCapacity(192)
         line += clock.now()
