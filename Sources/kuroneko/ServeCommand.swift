@@ -156,7 +156,7 @@ struct ServeCommand {
         terminal.printError(
             "kuroneko serve: \(signal) received: refusing new connections, answering queued lookups 503, "
                 + "finishing requests in flight for up to \(shutdownTimeout / .seconds(1)) s; a second signal exits now")
-        Self.exitOnSecondSignal(terminal: terminal, flush: logWriter.flush)
+        Self.exitOnSecondSignal(terminal: terminal, flush: { logWriter.flush(timeout: .milliseconds(500)) })
         running.stopAccepting()
         await service.client.scheduler.shutDown()
         let cutOff = await running.shutdown(deadline: shutdownTimeout)

@@ -1,44 +1,104 @@
 import Foundation
 
-/// Writes log lines to a file handle in batches: at 8 KiB, every 200 ms, and on ``flush()``. At tens of
-/// thousands of requests a second, one `write` per access-log line would cost more than the answer.
+/// Writes log lines to a file handle in batches, on a queue of its own: every 200 ms, as soon as 8 KiB are
+/// waiting, and on ``flush(timeout:)``. At tens of thousands of requests a second, one `write` per access-log line
+/// would cost more than the answer; and a request's thread must never wait for a slow or stuck reader of
+/// the log. What is waiting is bounded (1 MiB by default): lines beyond it are dropped and counted, and the
+/// count is written as a line of its own once there is room again.
 ///
-/// `@unchecked Sendable`: `buffer` is guarded by `lock`; the timer only calls `flush()`.
+/// `@unchecked Sendable`: `buffer` and the counters are guarded by `lock`; only the writer's queue writes to
+/// the handle.
 public final class BufferedLogWriter: @unchecked Sendable {
     private let handle: FileHandle
+    private let limit: Int
     private let lock = NSLock()
     private var buffer = Data()
+    private var dropped = 0
+    private var droppedTotal = 0
+    private var flushScheduled = false
+    private let queue = DispatchQueue(label: "kuroneko.log")
     private let timer: any DispatchSourceTimer
 
-    public init(handle: FileHandle = .standardError, interval: DispatchTimeInterval = .milliseconds(200)) {
+    /// - Parameter limit: the most bytes waiting to be written; lines beyond it are dropped.
+    public init(
+        handle: FileHandle = .standardError, interval: DispatchTimeInterval = .milliseconds(200),
+        limit: Int = 1 << 20
+    ) {
         self.handle = handle
-        timer = DispatchSource.makeTimerSource(queue: DispatchQueue(label: "kuroneko.log"))
+        self.limit = limit
+        timer = DispatchSource.makeTimerSource(queue: queue)
         timer.schedule(deadline: .now() + interval, repeating: interval)
-        timer.setEventHandler { [weak self] in self?.flush() }
+        timer.setEventHandler { [weak self] in self?.writePending() }
         timer.resume()
     }
 
     deinit {
         timer.cancel()
-        flush()
+        // Handed to the queue, not written here: a stuck reader must not hold whoever drops the writer.
+        let (pending, droppedNow) = takePending()
+        let handle = self.handle
+        queue.async { Self.write(pending, dropped: droppedNow, to: handle) }
+    }
+
+    /// Lines dropped so far because the reader of the log did not keep up.
+    public var droppedLines: Int {
+        lock.lock()
+        defer { lock.unlock() }
+        return droppedTotal
     }
 
     public func write(_ line: String) {
         var line = line
         lock.lock()
+        guard buffer.count + line.utf8.count < limit else {
+            dropped += 1
+            droppedTotal += 1
+            lock.unlock()
+            return
+        }
         // Copying the contiguous bytes at once; appending the UTF-8 view goes byte by byte.
         line.withUTF8 { buffer.append($0) }
         buffer.append(UInt8(ascii: "\n"))
-        let full = buffer.count >= 8192
+        let schedule = buffer.count >= 8192 && !flushScheduled
+        if schedule { flushScheduled = true }
         lock.unlock()
-        if full { flush() }
+        if schedule { queue.async { [weak self] in self?.writePending() } }
     }
 
-    public func flush() {
+    /// Writes what is waiting and returns once it is written, or after `timeout` if the log's reader is
+    /// stuck (the write then goes on, on the writer's queue).
+    /// - Returns: whether everything was written in time.
+    @discardableResult
+    public func flush(timeout: Duration = .seconds(2)) -> Bool {
+        let done = DispatchSemaphore(value: 0)
+        queue.async { [self] in
+            writePending()
+            done.signal()
+        }
+        return done.wait(timeout: .now() + .nanoseconds(Int(timeout / .nanoseconds(1)))) == .success
+    }
+
+    /// On the writer's queue only.
+    private func writePending() {
+        let (pending, droppedNow) = takePending()
+        Self.write(pending, dropped: droppedNow, to: handle)
+    }
+
+    private func takePending() -> (Data, Int) {
         lock.lock()
+        defer { lock.unlock() }
         let pending = buffer
         buffer.removeAll(keepingCapacity: true)
-        lock.unlock()
+        flushScheduled = false
+        let droppedNow = dropped
+        dropped = 0
+        return (pending, droppedNow)
+    }
+
+    private static func write(_ pending: Data, dropped: Int, to handle: FileHandle) {
         if !pending.isEmpty { handle.write(pending) }
+        if dropped > 0 {
+            handle.write(Data("log dropped=\(dropped) reason=the log's reader did not keep up\n".utf8))
+        }
     }
 }
