@@ -28,10 +28,14 @@ struct ServeCommand {
         {
             server.connectionsPerAddress = Int(cap)
         }
-        if let limit = try arguments.number("--max-connections", in: 16...1_000_000, environment: "KURONEKO_MAX_CONNECTIONS") {
+        if let limit = try arguments.number(
+            "--max-connections", in: 16...1_000_000, environment: "KURONEKO_MAX_CONNECTIONS")
+        {
             server.maxConnections = Int(limit)
         }
-        if let seconds = try arguments.number("--receive-timeout", in: 0...3_600, environment: "KURONEKO_RECEIVE_TIMEOUT") {
+        if let seconds = try arguments.number(
+            "--receive-timeout", in: 0...3_600, environment: "KURONEKO_RECEIVE_TIMEOUT")
+        {
             server.receiveTimeoutSeconds = Int(seconds)
         }
         var client = TrackingClient.Configuration()
@@ -155,7 +159,8 @@ struct ServeCommand {
         logWriter.flush()
         terminal.printError(
             "kuroneko serve: \(signal) received: refusing new connections, answering queued lookups 503, "
-                + "finishing requests in flight for up to \(shutdownTimeout / .seconds(1)) s; a second signal exits now")
+                + "finishing requests in flight for up to \(shutdownTimeout / .seconds(1)) s; a second signal exits now"
+        )
         Self.exitOnSecondSignal(terminal: terminal, flush: { logWriter.flush(timeout: .milliseconds(500)) })
         running.stopAccepting()
         await service.client.scheduler.shutDown()

@@ -37,7 +37,8 @@ struct SimulateCommand {
         let clock = SimulatorClock(start: start, speed: speed)
         let running: HTTPServer
         do {
-            running = try HTTPServer(configuration: server, application: SimulatorResponder(clock: clock, faults: faults))
+            running = try HTTPServer(
+                configuration: server, application: SimulatorResponder(clock: clock, faults: faults))
         } catch {
             throw CommandFailure.usage("simulate: \(error.message)")
         }

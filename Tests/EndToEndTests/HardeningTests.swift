@@ -27,7 +27,9 @@ struct HardeningTests {
         #expect(Self.status(of: answer) == 400, "\(answer)")
         #expect(answer.lowercased().contains("connection: close"), "\(answer)")
         // The server is still there for the next client.
-        #expect(Self.status(of: try RawConnection(port: server.port).request("GET /healthz HTTP/1.1\r\nHost: x\r\n\r\n")) == 200)
+        #expect(
+            Self.status(of: try RawConnection(port: server.port).request("GET /healthz HTTP/1.1\r\nHost: x\r\n\r\n"))
+                == 200)
     }
 
     @Test("a declared body over the limit with Expect: 100-continue gets 413 before any body is sent")

@@ -27,7 +27,9 @@ struct SchedulerTests {
         return line.flatMap { Double($0.split(separator: " ")[1]) }
     }
 
-    @Test("the breaker counts POSTs: one failed POST of six numbers leaves /readyz 200, five open it, and the cool-down ends by itself")
+    @Test(
+        "the breaker counts POSTs: one failed POST of six numbers leaves /readyz 200, five open it, and the cool-down ends by itself"
+    )
     func breaker() async throws {
         let simulator = try ServerProcess(["simulate"])
         defer { _ = simulator.stop() }
@@ -105,7 +107,8 @@ struct SchedulerTests {
         }
         #expect(try await Self.metric("kuroneko_upstream_shed_total", of: server) ?? 0 >= 1_000)
         print(
-            "overload: shortest start gap \(startGap ?? 0) s; statuses \(statuses.sorted { $0.key < $1.key }), slowest \(slowest) s, simulator \(stats)")
+            "overload: shortest start gap \(startGap ?? 0) s; statuses \(statuses.sorted { $0.key < $1.key }), slowest \(slowest) s, simulator \(stats)"
+        )
     }
 
     @Test("a client that disconnects while its number waits for a POST: the number is never sent")

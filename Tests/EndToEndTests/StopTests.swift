@@ -40,10 +40,11 @@ struct StopTests {
         #expect(try await Self.waitFor { try await Self.posts(simulator) == 1 })
         let queued = try RawConnection(port: server.port)
         try queued.send("GET /v1/shipments/\(numbers[1].digits) HTTP/1.1\r\nHost: x\r\n\r\n")
-        #expect(try await Self.waitFor {
-            String(decoding: try await SocketClient(port: server.port).get("/metrics").body, as: UTF8.self)
-                .contains(#"kuroneko_upstream_queue_length{priority="interactive"} 1"#)
-        })
+        #expect(
+            try await Self.waitFor {
+                String(decoding: try await SocketClient(port: server.port).get("/metrics").body, as: UTF8.self)
+                    .contains(#"kuroneko_upstream_queue_length{priority="interactive"} 1"#)
+            })
         // A client trickling its headers is not waited for.
         let trickling = try RawConnection(port: server.port)
         try trickling.send("GET /healthz HTTP/1.1\r\nHo")

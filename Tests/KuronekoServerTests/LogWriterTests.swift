@@ -5,7 +5,8 @@ import Testing
 
 /// What a reader thread collected, handed over when the pipe ends.
 private final class Collected: Sendable {
-    private let state = Mutex<(data: Data, done: Bool, waiter: CheckedContinuation<String, Never>?)>((Data(), false, nil))
+    private let state = Mutex<(data: Data, done: Bool, waiter: CheckedContinuation<String, Never>?)>(
+        (Data(), false, nil))
 
     func append(_ chunk: Data) { state.withLock { $0.data.append(chunk) } }
 

@@ -34,7 +34,8 @@ struct MiddlewareTests {
         // A list gets a tag over its body.
         let list = await harness.get("/v1/shipments?numbers=327754459830")
         let listTag = try #require(list.header("ETag"))
-        #expect(await harness.get("/v1/shipments?numbers=327754459830", headers: ["If-None-Match": listTag]).status == 304)
+        #expect(
+            await harness.get("/v1/shipments?numbers=327754459830", headers: ["If-None-Match": listTag]).status == 304)
     }
 
     @Test("gzip when accepted and the body is over 1 KB; the body unzips to the same bytes")
@@ -44,7 +45,8 @@ struct MiddlewareTests {
         let plain = await harness.get("/v1/shipments?numbers=\(numbers)")
         #expect(plain.header("Content-Encoding") == nil)
         #expect(plain.header("Vary") == "Accept-Encoding")
-        let zipped = await harness.get("/v1/shipments?numbers=\(numbers)", headers: ["Accept-Encoding": "br, gzip;q=0.8"])
+        let zipped = await harness.get(
+            "/v1/shipments?numbers=\(numbers)", headers: ["Accept-Encoding": "br, gzip;q=0.8"])
         #expect(zipped.header("Content-Encoding") == "gzip")
         #expect(zipped.body.count * 4 < plain.body.count)
         #expect(try gunzip(zipped.body) == plain.body)
@@ -91,12 +93,16 @@ struct MiddlewareTests {
         let before = await harness.get("/metrics").body.count
         var generator = LinearCongruentialGenerator(seed: 7)
         for _ in 0..<2_000 {
-            let method = String((0..<Int.random(in: 1...12, using: &generator)).map { _ in
-                Character(UnicodeScalar(UInt8.random(in: 33...126, using: &generator)))
-            })
-            let path = "/" + String((0..<Int.random(in: 1...30, using: &generator)).map { _ in
-                Character(UnicodeScalar(UInt8.random(in: 33...126, using: &generator)))
-            })
+            let method = String(
+                (0..<Int.random(in: 1...12, using: &generator)).map { _ in
+                    Character(UnicodeScalar(UInt8.random(in: 33...126, using: &generator)))
+                })
+            let path =
+                "/"
+                + String(
+                    (0..<Int.random(in: 1...30, using: &generator)).map { _ in
+                        Character(UnicodeScalar(UInt8.random(in: 33...126, using: &generator)))
+                    })
             _ = await harness.api.respond(to: HTTPRequest(method: method, path: path))
         }
         _ = await harness.api.respond(to: HTTPRequest(method: "A\"B", path: "/healthz"))
@@ -139,7 +145,9 @@ struct MiddlewareTests {
         let open = Harness(corsOrigins: ["*"])
         #expect(await open.get("/healthz", headers: ["Origin": "null"]).header("Access-Control-Allow-Origin") == "*")
         let closed = Harness()
-        #expect(await closed.get("/healthz", headers: ["Origin": "https://shop.example"]).header("Access-Control-Allow-Origin") == nil)
+        #expect(
+            await closed.get("/healthz", headers: ["Origin": "https://shop.example"]).header(
+                "Access-Control-Allow-Origin") == nil)
     }
 
     /// A repeatable stream of random numbers.

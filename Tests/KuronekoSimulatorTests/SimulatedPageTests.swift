@@ -68,8 +68,10 @@ struct SimulatedPageTests {
                         == tracked.scheduledDate.flatMap {
                             JapanDateTime(year: $0.year, month: $0.month, day: $0.day)
                         })
-                #expect(shipment.scheduledDelivery?.windowStart == tracked.scheduledWindow?.components(separatedBy: "-")[0])
-                #expect(shipment.scheduledDelivery?.windowEnd == tracked.scheduledWindow?.components(separatedBy: "-")[1])
+                #expect(
+                    shipment.scheduledDelivery?.windowStart == tracked.scheduledWindow?.components(separatedBy: "-")[0])
+                #expect(
+                    shipment.scheduledDelivery?.windowEnd == tracked.scheduledWindow?.components(separatedBy: "-")[1])
                 #expect(shipment.events.map(\.label) == tracked.events.map(\.label))
                 #expect(shipment.events.map(\.code) == tracked.events.map(\.code))
                 #expect(shipment.events.map(\.at) == tracked.events.map(\.at))
@@ -80,8 +82,10 @@ struct SimulatedPageTests {
 
     /// The first parcel, counting up from a number, whose journey is `scenario`.
     private func parcel(taking scenario: Scenario) throws -> SimulatedParcel {
-        let found = (0..<200).lazy.map { SimulatedParcel(number: ValidNumbers.number(50_000_000_000 + $0), epoch: self.epoch) }
-            .first { $0.scenario == scenario }
+        let found = (0..<200).lazy.map {
+            SimulatedParcel(number: ValidNumbers.number(50_000_000_000 + $0), epoch: self.epoch)
+        }
+        .first { $0.scenario == scenario }
         return try #require(found, "no number among 200 takes \(scenario)")
     }
 
@@ -89,7 +93,8 @@ struct SimulatedPageTests {
     private func parsedBack(_ parcel: SimulatedParcel, hoursAfterHandIn hours: Double) throws -> Shipment {
         let now = parcel.registeredAt.addingTimeInterval(hours * 3600)
         let html = SimulatedPage.html(for: [.parcel(parcel)], now: now)
-        let shipment = try #require(try TrackingPageParser().parse(Data(html.utf8), expecting: [parcel.number], now: now).first)
+        let shipment = try #require(
+            try TrackingPageParser().parse(Data(html.utf8), expecting: [parcel.number], now: now).first)
         check(shipment, against: .parcel(parcel), now: now)
         return shipment
     }
@@ -129,7 +134,9 @@ struct SimulatedPageTests {
             #expect(shipment.status.code == .inTransit)
             #expect(shipment.product == "クロネコゆうメール")
             let dropDay = JapanDateTime(parcel.registeredAt.addingTimeInterval(Scenario.mailDropHours * 3600))
-            #expect(shipment.scheduledDelivery?.date == JapanDateTime(year: dropDay.year, month: dropDay.month, day: dropDay.day))
+            #expect(
+                shipment.scheduledDelivery?.date
+                    == JapanDateTime(year: dropDay.year, month: dropDay.month, day: dropDay.day))
             #expect(shipment.scheduledDelivery?.windowStart == nil)
         }
         let almost = try parsedBack(parcel, hoursAfterHandIn: Scenario.mailDropHours - 1 / 60)

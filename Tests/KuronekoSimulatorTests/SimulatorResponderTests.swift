@@ -80,9 +80,12 @@ struct SimulatorResponderTests {
             try JSONDecoder().decode(ProblemDetails.self, from: unknown.body).detail
                 == "unknown key \"fail\"; the keys are latency_ms, error_rate, always_fail, hang_seconds, "
                 + "truncate_pages, changed_layout")
-        let unknownClock = await simulator.respond(to: put("/admin/clock", #"{"now": "2026-12-24T09:00:00+09:00", "rate": 2}"#))
+        let unknownClock = await simulator.respond(
+            to: put("/admin/clock", #"{"now": "2026-12-24T09:00:00+09:00", "rate": 2}"#))
         #expect(unknownClock.status == 400)
-        #expect(try JSONDecoder().decode(ProblemDetails.self, from: unknownClock.body).detail.hasPrefix("unknown key \"rate\""))
+        #expect(
+            try JSONDecoder().decode(ProblemDetails.self, from: unknownClock.body).detail.hasPrefix(
+                "unknown key \"rate\""))
         #expect(await simulator.respond(to: put("/admin/clock", #"{"now": "soon"}"#)).status == 400)
         #expect(await simulator.respond(to: HTTPRequest(method: "GET", path: "/nowhere")).status == 404)
         let wrongMethod = await simulator.respond(to: HTTPRequest(method: "GET", path: "/cgi-bin/tneko"))

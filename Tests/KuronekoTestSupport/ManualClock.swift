@@ -9,7 +9,8 @@ public final class ManualClock: TrackingClock, @unchecked Sendable {
     private let start: Date
     private var elapsed: Duration = .zero
     private var sleepers: [(id: UInt64, deadline: Duration, continuation: CheckedContinuation<Void, any Error>)] = []
-    private var sleeperWatchers: [(satisfied: ([Duration]) -> Bool, continuation: CheckedContinuation<Void, Never>)] = []
+    private var sleeperWatchers: [(satisfied: ([Duration]) -> Bool, continuation: CheckedContinuation<Void, Never>)] =
+        []
     private var nextID: UInt64 = 0
 
     public init(start: Date = Date(timeIntervalSince1970: 1_790_000_000)) {

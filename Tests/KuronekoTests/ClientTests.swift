@@ -53,7 +53,8 @@ struct ClientTests {
         }
         let client = TrackingClient(
             configuration: .init(
-                minimumRequestInterval: .zero, retry: RetryPolicy(initialBackoff: .seconds(2), maxBackoff: .seconds(60)),
+                minimumRequestInterval: .zero,
+                retry: RetryPolicy(initialBackoff: .seconds(2), maxBackoff: .seconds(60)),
                 batchWindow: .zero),
             transport: transport, clock: clock, randomFraction: { 0.5 })
         let number = BatchingTests.numbers(1)[0]

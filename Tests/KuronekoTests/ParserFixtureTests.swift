@@ -51,7 +51,8 @@ struct ParserFixtureTests {
             ("持戻（置き配不能）サイズオーバー", .attemptFailed), ("持戻(ご不在)", .attemptFailed),
             ("調査中（受取ご辞退）", .exception), ("依頼受付（再配達）", .inTransit), ("依頼受付(店頭受取)", .inTransit),
             ("保管中（ご指定店）", .availableForPickup), ("ご来店予定(保管中)", .availableForPickup),
-            ("配達日・時間帯指定（保管中）", .inTransit), ("投函予定", .inTransit), ("配達予定", .inTransit), ("遅延中(悪天候)", .inTransit), ("遅延中止", .unknown), ("返品完了", .returned),
+            ("配達日・時間帯指定（保管中）", .inTransit), ("投函予定", .inTransit), ("配達予定", .inTransit), ("遅延中(悪天候)", .inTransit),
+            ("遅延中止", .unknown), ("返品完了", .returned),
             ("伝票番号未登録", .notFound), ("伝票番号誤り", .invalidNumber), ("お届け完了通知を依頼", .unknown),
             ("宇宙配送中", .unknown),
         ])

@@ -131,12 +131,17 @@ struct SchedulerStateMachineTests {
         #expect(failure.waiters == [500])
         #expect(failure.error.code == .overloaded)
         #expect(failure.error.retryAfter == .seconds(9))
-        #expect(failure.error.message == "about 9 s of lookups to Yamato are queued ahead, more than the 5 s deadline allows; try again in 9 s")
+        #expect(
+            failure.error.message
+                == "about 9 s of lookups to Yamato are queued ahead, more than the 5 s deadline allows; try again in 9 s"
+        )
         #expect(machine.statistics(now: .zero).shed == 1)
         // A background number waits behind everything queued, whatever its priority.
         #expect(machine.estimatedWait(priority: .background, now: .zero) == .seconds(9))
         // With a deadline the queue can meet, it is queued.
-        #expect(Self.failures(machine.want(late, waiter: 501, priority: .interactive, deadline: .seconds(20), now: .zero)).isEmpty)
+        #expect(
+            Self.failures(machine.want(late, waiter: 501, priority: .interactive, deadline: .seconds(20), now: .zero))
+                .isEmpty)
 
         var small = Self.machine(capacity: 3)
         for (index, number) in Self.numbers(3).enumerated() {
@@ -192,12 +197,15 @@ struct SchedulerStateMachineTests {
         _ = machine.waiterGone(11, now: .milliseconds(1))
         #expect(machine.statistics(now: .milliseconds(1)).cancelledNumbers == 1)
         // In flight: the POST is called off only when none of its ten numbers is wanted.
-        for waiter in 0..<9 { #expect(!machine.waiterGone(UInt64(waiter), now: .milliseconds(2)).contains(.cancel(post.id))) }
+        for waiter in 0..<9 {
+            #expect(!machine.waiterGone(UInt64(waiter), now: .milliseconds(2)).contains(.cancel(post.id)))
+        }
         #expect(machine.waiterGone(9, now: .milliseconds(2)).contains(.cancel(post.id)))
         let ended = machine.postCancelled(post.id, now: .milliseconds(3))
         #expect(ended.contains(.releaseSlot))
         #expect(machine.circuitState == .closed)
-        let next = try #require(Self.sent(machine.tick(now: .milliseconds(30)) + machine.slotGranted(now: .seconds(1))).first)
+        let next = try #require(
+            Self.sent(machine.tick(now: .milliseconds(30)) + machine.slotGranted(now: .seconds(1))).first)
         #expect(next.numbers == [numbers[11]])
     }
 
@@ -209,7 +217,8 @@ struct SchedulerStateMachineTests {
         _ = machine.want(numbers[1], waiter: 2, priority: .interactive, deadline: .seconds(3), now: .zero)
         let first = try #require(Self.sent(machine.slotGranted(now: .zero)).first)
         // Backoff 1 s · (0.5 + 0.5 · 0.5) = 0.75 s: the retry fits before the deadline.
-        let failed = machine.postFailed(first.id, failure: Self.serverError, randomFraction: 0.5, now: .milliseconds(100))
+        let failed = machine.postFailed(
+            first.id, failure: Self.serverError, randomFraction: 0.5, now: .milliseconds(100))
         #expect(Self.failures(failed).isEmpty)
         #expect(machine.nextWake() == .milliseconds(850))
         #expect(machine.tick(now: .milliseconds(850)).contains(.acquireSlot))
@@ -228,7 +237,8 @@ struct SchedulerStateMachineTests {
         // A refused page would come back the same: never retried.
         _ = machine.want(numbers[2], waiter: 3, priority: .interactive, deadline: nil, now: .seconds(3))
         let third = try #require(Self.sent(machine.slotGranted(now: .seconds(3))).first)
-        let refused = Self.failures(machine.postFailed(third.id, failure: Self.refusedPage, randomFraction: 0, now: .seconds(3)))
+        let refused = Self.failures(
+            machine.postFailed(third.id, failure: Self.refusedPage, randomFraction: 0, now: .seconds(3)))
         #expect(refused.first?.error.code == .page)
     }
 
@@ -241,7 +251,8 @@ struct SchedulerStateMachineTests {
         }
         let post = try #require(Self.sent(machine.slotGranted(now: .zero)).first)
         #expect(post.numbers.count == 6)
-        let failed = Self.failures(machine.postFailed(post.id, failure: Self.serverError, randomFraction: 0, now: .zero))
+        let failed = Self.failures(
+            machine.postFailed(post.id, failure: Self.serverError, randomFraction: 0, now: .zero))
         #expect(failed.first?.waiters == [0, 1, 2, 3, 4, 5])
         #expect(machine.circuitState == .closed)
     }
@@ -253,7 +264,9 @@ struct SchedulerStateMachineTests {
         var now = Duration.zero
         func failOnePost() throws {
             waiter += 1
-            _ = machine.want(Self.numbers(1, from: 30_000_000_000 + waiter * 1_000)[0], waiter: waiter, priority: .interactive, deadline: nil, now: now)
+            _ = machine.want(
+                Self.numbers(1, from: 30_000_000_000 + waiter * 1_000)[0], waiter: waiter, priority: .interactive,
+                deadline: nil, now: now)
             let post = try #require(Self.sent(machine.slotGranted(now: now)).first)
             _ = machine.postFailed(post.id, failure: Self.serverError, randomFraction: 0, now: now)
             now += .seconds(1)
@@ -264,15 +277,21 @@ struct SchedulerStateMachineTests {
         let queued = Self.numbers(1, from: 50_000_000_000)[0]
         _ = machine.want(queued, waiter: 77, priority: .interactive, deadline: nil, now: now)
         waiter += 1
-        _ = machine.want(Self.numbers(1, from: 40_000_000_000)[0], waiter: waiter, priority: .interactive, deadline: nil, now: now)
+        _ = machine.want(
+            Self.numbers(1, from: 40_000_000_000)[0], waiter: waiter, priority: .interactive, deadline: nil, now: now)
         let fifth = try #require(Self.sent(machine.slotGranted(now: now)).first)
         #expect(fifth.numbers.count == 2)
-        _ = machine.want(Self.numbers(1, from: 45_000_000_000)[0], waiter: 78, priority: .interactive, deadline: nil, now: now)
+        _ = machine.want(
+            Self.numbers(1, from: 45_000_000_000)[0], waiter: 78, priority: .interactive, deadline: nil, now: now)
         let opened = Self.failures(machine.postFailed(fifth.id, failure: Self.serverError, randomFraction: 0, now: now))
         #expect(machine.circuitState == .open)
-        #expect(opened.contains { $0.waiters == [78] && $0.error.code == .circuitOpen && $0.error.retryAfter == .seconds(30) })
+        #expect(
+            opened.contains {
+                $0.waiters == [78] && $0.error.code == .circuitOpen && $0.error.retryAfter == .seconds(30)
+            })
         // While open, lookups are refused at once with the time left.
-        let refused = Self.failures(machine.want(queued, waiter: 79, priority: .interactive, deadline: nil, now: now + .seconds(10)))
+        let refused = Self.failures(
+            machine.want(queued, waiter: 79, priority: .interactive, deadline: nil, now: now + .seconds(10)))
         #expect(refused.first?.error.retryAfter == .seconds(20))
         #expect(machine.statistics(now: now).rejectedWhileOpen == 1)
         // The cool-down ends on the machine's own timer, with no lookup needed.
@@ -284,14 +303,17 @@ struct SchedulerStateMachineTests {
         let probeNumbers = Self.numbers(2, from: 80_000_000_000)
         _ = machine.want(probeNumbers[0], waiter: 200, priority: .interactive, deadline: nil, now: now)
         let probe = try #require(Self.sent(machine.slotGranted(now: now)).first)
-        #expect(machine.want(probeNumbers[1], waiter: 201, priority: .interactive, deadline: nil, now: now).contains(.acquireSlot) == false)
+        #expect(
+            machine.want(probeNumbers[1], waiter: 201, priority: .interactive, deadline: nil, now: now).contains(
+                .acquireSlot) == false)
         _ = machine.postFailed(probe.id, failure: Self.serverError, randomFraction: 0, now: now)
         #expect(machine.circuitState == .open)
         _ = machine.tick(now: now + .seconds(30))
         now += .seconds(30)
         _ = machine.want(probeNumbers[0], waiter: 300, priority: .interactive, deadline: nil, now: now)
         let secondProbe = try #require(Self.sent(machine.slotGranted(now: now)).first)
-        let closed = machine.postSucceeded(secondProbe.id, shipments: try Self.shipments(for: secondProbe.numbers), now: now)
+        let closed = machine.postSucceeded(
+            secondProbe.id, shipments: try Self.shipments(for: secondProbe.numbers), now: now)
         #expect(Self.answered(closed) == [300])
         #expect(machine.circuitState == .closed)
     }

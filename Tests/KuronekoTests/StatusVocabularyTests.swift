@@ -118,7 +118,8 @@ struct StatusVocabularyTests {
         // A family is written as its stem and an ellipsis: 持戻…, 遅延中（…）.
         known += StatusVocabulary.families.map {
             let stem = $0.prefix.hasSuffix("（") ? $0.prefix + "…）" : $0.prefix + "…"
-            return "\(stem) | `\($0.meaning.code.rawValue)` | \($0.meaning.english ?? "") (any label starting \($0.prefix))"
+            return
+                "\(stem) | `\($0.meaning.code.rawValue)` | \($0.meaning.english ?? "") (any label starting \($0.prefix))"
         }
         #expect(documented == known)
     }

@@ -464,7 +464,8 @@ extension UpstreamScheduler {
                 post.attempt += 1
                 post.phase = .inFlight(startedAt: now)
                 posts[id] = post
-                return Post(id: id, numbers: post.numbers, attempt: post.attempt, timeout: timeout(for: post.numbers, now: now))
+                return Post(
+                    id: id, numbers: post.numbers, attempt: post.attempt, timeout: timeout(for: post.numbers, now: now))
             }
             nextPostID += 1
             let id = nextPostID

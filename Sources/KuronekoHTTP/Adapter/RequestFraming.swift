@@ -22,7 +22,9 @@ enum RequestFraming {
             if !lengths.isEmpty {
                 return closing(400, "the request has both Content-Length and Transfer-Encoding; send one of them")
             }
-            let coding = codings.joined(separator: ",").lowercased().split(separator: ",").map { $0.trimmingWhitespace() }
+            let coding = codings.joined(separator: ",").lowercased().split(separator: ",").map {
+                $0.trimmingWhitespace()
+            }
             guard coding == ["chunked"] else {
                 return closing(400, "the transfer coding is not supported; send the body as is or chunked")
             }

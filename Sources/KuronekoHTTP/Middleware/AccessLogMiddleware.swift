@@ -56,7 +56,8 @@ final class LogTimestamps: Sendable {
             var parts = tm()
             gmtime_r(&seconds, &parts)
             let text =
-                String(format: "%04d-%02d-%02dT%02d:%02d:%02d", parts.tm_year + 1900, parts.tm_mon + 1, parts.tm_mday,
+                String(
+                    format: "%04d-%02d-%02dT%02d:%02d:%02d", parts.tm_year + 1900, parts.tm_mon + 1, parts.tm_mday,
                     parts.tm_hour, parts.tm_min, parts.tm_sec)
             cached = (second, text)
             return text

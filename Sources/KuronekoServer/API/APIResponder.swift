@@ -73,7 +73,8 @@ public struct APIResponder: HTTPResponder {
             Self.refresh(request) == false
         else { return nil }
         let text = request.path.dropFirst(Self.shipmentPrefix.count)
-        guard !text.isEmpty, !text.utf8.contains(UInt8(ascii: "/")), let number = try? TrackingNumber(parsing: String(text)),
+        guard !text.isEmpty, !text.utf8.contains(UInt8(ascii: "/")),
+            let number = try? TrackingNumber(parsing: String(text)),
             let entry = service.freshCachedEntry(for: number)
         else { return nil }
         var response = Self.shipment(entry, cache: "hit", now: clock.now)
