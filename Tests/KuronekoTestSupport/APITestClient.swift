@@ -52,13 +52,10 @@ public struct SocketClient: APITestClient {
         -> HTTPResponse
     {
         let port = self.port
-        return try await withCheckedThrowingContinuation { continuation in
-            // Blocking socket calls stay off the threads the tests' tasks share.
-            Thread {
-                continuation.resume(
-                    with: Result { try Self.exchange(port: port, method, target, headers: headers, body: body) })
-            }.start()
-        }
+        // Blocking socket calls stay off the threads the tests' tasks share.
+        return try await onOwnThread {
+            Result { try Self.exchange(port: port, method, target, headers: headers, body: body) }
+        }.get()
     }
 
     private static func exchange(port: Int, _ method: String, _ target: String, headers: [String: String], body: Data)

@@ -128,8 +128,8 @@ struct ClientTests {
     func deadlineBoundsAttempts() async throws {
         let clock = ManualClock()
         let transport = ScriptedTransport(clock: clock) { _, _ in
-            try await Task.sleep(for: .seconds(3_600))
-            return Self.response(500)
+            await suspendUntilCancelled()
+            throw CancellationError()
         }
         let client = TrackingClient(
             configuration: .init(minimumRequestInterval: .zero, batchWindow: .zero), transport: transport,

@@ -19,10 +19,7 @@ enum BurstClient {
     /// The same, on a thread of its own: the poll loop blocks, and must not hold one of the few threads
     /// every other test's tasks run on.
     static func get(port: Int, targets: [String], timeout: Duration) async -> [Answer] {
-        await withCheckedContinuation { continuation in
-            Thread { continuation.resume(returning: blockingGet(port: port, targets: targets, timeout: timeout)) }
-                .start()
-        }
+        await onOwnThread { blockingGet(port: port, targets: targets, timeout: timeout) }
     }
 
     /// - Parameter targets: one request target (path and query) per connection, e.g. `/v1/shipments/…`.

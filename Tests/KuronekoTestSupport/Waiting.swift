@@ -1,0 +1,43 @@
+import Foundation
+import Synchronization
+
+/// Suspends until the task is cancelled: an upstream that never answers, without a timer standing in for it.
+public func suspendUntilCancelled() async {
+    let parked = Parked()
+    await withTaskCancellationHandler {
+        await withCheckedContinuation { parked.park($0) }
+    } onCancel: {
+        parked.release()
+    }
+}
+
+/// Runs blocking work (poll loops, blocking sockets) on a thread of its own, so it never holds one of the
+/// few threads every test's tasks share.
+public func onOwnThread<T: Sendable>(_ body: @escaping @Sendable () -> T) async -> T {
+    await withCheckedContinuation { continuation in
+        Thread { continuation.resume(returning: body()) }.start()
+    }
+}
+
+/// One continuation, resumed once: when released, or at once if released before it was parked.
+private final class Parked: Sendable {
+    private let state = Mutex<(continuation: CheckedContinuation<Void, Never>?, released: Bool)>((nil, false))
+
+    func park(_ continuation: CheckedContinuation<Void, Never>) {
+        let resumeNow = state.withLock { state -> Bool in
+            if state.released { return true }
+            state.continuation = continuation
+            return false
+        }
+        if resumeNow { continuation.resume() }
+    }
+
+    func release() {
+        let waiting = state.withLock { state -> CheckedContinuation<Void, Never>? in
+            state.released = true
+            defer { state.continuation = nil }
+            return state.continuation
+        }
+        waiting?.resume()
+    }
+}
