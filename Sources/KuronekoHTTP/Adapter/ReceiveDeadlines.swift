@@ -10,7 +10,8 @@ import Synchronization
 /// the close notification takes, so a descriptor libmicrohttpd has already given back is never touched.
 ///
 /// `@unchecked Sendable`: the entries are in a `Mutex`; the timer is set up in `init` and only cancelled in
-/// `deinit`.
+/// `deinit`. With the deadline off there is no timer at all (libdispatch traps when a source that was never
+/// resumed is released).
 final class ReceiveDeadlines: @unchecked Sendable {
     private struct Entry {
         let socket: Int32
@@ -21,20 +22,24 @@ final class ReceiveDeadlines: @unchecked Sendable {
 
     private let deadline: UInt64
     private let entries = Mutex<[UInt: Entry]>([:])
-    private let timer: any DispatchSourceTimer
+    private let timer: (any DispatchSourceTimer)?
 
     /// - Parameter seconds: how long a request may take to arrive; 0 turns the deadline off.
     init(seconds: Int) {
         deadline = UInt64(max(0, seconds)) * 1_000_000_000
-        timer = DispatchSource.makeTimerSource(queue: DispatchQueue(label: "kuroneko.receive-deadlines"))
-        guard seconds > 0 else { return }
+        guard seconds > 0 else {
+            timer = nil
+            return
+        }
+        let timer = DispatchSource.makeTimerSource(queue: DispatchQueue(label: "kuroneko.receive-deadlines"))
+        self.timer = timer
         timer.schedule(deadline: .now() + .milliseconds(250), repeating: .milliseconds(250))
         timer.setEventHandler { [weak self] in self?.sweep() }
         timer.resume()
     }
 
     deinit {
-        timer.cancel()
+        timer?.cancel()
     }
 
     func opened(_ connection: UInt, socket: Int32) {
