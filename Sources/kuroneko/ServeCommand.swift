@@ -131,7 +131,7 @@ struct ServeCommand {
         let logWriter = BufferedLogWriter()
         let application = APIApplication.make(
             service: service, metrics: metrics, httpMetrics: HTTPMetrics(), clock: clock, corsOrigins: corsOrigins,
-            log: logWriter.write)
+            log: logWriter)
         let running: HTTPServer
         do {
             running = try HTTPServer(configuration: server, application: application)

@@ -34,7 +34,7 @@ struct Harness {
         service = ShipmentService(client: client, clock: clock, metrics: metrics, configuration: .init(cache: cache))
         api = APIApplication.make(
             service: service, metrics: metrics, httpMetrics: HTTPMetrics(), clock: clock, corsOrigins: corsOrigins,
-            log: { [log] line in log.append(line) })
+            log: StringLogSink { [log] line in log.append(line) })
     }
 
     func get(_ target: String, headers: [String: String] = [:]) async -> HTTPResponse {

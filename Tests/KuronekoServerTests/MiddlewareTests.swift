@@ -79,7 +79,10 @@ struct MiddlewareTests {
         #expect(logged[0].contains(" id=abc-123 "))
         #expect(logged[0].contains(" route=/healthz status=200 "))
         let time = try #require(logged[0].split(separator: " ").first { $0.hasPrefix("time=") })
-        #expect(time.count == "time=2026-11-30T00:40:00.123Z".count && time.hasSuffix("Z"))
+        #expect(time.wholeMatch(of: /time=\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z/) != nil, "\(time)")
+        let duration = try #require(logged[0].split(separator: " ").first { $0.hasPrefix("duration_ms=") })
+        #expect(duration.wholeMatch(of: /duration_ms=\d+\.\d{3}/) != nil, "\(duration)")
+        #expect(logged.allSatisfy { $0.hasPrefix("request time=") && !$0.hasSuffix(" ") })
         #expect(logged[4].contains(" method=other route=unmatched status=405 ") || logged[4].contains(" method=other "))
         for line in logged {
             #expect(!line.unicodeScalars.contains { $0.value < 0x20 || $0.value == 0x7F }, "\(line)")

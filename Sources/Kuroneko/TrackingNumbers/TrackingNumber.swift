@@ -10,8 +10,9 @@ public struct TrackingNumber: Hashable, Sendable, Comparable, CustomStringConver
     /// - Throws: ``TrackingNumberError`` saying what is wrong with the input.
     public init(parsing input: String) throws(TrackingNumberError) {
         let digits = try Self.normalizedDigits(of: input)
-        guard digits.count == 12 else {
-            throw TrackingNumberError(input: input, reason: .wrongLength(digits.count))
+        // Every digit is one byte: counting bytes, not characters, spares the grapheme breaking.
+        guard digits.utf8.count == 12 else {
+            throw TrackingNumberError(input: input, reason: .wrongLength(digits.utf8.count))
         }
         let expected = Self.checkDigit(forFirstEleven: digits.prefix(11))
         let actual = Int(digits.utf8.last.map { $0 - UInt8(ascii: "0") } ?? 0)
@@ -26,8 +27,8 @@ public struct TrackingNumber: Hashable, Sendable, Comparable, CustomStringConver
     /// - Throws: ``TrackingNumberError`` when the text is not twelve digits.
     init(echoedByPage text: String) throws(TrackingNumberError) {
         let digits = try Self.normalizedDigits(of: text)
-        guard digits.count == 12 else {
-            throw TrackingNumberError(input: text, reason: .wrongLength(digits.count))
+        guard digits.utf8.count == 12 else {
+            throw TrackingNumberError(input: text, reason: .wrongLength(digits.utf8.count))
         }
         self.digits = digits
     }
@@ -61,9 +62,32 @@ public struct TrackingNumber: Hashable, Sendable, Comparable, CustomStringConver
     /// Hyphens and the dash look-alikes Japanese input methods produce; white space is skipped as well.
     private static let dashes: Set<Unicode.Scalar> = ["-", "－", "ー", "‐", "−", "―", "‑", "–", "—", "ｰ"]
 
+    /// The digits of input made only of ASCII digits, hyphens and spaces, copied once; `nil` for anything
+    /// else (the general path then reads it, and words its errors).
+    private static func asciiDigits(of input: String) -> String? {
+        var count = 0
+        for byte in input.utf8 {
+            switch byte {
+            case UInt8(ascii: "0")...UInt8(ascii: "9"): count += 1
+            case UInt8(ascii: "-"), UInt8(ascii: " "): continue
+            default: return nil
+            }
+        }
+        guard count > 0, count <= 32 else { return nil }
+        return String(unsafeUninitializedCapacity: count) { buffer in
+            var written = 0
+            for byte in input.utf8 where byte >= UInt8(ascii: "0") && byte <= UInt8(ascii: "9") {
+                buffer[written] = byte
+                written += 1
+            }
+            return written
+        }
+    }
+
     private static func normalizedDigits(of input: String) throws(TrackingNumberError) -> String {
-        // Most numbers arrive as twelve ASCII digits (every cache-hit URL): no need to rebuild them.
+        // Most numbers arrive as twelve ASCII digits, often with hyphens (every cache-hit URL).
         if input.utf8.count == 12, input.utf8.allSatisfy({ $0 >= 0x30 && $0 <= 0x39 }) { return input }
+        if let digits = asciiDigits(of: input) { return digits }
         var digits = ""
         digits.reserveCapacity(12)
         for scalar in input.unicodeScalars {

@@ -19,9 +19,9 @@ func handleRequest(
         let fresh = RequestContext()
         requestSlot.pointee = Unmanaged.passRetained(fresh).toOpaque()
         server.begin()
+        fresh.headers = headerFields(of: connection)
         if let refusal = RequestFraming.refusal(
-            headers: values(of: connection, kind: .HEADER_KIND), path: url.map { String(cString: $0) } ?? "/",
-            maxBodyBytes: server.maxBodyBytes)
+            headers: fresh.headers, path: url.map { String(cString: $0) } ?? "/", maxBodyBytes: server.maxBodyBytes)
         {
             fresh.refused = true
             return queue(refusal, on: connection)
@@ -63,10 +63,7 @@ func handleRequest(
     }
     let request = HTTPRequest(
         method: method.map { String(cString: $0) } ?? "GET", path: url.map { String(cString: $0) } ?? "/",
-        query: values(of: connection, kind: .GET_ARGUMENT_KIND),
-        headers: Dictionary(
-            values(of: connection, kind: .HEADER_KIND).map { ($0.name, $0.value) },
-            uniquingKeysWith: { first, _ in first }),
+        query: values(of: connection, kind: .GET_ARGUMENT_KIND), lowercasedHeaders: context.headers,
         body: context.body)
     let work: @Sendable () async -> HTTPResponse
     switch server.application.answer(request) {
@@ -194,7 +191,8 @@ private func queue(_ response: HTTPResponse, on connection: OpaquePointer) -> MH
         else { return .NO }
         defer { MHD_destroy_response(answer) }
         for (name, value) in response.headers {
-            _ = MHD_add_response_header(answer, name, value)
+            // withCString lends a native string's own bytes; passing the String itself would copy them.
+            _ = name.withCString { name in value.withCString { value in MHD_add_response_header(answer, name, value) } }
         }
         return MHD_queue_response(connection, UInt32(response.status), answer)
     }
@@ -218,4 +216,43 @@ private func values(of connection: OpaquePointer, kind: MHD_ValueKind) -> [(name
             }, Unmanaged.passUnretained(collector).toOpaque())
     }
     return collector.values
+}
+
+/// Collects header fields by lower-case name; a name that repeats gets its values joined with ", " (RFC
+/// 9110, section 5.3), so `Content-Length: 5` twice reads as `5, 5`.
+private final class HeaderCollector {
+    var fields: [String: String] = [:]
+}
+
+private func headerFields(of connection: OpaquePointer) -> [String: String] {
+    let collector = HeaderCollector()
+    withExtendedLifetime(collector) {
+        _ = MHD_get_connection_values(
+            connection, .HEADER_KIND,
+            { collectorContext, _, key, value in
+                guard let collectorContext, let key else { return .YES }
+                let collector = Unmanaged<HeaderCollector>.fromOpaque(collectorContext).takeUnretainedValue()
+                let name = lowercasedASCII(key)
+                let value = value.map { String(cString: $0) } ?? ""
+                if let earlier = collector.fields[name] {
+                    collector.fields[name] = earlier + ", " + value
+                } else {
+                    collector.fields[name] = value
+                }
+                return .YES
+            }, Unmanaged.passUnretained(collector).toOpaque())
+    }
+    return collector.fields
+}
+
+/// A header name in lower case, copied once (names are ASCII tokens; other bytes are kept as they are).
+private func lowercasedASCII(_ name: UnsafePointer<CChar>) -> String {
+    let count = strlen(name)
+    return String(unsafeUninitializedCapacity: count) { buffer in
+        for index in 0..<count {
+            let byte = UInt8(bitPattern: name[index])
+            buffer[index] = byte >= 0x41 && byte <= 0x5A ? byte | 0x20 : byte
+        }
+        return count
+    }
 }

@@ -277,6 +277,8 @@ final class ServerState: @unchecked Sendable {
 /// task writes `response` while the connection is suspended and resumes it afterwards; libmicrohttpd calls
 /// the handler again only after the resume.
 final class RequestContext: @unchecked Sendable {
+    /// Read once, when the headers arrive.
+    var headers: [String: String] = [:]
     var body = Data()
     var bodyTooLarge = false
     /// Refused when its headers arrived (``RequestFraming``); nothing more is done with it.

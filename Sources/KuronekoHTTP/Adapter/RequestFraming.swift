@@ -2,19 +2,13 @@
 /// to smuggle a second request past a proxy), hidden bytes in the path, and bodies declared too large.
 enum RequestFraming {
     /// The answer that refuses the request, with `Connection: close`; `nil` when it may proceed.
-    static func refusal(headers: [(name: String, value: String)], path: String, maxBodyBytes: Int) -> HTTPResponse? {
+    /// - Parameter headers: by lower-case name, the values of a repeated name joined with ", ".
+    static func refusal(headers: [String: String], path: String, maxBodyBytes: Int) -> HTTPResponse? {
         if path.utf8.contains(where: { $0 < 0x20 || $0 == 0x7F }) {
             return closing(400, "the path holds a control character (such as %00); remove it")
         }
-        var lengths: [Substring] = []
-        var codings: [String] = []
-        for (name, value) in headers {
-            switch name.lowercased() {
-            case "content-length": lengths += value.split(separator: ",", omittingEmptySubsequences: false)
-            case "transfer-encoding": codings.append(value)
-            default: continue
-            }
-        }
+        let lengths = headers["content-length"]?.split(separator: ",", omittingEmptySubsequences: false) ?? []
+        let codings = headers["transfer-encoding"].map { [$0] } ?? []
         if lengths.count > 1 {
             return closing(400, "the request has \(lengths.count) Content-Length values; send exactly one")
         }

@@ -8,11 +8,13 @@ import Foundation
 ///
 /// `@unchecked Sendable`: `buffer` and the counters are guarded by `lock`; only the writer's queue writes to
 /// the handle.
-public final class BufferedLogWriter: @unchecked Sendable {
+public final class BufferedLogWriter: LogSink, @unchecked Sendable {
     private let handle: FileHandle
     private let limit: Int
     private let lock = NSLock()
-    private var buffer = Data()
+    private var buffer: [UInt8] = []
+    /// The buffer being written, handed back empty for reuse so that neither side allocates.
+    private var spare: [UInt8] = []
     private var dropped = 0
     private var droppedTotal = 0
     private var flushScheduled = false
@@ -49,15 +51,19 @@ public final class BufferedLogWriter: @unchecked Sendable {
 
     public func write(_ line: String) {
         var line = line
+        // Copying the contiguous bytes at once; appending the UTF-8 view goes byte by byte.
+        line.withUTF8 { write(line: UnsafeRawBufferPointer($0)) }
+    }
+
+    public func write(line: UnsafeRawBufferPointer) {
         lock.lock()
-        guard buffer.count + line.utf8.count < limit else {
+        guard buffer.count + line.count < limit else {
             dropped += 1
             droppedTotal += 1
             lock.unlock()
             return
         }
-        // Copying the contiguous bytes at once; appending the UTF-8 view goes byte by byte.
-        line.withUTF8 { buffer.append($0) }
+        buffer.append(contentsOf: line)
         buffer.append(UInt8(ascii: "\n"))
         let schedule = buffer.count >= 8192 && !flushScheduled
         if schedule { flushScheduled = true }
@@ -80,23 +86,28 @@ public final class BufferedLogWriter: @unchecked Sendable {
 
     /// On the writer's queue only.
     private func writePending() {
-        let (pending, droppedNow) = takePending()
+        var (pending, droppedNow) = takePending()
         Self.write(pending, dropped: droppedNow, to: handle)
+        pending.removeAll(keepingCapacity: true)
+        lock.lock()
+        if spare.capacity < pending.capacity { spare = pending }
+        lock.unlock()
     }
 
-    private func takePending() -> (Data, Int) {
+    private func takePending() -> ([UInt8], Int) {
         lock.lock()
         defer { lock.unlock() }
-        let pending = buffer
-        buffer.removeAll(keepingCapacity: true)
+        var pending: [UInt8] = []
+        swap(&pending, &spare)
+        swap(&pending, &buffer)
         flushScheduled = false
         let droppedNow = dropped
         dropped = 0
         return (pending, droppedNow)
     }
 
-    private static func write(_ pending: Data, dropped: Int, to handle: FileHandle) {
-        if !pending.isEmpty { handle.write(pending) }
+    private static func write(_ pending: [UInt8], dropped: Int, to handle: FileHandle) {
+        if !pending.isEmpty { pending.withUnsafeBytes { handle.write(Data($0)) } }
         if dropped > 0 {
             handle.write(Data("log dropped=\(dropped) reason=the log's reader did not keep up\n".utf8))
         }

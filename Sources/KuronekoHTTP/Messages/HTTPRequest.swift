@@ -12,6 +12,9 @@ public struct HTTPRequest: Sendable {
     public var body: Data
     /// When the request was complete, in monotonic nanoseconds (`DispatchTime.uptimeNanoseconds`).
     public var receivedAt: UInt64
+    /// The request's id, echoed as `X-Request-ID` and written in the access log; set by
+    /// ``RequestIDMiddleware``.
+    public var id: String?
 
     public init(
         method: String, path: String, query: [(name: String, value: String)] = [], headers: [String: String] = [:],
@@ -22,6 +25,19 @@ public struct HTTPRequest: Sendable {
         self.path = path
         self.query = query
         self.headers = Dictionary(headers.map { ($0.key.lowercased(), $0.value) }, uniquingKeysWith: { $1 })
+        self.body = body
+    }
+
+    /// The adapter's: header names already in lower case.
+    init(
+        method: String, path: String, query: [(name: String, value: String)], lowercasedHeaders: [String: String],
+        body: Data
+    ) {
+        self.receivedAt = DispatchTime.now().uptimeNanoseconds
+        self.method = method
+        self.path = path
+        self.query = query
+        self.headers = lowercasedHeaders
         self.body = body
     }
 

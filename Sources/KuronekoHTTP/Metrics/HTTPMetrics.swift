@@ -9,6 +9,14 @@ public final class HTTPMetrics: Sendable {
         let method: String
         let route: String
         let status: Int
+
+        /// Hashes lengths, not text: the sets are small and closed, and this runs on every request;
+        /// equality still compares the text.
+        func hash(into hasher: inout Hasher) {
+            hasher.combine(method.utf8.count)
+            hasher.combine(route.utf8.count)
+            hasher.combine(status)
+        }
     }
 
     private struct State {
@@ -31,8 +39,7 @@ public final class HTTPMetrics: Sendable {
         inFlight.subtract(1, ordering: .relaxed)
         state.withLock { state in
             state.requests[key, default: 0] += 1
-            if state.durations[route] == nil { state.durations[route] = Histogram(bounds: Self.bounds) }
-            state.durations[route]?.observe(seconds)
+            state.durations[route, default: Histogram(bounds: Self.bounds)].observe(seconds)
         }
     }
 

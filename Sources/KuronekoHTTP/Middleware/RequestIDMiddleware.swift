@@ -10,14 +10,17 @@ public struct RequestIDMiddleware: HTTPMiddleware {
     public init() {}
 
     public func intercept(_ request: inout HTTPRequest) -> HTTPResponse? {
-        if let given = request.headers["x-request-id"], Self.isSane(given) { return nil }
+        if let given = request.headers["x-request-id"], Self.isSane(given) {
+            request.id = given
+            return nil
+        }
         let next = Self.counter.wrappingAdd(1, ordering: .relaxed).newValue
-        request.headers["x-request-id"] = Self.prefix + "-" + String(next, radix: 16)
+        request.id = Self.prefix + "-" + String(next, radix: 16)
         return nil
     }
 
     public func finish(_ request: HTTPRequest, _ response: inout HTTPResponse) {
-        if let id = request.headers["x-request-id"] { response.headers.append(("X-Request-ID", id)) }
+        if let id = request.id { response.headers.append(("X-Request-ID", id)) }
     }
 
     static func isSane(_ id: String) -> Bool {

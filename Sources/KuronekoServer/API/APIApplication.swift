@@ -10,10 +10,10 @@ public enum APIApplication {
     ///   - log: where access-log lines go; `nil` logs nothing.
     public static func make(
         service: ShipmentService, metrics: Metrics, httpMetrics: HTTPMetrics, clock: any TrackingClock,
-        corsOrigins: [String] = [], log: (@Sendable (String) -> Void)?
+        corsOrigins: [String] = [], log: (any LogSink)?
     ) -> MiddlewareStack<APIResponder> {
         var middleware: [any HTTPMiddleware] = [RequestIDMiddleware()]
-        if let log { middleware.append(AccessLogMiddleware(write: log)) }
+        if let log { middleware.append(AccessLogMiddleware(sink: log)) }
         middleware.append(MetricsMiddleware(httpMetrics))
         if !corsOrigins.isEmpty { middleware.append(CORSMiddleware(origins: corsOrigins)) }
         middleware += [CompressionMiddleware(), ConditionalRequestMiddleware()]
