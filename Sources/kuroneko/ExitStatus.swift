@@ -19,4 +19,9 @@ struct CommandFailure: Error {
     static func lookup(_ message: String) -> CommandFailure {
         CommandFailure(status: .lookupFailed, message: message)
     }
+
+    /// The command already said what went wrong (one line per problem); only the exit status is left.
+    static func reported(_ status: ExitStatus) -> CommandFailure {
+        CommandFailure(status: status, message: "")
+    }
 }

@@ -1,10 +1,10 @@
 import Foundation
 import Kuroneko
 
-/// How shipments are printed: a table for people, or JSON for programs.
+/// How shipments are printed: a table for people, JSON for programs, or the original app's model.
 struct OutputOptions {
-    enum Format {
-        case table, json, jsonLines
+    enum Format: String {
+        case table, json, jsonl, tneko
     }
 
     enum Language: String {
@@ -13,34 +13,83 @@ struct OutputOptions {
 
     let format: Format
     let language: Language
+    /// `--no-color` was given.
+    let noColor: Bool
 
-    /// Reads `--json`, `--jsonl` and `--lang` from a command's arguments.
-    init(from arguments: inout ArgumentList, command: String) throws(CommandFailure) {
+    /// Reads `--format`, `--json`, `--jsonl`, `--lang` and `--no-color`.
+    init(from arguments: ArgumentList) throws(CommandFailure) {
         let json = arguments.flag("--json")
         let jsonLines = arguments.flag("--jsonl")
+        let chosen = try arguments.choice("--format").flatMap(Format.init(rawValue:))
         if json, jsonLines {
-            throw .usage("\(command): --json and --jsonl exclude each other; choose one")
+            throw .usage("\(arguments.command): --json and --jsonl exclude each other; choose one")
         }
-        format = json ? .json : jsonLines ? .jsonLines : .table
-        let lang = try arguments.option("--lang") ?? "ja"
-        guard let language = Language(rawValue: lang) else {
-            throw .usage("\(command): --lang \"\(lang)\" is not supported; use ja or en")
+        if let chosen, json || jsonLines {
+            throw .usage(
+                "\(arguments.command): --format \(chosen.rawValue) and \(json ? "--json" : "--jsonl") exclude each "
+                    + "other; choose one")
         }
-        self.language = language
+        format = chosen ?? (json ? .json : jsonLines ? .jsonl : .table)
+        language = try arguments.choice("--lang").flatMap(Language.init(rawValue:)) ?? .japanese
+        noColor = arguments.flag("--no-color")
     }
 
-    func render(_ shipments: [Shipment], on terminal: Terminal) throws {
+    /// A printer for shipments that arrive one at a time, in order.
+    /// - Parameter streaming: rows may be printed before every shipment is known (the table then has fixed
+    ///   column widths instead of widths fitted to every row).
+    func printer(on terminal: Terminal, streaming: Bool) -> ShipmentPrinter {
+        ShipmentPrinter(
+            format: format,
+            table: ShipmentTable(language: language, colored: terminal.usesColor(unlessTurnedOff: noColor)),
+            streaming: streaming, terminal: terminal)
+    }
+}
+
+/// Prints shipments in order as they are handed over: table rows and JSON lines at once, a JSON array or
+/// the original app's model when all are in.
+struct ShipmentPrinter {
+    let format: OutputOptions.Format
+    let table: ShipmentTable
+    let streaming: Bool
+    let terminal: Terminal
+    private var held: [Shipment] = []
+    private var printedHeader = false
+
+    init(format: OutputOptions.Format, table: ShipmentTable, streaming: Bool, terminal: Terminal) {
+        self.format = format
+        self.table = table
+        self.streaming = streaming
+        self.terminal = terminal
+    }
+
+    mutating func print(_ shipment: Shipment) throws {
         switch format {
-        case .table:
-            terminal.print(ShipmentTable(shipments: shipments, language: language, colored: terminal.usesColor).text)
+        case .table where streaming:
+            if !printedHeader {
+                terminal.print(table.header(widths: ShipmentTable.streamingWidths))
+                printedHeader = true
+            }
+            terminal.print(table.row(for: shipment, widths: ShipmentTable.streamingWidths))
+        case .jsonl:
+            terminal.print(String(decoding: try JSONEncoder.kuroneko().encode(shipment), as: UTF8.self))
+        case .table, .json, .tneko:
+            held.append(shipment)
+        }
+    }
+
+    /// Prints what waited for the end.
+    func finish() throws {
+        switch format {
+        case .table where !streaming:
+            terminal.print(table.text(for: held))
         case .json:
             let encoder = JSONEncoder.kuroneko(prettyPrinted: true)
-            terminal.print(String(decoding: try encoder.encode(shipments), as: UTF8.self))
-        case .jsonLines:
-            let encoder = JSONEncoder.kuroneko()
-            for shipment in shipments {
-                terminal.print(String(decoding: try encoder.encode(shipment), as: UTF8.self))
-            }
+            terminal.print(String(decoding: try encoder.encode(held), as: UTF8.self))
+        case .tneko:
+            let encoder = JSONEncoder.kuroneko(prettyPrinted: true)
+            terminal.print(String(decoding: try encoder.encode(TnekoModel(held)), as: UTF8.self))
+        case .table, .jsonl:
+            break
         }
     }
 }

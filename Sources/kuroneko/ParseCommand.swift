@@ -8,12 +8,12 @@ struct ParseCommand {
     private let charset: String?
     private let output: OutputOptions
 
-    init(arguments: [String]) throws(CommandFailure) {
-        var arguments = ArgumentList(arguments, command: "parse")
-        output = try OutputOptions(from: &arguments, command: "parse")
-        charset = try arguments.option("--charset")
+    init(arguments: [String], terminal: Terminal) throws(CommandFailure) {
+        let arguments = try ArgumentList(arguments, spec: CommandCatalog.parse, environment: terminal.environment)
+        output = try OutputOptions(from: arguments)
+        charset = arguments.text("--charset")
         now = try arguments.time("--now") ?? Date()
-        let files = try arguments.positionals()
+        let files = arguments.operands
         guard files.count == 1 else {
             throw .usage("parse: expected one FILE, got \(files.count); usage: kuroneko parse [options] FILE")
         }
@@ -44,7 +44,9 @@ struct ParseCommand {
         } catch {
             throw CommandFailure.lookup("parse: \(path): \(error.message)")
         }
-        try output.render(shipments, on: terminal)
+        var printer = output.printer(on: terminal, streaming: false)
+        for shipment in shipments { try printer.print(shipment) }
+        try printer.finish()
     }
 
     private static func reason(_ error: any Error) -> String {

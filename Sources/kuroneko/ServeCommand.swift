@@ -17,81 +17,78 @@ struct ServeCommand {
 
     /// Every setting comes from its flag, else its `KURONEKO_…` environment variable, else the default.
     init(arguments: [String], environment: [String: String]) throws(CommandFailure) {
-        var arguments = ArgumentList(arguments, command: "serve", environment: environment)
+        let arguments = try ArgumentList(arguments, spec: CommandCatalog.serve, environment: environment)
         var server = HTTPServer.Configuration()
-        server.host = try arguments.text("--host", environment: "KURONEKO_HOST") ?? server.host
-        if let port = try arguments.number("--port", in: 0...65_535, environment: "KURONEKO_PORT") {
+        server.host = arguments.text("--host") ?? server.host
+        if let port = try arguments.number("--port", in: 0...65_535) {
             server.port = UInt16(port)
         }
         if let cap = try arguments.number(
-            "--connections-per-client", in: 1...100_000, environment: "KURONEKO_CONNECTIONS_PER_CLIENT")
+            "--connections-per-client", in: 1...100_000)
         {
             server.connectionsPerAddress = Int(cap)
         }
         if let limit = try arguments.number(
-            "--max-connections", in: 16...1_000_000, environment: "KURONEKO_MAX_CONNECTIONS")
+            "--max-connections", in: 16...1_000_000)
         {
             server.maxConnections = Int(limit)
         }
         if let seconds = try arguments.number(
-            "--receive-timeout", in: 0...3_600, environment: "KURONEKO_RECEIVE_TIMEOUT")
+            "--receive-timeout", in: 0...3_600)
         {
             server.receiveTimeoutSeconds = Int(seconds)
         }
         var client = TrackingClient.Configuration()
-        client.endpoint = try arguments.endpoint("--endpoint", environment: "KURONEKO_ENDPOINT") ?? client.endpoint
+        client.endpoint = try arguments.endpoint("--endpoint") ?? client.endpoint
         client.requestTimeout =
-            try arguments.seconds("--timeout", in: 0.1...600, environment: "KURONEKO_TIMEOUT") ?? client.requestTimeout
-        if let count = try arguments.number("--max-concurrent", in: 1...16, environment: "KURONEKO_MAX_CONCURRENT") {
+            try arguments.seconds("--timeout", in: 0.1...600) ?? client.requestTimeout
+        if let count = try arguments.number("--max-concurrent", in: 1...16) {
             client.maxConcurrentRequests = Int(count)
         }
         client.minimumRequestInterval =
-            try arguments.seconds("--min-interval", in: 0...60, environment: "KURONEKO_MIN_INTERVAL")
+            try arguments.seconds("--min-interval", in: 0...60)
             ?? client.minimumRequestInterval
         var service = ShipmentService.Configuration()
-        if let size = try arguments.number("--cache-size", in: 1...10_000_000, environment: "KURONEKO_CACHE_SIZE") {
+        if let size = try arguments.number("--cache-size", in: 1...10_000_000) {
             service.cache.capacity = Int(size)
         }
         let year = 31_536_000.0
         service.cache.terminalTTL =
-            try arguments.seconds("--ttl-terminal", in: 0...year, environment: "KURONEKO_TTL_TERMINAL")
+            try arguments.seconds("--ttl-terminal", in: 0...year)
             ?? service.cache.terminalTTL
         service.cache.activeTTL =
-            try arguments.seconds("--ttl-active", in: 0...year, environment: "KURONEKO_TTL_ACTIVE")
+            try arguments.seconds("--ttl-active", in: 0...year)
             ?? service.cache.activeTTL
         service.cache.invalidTTL =
-            try arguments.seconds("--ttl-invalid", in: 0...year, environment: "KURONEKO_TTL_INVALID")
+            try arguments.seconds("--ttl-invalid", in: 0...year)
             ?? service.cache.invalidTTL
         if let milliseconds = try arguments.number(
-            "--batch-window-ms", in: 0...10_000, environment: "KURONEKO_BATCH_WINDOW_MS")
+            "--batch-window-ms", in: 0...10_000)
         {
             client.batchWindow = .milliseconds(Int64(milliseconds))
         }
         client.lookupDeadline =
-            try arguments.seconds("--queue-deadline", in: 0.1...3_600, environment: "KURONEKO_QUEUE_DEADLINE")
+            try arguments.seconds("--queue-deadline", in: 0.1...3_600)
             ?? Self.defaultQueueDeadline
         if let capacity = try arguments.number(
-            "--queue-capacity", in: 1...1_000_000, environment: "KURONEKO_QUEUE_CAPACITY")
+            "--queue-capacity", in: 1...1_000_000)
         {
             client.queueCapacity = Int(capacity)
         }
         if let failures = try arguments.number(
-            "--breaker-failures", in: 1...1_000, environment: "KURONEKO_BREAKER_FAILURES")
+            "--breaker-failures", in: 1...1_000)
         {
             client.circuitBreaker.failureThreshold = Int(failures)
         }
         client.circuitBreaker.coolDown =
-            try arguments.seconds("--breaker-cool-down", in: 0.1...3_600, environment: "KURONEKO_BREAKER_COOL_DOWN")
+            try arguments.seconds("--breaker-cool-down", in: 0.1...3_600)
             ?? client.circuitBreaker.coolDown
-        demo = try arguments.flag("--demo", environment: "KURONEKO_DEMO")
-        corsOrigins = try Self.origins(arguments.text("--cors-origins", environment: "KURONEKO_CORS_ORIGINS"))
+        demo = try arguments.flagOrVariable("--demo")
+        corsOrigins = try Self.origins(arguments.text("--cors-origins"))
         shutdownTimeout =
-            try arguments.seconds("--shutdown-timeout", in: 0...3_600, environment: "KURONEKO_SHUTDOWN_TIMEOUT")
+            try arguments.seconds("--shutdown-timeout", in: 0...3_600)
             ?? .seconds(10)
-        let extra = try arguments.positionals()
-        guard extra.isEmpty else {
-            throw .usage("serve: unexpected argument '\(extra[0])'; see 'kuroneko serve --help'")
-        }
+        try arguments.expectNoOperands()
         self.server = server
         self.client = client
         self.service = service

@@ -2,40 +2,58 @@ import Kuroneko
 
 /// The human-readable table `kuroneko track` prints: number, status, latest event, scheduled delivery.
 struct ShipmentTable {
-    let shipments: [Shipment]
     let language: OutputOptions.Language
     let colored: Bool
 
-    var text: String {
-        let english = language == .english
-        let header =
-            english
+    /// Column widths when rows are printed as they arrive: wide enough for a number, most statuses, a time
+    /// and most places; a wider cell pushes the rest of its row along.
+    static let streamingWidths = [14, 12, 16, 20]
+
+    private var english: Bool { language == .english }
+
+    private var headerCells: [String] {
+        english
             ? ["NUMBER", "STATUS", "LATEST EVENT", "PLACE", "SCHEDULED"]
             : ["伝票番号", "状態", "最新の日時", "場所", "お届け予定"]
-        let rows = shipments.map { shipment -> [String] in
-            let latest = shipment.events.last
-            return [
-                shipment.trackingNumber.formatted,
-                english ? (shipment.status.labelEnglish ?? shipment.status.label) : shipment.status.label,
-                latest.map { $0.at.map(Self.display) ?? $0.dateText ?? "-" } ?? "-",
-                latest?.place ?? "-",
-                shipment.scheduledDelivery.map(Self.display) ?? "-",
-            ]
+    }
+
+    private func cells(for shipment: Shipment) -> [String] {
+        let latest = shipment.events.last
+        return [
+            shipment.trackingNumber.formatted,
+            english ? (shipment.status.labelEnglish ?? shipment.status.label) : shipment.status.label,
+            latest.map { $0.at.map(Self.display) ?? $0.dateText ?? "-" } ?? "-",
+            latest?.place ?? "-",
+            shipment.scheduledDelivery.map(Self.display) ?? "-",
+        ]
+    }
+
+    /// The whole table, columns fitted to every row.
+    func text(for shipments: [Shipment]) -> String {
+        let rows = shipments.map(cells)
+        let widths = (0..<headerCells.count - 1).map { column in
+            ([headerCells] + rows).map { displayWidth(of: $0[column]) }.max() ?? 0
         }
-        let widths = (0..<header.count).map { column in
-            ([header] + rows).map { displayWidth(of: $0[column]) }.max() ?? 0
-        }
-        var lines = [line(header, widths: widths, statusColor: nil)]
+        var lines = [header(widths: widths)]
         for (row, shipment) in zip(rows, shipments) {
             lines.append(line(row, widths: widths, statusColor: colored ? Self.color(for: shipment.status.code) : nil))
         }
         return lines.joined(separator: "\n")
     }
 
+    func header(widths: [Int]) -> String {
+        line(headerCells, widths: widths, statusColor: nil)
+    }
+
+    func row(for shipment: Shipment, widths: [Int]) -> String {
+        line(cells(for: shipment), widths: widths, statusColor: colored ? Self.color(for: shipment.status.code) : nil)
+    }
+
     private func line(_ cells: [String], widths: [Int], statusColor: String?) -> String {
         var parts: [String] = []
         for (index, cell) in cells.enumerated() {
-            let padding = String(repeating: " ", count: max(0, widths[index] - displayWidth(of: cell)))
+            let width = index < widths.count ? widths[index] : 0
+            let padding = String(repeating: " ", count: max(0, width - displayWidth(of: cell)))
             let isLast = index == cells.count - 1
             let shown = if index == 1, let statusColor { "\u{1B}[\(statusColor)m\(cell)\u{1B}[0m" } else { cell }
             parts.append(isLast ? shown : shown + padding)

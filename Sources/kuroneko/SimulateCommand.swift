@@ -10,9 +10,9 @@ struct SimulateCommand {
     private let faults: SimulatorFaults
 
     init(arguments: [String]) throws(CommandFailure) {
-        var arguments = ArgumentList(arguments, command: "simulate")
+        let arguments = try ArgumentList(arguments, spec: CommandCatalog.simulate)
         var server = HTTPServer.Configuration(port: 8081)
-        server.host = try arguments.text("--host") ?? server.host
+        server.host = arguments.text("--host") ?? server.host
         if let port = try arguments.number("--port", in: 0...65_535) {
             server.port = UInt16(port)
         }
@@ -27,10 +27,7 @@ struct SimulateCommand {
         faults.truncatePages = arguments.flag("--truncate")
         faults.changedLayout = arguments.flag("--changed-layout")
         self.faults = faults
-        let extra = try arguments.positionals()
-        guard extra.isEmpty else {
-            throw .usage("simulate: unexpected argument '\(extra[0])'; see 'kuroneko simulate --help'")
-        }
+        try arguments.expectNoOperands()
     }
 
     func run(on terminal: Terminal) async throws {

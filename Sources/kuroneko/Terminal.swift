@@ -1,13 +1,27 @@
 import Foundation
 
-/// Where output goes, and whether it may be coloured.
+/// Where output goes, and what kind of place that is.
 struct Terminal: Sendable {
-    /// Colour only on a terminal, and never with `NO_COLOR` set (https://no-color.org).
-    let usesColor: Bool
+    let environment: [String: String]
+    /// Standard output is a terminal.
+    let outputIsTerminal: Bool
+    /// Standard error is a terminal: progress may be drawn there.
+    let errorIsTerminal: Bool
+    /// Standard input is a terminal: nobody piped numbers in.
+    let inputIsTerminal: Bool
 
     init(environment: [String: String]) {
+        self.environment = environment
+        outputIsTerminal = isatty(STDOUT_FILENO) == 1
+        errorIsTerminal = isatty(STDERR_FILENO) == 1
+        inputIsTerminal = isatty(STDIN_FILENO) == 1
+    }
+
+    /// Colour only on a terminal that can show it: never with `NO_COLOR` set (https://no-color.org), with
+    /// `TERM=dumb`, or when the command was given `--no-color`.
+    func usesColor(unlessTurnedOff turnedOff: Bool) -> Bool {
         let noColor = environment["NO_COLOR"].map { !$0.isEmpty } ?? false
-        usesColor = !noColor && isatty(STDOUT_FILENO) == 1
+        return !turnedOff && !noColor && environment["TERM"] != "dumb" && outputIsTerminal
     }
 
     func print(_ text: String) {
@@ -16,5 +30,10 @@ struct Terminal: Sendable {
 
     func printError(_ text: String) {
         FileHandle.standardError.write(Data((text + "\n").utf8))
+    }
+
+    /// Writes to standard error as it is, without a newline (progress lines).
+    func writeError(_ text: String) {
+        FileHandle.standardError.write(Data(text.utf8))
     }
 }

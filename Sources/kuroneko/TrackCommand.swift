@@ -1,51 +1,99 @@
 import Foundation
 import Kuroneko
 
-/// `kuroneko track NUMBER...`: look numbers up and print them.
+/// `kuroneko track NUMBER...`: look numbers up and print each answer as soon as it, and every answer
+/// before it, is known.
 struct TrackCommand {
     private let numbers: [TrackingNumber]
+    /// Why each invalid number was left out (with `--skip-invalid`).
+    private let skipped: [String]
     private let output: OutputOptions
     private let configuration: TrackingClient.Configuration
+    private let quiet: Bool
 
-    init(arguments: [String]) throws(CommandFailure) {
-        var arguments = ArgumentList(arguments, command: "track")
-        output = try OutputOptions(from: &arguments, command: "track")
+    init(arguments: [String], terminal: Terminal) throws(CommandFailure) {
+        let arguments = try ArgumentList(arguments, spec: CommandCatalog.track, environment: terminal.environment)
+        output = try OutputOptions(from: arguments)
         var configuration = TrackingClient.Configuration()
         configuration.endpoint = try arguments.endpoint("--endpoint") ?? configuration.endpoint
         configuration.requestTimeout = try arguments.seconds("--timeout", in: 0.1...600) ?? configuration.requestTimeout
         self.configuration = configuration
-        let inputs = try Self.expandStandardInput(try arguments.positionals())
+        quiet = arguments.flag("--quiet")
+        // Nothing on the command line and something piped in: the numbers come from standard input.
+        let operands = arguments.operands.isEmpty && !terminal.inputIsTerminal ? ["-"] : arguments.operands
+        let inputs = try NumberInput.expandingStandardInput(operands)
         guard !inputs.isEmpty else {
-            throw .usage("track: no tracking number given; usage: kuroneko track NUMBER...")
+            throw .usage(
+                "track: no tracking number given; usage: kuroneko track NUMBER... (or pipe numbers in, one per line)")
         }
-        numbers = try Self.validated(inputs)
+        (numbers, skipped) = try NumberInput.validated(inputs, skipInvalid: arguments.flag("--skip-invalid"))
     }
 
     func run(on terminal: Terminal) async throws {
-        let shipments: [Shipment]
-        do {
-            shipments = try await TrackingClient(configuration: configuration).track(numbers)
-        } catch let error as TrackingError {
-            throw CommandFailure.lookup(error.message)
+        for reason in skipped { terminal.printError("kuroneko: \(reason); skipped") }
+        let client = TrackingClient(configuration: configuration)
+        let progress =
+            quiet || !terminal.errorIsTerminal
+            ? nil
+            : TrackProgress(
+                total: numbers.count, distinct: Set(numbers).count, interval: configuration.minimumRequestInterval,
+                scheduler: client.scheduler, terminal: terminal)
+        progress?.start()
+        defer { progress?.stop() }
+        var printer = output.printer(on: terminal, streaming: true)
+        var waiting: [Int: TrackingAnswer] = [:]
+        var next = 0
+        var failed = 0
+        for await answer in client.answers(for: numbers) {
+            waiting[answer.index] = answer
+            progress?.answered(answer.number)
+            while let ready = waiting.removeValue(forKey: next) {
+                next += 1
+                // The progress line is taken off while a line is printed, so the two never mix.
+                try TrackProgress.whileCleared(progress) {
+                    switch ready.result {
+                    case .success(let shipment):
+                        try printer.print(shipment)
+                    case .failure(let error):
+                        failed += 1
+                        terminal.printError("kuroneko: \(ready.number.formatted): \(error.message)")
+                    }
+                }
+            }
         }
-        try output.render(shipments, on: terminal)
+        progress?.stop()
+        try Task.checkCancellation()
+        try printer.finish()
+        if failed > 0 { throw CommandFailure.reported(.lookupFailed) }
     }
+}
 
-    /// Replaces `-` by the numbers on standard input: one per line, or separated by commas.
-    private static func expandStandardInput(_ inputs: [String]) throws(CommandFailure) -> [String] {
+/// Numbers as people give them: arguments, or lines on standard input.
+enum NumberInput {
+    /// Replaces `-` by the numbers on standard input: one per line or separated by commas; blank lines and
+    /// `#` comments (to the end of the line) are ignored.
+    static func expandingStandardInput(_ inputs: [String]) throws(CommandFailure) -> [String] {
         guard inputs.contains("-") else { return inputs }
         let data = FileHandle.standardInput.readDataToEndOfFile()
         guard let text = String(data: data, encoding: .utf8) else {
             throw .usage("track: standard input is not UTF-8 text")
         }
-        let fromInput = text.split(whereSeparator: { $0 == "\n" || $0 == "\r\n" || $0 == "," })
-            .map { $0.trimmingCharacters(in: .whitespaces) }
-            .filter { !$0.isEmpty }
+        let fromInput = numbers(inText: text)
         return inputs.flatMap { $0 == "-" ? fromInput : [$0] }
     }
 
-    /// Every number parsed, or one line naming each bad input and what is wrong with it.
-    private static func validated(_ inputs: [String]) throws(CommandFailure) -> [TrackingNumber] {
+    static func numbers(inText text: String) -> [String] {
+        text.split(omittingEmptySubsequences: true, whereSeparator: \.isNewline).flatMap { line in
+            let content = line.split(separator: "#", maxSplits: 1, omittingEmptySubsequences: false).first ?? ""
+            return content.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty }
+        }
+    }
+
+    /// Every number parsed; invalid ones either stop the run with one line naming each, or (skipping) are
+    /// left out with their reasons.
+    static func validated(_ inputs: [String], skipInvalid: Bool) throws(CommandFailure)
+        -> (numbers: [TrackingNumber], skipped: [String])
+    {
         var numbers: [TrackingNumber] = []
         var problems: [String] = []
         for input in inputs {
@@ -55,10 +103,9 @@ struct TrackCommand {
                 problems.append(error.description)
             }
         }
-        guard problems.isEmpty else {
-            let noun = problems.count == 1 ? "invalid tracking number" : "\(problems.count) invalid tracking numbers"
-            throw .usage("track: \(noun): " + problems.joined(separator: "; ") + "; nothing was sent")
-        }
-        return numbers
+        if problems.isEmpty || (skipInvalid && !numbers.isEmpty) { return (numbers, problems) }
+        let noun = problems.count == 1 ? "invalid tracking number" : "\(problems.count) invalid tracking numbers"
+        let ending = skipInvalid ? "; no valid number is left, nothing was sent" : "; nothing was sent"
+        throw .usage("track: \(noun): " + problems.joined(separator: "; ") + ending)
     }
 }

@@ -23,7 +23,7 @@ struct CommandLineTests {
     func help() throws {
         let version = try KuronekoBinary.run(["--version"])
         #expect(version.status == 0)
-        #expect(version.standardOutput == "kuroneko \(Kuroneko.version)\n")
+        #expect(version.standardOutput == "kuroneko \(KuronekoVersion.version)\n")
         for arguments in [["--help"], ["track", "--help"], ["parse", "--help"], ["help", "track"]] {
             let outcome = try KuronekoBinary.run(arguments)
             #expect(outcome.status == 0, "\(arguments)")
@@ -157,13 +157,15 @@ struct CommandLineTests {
                 == Self.numbers(of: multi).map(JSON.string))
     }
 
-    @Test("an upstream that keeps failing exits 1 with one line, after the retries")
+    @Test("an upstream that keeps failing exits 1 with one line naming the number, after the retries")
     func upstreamFailure() throws {
         let upstream = try FakeUpstream { _ in .init(status: 503, body: Data("busy".utf8)) }
         defer { upstream.stop() }
         let outcome = try KuronekoBinary.run(["track", "--endpoint", upstream.endpoint, "327754459830"])
         #expect(outcome.status == 1)
-        #expect(outcome.standardError == "kuroneko: \(upstream.endpoint) answered HTTP 503 (after 3 attempts)\n")
+        #expect(
+            outcome.standardError
+                == "kuroneko: 3277-5445-9830: \(upstream.endpoint) answered HTTP 503 (after 3 attempts)\n")
         #expect(upstream.requests.count == 3)
     }
 

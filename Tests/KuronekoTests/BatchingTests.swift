@@ -70,7 +70,7 @@ struct BatchingTests {
         #expect(request.method == "POST")
         #expect(request.timeout == .seconds(3))
         #expect(request.headers["Content-Type"] == "application/x-www-form-urlencoded")
-        #expect(request.headers["User-Agent"]?.hasPrefix("Kuroneko/\(Kuroneko.version) (+https://") == true)
+        #expect(request.headers["User-Agent"]?.hasPrefix("Kuroneko/\(KuronekoVersion.version) (+https://") == true)
     }
 }
 

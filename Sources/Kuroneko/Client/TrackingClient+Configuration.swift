@@ -7,7 +7,7 @@ extension TrackingClient {
         /// Yamato's tracking form.
         public static let yamatoEndpoint = URL(string: "https://toi.kuronekoyamato.co.jp/cgi-bin/tneko")!
         /// Names the tool and where to read about it, so Yamato can tell who is asking.
-        public static let defaultUserAgent = "Kuroneko/\(Kuroneko.version) (+\(Kuroneko.homePage))"
+        public static let defaultUserAgent = "Kuroneko/\(KuronekoVersion.version) (+\(KuronekoVersion.homePage))"
 
         /// Where the tracking form is posted; point it at a simulator or fake in tests.
         public var endpoint: URL

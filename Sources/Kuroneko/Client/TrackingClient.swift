@@ -41,27 +41,21 @@ public struct TrackingClient: Sendable {
             for: number, priority: priority, timeout: deadline ?? configuration.lookupDeadline)
     }
 
-    /// Looks up many numbers, ten per POST, each distinct number once. They are queued together and leave
-    /// at once, without the batch window.
+    /// Looks up many numbers, all or nothing: ``answers(for:priority:)`` collected in the caller's order.
     /// - Returns: one shipment per number given, in the same order.
-    /// - Throws: ``TrackingError`` for the first number (in the caller's order) that failed, the other
-    ///   lookups then called off; or `CancellationError` when the task is cancelled.
+    /// - Throws: the ``TrackingError`` of the first failure to arrive, the other lookups then called off; or
+    ///   `CancellationError` when the task is cancelled.
     public func track(_ numbers: [TrackingNumber], priority: UpstreamPriority = .interactive) async throws
         -> [Shipment]
     {
-        let plan = BatchPlan(numbers)
-        let distinct = Array(plan.batches.joined())
-        let tickets = await scheduler.want(distinct, priority: priority, timeout: configuration.lookupDeadline)
-        var answers: [Shipment] = []
-        answers.reserveCapacity(distinct.count)
-        do {
-            for ticket in tickets {
-                answers.append(try await scheduler.result(of: ticket))
-            }
-        } catch {
-            for ticket in tickets.dropFirst(answers.count) { await scheduler.abandon(ticket) }
-            throw error
+        var shipments = [Shipment?](repeating: nil, count: numbers.count)
+        var answered = 0
+        for await answer in answers(for: numbers, priority: priority) {
+            shipments[answer.index] = try answer.result.get()
+            answered += 1
         }
-        return plan.assemble([answers])
+        try Task.checkCancellation()
+        guard answered == numbers.count else { throw CancellationError() }
+        return shipments.compactMap { $0 }
     }
 }

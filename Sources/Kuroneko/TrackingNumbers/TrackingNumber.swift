@@ -108,3 +108,22 @@ public struct TrackingNumber: Hashable, Sendable, Comparable, CustomStringConver
         return digits
     }
 }
+
+/// A number in JSON is its twelve digits as a string (`"327754459830"`); decoding accepts whatever
+/// ``TrackingNumber/init(parsing:)`` accepts and refuses, with its message, what it refuses.
+extension TrackingNumber: Codable {
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.singleValueContainer()
+        let text = try container.decode(String.self)
+        do {
+            try self.init(parsing: text)
+        } catch {
+            throw DecodingError.dataCorruptedError(in: container, debugDescription: error.description)
+        }
+    }
+
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.singleValueContainer()
+        try container.encode(digits)
+    }
+}

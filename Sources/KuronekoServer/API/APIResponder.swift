@@ -43,6 +43,7 @@ public struct APIResponder: HTTPResponder {
             }
             return await Self.many(body.numbers, limit: Self.maxNumbersInBody, refresh: false, service: service)
         }
+        router.add("POST", "/v1/tneko") { request, _ in await TnekoRoute.respond(to: request, service: service) }
         router.add("GET", "/healthz") { _, _ in .json(["status": "ok"]) }
         router.add("GET", "/readyz") { _, _ in
             let circuit = service.circuitState
@@ -140,15 +141,7 @@ public struct APIResponder: HTTPResponder {
         let parsed = inputs.map { input in
             Result { () throws(TrackingNumberError) in try TrackingNumber(parsing: input) }
         }
-        let outcomes = await withTaskGroup(of: (Int, ShipmentService.Outcome).self) { group in
-            for (index, result) in parsed.enumerated() {
-                guard case .success(let number) = result else { continue }
-                group.addTask { (index, await service.lookup(number, refresh: refresh)) }
-            }
-            var outcomes: [Int: ShipmentService.Outcome] = [:]
-            for await (index, outcome) in group { outcomes[index] = outcome }
-            return outcomes
-        }
+        let outcomes = await service.lookup(parsed.map { try? $0.get() }, refresh: refresh)
         var shipments: [ShipmentCache.Entry] = []
         var errors: [LookupError] = []
         var upstreamFailures: [ServiceError] = []

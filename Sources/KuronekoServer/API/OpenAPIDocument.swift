@@ -290,6 +290,75 @@ enum OpenAPIDocument {
                 "operationId": "queryShipments"
               }
             },
+            "/v1/tneko": {
+              "post": {
+                "summary": "The original app's model, from Yamato's own form body",
+                "description": "Takes the body Yamato's tracking form takes (number00=1, number01 to number10; other fields such as category are ignored) and answers the model the original app decoded: deriveryList (sic), each entry's deliveryID (the number as an integer) and statusList (status, date MM/DD, time HH:MM or null, shopName). A number Yamato does not know, an invalid one, or one whose lookup failed has an empty statusList; the last two are also listed in errors.",
+                "requestBody": {
+                  "required": true,
+                  "content": {
+                    "application/x-www-form-urlencoded": {
+                      "schema": {
+                        "type": "object",
+                        "properties": {
+                          "number00": {"type": "string"},
+                          "number01": {"type": "string"},
+                          "number02": {"type": "string"},
+                          "number03": {"type": "string"},
+                          "number04": {"type": "string"},
+                          "number05": {"type": "string"},
+                          "number06": {"type": "string"},
+                          "number07": {"type": "string"},
+                          "number08": {"type": "string"},
+                          "number09": {"type": "string"},
+                          "number10": {"type": "string"}
+                        }
+                      },
+                      "example": {"number00": "1", "number01": "3277-5445-9830"}
+                    }
+                  }
+                },
+                "responses": {
+                  "200": {
+                    "description": "One entry per number given, in field order",
+                    "content": {
+                      "application/json": {
+                        "schema": {
+                          "$ref": "#/components/schemas/TnekoAnswer"
+                        }
+                      }
+                    },
+                    "headers": {
+                      "X-Request-ID": {
+                        "$ref": "#/components/headers/X-Request-ID"
+                      }
+                    }
+                  },
+                  "400": {
+                    "$ref": "#/components/responses/BadRequest"
+                  },
+                  "413": {
+                    "$ref": "#/components/responses/ContentTooLarge"
+                  },
+                  "415": {
+                    "$ref": "#/components/responses/UnsupportedMediaType"
+                  },
+                  "404": {
+                    "$ref": "#/components/responses/NotFound"
+                  },
+                  "405": {
+                    "$ref": "#/components/responses/MethodNotAllowed"
+                  },
+                  "414": {
+                    "$ref": "#/components/responses/URITooLong"
+                  },
+                  "431": {
+                    "$ref": "#/components/responses/HeadersTooLarge"
+                  }
+                },
+                "operationId": "trackAsOriginalApp"
+              }
+            },
             "/healthz": {
               "get": {
                 "summary": "Liveness",
@@ -468,6 +537,21 @@ enum OpenAPIDocument {
             "responses": {
               "Problem": {
                 "description": "RFC 9457 problem document",
+                "headers": {
+                  "X-Request-ID": {
+                    "$ref": "#/components/headers/X-Request-ID"
+                  }
+                },
+                "content": {
+                  "application/problem+json": {
+                    "schema": {
+                      "$ref": "#/components/schemas/Problem"
+                    }
+                  }
+                }
+              },
+              "UnsupportedMediaType": {
+                "description": "The body is not of the type the operation takes; the detail names the right one",
                 "headers": {
                   "X-Request-ID": {
                     "$ref": "#/components/headers/X-Request-ID"
@@ -835,6 +919,32 @@ enum OpenAPIDocument {
                     "type": "string",
                     "format": "date-time"
                   }
+                }
+              },
+              "TnekoStatus": {
+                "type": "object",
+                "required": ["status", "date", "time", "shopName"],
+                "properties": {
+                  "status": {"type": "string", "description": "The Japanese label as Yamato wrote it"},
+                  "date": {"type": "string", "pattern": "^[0-9]{2}/[0-9]{2}$"},
+                  "time": {"type": ["string", "null"], "pattern": "^[0-9]{2}:[0-9]{2}$"},
+                  "shopName": {"type": "string"}
+                }
+              },
+              "TnekoDelivery": {
+                "type": "object",
+                "required": ["deliveryID", "statusList"],
+                "properties": {
+                  "deliveryID": {"type": "integer", "description": "The tracking number as an integer"},
+                  "statusList": {"type": "array", "items": {"$ref": "#/components/schemas/TnekoStatus"}}
+                }
+              },
+              "TnekoAnswer": {
+                "type": "object",
+                "required": ["deriveryList", "errors"],
+                "properties": {
+                  "deriveryList": {"type": "array", "items": {"$ref": "#/components/schemas/TnekoDelivery"}},
+                  "errors": {"type": "array", "items": {"$ref": "#/components/schemas/LookupError"}}
                 }
               },
               "LookupError": {

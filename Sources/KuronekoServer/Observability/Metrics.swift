@@ -58,7 +58,7 @@ public final class Metrics: @unchecked Sendable {
                     "kuroneko_cache_entries", type: "gauge", help: "Shipments in the cache.", value: "\(cacheEntries)")
             }
             lines += ["# HELP kuroneko_build_info The running version.", "# TYPE kuroneko_build_info gauge"]
-            lines.append("kuroneko_build_info{version=\"\(PrometheusText.escape(Kuroneko.version))\"} 1")
+            lines.append("kuroneko_build_info{version=\"\(PrometheusText.escape(KuronekoVersion.version))\"} 1")
             lines += ProcessMetrics.render(startedAt: startedAt)
             return lines
         }

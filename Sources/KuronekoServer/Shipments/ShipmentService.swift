@@ -53,6 +53,21 @@ public final class ShipmentService: @unchecked Sendable {
     /// Whether POSTs may go to Yamato: closed, half-open (the next POST is a probe) or open.
     public var circuitState: CircuitState { client.scheduler.statistics.circuit }
 
+    /// Looks many numbers up at once, each as ``lookup(_:refresh:)`` would.
+    /// - Parameter numbers: `nil` where the input was not a number (skipped).
+    /// - Returns: each number's outcome, by its place in `numbers`.
+    public func lookup(_ numbers: [TrackingNumber?], refresh: Bool = false) async -> [Int: Outcome] {
+        await withTaskGroup(of: (Int, Outcome).self) { group in
+            for (index, number) in numbers.enumerated() {
+                guard let number else { continue }
+                group.addTask { (index, await self.lookup(number, refresh: refresh)) }
+            }
+            var outcomes: [Int: Outcome] = [:]
+            for await (index, outcome) in group { outcomes[index] = outcome }
+            return outcomes
+        }
+    }
+
     /// Looks a number up: interactive, or at refresh priority for `refresh`.
     /// - Parameter refresh: skip a fresh cached answer (rate limited per number by `refreshInterval`).
     public func lookup(_ number: TrackingNumber, refresh: Bool = false) async -> Outcome {

@@ -1,0 +1,182 @@
+/// Every command of the tool, described once.
+enum CommandCatalog {
+    static let all = [track, parse, serve, simulate, completion, help]
+
+    static func command(named name: String) -> CommandSpec? {
+        all.first { $0.name == name }
+    }
+
+    private static let endpoint = OptionSpec.value(
+        "--endpoint", "URL", environment: "KURONEKO_ENDPOINT",
+        "the tracking form to post to (default https://toi.kuronekoyamato.co.jp/cgi-bin/tneko)")
+    private static let timeout = OptionSpec.value(
+        "--timeout", "SECONDS", environment: "KURONEKO_TIMEOUT", "per request to Yamato (default 15)")
+    private static let output: [OptionSpec] = [
+        .value(
+            "--format", "FORMAT", choices: ["table", "json", "jsonl", "tneko"],
+            "table for people (the default), a JSON array, one JSON shipment per line, or the original app's model"),
+        .flag("--json", "the same as --format json"),
+        .flag("--jsonl", "the same as --format jsonl"),
+        .value("--lang", "LANG", choices: ["ja", "en"], "language of the table's status labels (default ja)"),
+        .flag("--no-color", "never colour the table (also: NO_COLOR set, or TERM=dumb)"),
+    ]
+
+    static let track = CommandSpec(
+        name: "track", synopsis: "[options] [NUMBER...]", summary: "look numbers up on Yamato's tracking page",
+        description: [
+            "Looks the numbers up, ten per request to Yamato, and prints each answer in the order given as soon as "
+                + "it and every answer before it are known. Numbers may be typed with hyphens, spaces or full-width "
+                + "digits. With no NUMBER and standard input not a terminal, or with '-', numbers are read from "
+                + "standard input, one per line or separated by commas; blank lines and # comments are ignored.",
+            "While numbers are outstanding, progress is shown on standard error when it is a terminal (not with "
+                + "--quiet). A number whose request failed after its retries is reported on standard error, one line "
+                + "each; every other answer is still printed, and the exit status is 1. Invalid numbers stop the run "
+                + "before anything is sent (exit status 2), unless --skip-invalid is given.",
+        ],
+        options: output + [
+            endpoint, timeout,
+            .flag("--skip-invalid", "report invalid numbers on standard error and track the rest"),
+            .flag("--quiet", short: "-q", "no progress on standard error"),
+        ],
+        operands: .numbers,
+        examples: [
+            ("kuroneko track 3277-5445-9830", "one number, as a table"),
+            ("kuroneko track --jsonl 3277-5445-9830 1234-5678-9012", "one JSON shipment per line, as they arrive"),
+            ("cat numbers.txt | kuroneko track --lang en", "numbers from a file, English labels"),
+        ])
+
+    static let parse = CommandSpec(
+        name: "parse", synopsis: "[options] FILE", summary: "read a saved tracking page offline",
+        description: [
+            "Parses a saved tracking result page (as served by /cgi-bin/tneko) and prints its shipments exactly as "
+                + "track would. '-' reads the page from standard input."
+        ],
+        options: output + [
+            .value(
+                "--now", "TIME",
+                "when the page was fetched, ISO 8601 (e.g. 2026-10-30T12:00:00+09:00); year-less dates are "
+                    + "resolved against it (default: now)"),
+            .value("--charset", "NAME", "the page's charset, when its <meta> tag is missing or wrong"),
+        ],
+        operands: .file,
+        examples: [
+            ("kuroneko parse page.html --now 2026-10-30T12:00:00+09:00", "a page saved on 30 October 2026"),
+            ("curl -s -d number00=1 -d number01=327754459830 URL | kuroneko parse -", "a page from standard input"),
+        ])
+
+    static let serve = CommandSpec(
+        name: "serve", synopsis: "[options]", summary: "run the REST API (--demo: against a built-in simulator)",
+        description: [
+            "Serves the REST API until SIGINT or SIGTERM: GET /v1/shipments/{number}, GET /v1/shipments?numbers=a,b, "
+                + "POST /v1/shipments/query, POST /v1/tneko, /healthz, /readyz, /metrics, /openapi.json. Every option "
+                + "can also be set with the environment variable named beside it; the flag wins."
+        ],
+        options: [
+            .value("--host", "ADDRESS", environment: "KURONEKO_HOST", "IPv4 address to listen on (default 127.0.0.1)"),
+            .value("--port", "PORT", environment: "KURONEKO_PORT", "port, 0 for any free one (default 8080)"),
+            endpoint,
+            .flag("--demo", environment: "KURONEKO_DEMO", "use a built-in simulator as Yamato"),
+            timeout,
+            .value(
+                "--max-concurrent", "N", environment: "KURONEKO_MAX_CONCURRENT",
+                "requests to Yamato at once (default 2)"),
+            .value(
+                "--min-interval", "SECONDS", environment: "KURONEKO_MIN_INTERVAL",
+                "between the starts of requests to Yamato (default 1)"),
+            .value("--cache-size", "N", environment: "KURONEKO_CACHE_SIZE", "shipments kept (default 10000)"),
+            .value(
+                "--ttl-terminal", "SECONDS", environment: "KURONEKO_TTL_TERMINAL",
+                "how long a delivered or returned parcel is cached (default 86400)"),
+            .value(
+                "--ttl-active", "SECONDS", environment: "KURONEKO_TTL_ACTIVE",
+                "how long a parcel still moving is cached (default 300)"),
+            .value(
+                "--ttl-invalid", "SECONDS", environment: "KURONEKO_TTL_INVALID",
+                "how long an invalid number's answer is cached (default 86400)"),
+            .value(
+                "--batch-window-ms", "MS", environment: "KURONEKO_BATCH_WINDOW_MS",
+                "gather lookups this long per request to Yamato (default 20)"),
+            .value(
+                "--queue-deadline", "SECONDS", environment: "KURONEKO_QUEUE_DEADLINE",
+                "longest a lookup waits for Yamato; one that would wait longer is answered 503 at once, one whose "
+                    + "deadline passes 504 (default 10)"),
+            .value(
+                "--queue-capacity", "N", environment: "KURONEKO_QUEUE_CAPACITY",
+                "numbers waiting for a request to Yamato, at most (default 10000)"),
+            .value(
+                "--breaker-failures", "N", environment: "KURONEKO_BREAKER_FAILURES",
+                "failed requests in a row that open the circuit (default 5)"),
+            .value(
+                "--breaker-cool-down", "SECONDS", environment: "KURONEKO_BREAKER_COOL_DOWN",
+                "before a probe request is let through (default 30)"),
+            .value(
+                "--connections-per-client", "N", environment: "KURONEKO_CONNECTIONS_PER_CLIENT",
+                "open connections per address; requests on more are answered 503 (default 512)"),
+            .value(
+                "--max-connections", "N", environment: "KURONEKO_MAX_CONNECTIONS",
+                "open connections from all clients (default: what the open-file limit allows, less 128)"),
+            .value(
+                "--receive-timeout", "SECONDS", environment: "KURONEKO_RECEIVE_TIMEOUT",
+                "for a request to arrive, headers and body, however slowly it trickles in; 0 for none (default 10)"
+            ),
+            .value(
+                "--cors-origins", "LIST", environment: "KURONEKO_CORS_ORIGINS",
+                "origins allowed to call the API from a browser, comma-separated, or * for any (default none)"),
+            .value(
+                "--shutdown-timeout", "SECONDS", environment: "KURONEKO_SHUTDOWN_TIMEOUT",
+                "on SIGTERM or SIGINT, how long requests in flight may still take before they are answered 503 "
+                    + "(default 10)"),
+        ],
+        operands: .none,
+        examples: [
+            ("kuroneko serve --demo --port 8080", "the API against the built-in simulator"),
+            ("KURONEKO_PORT=9000 kuroneko serve --cors-origins https://shop.example", "the real Yamato, for one site"),
+        ])
+
+    static let simulate = CommandSpec(
+        name: "simulate", synopsis: "[options]", summary: "run a stand-in for Yamato's tracking page",
+        description: [
+            "Serves a stand-in for Yamato's tracking form (POST /cgi-bin/tneko) until SIGINT or SIGTERM. Each "
+                + "parcel's journey follows from its number and the simulator's clock; a wrong check digit gives "
+                + "伝票番号誤り. Admin endpoints: GET /admin/stats, GET and PUT /admin/faults, GET and PUT /admin/clock."
+        ],
+        options: [
+            .value("--host", "ADDRESS", "IPv4 address to listen on (default 127.0.0.1)"),
+            .value("--port", "PORT", "port, 0 for any free one (default 8081)"),
+            .value("--start", "TIME", "the simulated time to start at, ISO 8601 (default: now)"),
+            .value("--speed", "FACTOR", "simulated seconds per real second (default 1)"),
+            .value("--latency-ms", "MS", "delay every answer this long"),
+            .value("--error-rate", "SHARE", "answer this share of requests (0 to 1) with HTTP 500"),
+            .flag("--fail", "answer every request with HTTP 500"),
+            .value("--hang-seconds", "S", "hold every request this long before answering"),
+            .flag("--truncate", "cut every page off halfway"),
+            .flag("--changed-layout", "serve pages in a changed layout"),
+        ],
+        operands: .none,
+        examples: [
+            ("kuroneko simulate --port 8081 --latency-ms 300", "a slow stand-in"),
+            (
+                "kuroneko track --endpoint http://127.0.0.1:8081/cgi-bin/tneko 3277-5445-9830",
+                "track against it"
+            ),
+        ])
+
+    static let completion = CommandSpec(
+        name: "completion", synopsis: "bash|zsh|fish", summary: "print a shell completion script",
+        description: [
+            "Prints a script that completes commands, options and option values such as --lang ja|en."
+        ],
+        options: [], operands: .shell,
+        examples: [
+            ("source <(kuroneko completion bash)", "in ~/.bashrc"),
+            ("kuroneko completion zsh > \"${fpath[1]}/_kuroneko\"", "once, for zsh"),
+            ("kuroneko completion fish > ~/.config/fish/completions/kuroneko.fish", "once, for fish"),
+        ])
+
+    static let help = CommandSpec(
+        name: "help", synopsis: "[COMMAND] [--man]", summary: "show help for a command, or the man page",
+        description: ["Shows a command's help; with --man, prints the manual page in roff."],
+        options: [.flag("--man", "print the manual page (roff) instead")],
+        operands: .command,
+        examples: [("kuroneko help --man | man -l -", "read the manual")])
+}
