@@ -3,6 +3,9 @@ import PackageDescription
 
 let package = Package(
     name: "Kuroneko",
+    // The Apple platforms the library could build on (Synchronization's Mutex sets the floor); only Linux
+    // is built and tested here. On Linux the platform list does not apply.
+    platforms: [.macOS(.v15), .iOS(.v18), .tvOS(.v18), .watchOS(.v11), .visionOS(.v2)],
     products: [
         .library(name: "Kuroneko", targets: ["Kuroneko"]),
         .executable(name: "kuroneko", targets: ["kuroneko"]),

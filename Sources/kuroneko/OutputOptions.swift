@@ -66,10 +66,10 @@ struct ShipmentPrinter {
         switch format {
         case .table where streaming:
             if !printedHeader {
-                terminal.print(table.header(widths: ShipmentTable.streamingWidths))
+                terminal.print(table.header(widths: table.streamingWidths))
                 printedHeader = true
             }
-            terminal.print(table.row(for: shipment, widths: ShipmentTable.streamingWidths))
+            terminal.print(table.row(for: shipment, widths: table.streamingWidths))
         case .jsonl:
             terminal.print(String(decoding: try JSONEncoder.kuroneko().encode(shipment), as: UTF8.self))
         case .table, .json, .tneko:

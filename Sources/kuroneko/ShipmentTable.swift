@@ -7,7 +7,7 @@ struct ShipmentTable {
 
     /// Column widths when rows are printed as they arrive: wide enough for a number, most statuses, a time
     /// and most places; a wider cell pushes the rest of its row along.
-    static let streamingWidths = [14, 12, 16, 20]
+    var streamingWidths: [Int] { english ? [14, 16, 16, 26] : [14, 12, 16, 26] }
 
     private var english: Bool { language == .english }
 

@@ -1,0 +1,92 @@
+import Foundation
+import KuronekoTestSupport
+import Testing
+
+/// The completion scripts and the man page, generated from the command descriptions, as the shells and
+/// man(1) read them.
+@Suite("completions and the man page")
+struct CompletionAndManTests {
+    private static func installed(_ path: String) -> Bool { FileManager.default.isExecutableFile(atPath: path) }
+
+    /// Runs a shell command line with the binary's directory first on PATH.
+    private static func shell(_ shell: String, _ script: String) throws -> KuronekoBinary.Outcome {
+        let directory = KuronekoBinary.url.deletingLastPathComponent().path
+        return try KuronekoBinary.run(
+            ["-c", script], executable: URL(fileURLWithPath: shell),
+            environment: ["PATH": directory + ":" + (ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin:/bin")])
+    }
+
+    @Test("bash: the script parses, registers, and completes commands, options and --lang values")
+    func bash() throws {
+        let outcome = try Self.shell(
+            "/bin/bash",
+            """
+            source <(kuroneko completion bash) || exit 3
+            complete -p kuroneko
+            COMP_WORDS=(kuroneko tr); COMP_CWORD=1; _kuroneko; echo "commands: ${COMPREPLY[*]}"
+            COMP_WORDS=(kuroneko track --la); COMP_CWORD=2; _kuroneko; echo "options: ${COMPREPLY[*]}"
+            COMP_WORDS=(kuroneko track --lang ''); COMP_CWORD=3; _kuroneko; echo "values: ${COMPREPLY[*]}"
+            COMP_WORDS=(kuroneko serve --ttl); COMP_CWORD=2; _kuroneko; echo "serve: ${COMPREPLY[*]}"
+            """)
+        #expect(outcome.status == 0, "\(outcome.standardError)")
+        #expect(outcome.standardError.isEmpty)
+        #expect(
+            outcome.standardOutput
+                == "complete -F _kuroneko kuroneko\ncommands: track\noptions: --lang\nvalues: ja en\n"
+                + "serve: --ttl-terminal --ttl-active --ttl-invalid\n")
+        let syntax = try Self.shell("/bin/bash", "bash -n <(kuroneko completion bash)")
+        #expect(syntax.status == 0, "\(syntax.standardError)")
+    }
+
+    @Test(
+        "zsh: the script loads under compinit and registers _kuroneko",
+        .enabled(if: installed("/usr/bin/zsh"), "zsh is not installed (scripts/bootstrap --test installs it)"))
+    func zsh() throws {
+        let outcome = try Self.shell(
+            "/usr/bin/zsh",
+            "autoload -U compinit && compinit -u -D && source <(kuroneko completion zsh) && print -r -- $_comps[kuroneko]"
+        )
+        #expect(outcome.status == 0, "\(outcome.standardError)")
+        #expect(outcome.standardOutput == "_kuroneko\n")
+        let syntax = try Self.shell("/usr/bin/zsh", "kuroneko completion zsh | zsh -n")
+        #expect(syntax.status == 0, "\(syntax.standardError)")
+    }
+
+    @Test(
+        "fish: the script loads and completes commands and --lang values",
+        .enabled(if: installed("/usr/bin/fish"), "fish is not installed (scripts/bootstrap --test installs it)"))
+    func fish() throws {
+        let outcome = try Self.shell(
+            "/usr/bin/fish",
+            "kuroneko completion fish | source; complete -C 'kuroneko tr'; complete -C 'kuroneko track --lang '")
+        #expect(outcome.status == 0, "\(outcome.standardError)")
+        let lines = outcome.standardOutput.split(separator: "\n").map { $0.split(separator: "\t").first ?? "" }
+        #expect(lines == ["track", "en", "ja"])
+    }
+
+    @Test("the committed docs/man/kuroneko.1 is what `kuroneko help --man` prints")
+    func committedManPage() throws {
+        let generated = try KuronekoBinary.run(["help", "--man"])
+        #expect(generated.status == 0)
+        let committed = try String(
+            contentsOf: Fixtures.packageDirectory.appendingPathComponent("docs/man/kuroneko.1"), encoding: .utf8)
+        #expect(generated.standardOutput == committed, "regenerate it: kuroneko help --man > docs/man/kuroneko.1")
+    }
+
+    @Test(
+        "man renders the page without warnings, with every command and option",
+        .enabled(if: installed("/usr/bin/man"), "man is not installed (scripts/bootstrap --test installs man-db)"))
+    func manRenders() throws {
+        let page = Fixtures.packageDirectory.appendingPathComponent("docs/man/kuroneko.1").path
+        let outcome = try KuronekoBinary.run(
+            ["--warnings", "-l", page], executable: URL(fileURLWithPath: "/usr/bin/man"),
+            environment: ["MANPAGER": "cat", "PAGER": "cat", "MANWIDTH": "100"])
+        #expect(outcome.status == 0)
+        #expect(outcome.standardError.isEmpty, "\(outcome.standardError)")
+        for text in [
+            "kuroneko track", "--skip-invalid", "--shutdown-timeout", "completion bash|zsh|fish", "EXIT STATUS",
+        ] {
+            #expect(outcome.standardOutput.contains(text), "\(text)")
+        }
+    }
+}
