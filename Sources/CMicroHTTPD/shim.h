@@ -81,8 +81,8 @@ static inline uint16_t kuroneko_daemon_port(struct MHD_Daemon *daemon) {
     return info == NULL ? 0 : info->port;
 }
 
-/// The per-connection pointer set in the connection callback (Kuroneko marks connections over the cap).
-static inline void *kuroneko_connection_mark(struct MHD_Connection *connection) {
+/// The per-connection pointer set in the connection callback (Kuroneko keeps its OpenConnection there).
+static inline void *kuroneko_connection_context(struct MHD_Connection *connection) {
     const union MHD_ConnectionInfo *info = MHD_get_connection_info(connection, MHD_CONNECTION_INFO_SOCKET_CONTEXT);
     return info == NULL ? NULL : info->socket_context;
 }

@@ -72,10 +72,16 @@ struct MiddlewareTests {
         #expect(replaced.count <= 64 && replaced != String(repeating: "a", count: 65))
         let control = await harness.get("/healthz", headers: ["X-Request-ID": "a\u{1}b"])
         #expect(control.header("X-Request-ID") != "a\u{1}b")
-        #expect(await harness.get("/healthz").header("X-Request-ID") != nil)
+        let generated = [
+            await harness.get("/healthz").header("X-Request-ID"), await harness.get("/healthz").header("X-Request-ID"),
+        ].compactMap { $0 }
+        #expect(generated.count == 2 && generated[0] != generated[1])
+        for id in generated { #expect(id.wholeMatch(of: /[0-9a-f]{1,8}-[0-9a-f]+/) != nil, "\(id)") }
+        let counters = generated.compactMap { $0.split(separator: "-").last.flatMap { UInt64($0, radix: 16) } }
+        #expect(counters.count == 2 && counters[1] > counters[0])
         _ = await harness.api.respond(to: HTTPRequest(method: "B\u{7}AD\n\"", path: "/v1/shipments/\u{1}x"))
         let logged = harness.log.all
-        #expect(logged.count == 5)
+        #expect(logged.count == 6)
         #expect(logged[0].contains(" id=abc-123 "))
         #expect(logged[0].contains(" route=/healthz status=200 "))
         let time = try #require(logged[0].split(separator: " ").first { $0.hasPrefix("time=") })
@@ -83,7 +89,7 @@ struct MiddlewareTests {
         let duration = try #require(logged[0].split(separator: " ").first { $0.hasPrefix("duration_ms=") })
         #expect(duration.wholeMatch(of: /duration_ms=\d+\.\d{3}/) != nil, "\(duration)")
         #expect(logged.allSatisfy { $0.hasPrefix("request time=") && !$0.hasSuffix(" ") })
-        #expect(logged[4].contains(" method=other route=unmatched status=405 ") || logged[4].contains(" method=other "))
+        #expect(logged[5].contains(" method=other route=unmatched status=405 ") || logged[5].contains(" method=other "))
         for line in logged {
             #expect(!line.unicodeScalars.contains { $0.value < 0x20 || $0.value == 0x7F }, "\(line)")
         }

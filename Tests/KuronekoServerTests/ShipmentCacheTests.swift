@@ -30,6 +30,27 @@ struct ShipmentCacheTests {
         #expect(cache.entry(for: numbers[2]) != nil)
     }
 
+    @Test("a large cache (in shards) stays within its capacity, keeps what is used, and answers from two threads")
+    func shardedCapacity() async {
+        let cache = ShipmentCache(policy: .init(capacity: 2_048))
+        let numbers = ValidNumbers.numbers(6_000, from: 12_345_678_901)
+        let kept = Array(numbers.prefix(100))
+        for (index, number) in numbers.enumerated() {
+            cache.store(shipment(number, .inTransit, terminal: false), fetchedAt: fetchedAt)
+            if index % 50 == 0 { for number in kept { _ = cache.entry(for: number) } }
+        }
+        #expect(cache.count <= 2_048)
+        #expect(cache.count > 1_500, "the shards are used evenly enough: \(cache.count)")
+        #expect(kept.allSatisfy { cache.entry(for: $0) != nil }, "entries used all along are still there")
+        let found = await withTaskGroup(of: Int.self) { group in
+            for _ in 0..<2 {
+                group.addTask { numbers.suffix(500).reduce(0) { $0 + (cache.entry(for: $1) == nil ? 0 : 1) } }
+            }
+            return await group.reduce(0, +)
+        }
+        #expect(found == 1_000)
+    }
+
     @Test(
         "time to live follows the status: a day when done or invalid, five minutes while moving",
         arguments: [

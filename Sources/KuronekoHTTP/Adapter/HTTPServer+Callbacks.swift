@@ -47,8 +47,9 @@ func handleRequest(
     if let response = context.response {
         return queue(response, on: connection)
     }
-    server.receiveDeadlines.requestRead(UInt(bitPattern: connection))
-    if kuroneko_connection_mark(connection) != nil {
+    let open = openConnection(connection)
+    if let open { server.receiveDeadlines.requestRead(open) }
+    if open?.overCap ?? false {
         var response = HTTPResponse.problem(
             status: 503, title: "Service Unavailable",
             detail: "more than \(server.connectionsPerAddress) connections are open from this address; reuse fewer")
@@ -151,36 +152,45 @@ func requestCompleted(
     requestSlot: UnsafeMutablePointer<UnsafeMutableRawPointer?>?, reason: MHD_RequestTerminationCode
 ) {
     guard let serverContext, let requestSlot, let slot = requestSlot.pointee else { return }
-    if let connection {
-        Unmanaged<ServerState>.fromOpaque(serverContext).takeUnretainedValue().receiveDeadlines
-            .requestEnded(UInt(bitPattern: connection))
+    if let connection, let open = openConnection(connection) {
+        Unmanaged<ServerState>.fromOpaque(serverContext).takeUnretainedValue().receiveDeadlines.requestEnded(open)
     }
     Unmanaged<RequestContext>.fromOpaque(slot).release()
     requestSlot.pointee = nil
     Unmanaged<ServerState>.fromOpaque(serverContext).takeUnretainedValue().end()
 }
 
-/// Called when a connection opens or closes: keeps the count of open connections per client address, and
-/// marks a connection that opened beyond the cap, whose requests are then all answered 503. Marking at
-/// open time keeps the earlier connections usable whatever order the closes are seen in.
+/// Called when a connection opens or closes: keeps the connection's ``OpenConnection`` as its socket
+/// context (retained from open to close), the count of open connections per client address, and marks a
+/// connection that opened beyond the cap, whose requests are then all answered 503. Marking at open time
+/// keeps the earlier connections usable whatever order the closes are seen in.
 func connectionChanged(
     serverContext: UnsafeMutableRawPointer?, connection: OpaquePointer?,
     socketContext: UnsafeMutablePointer<UnsafeMutableRawPointer?>?, code: MHD_ConnectionNotificationCode
 ) {
-    guard let serverContext, let connection else { return }
+    guard let serverContext, let connection, let socketContext else { return }
     let server = Unmanaged<ServerState>.fromOpaque(serverContext).takeUnretainedValue()
-    let client = kuroneko_client_key(connection)
     switch code {
     case .CONNECTION_NOTIFY_STARTED:
-        server.receiveDeadlines.opened(UInt(bitPattern: connection), socket: kuroneko_connection_socket(connection))
-        if server.adjustConnections(of: client, by: 1) > server.connectionsPerAddress {
-            socketContext?.pointee = UnsafeMutableRawPointer(bitPattern: 1)
-        }
+        let client = kuroneko_client_key(connection)
+        let open = OpenConnection(
+            socket: kuroneko_connection_socket(connection), client: client,
+            overCap: server.adjustConnections(of: client, by: 1) > server.connectionsPerAddress)
+        socketContext.pointee = Unmanaged.passRetained(open).toOpaque()
+        server.receiveDeadlines.opened(open)
     case .CONNECTION_NOTIFY_CLOSED:
-        server.receiveDeadlines.closed(UInt(bitPattern: connection))
-        server.adjustConnections(of: client, by: -1)
+        guard let context = socketContext.pointee else { return }
+        socketContext.pointee = nil
+        let open = Unmanaged<OpenConnection>.fromOpaque(context).takeRetainedValue()
+        server.receiveDeadlines.closed(open)
+        server.adjustConnections(of: open.client, by: -1)
     default: break
     }
+}
+
+/// The connection's ``OpenConnection``, while it is open.
+private func openConnection(_ connection: OpaquePointer) -> OpenConnection? {
+    kuroneko_connection_context(connection).map { Unmanaged<OpenConnection>.fromOpaque($0).takeUnretainedValue() }
 }
 
 private func queue(_ response: HTTPResponse, on connection: OpaquePointer) -> MHD_Result {

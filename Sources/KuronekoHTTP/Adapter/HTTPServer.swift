@@ -1,5 +1,6 @@
 import CMicroHTTPD
 import Foundation
+import Synchronization
 
 /// Serves an ``HTTPApplication`` over GNU libmicrohttpd: an adapter that only moves bytes.
 ///
@@ -191,20 +192,17 @@ private final class DaemonHandle: @unchecked Sendable {
     }
 }
 
-/// What the C callbacks need: the application, the requests in flight, the open connections per client.
-///
-/// `@unchecked Sendable`: `application` and the limits never change; the counters are guarded by `lock`.
-/// The server keeps this object alive for as long as the daemon runs, so the callbacks get it unretained.
-final class ServerState: @unchecked Sendable {
+/// What the callbacks share: the application, the limits, and counters kept with atomics (they change on
+/// every request); the open connections per client address in a `Mutex` (they change per connection).
+final class ServerState: Sendable {
     let application: any HTTPApplication
     let maxBodyBytes: Int
     let connectionsPerAddress: Int
     let receiveDeadlines: ReceiveDeadlines
-    private let lock = NSLock()
-    private var count = 0
-    private var suspendedCount = 0
-    private var forcing = false
-    private var connections: [UInt64: Int] = [:]
+    private let requests = Atomic<Int>(0)
+    private let suspendedConnections = Atomic<Int>(0)
+    private let forcing = Atomic<Bool>(false)
+    private let connections = Mutex<[UInt64: Int]>([:])
 
     init(
         application: any HTTPApplication, maxBodyBytes: Int, connectionsPerAddress: Int,
@@ -219,55 +217,57 @@ final class ServerState: @unchecked Sendable {
     /// Counts a connection opening (+1) or closing (-1) from a client; returns how many it now has open.
     @discardableResult
     func adjustConnections(of client: UInt64, by change: Int) -> Int {
-        lock.lock()
-        defer { lock.unlock() }
-        let open = (connections[client] ?? 0) + change
-        connections[client] = open > 0 ? open : nil
-        return open
+        connections.withLock { connections in
+            let open = (connections[client] ?? 0) + change
+            connections[client] = open > 0 ? open : nil
+            return open
+        }
     }
 
-    var inFlight: Int {
-        lock.lock()
-        defer { lock.unlock() }
-        return count
-    }
+    /// Requests begun and not yet completed.
+    var inFlight: Int { requests.load(ordering: .relaxed) }
 
     /// Connections suspended while their request's work runs.
-    var suspended: Int {
-        lock.lock()
-        defer { lock.unlock() }
-        return suspendedCount
-    }
+    var suspended: Int { suspendedConnections.load(ordering: .acquiring) }
 
     func adjustSuspended(by change: Int) {
-        lock.lock()
-        suspendedCount += change
-        lock.unlock()
+        suspendedConnections.add(change, ordering: .releasing)
     }
 
     /// Set once the drain deadline has passed: waiting requests answer 503 at once.
-    var isForcingStop: Bool {
-        lock.lock()
-        defer { lock.unlock() }
-        return forcing
-    }
+    var isForcingStop: Bool { forcing.load(ordering: .acquiring) }
 
     func forceStop() {
-        lock.lock()
-        forcing = true
-        lock.unlock()
+        forcing.store(true, ordering: .releasing)
     }
 
     func begin() {
-        lock.lock()
-        count += 1
-        lock.unlock()
+        requests.add(1, ordering: .relaxed)
     }
 
     func end() {
-        lock.lock()
-        count -= 1
-        lock.unlock()
+        requests.subtract(1, ordering: .relaxed)
+    }
+}
+
+/// One open connection, from libmicrohttpd's "started" notification to its "closed" one, kept as the
+/// connection's socket context: what every request on it needs without a lookup.
+final class OpenConnection: Sendable {
+    let socket: Int32
+    /// The client address's key, for the per-client count.
+    let client: UInt64
+    /// Opened beyond the per-client cap: its requests are answered 503.
+    let overCap: Bool
+    /// When it began waiting for its next request, in monotonic nanoseconds; 0 while one is answered.
+    let waitingSince: Atomic<UInt64>
+    /// Its socket was shut down for missing the receive deadline.
+    let shutDown = Atomic<Bool>(false)
+
+    init(socket: Int32, client: UInt64, overCap: Bool) {
+        self.socket = socket
+        self.client = client
+        self.overCap = overCap
+        waitingSince = Atomic(max(1, DispatchTime.now().uptimeNanoseconds))
     }
 }
 

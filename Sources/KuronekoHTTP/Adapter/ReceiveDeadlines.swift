@@ -6,22 +6,18 @@ import Synchronization
 ///
 /// Each open connection is timed from when it opened, or from when its previous request ended, until its
 /// next request has been read; one still reading at the deadline has its socket shut down, which
-/// libmicrohttpd sees as the client leaving and closes. The socket is shut down under the same lock that
-/// the close notification takes, so a descriptor libmicrohttpd has already given back is never touched.
+/// libmicrohttpd sees as the client leaving and closes. The clock of a connection is an atomic in its
+/// ``OpenConnection``, so a request starts and stops it without a lock; the set of open connections, which
+/// changes only when one opens or closes, is in a `Mutex`. The socket is shut down under that same lock,
+/// which the close notification takes, so a descriptor libmicrohttpd has already given back is never
+/// touched.
 ///
-/// `@unchecked Sendable`: the entries are in a `Mutex`; the timer is set up in `init` and only cancelled in
-/// `deinit`. With the deadline off there is no timer at all (libdispatch traps when a source that was never
-/// resumed is released).
+/// `@unchecked Sendable`: the open connections are in a `Mutex`; the timer is set up in `init` and only
+/// cancelled in `deinit`. With the deadline off there is no timer at all (libdispatch traps when a source
+/// that was never resumed is released) and nothing is tracked.
 final class ReceiveDeadlines: @unchecked Sendable {
-    private struct Entry {
-        let socket: Int32
-        /// When it began waiting for a request; `nil` while a request is being answered.
-        var waitingSince: UInt64?
-        var shutDown = false
-    }
-
     private let deadline: UInt64
-    private let entries = Mutex<[UInt: Entry]>([:])
+    private let open = Mutex<[ObjectIdentifier: OpenConnection]>([:])
     private let timer: (any DispatchSourceTimer)?
 
     /// - Parameter seconds: how long a request may take to arrive; 0 turns the deadline off.
@@ -42,24 +38,26 @@ final class ReceiveDeadlines: @unchecked Sendable {
         timer?.cancel()
     }
 
-    func opened(_ connection: UInt, socket: Int32) {
-        let now = DispatchTime.now().uptimeNanoseconds
-        entries.withLock { $0[connection] = Entry(socket: socket, waitingSince: now) }
+    private var isOn: Bool { deadline > 0 }
+
+    func opened(_ connection: OpenConnection) {
+        guard isOn else { return }
+        open.withLock { $0[ObjectIdentifier(connection)] = connection }
     }
 
     /// The request is complete: the clock stops until it has been answered.
-    func requestRead(_ connection: UInt) {
-        entries.withLock { $0[connection]?.waitingSince = nil }
+    func requestRead(_ connection: OpenConnection) {
+        connection.waitingSince.store(0, ordering: .relaxed)
     }
 
     /// The request has been answered: the next one starts its clock.
-    func requestEnded(_ connection: UInt) {
-        let now = DispatchTime.now().uptimeNanoseconds
-        entries.withLock { $0[connection]?.waitingSince = now }
+    func requestEnded(_ connection: OpenConnection) {
+        connection.waitingSince.store(max(1, DispatchTime.now().uptimeNanoseconds), ordering: .relaxed)
     }
 
-    func closed(_ connection: UInt) {
-        _ = entries.withLock { $0.removeValue(forKey: connection) }
+    func closed(_ connection: OpenConnection) {
+        guard isOn else { return }
+        _ = open.withLock { $0.removeValue(forKey: ObjectIdentifier(connection)) }
     }
 
     /// Shuts down the sockets of connections that have been receiving a request for longer than the deadline.
@@ -67,12 +65,13 @@ final class ReceiveDeadlines: @unchecked Sendable {
     @discardableResult
     func sweep() -> Int {
         let now = DispatchTime.now().uptimeNanoseconds
-        return entries.withLock { entries in
+        return open.withLock { open in
             var count = 0
-            for (connection, entry) in entries where !entry.shutDown {
-                guard let since = entry.waitingSince, now &- since > deadline else { continue }
-                Glibc.shutdown(entry.socket, Int32(SHUT_RDWR))
-                entries[connection]?.shutDown = true
+            for connection in open.values where !connection.shutDown.load(ordering: .relaxed) {
+                let since = connection.waitingSince.load(ordering: .relaxed)
+                guard since != 0, now &- since > deadline else { continue }
+                Glibc.shutdown(connection.socket, Int32(SHUT_RDWR))
+                connection.shutDown.store(true, ordering: .relaxed)
                 count += 1
             }
             return count

@@ -14,9 +14,35 @@ public struct RequestIDMiddleware: HTTPMiddleware {
             request.id = given
             return nil
         }
-        let next = Self.counter.wrappingAdd(1, ordering: .relaxed).newValue
-        request.id = Self.prefix + "-" + String(next, radix: 16)
+        request.id = Self.id(Self.counter.wrappingAdd(1, ordering: .relaxed).newValue)
         return nil
+    }
+
+    /// `prefix-counter`, the counter in lower-case hexadecimal, written byte by byte (up to 16 million
+    /// requests the id is a small string, which allocates nothing).
+    static func id(_ counter: UInt64) -> String {
+        var digits = 1
+        var rest = counter >> 4
+        while rest > 0 {
+            digits += 1
+            rest >>= 4
+        }
+        let prefix = Self.prefix.utf8
+        return String(unsafeUninitializedCapacity: prefix.count + 1 + digits) { buffer in
+            var position = 0
+            for byte in prefix {
+                buffer[position] = byte
+                position += 1
+            }
+            buffer[position] = UInt8(ascii: "-")
+            var value = counter
+            for index in stride(from: position + digits, through: position + 1, by: -1) {
+                let nibble = UInt8(value & 0xF)
+                buffer[index] = nibble < 10 ? UInt8(ascii: "0") + nibble : UInt8(ascii: "a") + nibble - 10
+                value >>= 4
+            }
+            return position + 1 + digits
+        }
     }
 
     public func finish(_ request: HTTPRequest, _ response: inout HTTPResponse) {

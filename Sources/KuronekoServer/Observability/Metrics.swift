@@ -1,58 +1,88 @@
 import Foundation
 import Kuroneko
 import KuronekoHTTP
+import Synchronization
 
-/// The server's counters and histograms, rendered in the Prometheus text format for `GET /metrics`.
-///
-/// `@unchecked Sendable`: all state is guarded by `lock`.
-public final class Metrics: @unchecked Sendable {
-    private let lock = NSLock()
-    private var cacheLookups: [String: Int] = ["hit": 0, "miss": 0, "stale": 0]
-    private var upstreamRequests = 0
-    private var upstreamFailures = 0
-    private var upstreamDuration = Histogram(bounds: [0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30])
-    private var batchSize = Histogram(bounds: [1, 2, 3, 4, 5, 6, 7, 8, 9, 10])
+/// The server's counters and histograms, rendered in the Prometheus text format for `GET /metrics`. Cache
+/// lookups, counted on every request, are atomics; the upstream's figures, once per POST, are in a `Mutex`.
+public final class Metrics: Sendable {
+    /// How a lookup was answered from the cache.
+    enum CacheResult: Int, CaseIterable {
+        case hit, miss, stale
 
+        var label: String {
+            switch self {
+            case .hit: "hit"
+            case .miss: "miss"
+            case .stale: "stale"
+            }
+        }
+    }
+
+    private struct Upstream {
+        var requests = 0
+        var failures = 0
+        var duration = Histogram(bounds: [0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30])
+        var batchSize = Histogram(bounds: [1, 2, 3, 4, 5, 6, 7, 8, 9, 10])
+    }
+
+    private let hits = Atomic<Int>(0)
+    private let misses = Atomic<Int>(0)
+    private let stale = Atomic<Int>(0)
+    private let upstream = Mutex(Upstream())
     private let startedAt = Date()
 
     public init() {}
 
-    /// `result` is `hit`, `miss` or `stale`.
-    func recordCacheLookup(_ result: String) {
-        locked { cacheLookups[result, default: 0] += 1 }
+    func recordCacheLookup(_ result: CacheResult) {
+        switch result {
+        case .hit: hits.add(1, ordering: .relaxed)
+        case .miss: misses.add(1, ordering: .relaxed)
+        case .stale: stale.add(1, ordering: .relaxed)
+        }
+    }
+
+    private func count(of result: CacheResult) -> Int {
+        switch result {
+        case .hit: hits.load(ordering: .relaxed)
+        case .miss: misses.load(ordering: .relaxed)
+        case .stale: stale.load(ordering: .relaxed)
+        }
     }
 
     /// Counts one POST attempt as it ended; give this to the client as its observer.
     public func recordUpstream(_ report: UpstreamPostReport) {
-        locked {
-            upstreamRequests += 1
-            if report.failed { upstreamFailures += 1 }
-            upstreamDuration.observe(report.seconds)
-            batchSize.observe(Double(report.numbers))
+        upstream.withLock { upstream in
+            upstream.requests += 1
+            if report.failed { upstream.failures += 1 }
+            upstream.duration.observe(report.seconds)
+            upstream.batchSize.observe(Double(report.numbers))
         }
     }
 
     /// The Prometheus text exposition (version 0.0.4).
     /// - Parameter upstream: the scheduler's levels and counters, rendered beside the server's own.
-    public func render(upstream: UpstreamStatistics? = nil, cacheEntries: Int? = nil) -> [String] {
-        locked {
+    public func render(upstream statistics: UpstreamStatistics? = nil, cacheEntries: Int? = nil) -> [String] {
+        let upstream = self.upstream.withLock { $0 }
+        do {
             var lines: [String] = []
             lines.append("# HELP kuroneko_cache_lookups_total Shipment cache lookups, by result.")
             lines.append("# TYPE kuroneko_cache_lookups_total counter")
-            for (result, count) in cacheLookups.sorted(by: { $0.key < $1.key }) {
-                lines.append("kuroneko_cache_lookups_total{result=\"\(result)\"} \(count)")
+            for result in CacheResult.allCases.sorted(by: { $0.label < $1.label }) {
+                let count = count(of: result)
+                lines.append("kuroneko_cache_lookups_total{result=\"\(result.label)\"} \(count)")
             }
             lines.append("# HELP kuroneko_upstream_requests_total POSTs sent to the tracking page.")
             lines.append("# TYPE kuroneko_upstream_requests_total counter")
-            lines.append("kuroneko_upstream_requests_total \(upstreamRequests)")
+            lines.append("kuroneko_upstream_requests_total \(upstream.requests)")
             lines.append("# HELP kuroneko_upstream_failures_total POSTs that failed (each attempt counts).")
             lines.append("# TYPE kuroneko_upstream_failures_total counter")
-            lines.append("kuroneko_upstream_failures_total \(upstreamFailures)")
-            lines += upstreamDuration.render(
+            lines.append("kuroneko_upstream_failures_total \(upstream.failures)")
+            lines += upstream.duration.render(
                 name: "kuroneko_upstream_request_duration_seconds",
                 help: "Time for one POST attempt.")
-            lines += batchSize.render(name: "kuroneko_upstream_batch_size", help: "Tracking numbers per upstream POST.")
-            if let upstream { lines += Self.render(upstream) }
+            lines += upstream.batchSize.render(name: "kuroneko_upstream_batch_size", help: "Tracking numbers per upstream POST.")
+            if let statistics { lines += Self.render(statistics) }
             if let cacheEntries {
                 lines += PrometheusText.single(
                     "kuroneko_cache_entries", type: "gauge", help: "Shipments in the cache.", value: "\(cacheEntries)")
@@ -105,11 +135,5 @@ public final class Metrics: @unchecked Sendable {
             "kuroneko_upstream_circuit_rejections_total", "counter",
             "Lookups answered 503 at once because the circuit was open.", "\(upstream.rejectedWhileOpen)")
         return lines
-    }
-
-    private func locked<T>(_ body: () -> T) -> T {
-        lock.lock()
-        defer { lock.unlock() }
-        return body()
     }
 }

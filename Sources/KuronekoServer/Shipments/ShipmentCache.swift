@@ -1,12 +1,16 @@
 import Foundation
 import Kuroneko
 import KuronekoHTTP
+import Synchronization
 
 /// The shipments fetched recently, bounded in number (least recently used go first) and in age (a time to
 /// live by status: terminal parcels change no more, moving ones do).
 ///
-/// `@unchecked Sendable`: all state is guarded by `lock`, so cache hits can be answered on any thread.
-public final class ShipmentCache: @unchecked Sendable {
+/// Cache hits are answered on any server thread at once, and every hit moves its entry to the front, so a
+/// large cache is cut into 16 shards by number, each with its own lock and its own least-recently-used
+/// order (the capacity split evenly between them): two threads then rarely wait for each other. A cache
+/// of fewer than 1,024 entries is one shard, with one exact order.
+public final class ShipmentCache: Sendable {
     /// How long answers stay fresh, and how many are kept.
     public struct Policy: Sendable, Hashable {
         /// The most shipments kept; the least recently used is dropped first.
@@ -57,23 +61,18 @@ public final class ShipmentCache: @unchecked Sendable {
     }
 
     public let policy: Policy
-    private let lock = NSLock()
-    private var entries: [TrackingNumber: Node] = [:]
-    /// Most recently used first.
-    private var head: Node?
-    private var tail: Node?
+    private let shards: [Shard]
 
     public init(policy: Policy = Policy()) {
         self.policy = policy
+        let count = policy.capacity >= 1_024 ? 16 : 1
+        let each = (policy.capacity + count - 1) / count
+        shards = (0..<count).map { _ in Shard(capacity: each) }
     }
 
     /// The entry for a number, fresh or not, marking it recently used.
     public func entry(for number: TrackingNumber) -> Entry? {
-        lock.lock()
-        defer { lock.unlock() }
-        guard let node = entries[number] else { return nil }
-        moveToFront(node)
-        return node.entry
+        shard(for: number).state.withLock { $0.entry(for: number) }
     }
 
     /// Stores a shipment fetched at `fetchedAt`.
@@ -82,59 +81,100 @@ public final class ShipmentCache: @unchecked Sendable {
         let ttl = policy.timeToLive(for: shipment)
         let entry = Entry(
             shipment: shipment, fetchedAt: fetchedAt, expiresAt: fetchedAt.addingTimeInterval(ttl / .seconds(1)))
-        lock.lock()
-        defer { lock.unlock() }
-        if let node = entries[shipment.trackingNumber] {
-            node.entry = entry
-            moveToFront(node)
-            return entry
-        }
-        let node = Node(entry: entry)
-        entries[shipment.trackingNumber] = node
-        insertAtFront(node)
-        if entries.count > policy.capacity, let last = tail {
-            unlink(last)
-            entries[last.entry.shipment.trackingNumber] = nil
-        }
+        shard(for: shipment.trackingNumber).state.withLock { $0.store(entry) }
         return entry
     }
 
     public var count: Int {
-        lock.lock()
-        defer { lock.unlock() }
-        return entries.count
+        shards.reduce(0) { total, shard in total + shard.state.withLock { $0.entries.count } }
     }
 
+    /// The shard of a number: by its tenth and eleventh digits (the twelfth, the check digit, takes only
+    /// seven values).
+    private func shard(for number: TrackingNumber) -> Shard {
+        guard shards.count > 1 else { return shards[0] }
+        let digits = number.digits.utf8
+        var index = digits.index(digits.startIndex, offsetBy: 9)
+        let tens = Int(digits[index] &- UInt8(ascii: "0"))
+        index = digits.index(after: index)
+        let ones = Int(digits[index] &- UInt8(ascii: "0"))
+        return shards[(tens * 10 + ones) % shards.count]
+    }
+
+    /// One lock and one least-recently-used order.
+    private final class Shard: Sendable {
+        let state: Mutex<LeastRecentlyUsed>
+
+        init(capacity: Int) {
+            state = Mutex(LeastRecentlyUsed(capacity: capacity))
+        }
+    }
+
+    /// Entries by number, in a list from most to least recently used.
+    private struct LeastRecentlyUsed {
+        let capacity: Int
+        var entries: [TrackingNumber: Node] = [:]
+        var head: Node?
+        var tail: Node?
+
+        init(capacity: Int) {
+            self.capacity = max(1, capacity)
+        }
+
+        mutating func entry(for number: TrackingNumber) -> Entry? {
+            guard let node = entries[number] else { return nil }
+            moveToFront(node)
+            return node.entry
+        }
+
+        mutating func store(_ entry: Entry) {
+            let number = entry.shipment.trackingNumber
+            if let node = entries[number] {
+                node.entry = entry
+                moveToFront(node)
+                return
+            }
+            let node = Node(entry: entry)
+            entries[number] = node
+            insertAtFront(node)
+            if entries.count > capacity, let last = tail {
+                unlink(last)
+                entries[last.entry.shipment.trackingNumber] = nil
+            }
+        }
+
+        private mutating func insertAtFront(_ node: Node) {
+            node.next = head
+            node.previous = nil
+            head?.previous = node
+            head = node
+            if tail == nil { tail = node }
+        }
+
+        private mutating func unlink(_ node: Node) {
+            node.previous?.next = node.next
+            node.next?.previous = node.previous
+            if head === node { head = node.next }
+            if tail === node { tail = node.previous }
+            node.previous = nil
+            node.next = nil
+        }
+
+        private mutating func moveToFront(_ node: Node) {
+            guard head !== node else { return }
+            unlink(node)
+            insertAtFront(node)
+        }
+    }
+
+    /// Strong towards the tail, weak towards the head: the list holds no cycle.
     private final class Node {
         var entry: Entry
-        var previous: Node?
+        weak var previous: Node?
         var next: Node?
 
         init(entry: Entry) {
             self.entry = entry
         }
-    }
-
-    private func insertAtFront(_ node: Node) {
-        node.next = head
-        node.previous = nil
-        head?.previous = node
-        head = node
-        if tail == nil { tail = node }
-    }
-
-    private func unlink(_ node: Node) {
-        node.previous?.next = node.next
-        node.next?.previous = node.previous
-        if head === node { head = node.next }
-        if tail === node { tail = node.previous }
-        node.previous = nil
-        node.next = nil
-    }
-
-    private func moveToFront(_ node: Node) {
-        guard head !== node else { return }
-        unlink(node)
-        insertAtFront(node)
     }
 }

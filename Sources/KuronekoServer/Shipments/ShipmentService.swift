@@ -46,7 +46,7 @@ public final class ShipmentService: @unchecked Sendable {
     /// A fresh cached answer, or `nil`; never waits, so the HTTP adapter can call it on its own thread.
     public func freshCachedEntry(for number: TrackingNumber) -> ShipmentCache.Entry? {
         guard let entry = cache.entry(for: number), entry.isFresh(at: clock.now) else { return nil }
-        metrics.recordCacheLookup("hit")
+        metrics.recordCacheLookup(.hit)
         return entry
     }
 
@@ -74,13 +74,13 @@ public final class ShipmentService: @unchecked Sendable {
         let cached = cache.entry(for: number)
         let refreshing = refresh && mayRefresh(number)
         if let cached, cached.isFresh(at: clock.now), !refreshing {
-            metrics.recordCacheLookup("hit")
+            metrics.recordCacheLookup(.hit)
             return .fresh(cached, fromCache: true)
         }
         do {
             let shipment = try await client.track(number, priority: refreshing ? .refresh : .interactive)
             let entry = cache.store(shipment, fetchedAt: clock.now)
-            metrics.recordCacheLookup("miss")
+            metrics.recordCacheLookup(.miss)
             return .fresh(entry, fromCache: false)
         } catch {
             return fallback(cached, ServiceError(error))
@@ -89,7 +89,7 @@ public final class ShipmentService: @unchecked Sendable {
 
     private func fallback(_ cached: ShipmentCache.Entry?, _ error: ServiceError) -> Outcome {
         guard let cached else { return .failed(error) }
-        metrics.recordCacheLookup("stale")
+        metrics.recordCacheLookup(.stale)
         return .stale(cached, error)
     }
 
