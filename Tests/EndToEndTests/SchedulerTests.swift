@@ -35,7 +35,7 @@ struct SchedulerTests {
         defer { _ = simulator.stop() }
         let server = try ServerProcess([
             "serve", "--endpoint", simulator.baseURL + "/cgi-bin/tneko", "--min-interval", "0",
-            "--breaker-cool-down", "4",
+            "--breaker-cool-down", "10",
         ])
         defer { _ = server.stop() }
         _ = try await HTTPClient.send("PUT", simulator.baseURL + "/admin/faults", body: #"{"changed_layout": true}"#)
@@ -56,7 +56,7 @@ struct SchedulerTests {
         #expect(try await Self.stats(simulator)["posts"] == .number(5), "nothing is sent while the circuit is open")
         #expect(try await Self.metric("kuroneko_upstream_circuit_state", of: server) == 2)
 
-        // No lookup arrives; readiness comes back on its own after the 4 s cool-down, half-open.
+        // No lookup arrives; readiness comes back on its own after the 10 s cool-down, half-open (long enough that a loaded machine checks the open circuit before it ends).
         let recovered = try await Self.waitFor(
             { try await HTTPClient.send("GET", server.baseURL + "/readyz") }, until: { $0.status == 200 })
         #expect(recovered.status == 200)

@@ -5,6 +5,9 @@
 public struct TrackingNumber: Hashable, Sendable, Comparable, CustomStringConvertible {
     /// The twelve digits, without separators.
     public let digits: String
+    /// The same digits as one number: what equality and hashing use (a cache lookup hashes eight bytes,
+    /// not a string).
+    private let value: UInt64
 
     /// Parses a number as typed, checking its length and check digit.
     /// - Throws: ``TrackingNumberError`` saying what is wrong with the input.
@@ -20,6 +23,7 @@ public struct TrackingNumber: Hashable, Sendable, Comparable, CustomStringConver
             throw TrackingNumberError(input: input, reason: .wrongCheckDigit(found: actual, expected: expected))
         }
         self.digits = digits
+        value = Self.value(of: digits)
     }
 
     /// Reads a number as the tracking page echoes it, without judging its check digit:
@@ -31,6 +35,19 @@ public struct TrackingNumber: Hashable, Sendable, Comparable, CustomStringConver
             throw TrackingNumberError(input: text, reason: .wrongLength(digits.utf8.count))
         }
         self.digits = digits
+        value = Self.value(of: digits)
+    }
+
+    private static func value(of digits: String) -> UInt64 {
+        digits.utf8.reduce(0) { $0 &* 10 &+ UInt64($1 &- UInt8(ascii: "0")) }
+    }
+
+    public static func == (lhs: TrackingNumber, rhs: TrackingNumber) -> Bool {
+        lhs.value == rhs.value
+    }
+
+    public func hash(into hasher: inout Hasher) {
+        hasher.combine(value)
     }
 
     /// The number as Yamato prints it: `XXXX-XXXX-XXXX`.
@@ -47,7 +64,7 @@ public struct TrackingNumber: Hashable, Sendable, Comparable, CustomStringConver
     public var description: String { formatted }
 
     public static func < (lhs: TrackingNumber, rhs: TrackingNumber) -> Bool {
-        lhs.digits < rhs.digits
+        lhs.value < rhs.value
     }
 
     /// The check digit Yamato uses: the first eleven digits read as one number, modulo 7.

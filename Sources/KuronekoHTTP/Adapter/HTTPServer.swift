@@ -129,9 +129,12 @@ public final class HTTPServer: Sendable {
         if cutOff > 0 {
             state.forceStop()
             // Each waiting request answers 503 within one check interval; a connection still receiving its
-            // request is not suspended and closes with the daemon.
+            // request is not suspended and closes with the daemon. A resumed connection is sent its answer
+            // by a worker thread some time after the resume, so the wait is for the requests to complete
+            // (their answers sent), not only for the resumes: stopping the daemon first would close them
+            // unanswered.
             let bound = clock.now + .seconds(2)
-            while state.suspended > 0, clock.now < bound {
+            while state.suspended > 0 || state.inFlight > 0, clock.now < bound {
                 try? await Task.sleep(for: .milliseconds(10))
             }
         }

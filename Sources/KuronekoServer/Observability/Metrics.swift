@@ -81,7 +81,8 @@ public final class Metrics: Sendable {
             lines += upstream.duration.render(
                 name: "kuroneko_upstream_request_duration_seconds",
                 help: "Time for one POST attempt.")
-            lines += upstream.batchSize.render(name: "kuroneko_upstream_batch_size", help: "Tracking numbers per upstream POST.")
+            lines += upstream.batchSize.render(
+                name: "kuroneko_upstream_batch_size", help: "Tracking numbers per upstream POST.")
             if let statistics { lines += Self.render(statistics) }
             if let cacheEntries {
                 lines += PrometheusText.single(

@@ -18,12 +18,8 @@ enum KuronekoBinary {
     static func run(
         _ arguments: [String], input: String? = nil, executable: URL? = nil, environment: [String: String] = [:]
     ) throws -> Outcome {
-        let process = Process()
-        process.executableURL = executable ?? url
-        process.arguments = arguments
         var merged = ProcessInfo.processInfo.environment
         merged.merge(environment) { $1 }
-        process.environment = merged
         // Files, not pipes: a pipe that fills up while nobody reads it would stall the tool.
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent(UUID().uuidString)
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
@@ -34,20 +30,21 @@ enum KuronekoBinary {
         _ = FileManager.default.createFile(atPath: errorURL.path, contents: nil)
         let output = try FileHandle(forWritingTo: outputURL)
         let error = try FileHandle(forWritingTo: errorURL)
-        process.standardOutput = output
-        process.standardError = error
         let inputPipe = Pipe()
-        process.standardInput = inputPipe
-        try process.run()
+        let child = try ChildProcess(
+            (executable ?? url).path, arguments, environment: merged,
+            input: inputPipe.fileHandleForReading.fileDescriptor, output: output.fileDescriptor,
+            error: error.fileDescriptor)
+        try inputPipe.fileHandleForReading.close()
+        try output.close()
+        try error.close()
         if let input {
             inputPipe.fileHandleForWriting.write(Data(input.utf8))
         }
         try inputPipe.fileHandleForWriting.close()
-        process.waitUntilExit()
-        try output.close()
-        try error.close()
+        let status = child.wait()
         return Outcome(
-            status: process.terminationStatus,
+            status: status,
             standardOutput: String(decoding: try Data(contentsOf: outputURL), as: UTF8.self),
             standardError: String(decoding: try Data(contentsOf: errorURL), as: UTF8.self))
     }

@@ -5,24 +5,26 @@ import Synchronization
 /// The `kuroneko` binary running in the background, its standard output read as it is written, so a test
 /// can see what a person would see before the run ends.
 final class RunningTool: Sendable {
-    private let process: Process
+    private let child: ChildProcess
     private let output = Mutex((data: Data(), ended: false))
     private let arrived = DispatchSemaphore(value: 0)
     private let errorFile: URL
 
     init(_ arguments: [String], environment: [String: String] = [:]) throws {
-        let process = Process()
-        process.executableURL = KuronekoBinary.url
-        process.arguments = arguments
-        process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
         let pipe = Pipe()
-        process.standardOutput = pipe
         errorFile = FileManager.default.temporaryDirectory.appendingPathComponent("stderr-\(UUID().uuidString)")
         _ = FileManager.default.createFile(atPath: errorFile.path, contents: nil)
-        process.standardError = try FileHandle(forWritingTo: errorFile)
-        process.standardInput = FileHandle.nullDevice
-        self.process = process
-        try process.run()
+        let error = try FileHandle(forWritingTo: errorFile)
+        let nothing = try FileHandle(forReadingFrom: URL(fileURLWithPath: "/dev/null"))
+        child = try ChildProcess(
+            KuronekoBinary.url.path, arguments,
+            environment: ProcessInfo.processInfo.environment.merging(environment) { $1 },
+            input: nothing.fileDescriptor, output: pipe.fileHandleForWriting.fileDescriptor, error: error.fileDescriptor
+        )
+        // The child has its own copies; the reader sees the end of the pipe when the child's copy closes.
+        try pipe.fileHandleForWriting.close()
+        try error.close()
+        try nothing.close()
         let reader = pipe.fileHandleForReading
         Thread.detachNewThread { [self] in
             while true {
@@ -56,14 +58,14 @@ final class RunningTool: Sendable {
     /// Waits for the tool to exit.
     func finish() async -> (status: Int32, output: [String], error: String) {
         await onOwnThread { [self] in
-            process.waitUntilExit()
+            let status = child.wait()
             // Everything written is read once the pipe has ended.
             while !output.withLock({ $0.ended }) {
                 if arrived.wait(timeout: .now() + .seconds(30)) == .timedOut { break }
             }
             let error = (try? String(contentsOf: errorFile, encoding: .utf8)) ?? ""
             try? FileManager.default.removeItem(at: errorFile)
-            return (process.terminationStatus, lines, error)
+            return (status, lines, error)
         }
     }
 }

@@ -8,7 +8,7 @@ import Foundation
 /// Its standard error is read all the time it runs, so that a server logging a line per request never
 /// blocks on a full pipe.
 final class ServerProcess {
-    let process = Process()
+    private let child: ChildProcess
     let port: Int
     private let errorPipe = Pipe()
     private let log = LogCollector()
@@ -18,11 +18,12 @@ final class ServerProcess {
 
     /// Starts `kuroneko ARGUMENTS --port 0` and waits (at most ``startTimeout``) for its "listening on" line.
     init(_ arguments: [String]) throws {
-        process.executableURL = KuronekoBinary.url
-        process.arguments = arguments + ["--port", "0"]
-        process.standardError = errorPipe
-        process.standardOutput = FileHandle.nullDevice
-        try process.run()
+        let nothing = try FileHandle(forUpdating: URL(fileURLWithPath: "/dev/null"))
+        child = try ChildProcess(
+            KuronekoBinary.url.path, arguments + ["--port", "0"], input: nothing.fileDescriptor,
+            output: nothing.fileDescriptor, error: errorPipe.fileHandleForWriting.fileDescriptor)
+        try nothing.close()
+        try errorPipe.fileHandleForWriting.close()
         log.start(reading: errorPipe.fileHandleForReading)
         let deadline = ContinuousClock.now + Self.startTimeout
         while true {
@@ -32,8 +33,9 @@ final class ServerProcess {
                 port = address.split(separator: ":").last.flatMap { Int($0) } ?? 0
                 return
             }
-            guard process.isRunning, ContinuousClock.now < deadline else {
-                if process.isRunning { process.terminate() }
+            guard child.isRunning, ContinuousClock.now < deadline else {
+                child.send(signal: SIGTERM)
+                child.wait()
                 throw ServerProcessError(output: text)
             }
             log.waitForMore(timeout: .milliseconds(100))
@@ -53,18 +55,18 @@ final class ServerProcess {
     var logSoFar: String { log.snapshot() }
 
     func send(signal: Int32) {
-        if process.isRunning { kill(process.processIdentifier, signal) }
+        child.send(signal: signal)
     }
 
     func waitForExit() -> (status: Int32, log: String) {
-        process.waitUntilExit()
-        return (process.terminationStatus, log.finish())
+        let status = child.wait()
+        return (status, log.finish())
     }
 
     deinit {
-        if process.isRunning {
-            process.terminate()
-            process.waitUntilExit()
+        if child.isRunning {
+            child.send(signal: SIGTERM)
+            child.wait()
         }
     }
 }
