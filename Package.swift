@@ -28,10 +28,22 @@ let package = Package(
             providers: [.apt(["zlib1g-dev"])]
         ),
         .target(name: "KuronekoHTTP", dependencies: ["CMicroHTTPD", "CZlib"]),
+        .systemLibrary(
+            name: "CSQLite",
+            pkgConfig: "sqlite3",
+            providers: [.apt(["libsqlite3-dev"])]
+        ),
+        .systemLibrary(
+            name: "CCrypto",
+            pkgConfig: "openssl",
+            providers: [.apt(["libssl-dev"])]
+        ),
+        .target(name: "KuronekoWatch", dependencies: ["Kuroneko", "CSQLite", "CCrypto"]),
         .target(name: "KuronekoSimulator", dependencies: ["Kuroneko", "KuronekoHTTP"]),
-        .target(name: "KuronekoServer", dependencies: ["Kuroneko", "KuronekoHTTP"]),
+        .target(name: "KuronekoServer", dependencies: ["Kuroneko", "KuronekoHTTP", "KuronekoWatch"]),
         .executableTarget(
-            name: "kuroneko", dependencies: ["Kuroneko", "KuronekoHTTP", "KuronekoServer", "KuronekoSimulator"]),
+            name: "kuroneko",
+            dependencies: ["Kuroneko", "KuronekoHTTP", "KuronekoServer", "KuronekoSimulator", "KuronekoWatch"]),
         .executableTarget(
             name: "ParserBenchmark",
             dependencies: ["Kuroneko", "CLibXML2"],
@@ -48,8 +60,11 @@ let package = Package(
             name: "KuronekoSimulatorTests", dependencies: ["KuronekoSimulator", "KuronekoHTTP", "KuronekoTestSupport"]),
         .testTarget(
             name: "KuronekoServerTests", dependencies: ["KuronekoServer", "KuronekoHTTP", "KuronekoTestSupport"]),
+        .testTarget(name: "KuronekoWatchTests", dependencies: ["KuronekoWatch", "KuronekoTestSupport"]),
         .testTarget(
             name: "EndToEndTests",
-            dependencies: ["kuroneko", "KuronekoServer", "KuronekoSimulator", "KuronekoHTTP", "KuronekoTestSupport"]),
+            dependencies: [
+                "kuroneko", "KuronekoServer", "KuronekoSimulator", "KuronekoHTTP", "KuronekoWatch", "KuronekoTestSupport",
+            ]),
     ]
 )

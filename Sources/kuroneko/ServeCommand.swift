@@ -3,6 +3,7 @@ import Kuroneko
 import KuronekoHTTP
 import KuronekoServer
 import KuronekoSimulator
+import KuronekoWatch
 
 /// `kuroneko serve`: the REST API, until SIGINT or SIGTERM.
 struct ServeCommand {
@@ -12,6 +13,11 @@ struct ServeCommand {
     private let demo: Bool
     private let corsOrigins: [String]
     private let shutdownTimeout: Duration
+    private let databasePath: String?
+    private let pollSpeed: Double
+    private let allowPrivateWebhooks: Bool
+    private let requireAPIKey: Bool
+    private let environment: [String: String]
     /// How long a lookup waits for Yamato by default: a person or a program behind an HTTP client is waiting.
     static let defaultQueueDeadline = Duration.seconds(10)
 
@@ -88,6 +94,11 @@ struct ServeCommand {
         shutdownTimeout =
             try arguments.seconds("--shutdown-timeout", in: 0...3_600)
             ?? .seconds(10)
+        databasePath = arguments.text("--db")
+        pollSpeed = try arguments.number("--poll-speed", in: 0.001...1_000_000) ?? 1
+        allowPrivateWebhooks = try arguments.flagOrVariable("--allow-private-webhooks")
+        requireAPIKey = try arguments.flagOrVariable("--require-api-key")
+        self.environment = environment
         try arguments.expectNoOperands()
         self.server = server
         self.client = client
@@ -121,14 +132,24 @@ struct ServeCommand {
         } else {
             transport = URLSessionTransport()
         }
+        let watchList = try WatchListSetup.open(
+            path: databasePath, demo: demo, environment: environment, pollSpeed: pollSpeed)
+        defer { watchList.removeTemporaryFile() }
         let service = ShipmentService(
             client: TrackingClient(
                 configuration: client, transport: transport, clock: clock, observer: metrics.recordUpstream),
-            clock: clock, metrics: metrics, configuration: self.service)
+            clock: clock, metrics: metrics, configuration: self.service, fetched: watchList.recorder(clock: clock))
+        let background = watchList.start(
+            service: service, clock: clock, sender: SocketWebhookSender(allowPrivate: allowPrivateWebhooks))
+        defer { background.stop() }
         let logWriter = BufferedLogWriter()
         let application = APIApplication.make(
             service: service, metrics: metrics, httpMetrics: HTTPMetrics(), clock: clock, corsOrigins: corsOrigins,
-            log: logWriter)
+            log: logWriter,
+            watches: WatchRoutes(
+                store: watchList.store, service: service, clock: clock, allowPrivateWebhooks: allowPrivateWebhooks),
+            keys: APIKeyMiddleware(ring: APIKeyRing(store: watchList.store), required: requireAPIKey),
+            moreMetrics: { background.metrics() })
         let running: HTTPServer
         do {
             running = try HTTPServer(configuration: server, application: application)
@@ -150,7 +171,9 @@ struct ServeCommand {
                 + "connections_per_client=\(server.connectionsPerAddress) max_connections=\(running.connectionLimit) "
                 + "receive_timeout_s=\(server.receiveTimeoutSeconds) "
                 + "cors_origins=\(corsOrigins.isEmpty ? "none" : corsOrigins.joined(separator: ",")) "
-                + "shutdown_timeout_s=\(shutdownTimeout / .seconds(1))")
+                + "shutdown_timeout_s=\(shutdownTimeout / .seconds(1)) db=\(watchList.store.database.path) "
+                + "poll_speed=\(pollSpeed) allow_private_webhooks=\(allowPrivateWebhooks) "
+                + "require_api_key=\(requireAPIKey)")
         let signal = await TerminationSignals.wait()
         let started = ContinuousClock.now
         logWriter.flush()

@@ -15,6 +15,8 @@ public struct HTTPRequest: Sendable {
     /// The request's id, echoed as `X-Request-ID` and written in the access log; set by
     /// ``RequestIDMiddleware``.
     public var id: String?
+    /// Who the request comes from, as an authentication middleware established it (`nil`: nobody did).
+    public var principal: String?
 
     public init(
         method: String, path: String, query: [(name: String, value: String)] = [], headers: [String: String] = [:],

@@ -8,17 +8,22 @@ public enum APIApplication {
     /// - Parameters:
     ///   - corsOrigins: origins allowed to call the API from a browser (`*` for any); empty: no CORS headers.
     ///   - log: where access-log lines go; `nil` logs nothing.
+    ///   - watches: the watch list's routes; `keys`: API keys for every `/v1` route.
     public static func make(
         service: ShipmentService, metrics: Metrics, httpMetrics: HTTPMetrics, clock: any TrackingClock,
-        corsOrigins: [String] = [], log: (any LogSink)?
+        corsOrigins: [String] = [], log: (any LogSink)?, watches: WatchRoutes? = nil, keys: APIKeyMiddleware? = nil,
+        moreMetrics: (@Sendable () -> [String])? = nil
     ) -> MiddlewareStack<APIResponder> {
         var middleware: [any HTTPMiddleware] = [RequestIDMiddleware()]
         if let log { middleware.append(AccessLogMiddleware(sink: log)) }
         middleware.append(MetricsMiddleware(httpMetrics))
         if !corsOrigins.isEmpty { middleware.append(CORSMiddleware(origins: corsOrigins)) }
+        if let keys { middleware.append(keys) }
         middleware += [CompressionMiddleware(), ConditionalRequestMiddleware()]
         return MiddlewareStack(
             middleware,
-            around: APIResponder(service: service, metrics: metrics, httpMetrics: httpMetrics, clock: clock))
+            around: APIResponder(
+                service: service, metrics: metrics, httpMetrics: httpMetrics, clock: clock, watches: watches,
+                moreMetrics: moreMetrics))
     }
 }

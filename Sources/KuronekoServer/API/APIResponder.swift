@@ -17,7 +17,13 @@ public struct APIResponder: HTTPResponder {
 
     /// - Parameters:
     ///   - metrics: the lookups' counters; `httpMetrics`: the requests' (both rendered at `/metrics`).
-    public init(service: ShipmentService, metrics: Metrics, httpMetrics: HTTPMetrics, clock: any TrackingClock) {
+    /// - Parameters:
+    ///   - watches: the watch list's routes, when the server keeps one.
+    ///   - moreMetrics: further lines for `/metrics` (the poller's and the webhooks').
+    public init(
+        service: ShipmentService, metrics: Metrics, httpMetrics: HTTPMetrics, clock: any TrackingClock,
+        watches: WatchRoutes? = nil, moreMetrics: (@Sendable () -> [String])? = nil
+    ) {
         self.service = service
         self.clock = clock
         var router = Router()
@@ -56,12 +62,14 @@ public struct APIResponder: HTTPResponder {
             let lines =
                 httpMetrics.render()
                 + metrics.render(upstream: service.client.scheduler.statistics, cacheEntries: service.cache.count)
+                + (moreMetrics?() ?? [])
             var response = HTTPResponse.content(
                 Data((lines.joined(separator: "\n") + "\n").utf8), type: "text/plain; version=0.0.4; charset=utf-8")
             response.headers.append(("Cache-Control", "no-store"))
             return response
         }
         router.add("GET", "/openapi.json") { _, _ in .content(OpenAPIDocument.json, type: "application/json") }
+        watches?.register(into: &router)
         self.router = router
     }
 

@@ -1,27 +1,6 @@
 import Foundation
 import Kuroneko
-
-/// A shipment as the API serves it: the library's JSON plus `fetched_at`, when Yamato was asked.
-struct ServedShipment: Encodable {
-    let shipment: Shipment
-    let fetchedAt: Date
-
-    private enum CodingKeys: String, CodingKey {
-        case fetchedAt = "fetched_at"
-    }
-
-    func encode(to encoder: any Encoder) throws {
-        try shipment.encode(to: encoder)
-        var container = encoder.container(keyedBy: CodingKeys.self)
-        try container.encode(JapanDateTime(fetchedAt).iso8601, forKey: .fetchedAt)
-    }
-
-    /// The JSON bytes, keys sorted; a shipment always encodes, so failure yields an empty object.
-    static func encode(_ shipment: Shipment, fetchedAt: Date) -> Data {
-        (try? JSONEncoder.kuroneko().encode(ServedShipment(shipment: shipment, fetchedAt: fetchedAt)))
-            ?? Data("{}".utf8)
-    }
-}
+import KuronekoWatch
 
 /// Why one input of a multi-number lookup has no shipment.
 struct LookupError: Encodable {

@@ -34,12 +34,19 @@ public final class ShipmentService: @unchecked Sendable {
     private let metrics: Metrics
     private let lock = NSLock()
     private var lastRefresh: [TrackingNumber: Duration] = [:]
+    /// Told of every fresh answer from Yamato, whoever asked (the watch list records it).
+    private let fetched: (@Sendable (Shipment, Date) -> Void)?
 
-    public init(client: TrackingClient, clock: any TrackingClock, metrics: Metrics, configuration: Configuration) {
+    /// - Parameter fetched: told of every fresh answer from Yamato, on the task that fetched it.
+    public init(
+        client: TrackingClient, clock: any TrackingClock, metrics: Metrics, configuration: Configuration,
+        fetched: (@Sendable (Shipment, Date) -> Void)? = nil
+    ) {
         self.configuration = configuration
         self.client = client
         self.clock = clock
         self.metrics = metrics
+        self.fetched = fetched
         cache = ShipmentCache(policy: configuration.cache)
     }
 
@@ -77,10 +84,24 @@ public final class ShipmentService: @unchecked Sendable {
             metrics.recordCacheLookup(.hit)
             return .fresh(cached, fromCache: true)
         }
+        return await fetch(number, priority: refreshing ? .refresh : .interactive, cached: cached)
+    }
+
+    /// Asks Yamato now, whatever the cache holds (the poller at background priority, a watch's refresh at
+    /// refresh priority); the answer is cached and recorded like any other.
+    public func check(_ number: TrackingNumber, priority: UpstreamPriority) async -> Outcome {
+        await fetch(number, priority: priority, cached: cache.entry(for: number))
+    }
+
+    private func fetch(_ number: TrackingNumber, priority: UpstreamPriority, cached: ShipmentCache.Entry?) async
+        -> Outcome
+    {
         do {
-            let shipment = try await client.track(number, priority: refreshing ? .refresh : .interactive)
-            let entry = cache.store(shipment, fetchedAt: clock.now)
+            let shipment = try await client.track(number, priority: priority)
+            let now = clock.now
+            let entry = cache.store(shipment, fetchedAt: now)
             metrics.recordCacheLookup(.miss)
+            fetched?(shipment, now)
             return .fresh(entry, fromCache: false)
         } catch {
             return fallback(cached, ServiceError(error))

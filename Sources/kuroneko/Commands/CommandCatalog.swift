@@ -123,6 +123,19 @@ enum CommandCatalog {
                 "--cors-origins", "LIST", environment: "KURONEKO_CORS_ORIGINS",
                 "origins allowed to call the API from a browser, comma-separated, or * for any (default none)"),
             .value(
+                "--db", "PATH", environment: "KURONEKO_DB",
+                "the watch list's SQLite file (default $XDG_DATA_HOME/kuroneko/kuroneko.sqlite; with --demo, a "
+                    + "temporary file removed at exit)"),
+            .value(
+                "--poll-speed", "FACTOR", environment: "KURONEKO_POLL_SPEED",
+                "divide every polling interval by this, for demos and tests (default 1)"),
+            .flag(
+                "--allow-private-webhooks", environment: "KURONEKO_ALLOW_PRIVATE_WEBHOOKS",
+                "let webhooks go to loopback and private addresses (for a receiver on this machine or network)"),
+            .flag(
+                "--require-api-key", environment: "KURONEKO_REQUIRE_API_KEY",
+                "ask for an API key on every /v1 route even before any key exists"),
+            .value(
                 "--shutdown-timeout", "SECONDS", environment: "KURONEKO_SHUTDOWN_TIMEOUT",
                 "on SIGTERM or SIGINT, how long requests in flight may still take before they are answered 503 "
                     + "(default 10)"),

@@ -1,0 +1,16 @@
+#ifndef KURONEKO_CSQLITE_SHIM_H
+#define KURONEKO_CSQLITE_SHIM_H
+
+#include <sqlite3.h>
+
+/// SQLITE_TRANSIENT is a macro casting -1 to a function pointer, which Swift cannot import: bind text and
+/// blobs through these, which tell SQLite to copy the bytes.
+static inline int kuroneko_sqlite_bind_text(sqlite3_stmt *statement, int index, const char *text, int length) {
+    return sqlite3_bind_text(statement, index, text, length, SQLITE_TRANSIENT);
+}
+
+static inline int kuroneko_sqlite_bind_blob(sqlite3_stmt *statement, int index, const void *bytes, int length) {
+    return sqlite3_bind_blob(statement, index, bytes, length, SQLITE_TRANSIENT);
+}
+
+#endif

@@ -1,0 +1,77 @@
+import Foundation
+import KuronekoHTTP
+import KuronekoWatch
+import Synchronization
+
+/// The API keys in force, read from the store at most every two seconds (a key created or revoked with
+/// `kuroneko keys` while the server runs takes effect within that).
+public final class APIKeyRing: Sendable {
+    private let store: any WatchStore
+    private let state = Mutex<(keys: [APIKeyRecord], loadedAt: ContinuousClock.Instant?)>(([], nil))
+
+    public init(store: any WatchStore) {
+        self.store = store
+    }
+
+    /// The keys not revoked.
+    public func active() -> [APIKeyRecord] {
+        let now = ContinuousClock.now
+        if let cached = state.withLock({ state in
+            state.loadedAt.map { now - $0 < .seconds(2) } == true ? state.keys : nil
+        }) {
+            return cached
+        }
+        let keys = ((try? store.keys()) ?? []).filter { $0.revokedAt == nil }
+        state.withLock { $0 = (keys, now) }
+        return keys
+    }
+}
+
+/// Every `/v1` route needs `Authorization: Bearer KEY` once any key exists (or when keys are required);
+/// health, readiness, metrics and the OpenAPI document stay open. The key is compared by its SHA-256 in
+/// constant time. The calendar feed also takes its key's read-only calendar token as `?token=`. The owner
+/// found becomes the request's principal; without keys everyone is the one local owner.
+public struct APIKeyMiddleware: HTTPMiddleware {
+    let ring: APIKeyRing
+    let required: Bool
+
+    public init(ring: APIKeyRing, required: Bool) {
+        self.ring = ring
+        self.required = required
+    }
+
+    public func intercept(_ request: inout HTTPRequest) -> HTTPResponse? {
+        guard request.path.hasPrefix("/v1/") || request.path == "/v1" else { return nil }
+        let keys = ring.active()
+        if keys.isEmpty, !required {
+            request.principal = WatchOwner.local.id
+            return nil
+        }
+        if request.path == "/v1/calendar.ics", let token = request.queryValue("token") {
+            let hash = Secrets.sha256(token)
+            if let key = keys.first(where: { Secrets.constantTimeEqual($0.calendarHash, hash) }) {
+                request.principal = key.owner.id
+                return nil
+            }
+            return Self.refusal("the calendar token is not valid; copy the feed URL again from `kuroneko keys`")
+        }
+        guard let header = request.headers["authorization"], header.count > 7,
+            header.prefix(7).lowercased() == "bearer "
+        else {
+            return Self.refusal("this API needs a key: send Authorization: Bearer KEY (create one with `kuroneko keys create`)")
+        }
+        let hash = Secrets.sha256(String(header.dropFirst(7)).trimmingCharacters(in: .whitespaces))
+        var match: APIKeyRecord?
+        for key in keys where Secrets.constantTimeEqual(key.keyHash, hash) { match = key }
+        guard let match else { return Self.refusal("the API key is not valid (unknown or revoked)") }
+        request.principal = match.owner.id
+        return nil
+    }
+
+    private static func refusal(_ detail: String) -> HTTPResponse {
+        var response = HTTPResponse.problem(
+            status: 401, title: "Unauthorized", detail: detail, type: "https://kuroneko.invalid/problems/api-key")
+        response.headers.append(("WWW-Authenticate", "Bearer"))
+        return response
+    }
+}

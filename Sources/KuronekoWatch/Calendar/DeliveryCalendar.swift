@@ -1,0 +1,91 @@
+import Foundation
+import Kuroneko
+
+/// The expected deliveries of active watches as an iCalendar feed (RFC 5545): one event per watch with a
+/// scheduled delivery, in its window (all-day when the page gives no hours), with a UID that stays the
+/// same as the schedule moves, so a calendar app updates the event instead of adding another.
+public enum DeliveryCalendar {
+    public static func feed(for watches: [Watch], now: Date) -> String {
+        var lines = [
+            "BEGIN:VCALENDAR", "VERSION:2.0", "PRODID:-//Kuroneko//Deliveries//EN", "CALSCALE:GREGORIAN",
+            "METHOD:PUBLISH", "X-WR-CALNAME:Kuroneko deliveries",
+        ]
+        for watch in watches where watch.active {
+            guard let shipment = watch.latest?.shipment, let scheduled = shipment.scheduledDelivery,
+                let date = scheduled.date
+            else { continue }
+            lines += ["BEGIN:VEVENT", "UID:watch-\(watch.id)-\(watch.number.digits)@kuroneko", "DTSTAMP:\(utc(now))"]
+            if let start = hour(scheduled.windowStart), let end = hour(scheduled.windowEnd),
+                let day = JapanDateTime(year: date.year, month: date.month, day: date.day)?.instant
+            {
+                lines.append("DTSTART:\(utc(day.addingTimeInterval(start)))")
+                lines.append("DTEND:\(utc(day.addingTimeInterval(end)))")
+            } else {
+                lines.append("DTSTART;VALUE=DATE:\(dateOnly(date))")
+                let next = JapanDateTime(date.instant.addingTimeInterval(86_400))
+                lines.append("DTEND;VALUE=DATE:\(dateOnly(next))")
+            }
+            let title = (watch.label.map { "\($0): " } ?? "") + "\(watch.number.formatted) \(shipment.status.label)"
+            lines.append("SUMMARY:" + escape(title))
+            lines.append("DESCRIPTION:" + escape("Yamato \(watch.number.formatted), \(shipment.status.labelEnglish ?? shipment.status.label); scheduled \(scheduled.raw)"))
+            lines.append("END:VEVENT")
+        }
+        lines.append("END:VCALENDAR")
+        return lines.flatMap(fold).joined(separator: "\r\n") + "\r\n"
+    }
+
+    private static func hour(_ text: String?) -> TimeInterval? {
+        guard let text, let value = Int(text.prefix { $0.isNumber }) else { return nil }
+        return TimeInterval(value) * 3_600
+    }
+
+    /// `20261201T050000Z`
+    static func utc(_ date: Date) -> String {
+        var seconds = time_t(date.timeIntervalSince1970)
+        var parts = tm()
+        gmtime_r(&seconds, &parts)
+        return String(
+            format: "%04d%02d%02dT%02d%02d%02dZ", parts.tm_year + 1900, parts.tm_mon + 1, parts.tm_mday, parts.tm_hour,
+            parts.tm_min, parts.tm_sec)
+    }
+
+    private static func dateOnly(_ date: JapanDateTime) -> String {
+        String(format: "%04d%02d%02d", date.year, date.month, date.day)
+    }
+
+    /// TEXT values: backslash, semicolon, comma and newline escaped.
+    static func escape(_ text: String) -> String {
+        var escaped = ""
+        for character in text {
+            switch character {
+            case "\\": escaped += "\\\\"
+            case ";": escaped += "\\;"
+            case ",": escaped += "\\,"
+            case "\n", "\r\n": escaped += "\\n"
+            default: escaped.append(character)
+            }
+        }
+        return escaped
+    }
+
+    /// Lines longer than 75 octets are folded: continued on the next line after one space, never inside a
+    /// UTF-8 sequence.
+    static func fold(_ line: String) -> [String] {
+        var lines: [String] = []
+        var current = ""
+        var octets = 0
+        for character in line {
+            let size = String(character).utf8.count
+            let limit = lines.isEmpty ? 75 : 74
+            if octets + size > limit {
+                lines.append(lines.isEmpty ? current : " " + current)
+                current = ""
+                octets = 0
+            }
+            current.append(character)
+            octets += size
+        }
+        lines.append(lines.isEmpty ? current : " " + current)
+        return lines
+    }
+}

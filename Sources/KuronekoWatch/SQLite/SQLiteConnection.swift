@@ -1,0 +1,185 @@
+import CSQLite
+import Foundation
+
+/// A value bound to, or read from, an SQL statement.
+public enum SQLValue: Sendable, Hashable {
+    case null
+    case integer(Int64)
+    case real(Double)
+    case text(String)
+    case blob(Data)
+}
+
+/// A failure of the database, with SQLite's result code and message: one line.
+public struct StoreError: Error, Sendable, CustomStringConvertible {
+    /// SQLite's extended result code, or 0 for a failure of the store's own.
+    public let code: Int32
+    public let message: String
+
+    public var description: String { message }
+
+    static func sqlite(_ code: Int32, _ handle: OpaquePointer?, _ context: String) -> StoreError {
+        let detail = handle.flatMap { sqlite3_errmsg($0) }.map { String(cString: $0) } ?? String(cString: sqlite3_errstr(code))
+        return StoreError(code: code, message: "\(context): \(detail)")
+    }
+}
+
+/// One result row: values by column index.
+public struct SQLRow: Sendable {
+    public let values: [SQLValue]
+
+    public func int(_ index: Int) -> Int? {
+        if case .integer(let value) = values[index] { return Int(value) }
+        return nil
+    }
+
+    public func double(_ index: Int) -> Double? {
+        switch values[index] {
+        case .real(let value): value
+        case .integer(let value): Double(value)
+        default: nil
+        }
+    }
+
+    public func text(_ index: Int) -> String? {
+        if case .text(let value) = values[index] { return value }
+        return nil
+    }
+
+    public func data(_ index: Int) -> Data? {
+        switch values[index] {
+        case .blob(let value): value
+        case .text(let value): Data(value.utf8)
+        default: nil
+        }
+    }
+
+    public func date(_ index: Int) -> Date? {
+        double(index).map(Date.init(timeIntervalSince1970:))
+    }
+}
+
+/// One SQLite connection and its prepared statements. Not `Sendable`: exactly one owner uses it at a time
+/// (``SQLiteDatabase`` keeps it in a `Mutex`), and it closes the handle when it goes.
+final class SQLiteConnection {
+    private let handle: OpaquePointer
+    private var statements: [String: OpaquePointer] = [:]
+
+    /// Opens (creating with mode 0600 when missing) the file at `path`, in WAL mode with foreign keys on,
+    /// `synchronous=NORMAL` (a committed transaction survives the process being killed) and a busy timeout,
+    /// so that a command-line run and a server can use one file at once.
+    init(path: String, busyTimeoutMilliseconds: Int32 = 5_000) throws(StoreError) {
+        let directory = (path as NSString).deletingLastPathComponent
+        if !directory.isEmpty, !FileManager.default.fileExists(atPath: directory) {
+            do {
+                try FileManager.default.createDirectory(
+                    atPath: directory, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
+            } catch {
+                throw StoreError(code: 0, message: "cannot create the directory \(directory): \(error.localizedDescription)")
+            }
+        }
+        if !FileManager.default.fileExists(atPath: path) {
+            let descriptor = open(path, O_CREAT | O_WRONLY, 0o600)
+            guard descriptor >= 0 else {
+                throw StoreError(code: 0, message: "cannot create \(path): \(String(cString: strerror(errno)))")
+            }
+            close(descriptor)
+        }
+        var opened: OpaquePointer?
+        let flags = SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX
+        let result = sqlite3_open_v2(path, &opened, flags, nil)
+        guard result == SQLITE_OK, let opened else {
+            let error = StoreError.sqlite(result, opened, "cannot open the database \(path)")
+            sqlite3_close_v2(opened)
+            throw error
+        }
+        handle = opened
+        sqlite3_extended_result_codes(handle, 1)
+        sqlite3_busy_timeout(handle, busyTimeoutMilliseconds)
+        try execute("PRAGMA journal_mode=WAL")
+        try execute("PRAGMA synchronous=NORMAL")
+        try execute("PRAGMA foreign_keys=ON")
+    }
+
+    deinit {
+        for statement in statements.values { sqlite3_finalize(statement) }
+        sqlite3_close_v2(handle)
+    }
+
+    /// Runs SQL that returns no rows the caller needs (several statements allowed).
+    func execute(_ sql: String) throws(StoreError) {
+        var message: UnsafeMutablePointer<CChar>?
+        let result = sqlite3_exec(handle, sql, nil, nil, &message)
+        guard result == SQLITE_OK else {
+            let text = message.map { String(cString: $0) } ?? String(cString: sqlite3_errstr(result))
+            sqlite3_free(message)
+            throw StoreError(code: result, message: "\(sql.prefix(60)): \(text)")
+        }
+    }
+
+    /// Runs one statement (prepared once and kept) with its arguments; the rows it returns.
+    @discardableResult
+    func run(_ sql: String, _ arguments: [SQLValue] = []) throws(StoreError) -> [SQLRow] {
+        let statement = try prepared(sql)
+        defer {
+            sqlite3_reset(statement)
+            sqlite3_clear_bindings(statement)
+        }
+        for (offset, argument) in arguments.enumerated() {
+            let index = Int32(offset + 1)
+            let result: Int32
+            switch argument {
+            case .null: result = sqlite3_bind_null(statement, index)
+            case .integer(let value): result = sqlite3_bind_int64(statement, index, value)
+            case .real(let value): result = sqlite3_bind_double(statement, index, value)
+            case .text(let value): result = kuroneko_sqlite_bind_text(statement, index, value, -1)
+            case .blob(let value):
+                result = value.withUnsafeBytes { kuroneko_sqlite_bind_blob(statement, index, $0.baseAddress, Int32($0.count)) }
+            }
+            guard result == SQLITE_OK else { throw .sqlite(result, handle, "binding \(sql.prefix(60))") }
+        }
+        var rows: [SQLRow] = []
+        while true {
+            let step = sqlite3_step(statement)
+            if step == SQLITE_DONE { break }
+            guard step == SQLITE_ROW else { throw .sqlite(step, handle, sql.prefix(60).description) }
+            rows.append(row(of: statement))
+        }
+        return rows
+    }
+
+    /// The rowid of the last row inserted on this connection.
+    var lastInsertedRowID: Int64 { sqlite3_last_insert_rowid(handle) }
+
+    /// Rows changed by the last statement.
+    var changes: Int { Int(sqlite3_changes(handle)) }
+
+    private func prepared(_ sql: String) throws(StoreError) -> OpaquePointer {
+        if let statement = statements[sql] { return statement }
+        var statement: OpaquePointer?
+        let result = sqlite3_prepare_v3(handle, sql, -1, UInt32(SQLITE_PREPARE_PERSISTENT), &statement, nil)
+        guard result == SQLITE_OK, let statement else { throw .sqlite(result, handle, "preparing \(sql.prefix(60))") }
+        statements[sql] = statement
+        return statement
+    }
+
+    private func row(of statement: OpaquePointer) -> SQLRow {
+        let count = sqlite3_column_count(statement)
+        var values: [SQLValue] = []
+        values.reserveCapacity(Int(count))
+        for column in 0..<count {
+            switch sqlite3_column_type(statement, column) {
+            case SQLITE_INTEGER: values.append(.integer(sqlite3_column_int64(statement, column)))
+            case SQLITE_FLOAT: values.append(.real(sqlite3_column_double(statement, column)))
+            case SQLITE_TEXT:
+                values.append(.text(sqlite3_column_text(statement, column).map { String(cString: $0) } ?? ""))
+            case SQLITE_BLOB:
+                let length = Int(sqlite3_column_bytes(statement, column))
+                let bytes = sqlite3_column_blob(statement, column)
+                values.append(.blob(bytes.map { Data(bytes: $0, count: length) } ?? Data()))
+            default: values.append(.null)
+            }
+        }
+        return SQLRow(values: values)
+    }
+}

@@ -1,0 +1,79 @@
+import Foundation
+import Synchronization
+
+/// One database file and its one connection, owned by a `Mutex`: every use is a closure that runs with the
+/// connection to itself, a write inside a transaction that commits when the closure returns and rolls back
+/// when it throws.
+public final class SQLiteDatabase: Sendable {
+    /// One step of the schema: applied once, in order, in a transaction of its own.
+    public struct Migration: Sendable {
+        public let version: Int
+        public let sql: String
+
+        public init(version: Int, sql: String) {
+            self.version = version
+            self.sql = sql
+        }
+    }
+
+    public let path: String
+    private let connection: Mutex<SQLiteConnection>
+
+    /// Opens the file and brings its schema up to the last migration. Two processes opening one file at
+    /// once migrate it once: the version is read again inside the write lock.
+    /// - Parameter upTo: stop after this version (tests of upgrades from earlier versions).
+    public init(path: String, migrations: [Migration], upTo: Int? = nil) throws {
+        self.path = path
+        connection = Mutex(try SQLiteConnection(path: path))
+        for migration in migrations.sorted(by: { $0.version < $1.version }) {
+            if let upTo, migration.version > upTo { break }
+            try write { (connection: SQLiteConnection) in
+                let rows = try connection.run("PRAGMA user_version")
+                let current = rows.first?.int(0) ?? 0
+                guard current < migration.version else { return }
+                try connection.execute(migration.sql)
+                try connection.execute("PRAGMA user_version = \(migration.version)")
+            }
+        }
+    }
+
+    /// The schema version the file is at.
+    public var version: Int {
+        get throws {
+            let rows = try read { (connection: SQLiteConnection) in
+                try connection.run("PRAGMA user_version")
+            }
+            return rows.first?.int(0) ?? 0
+        }
+    }
+
+    /// Runs `body` in a write transaction (`BEGIN IMMEDIATE`: the write lock is taken at once, so two
+    /// processes never deadlock upgrading a read lock).
+    func write<T: Sendable>(_ body: (SQLiteConnection) throws -> T) throws -> T {
+        try connection.withLock { (connection: inout SQLiteConnection) throws -> T in
+            try connection.execute("BEGIN IMMEDIATE")
+            do {
+                let result = try body(connection)
+                try connection.execute("COMMIT")
+                return result
+            } catch {
+                try? connection.execute("ROLLBACK")
+                throw error
+            }
+        }
+    }
+
+    /// Runs `body` with the connection, outside any explicit transaction (each statement sees a consistent
+    /// snapshot).
+    func read<T: Sendable>(_ body: (SQLiteConnection) throws -> T) throws -> T {
+        try connection.withLock { (connection: inout SQLiteConnection) throws -> T in try body(connection) }
+    }
+
+    /// `PRAGMA integrity_check`: `["ok"]` for a sound file.
+    public func integrityCheck() throws -> [String] {
+        let rows = try read { (connection: SQLiteConnection) in
+            try connection.run("PRAGMA integrity_check")
+        }
+        return rows.compactMap { $0.text(0) }
+    }
+}

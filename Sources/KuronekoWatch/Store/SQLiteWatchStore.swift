@@ -1,0 +1,388 @@
+import Foundation
+import Kuroneko
+
+/// The watch store on SQLite: every SQL statement the watch list uses is in this file.
+public final class SQLiteWatchStore: WatchStore {
+    public let database: SQLiteDatabase
+
+    /// Opens (creating and migrating) the database at `path`.
+    public init(path: String) throws {
+        database = try SQLiteDatabase(path: path, migrations: Schema.migrations)
+    }
+
+    /// The default file: `$XDG_DATA_HOME/kuroneko/kuroneko.sqlite`, else `~/.local/share/kuroneko/…`.
+    public static func defaultPath(environment: [String: String]) -> String {
+        let base =
+            environment["XDG_DATA_HOME"].flatMap { $0.isEmpty ? nil : $0 }
+            ?? ((environment["HOME"] ?? NSHomeDirectory()) + "/.local/share")
+        return base + "/kuroneko/kuroneko.sqlite"
+    }
+
+    // MARK: Watches
+
+    private static let watchColumns = """
+        SELECT w.id, w.owner, w.number, w.label, w.created_at, w.active, w.checked_at, w.next_check_at,
+               s.json, s.fetched_at, sub.url
+        FROM watches w
+        LEFT JOIN shipments s ON s.number = w.number
+        LEFT JOIN subscriptions sub ON sub.watch_id = w.id
+        """
+
+    public func add(
+        _ number: TrackingNumber, label: String?, owner: WatchOwner, webhook: (url: String, secret: String)?,
+        now: Date
+    ) throws -> AddedWatch {
+        let outcome: (created: Bool, secret: String?)
+        do {
+            outcome = try addRow(number, label: label, owner: owner, webhook: webhook, now: now)
+        } catch let error as StoreError where error.code == Self.limitCode {
+            throw WatchStoreError.limitReached(WatchLimits.watchesPerOwner)
+        }
+        guard let watch = try watch(number, owner: owner) else {
+            throw StoreError(code: 0, message: "the watch of \(number) vanished after it was added")
+        }
+        return AddedWatch(watch: watch, created: outcome.created, webhookSecret: outcome.secret)
+    }
+
+    /// Marks the refusal of a watch past the limit inside the transaction.
+    private static let limitCode: Int32 = -1
+
+    private func addRow(
+        _ number: TrackingNumber, label: String?, owner: WatchOwner, webhook: (url: String, secret: String)?,
+        now: Date
+    ) throws -> (created: Bool, secret: String?) {
+        try database.write { connection in
+            let existing = try connection.run(
+                "SELECT id FROM watches WHERE owner = ? AND number = ?", [.text(owner.id), .text(number.digits)])
+            var watchID = existing.first?.int(0).map(Int64.init)
+            let created = watchID == nil
+            if watchID == nil {
+                let count = try connection.run("SELECT COUNT(*) FROM watches WHERE owner = ?", [.text(owner.id)])
+                guard (count.first?.int(0) ?? 0) < WatchLimits.watchesPerOwner else {
+                    throw StoreError(code: Self.limitCode, message: "limit")
+                }
+                // A shipment already known for the number is the new watch's baseline.
+                let known = try connection.run(
+                    "SELECT status_label, json FROM shipments WHERE number = ?", [.text(number.digits)])
+                let baselineLabel = known.first?.text(0)
+                let baselineJSON = known.first?.data(1).flatMap(Self.statusJSON(ofServed:))
+                try connection.run(
+                    """
+                    INSERT INTO watches (owner, number, label, created_at, active, status_label, status_json, next_check_at)
+                    VALUES (?, ?, ?, ?, 1, ?, ?, ?)
+                    """,
+                    [
+                        .text(owner.id), .text(number.digits), label.map(SQLValue.text) ?? .null,
+                        .real(now.timeIntervalSince1970), baselineLabel.map(SQLValue.text) ?? .null,
+                        baselineJSON.map(SQLValue.blob) ?? .null, .real(now.timeIntervalSince1970),
+                    ])
+                watchID = connection.lastInsertedRowID
+            }
+            guard let watchID, let webhook else { return (created, nil) }
+            let subscribed = try connection.run(
+                "SELECT id FROM subscriptions WHERE watch_id = ?", [.integer(watchID)])
+            guard subscribed.isEmpty else { return (created, nil) }
+            try connection.run(
+                "INSERT INTO subscriptions (watch_id, url, secret, created_at) VALUES (?, ?, ?, ?)",
+                [.integer(watchID), .text(webhook.url), .text(webhook.secret), .real(now.timeIntervalSince1970)])
+            return (created, webhook.secret)
+        }
+    }
+
+    public func watch(_ number: TrackingNumber, owner: WatchOwner) throws -> Watch? {
+        let rows = try database.read { connection in
+            try connection.run(
+                Self.watchColumns + " WHERE w.owner = ? AND w.number = ?", [.text(owner.id), .text(number.digits)])
+        }
+        return rows.first.flatMap(Self.watch(from:))
+    }
+
+    public func watches(owner: WatchOwner, filter: WatchFilter, after cursor: Int64?, limit: Int) throws -> [Watch] {
+        let condition =
+            switch filter {
+            case .all: ""
+            case .active: " AND w.active = 1"
+            case .finished: " AND w.active = 0"
+            }
+        let rows = try database.read { connection in
+            try connection.run(
+                Self.watchColumns + " WHERE w.owner = ? AND w.id > ?" + condition + " ORDER BY w.id LIMIT ?",
+                [.text(owner.id), .integer(cursor ?? 0), .integer(Int64(limit))])
+        }
+        return rows.compactMap(Self.watch(from:))
+    }
+
+    public func remove(_ number: TrackingNumber, owner: WatchOwner) throws -> Bool {
+        try database.write { connection in
+            try connection.run(
+                "DELETE FROM watches WHERE owner = ? AND number = ?", [.text(owner.id), .text(number.digits)])
+            let removed = connection.changes > 0
+            // The number's history goes with its last watch.
+            let left = try connection.run("SELECT 1 FROM watches WHERE number = ? LIMIT 1", [.text(number.digits)])
+            if left.isEmpty {
+                try connection.run("DELETE FROM shipments WHERE number = ?", [.text(number.digits)])
+                try connection.run("DELETE FROM events WHERE number = ?", [.text(number.digits)])
+            }
+            return removed
+        }
+    }
+
+    public func changes(of number: TrackingNumber, owner: WatchOwner) throws -> [StatusChange]? {
+        guard let watch = try watch(number, owner: owner) else { return nil }
+        let rows = try database.read { connection in
+            try connection.run(
+                "SELECT id, created_at, previous_json, shipment_json FROM changes WHERE watch_id = ? ORDER BY rowid",
+                [.integer(watch.id)])
+        }
+        return rows.map { row in
+            StatusChange(
+                id: row.text(0) ?? "", watchID: watch.id, number: number, createdAt: row.date(1) ?? .distantPast,
+                previous: row.data(2) ?? Data(), shipment: row.data(3) ?? Data())
+        }
+    }
+
+    public func deliveries(of number: TrackingNumber, owner: WatchOwner) throws -> [DeliveryRecord]? {
+        guard let watch = try watch(number, owner: owner) else { return nil }
+        let rows = try database.read { connection in
+            try connection.run(
+                """
+                SELECT o.change_id, o.state, a.at, a.status, a.error, a.duration_ms
+                FROM delivery_attempts a JOIN outbox o ON o.id = a.outbox_id JOIN changes c ON c.id = o.change_id
+                WHERE c.watch_id = ? ORDER BY a.id
+                """, [.integer(watch.id)])
+        }
+        return rows.map { row in
+            DeliveryRecord(
+                changeID: row.text(0) ?? "", state: row.text(1) ?? "pending", at: row.date(2) ?? .distantPast,
+                status: row.int(3), error: row.text(4), durationMilliseconds: row.double(5) ?? 0)
+        }
+    }
+
+    public func events(of number: TrackingNumber) throws -> [(label: String, at: String, place: String)] {
+        let rows = try database.read { connection in
+            try connection.run(
+                "SELECT label, at, place FROM events WHERE number = ? ORDER BY rowid", [.text(number.digits)])
+        }
+        return rows.map { ($0.text(0) ?? "", $0.text(1) ?? "", $0.text(2) ?? "") }
+    }
+
+    // MARK: Fresh answers and the poller
+
+    @discardableResult
+    public func record(_ shipment: Shipment, fetchedAt: Date, nextCheck: (Watch, Shipment) -> Date?) throws
+        -> [StatusChange]
+    {
+        let number = shipment.trackingNumber
+        let served = ServedShipment.encode(shipment, fetchedAt: fetchedAt)
+        let status = (try? JSONEncoder.kuroneko().encode(shipment.status)) ?? Data("{}".utf8)
+        let watches = try database.read { connection in
+            try connection.run(Self.watchColumns + " WHERE w.number = ? AND w.active = 1", [.text(number.digits)])
+        }.compactMap(Self.watch(from:))
+        // Only watched numbers are kept: a lookup of anything else leaves no trace here.
+        guard !watches.isEmpty else { return [] }
+        let schedule = watches.map { ($0.id, nextCheck($0, shipment)) }
+        return try database.write { connection in
+            try connection.run(
+                """
+                INSERT INTO shipments (number, json, status_code, status_label, terminal, fetched_at)
+                VALUES (?, ?, ?, ?, ?, ?)
+                ON CONFLICT (number) DO UPDATE SET json = excluded.json, status_code = excluded.status_code,
+                    status_label = excluded.status_label, terminal = excluded.terminal, fetched_at = excluded.fetched_at
+                WHERE excluded.fetched_at >= shipments.fetched_at
+                """,
+                [
+                    .text(number.digits), .blob(served), .text(shipment.status.code.rawValue),
+                    .text(shipment.status.label), .integer(shipment.status.isTerminal ? 1 : 0),
+                    .real(fetchedAt.timeIntervalSince1970),
+                ])
+            for event in shipment.events {
+                try connection.run(
+                    "INSERT OR IGNORE INTO events (number, label, at, place, first_seen_at) VALUES (?, ?, ?, ?, ?)",
+                    [
+                        .text(number.digits), .text(event.label), .text(event.at?.iso8601 ?? event.dateText ?? ""),
+                        .text(event.place ?? ""), .real(fetchedAt.timeIntervalSince1970),
+                    ])
+            }
+            var changes: [StatusChange] = []
+            for (watchID, next) in schedule {
+                let current = try connection.run(
+                    "SELECT status_label, status_json FROM watches WHERE id = ? AND active = 1", [.integer(watchID)])
+                guard let row = current.first else { continue }
+                if let previousLabel = row.text(0), previousLabel != shipment.status.label {
+                    let change = StatusChange(
+                        id: UUID().uuidString.lowercased(), watchID: watchID, number: number, createdAt: fetchedAt,
+                        previous: row.data(1) ?? Data("{}".utf8), shipment: served)
+                    try connection.run(
+                        "INSERT INTO changes (id, watch_id, created_at, previous_json, shipment_json) VALUES (?, ?, ?, ?, ?)",
+                        [
+                            .text(change.id), .integer(watchID), .real(fetchedAt.timeIntervalSince1970),
+                            .blob(change.previous), .blob(served),
+                        ])
+                    try connection.run(
+                        """
+                        INSERT INTO outbox (change_id, subscription_id, created_at, next_attempt_at)
+                        SELECT ?, id, ?, ? FROM subscriptions WHERE watch_id = ?
+                        """,
+                        [
+                            .text(change.id), .real(fetchedAt.timeIntervalSince1970),
+                            .real(fetchedAt.timeIntervalSince1970), .integer(watchID),
+                        ])
+                    changes.append(change)
+                }
+                try connection.run(
+                    """
+                    UPDATE watches SET status_label = ?, status_json = ?, checked_at = ?, next_check_at = ?, active = ?
+                    WHERE id = ?
+                    """,
+                    [
+                        .text(shipment.status.label), .blob(status), .real(fetchedAt.timeIntervalSince1970),
+                        .real((next ?? fetchedAt).timeIntervalSince1970), .integer(next == nil ? 0 : 1),
+                        .integer(watchID),
+                    ])
+            }
+            return changes
+        }
+    }
+
+    public func due(at now: Date, limit: Int) throws -> [TrackingNumber] {
+        let rows = try database.read { connection in
+            try connection.run(
+                """
+                SELECT number FROM watches WHERE active = 1 AND next_check_at <= ?
+                GROUP BY number ORDER BY MIN(next_check_at) LIMIT ?
+                """, [.real(now.timeIntervalSince1970), .integer(Int64(limit))])
+        }
+        return rows.compactMap { $0.text(0).flatMap { try? TrackingNumber(parsing: $0) } }
+    }
+
+    public func postpone(_ number: TrackingNumber, until: Date) throws {
+        _ = try database.write { connection in
+            try connection.run(
+                "UPDATE watches SET next_check_at = ? WHERE number = ? AND active = 1",
+                [.real(until.timeIntervalSince1970), .text(number.digits)])
+        }
+    }
+
+    // MARK: The outbox
+
+    public func dueDeliveries(at now: Date, limit: Int) throws -> [PendingDelivery] {
+        let rows = try database.read { connection in
+            try connection.run(
+                """
+                SELECT o.id, o.attempts, o.created_at, sub.url, sub.secret, c.id, c.watch_id, w.number, c.created_at,
+                       c.previous_json, c.shipment_json
+                FROM outbox o
+                JOIN subscriptions sub ON sub.id = o.subscription_id
+                JOIN changes c ON c.id = o.change_id
+                JOIN watches w ON w.id = c.watch_id
+                WHERE o.state = 'pending' AND o.next_attempt_at <= ?
+                  AND o.id = (SELECT MIN(id) FROM outbox p WHERE p.subscription_id = o.subscription_id AND p.state = 'pending')
+                ORDER BY o.next_attempt_at LIMIT ?
+                """, [.real(now.timeIntervalSince1970), .integer(Int64(limit))])
+        }
+        return rows.compactMap { row in
+            guard let id = row.int(0), let number = row.text(7).flatMap({ try? TrackingNumber(parsing: $0) })
+            else { return nil }
+            let change = StatusChange(
+                id: row.text(5) ?? "", watchID: Int64(row.int(6) ?? 0), number: number,
+                createdAt: row.date(8) ?? .distantPast, previous: row.data(9) ?? Data(), shipment: row.data(10) ?? Data())
+            return PendingDelivery(
+                outboxID: Int64(id), change: change, url: row.text(3) ?? "", secret: row.text(4) ?? "",
+                attempts: row.int(1) ?? 0, createdAt: row.date(2) ?? .distantPast)
+        }
+    }
+
+    public func recordAttempt(
+        _ outboxID: Int64, at: Date, status: Int?, error: String?, durationMilliseconds: Double, delivered: Bool,
+        retryAt: Date?
+    ) throws {
+        _ = try database.write { connection in
+            try connection.run(
+                "INSERT INTO delivery_attempts (outbox_id, at, status, error, duration_ms) VALUES (?, ?, ?, ?, ?)",
+                [
+                    .integer(outboxID), .real(at.timeIntervalSince1970), status.map { .integer(Int64($0)) } ?? .null,
+                    error.map(SQLValue.text) ?? .null, .real(durationMilliseconds),
+                ])
+            let state = delivered ? "delivered" : retryAt == nil ? "failed" : "pending"
+            try connection.run(
+                """
+                UPDATE outbox SET attempts = attempts + 1, state = ?, next_attempt_at = ?, finished_at = ?
+                WHERE id = ?
+                """,
+                [
+                    .text(state), .real((retryAt ?? at).timeIntervalSince1970),
+                    state == "pending" ? .null : .real(at.timeIntervalSince1970), .integer(outboxID),
+                ])
+        }
+    }
+
+    public func pendingDeliveryCount() throws -> Int {
+        let rows = try database.read { connection in
+            try connection.run("SELECT COUNT(*) FROM outbox WHERE state = 'pending'")
+        }
+        return rows.first?.int(0) ?? 0
+    }
+
+    // MARK: API keys
+
+    public func createKey(name: String, keyHash: Data, calendarHash: Data, now: Date) throws -> APIKeyRecord {
+        do {
+            let id = try database.write { connection in
+                try connection.run(
+                    "INSERT INTO api_keys (name, key_hash, calendar_hash, created_at) VALUES (?, ?, ?, ?)",
+                    [.text(name), .blob(keyHash), .blob(calendarHash), .real(now.timeIntervalSince1970)])
+                return connection.lastInsertedRowID
+            }
+            return APIKeyRecord(
+                id: id, name: name, keyHash: keyHash, calendarHash: calendarHash, createdAt: now, revokedAt: nil)
+        } catch let error as StoreError where error.code == 2067 {  // SQLITE_CONSTRAINT_UNIQUE
+            throw WatchStoreError.duplicateKeyName(name)
+        }
+    }
+
+    public func keys() throws -> [APIKeyRecord] {
+        let rows = try database.read { connection in
+            try connection.run("SELECT id, name, key_hash, calendar_hash, created_at, revoked_at FROM api_keys ORDER BY id")
+        }
+        return rows.map { row in
+            APIKeyRecord(
+                id: Int64(row.int(0) ?? 0), name: row.text(1) ?? "", keyHash: row.data(2) ?? Data(),
+                calendarHash: row.data(3) ?? Data(), createdAt: row.date(4) ?? .distantPast, revokedAt: row.date(5))
+        }
+    }
+
+    public func revokeKey(_ nameOrID: String, now: Date) throws -> Bool {
+        try database.write { connection in
+            try connection.run(
+                "UPDATE api_keys SET revoked_at = ? WHERE (name = ? OR id = ?) AND revoked_at IS NULL",
+                [.real(now.timeIntervalSince1970), .text(nameOrID), .integer(Int64(nameOrID) ?? -1)])
+            return connection.changes > 0
+        }
+    }
+
+    // MARK: Rows
+
+    private static func watch(from row: SQLRow) -> Watch? {
+        guard let id = row.int(0), let owner = row.text(1),
+            let number = row.text(2).flatMap({ try? TrackingNumber(parsing: $0) })
+        else { return nil }
+        var latest: LatestShipment?
+        if let json = row.data(8), let fetchedAt = row.date(9),
+            let shipment = try? JSONDecoder().decode(Shipment.self, from: json)
+        {
+            latest = LatestShipment(shipment: shipment, fetchedAt: fetchedAt, json: json)
+        }
+        return Watch(
+            id: Int64(id), owner: WatchOwner(id: owner), number: number, label: row.text(3),
+            createdAt: row.date(4) ?? .distantPast, active: row.int(5) == 1, checkedAt: row.date(6),
+            nextCheckAt: row.date(7) ?? .distantPast, latest: latest, webhookURL: row.text(10))
+    }
+
+    /// The `status` object of a served shipment's JSON.
+    private static func statusJSON(ofServed json: Data) -> Data? {
+        guard let object = try? JSONSerialization.jsonObject(with: json) as? [String: Any],
+            let status = object["status"]
+        else { return nil }
+        return try? JSONSerialization.data(withJSONObject: status, options: [.sortedKeys])
+    }
+}

@@ -1,0 +1,95 @@
+/// The watch store's tables, one migration per version. Applied at open, in order; never edited once
+/// released (a change is a new version).
+enum Schema {
+    static let migrations: [SQLiteDatabase.Migration] = [
+        // 1: watches, the latest shipment per number, every distinct event, and the log of changes.
+        SQLiteDatabase.Migration(
+            version: 1,
+            sql: """
+                CREATE TABLE watches (
+                    id INTEGER PRIMARY KEY,
+                    owner TEXT NOT NULL,
+                    number TEXT NOT NULL,
+                    label TEXT,
+                    created_at REAL NOT NULL,
+                    active INTEGER NOT NULL DEFAULT 1,
+                    status_label TEXT,
+                    status_json BLOB,
+                    checked_at REAL,
+                    next_check_at REAL NOT NULL,
+                    UNIQUE (owner, number)
+                );
+                CREATE INDEX watches_due ON watches (active, next_check_at);
+                CREATE INDEX watches_number ON watches (number);
+                CREATE TABLE shipments (
+                    number TEXT PRIMARY KEY,
+                    json BLOB NOT NULL,
+                    status_code TEXT NOT NULL,
+                    status_label TEXT NOT NULL,
+                    terminal INTEGER NOT NULL,
+                    fetched_at REAL NOT NULL
+                );
+                CREATE TABLE events (
+                    number TEXT NOT NULL,
+                    label TEXT NOT NULL,
+                    at TEXT NOT NULL,
+                    place TEXT NOT NULL,
+                    first_seen_at REAL NOT NULL,
+                    UNIQUE (number, label, at, place)
+                );
+                CREATE TABLE changes (
+                    id TEXT PRIMARY KEY,
+                    watch_id INTEGER NOT NULL REFERENCES watches (id) ON DELETE CASCADE,
+                    created_at REAL NOT NULL,
+                    previous_json BLOB NOT NULL,
+                    shipment_json BLOB NOT NULL
+                );
+                CREATE INDEX changes_watch ON changes (watch_id);
+                """),
+        // 2: webhook subscriptions, the outbox, and every delivery attempt.
+        SQLiteDatabase.Migration(
+            version: 2,
+            sql: """
+                CREATE TABLE subscriptions (
+                    id INTEGER PRIMARY KEY,
+                    watch_id INTEGER NOT NULL UNIQUE REFERENCES watches (id) ON DELETE CASCADE,
+                    url TEXT NOT NULL,
+                    secret TEXT NOT NULL,
+                    created_at REAL NOT NULL
+                );
+                CREATE TABLE outbox (
+                    id INTEGER PRIMARY KEY,
+                    change_id TEXT NOT NULL REFERENCES changes (id) ON DELETE CASCADE,
+                    subscription_id INTEGER NOT NULL REFERENCES subscriptions (id) ON DELETE CASCADE,
+                    state TEXT NOT NULL DEFAULT 'pending',
+                    attempts INTEGER NOT NULL DEFAULT 0,
+                    created_at REAL NOT NULL,
+                    next_attempt_at REAL NOT NULL,
+                    finished_at REAL
+                );
+                CREATE INDEX outbox_pending ON outbox (state, subscription_id, id);
+                CREATE TABLE delivery_attempts (
+                    id INTEGER PRIMARY KEY,
+                    outbox_id INTEGER NOT NULL REFERENCES outbox (id) ON DELETE CASCADE,
+                    at REAL NOT NULL,
+                    status INTEGER,
+                    error TEXT,
+                    duration_ms REAL NOT NULL
+                );
+                CREATE INDEX delivery_attempts_outbox ON delivery_attempts (outbox_id);
+                """),
+        // 3: API keys (hashed) and their calendar tokens (hashed).
+        SQLiteDatabase.Migration(
+            version: 3,
+            sql: """
+                CREATE TABLE api_keys (
+                    id INTEGER PRIMARY KEY,
+                    name TEXT NOT NULL UNIQUE,
+                    key_hash BLOB NOT NULL UNIQUE,
+                    calendar_hash BLOB NOT NULL UNIQUE,
+                    created_at REAL NOT NULL,
+                    revoked_at REAL
+                );
+                """),
+    ]
+}

@@ -1,0 +1,174 @@
+import Foundation
+import Kuroneko
+
+/// Whose watch a watch is: the API key that made it, or `local` (the command line, or a server without
+/// keys). Two owners watching one number share its fetches and nothing else.
+public struct WatchOwner: Hashable, Sendable, CustomStringConvertible {
+    public let id: String
+
+    public init(id: String) {
+        self.id = id
+    }
+
+    public static let local = WatchOwner(id: "local")
+
+    public static func key(_ keyID: Int64) -> WatchOwner { WatchOwner(id: "key:\(keyID)") }
+
+    public var description: String { id }
+}
+
+/// The latest shipment known for a number, and when Yamato was asked.
+public struct LatestShipment: Sendable, Hashable {
+    public let shipment: Shipment
+    public let fetchedAt: Date
+    /// As the API serves it (``ServedShipment``).
+    public let json: Data
+}
+
+/// A tracking number someone follows.
+public struct Watch: Sendable, Hashable {
+    public let id: Int64
+    public let owner: WatchOwner
+    public let number: TrackingNumber
+    public let label: String?
+    public let createdAt: Date
+    /// Still followed: not finished (delivered, returned, invalid) and not expired.
+    public let active: Bool
+    /// When a fresh answer for it last came in.
+    public let checkedAt: Date?
+    /// When the poller checks it next.
+    public let nextCheckAt: Date
+    public let latest: LatestShipment?
+    /// Where its changes are posted, when it has a webhook.
+    public let webhookURL: String?
+}
+
+/// One status change of a watch: what it was and what it became.
+public struct StatusChange: Sendable, Hashable {
+    /// Stable, unique: a webhook receiver drops duplicates by it.
+    public let id: String
+    public let watchID: Int64
+    public let number: TrackingNumber
+    public let createdAt: Date
+    /// The status before, as JSON (the shipment's `status` object).
+    public let previous: Data
+    /// The shipment after, as the API serves it.
+    public let shipment: Data
+}
+
+/// A webhook delivery waiting in the outbox, with what it needs to be sent.
+public struct PendingDelivery: Sendable, Hashable {
+    public let outboxID: Int64
+    public let change: StatusChange
+    public let url: String
+    public let secret: String
+    public let attempts: Int
+    public let createdAt: Date
+}
+
+/// One attempt to deliver a change, as recorded.
+public struct DeliveryRecord: Sendable, Hashable {
+    public let changeID: String
+    /// `pending`, `delivered` or `failed` (given up after 24 h).
+    public let state: String
+    public let at: Date
+    /// The receiver's HTTP status, when it answered.
+    public let status: Int?
+    public let error: String?
+    public let durationMilliseconds: Double
+}
+
+/// An API key as stored: its name and hashes, never the key.
+public struct APIKeyRecord: Sendable, Hashable {
+    public let id: Int64
+    public let name: String
+    public let keyHash: Data
+    public let calendarHash: Data
+    public let createdAt: Date
+    public let revokedAt: Date?
+
+    public var owner: WatchOwner { .key(id) }
+}
+
+/// Which watches a listing shows.
+public enum WatchFilter: String, Sendable, CaseIterable {
+    case all, active, finished
+}
+
+/// What adding a watch did.
+public struct AddedWatch: Sendable {
+    public let watch: Watch
+    /// False when the owner already watched the number (adding is idempotent).
+    public let created: Bool
+    /// The webhook's secret, only when this add created the subscription: shown once.
+    public let webhookSecret: String?
+}
+
+/// The watch list's persistence, with every SQL statement behind it in one implementation
+/// (``SQLiteWatchStore``), so another engine can be added without touching the API, the poller or the
+/// command line.
+public protocol WatchStore: Sendable {
+    /// Adds a watch (idempotent per owner and number), with a webhook when `webhook` is given.
+    /// - Throws: ``WatchStoreError/limitReached`` past ``WatchLimits/watchesPerOwner``.
+    func add(
+        _ number: TrackingNumber, label: String?, owner: WatchOwner, webhook: (url: String, secret: String)?,
+        now: Date
+    ) throws -> AddedWatch
+    func watch(_ number: TrackingNumber, owner: WatchOwner) throws -> Watch?
+    /// Watches in creation order after `cursor` (a watch id), at most `limit`.
+    func watches(owner: WatchOwner, filter: WatchFilter, after cursor: Int64?, limit: Int) throws -> [Watch]
+    /// Removes a watch with its changes, subscription and pending deliveries.
+    func remove(_ number: TrackingNumber, owner: WatchOwner) throws -> Bool
+    func changes(of number: TrackingNumber, owner: WatchOwner) throws -> [StatusChange]?
+    func deliveries(of number: TrackingNumber, owner: WatchOwner) throws -> [DeliveryRecord]?
+    /// Every distinct event seen for a number, oldest first: label, time, place.
+    func events(of number: TrackingNumber) throws -> [(label: String, at: String, place: String)]
+
+    /// Records a fresh answer for a number: the latest shipment, new events, and for every watch of it the
+    /// check time, the next check, and a change (with its webhook deliveries) when the status differs
+    /// from the watch's last one. The first status a watch sees is its baseline, not a change.
+    /// - Parameter nextCheck: when each watch should be checked next; `nil` stops checking it (inactive).
+    @discardableResult
+    func record(_ shipment: Shipment, fetchedAt: Date, nextCheck: (Watch, Shipment) -> Date?) throws
+        -> [StatusChange]
+    /// Numbers of active watches due for a check, most overdue first.
+    func due(at now: Date, limit: Int) throws -> [TrackingNumber]
+    /// Moves the next check of a number's watches (after a failed check).
+    func postpone(_ number: TrackingNumber, until: Date) throws
+
+    /// The oldest pending delivery of each subscription whose time has come (deliveries of one watch go
+    /// out in order: the next waits until the one before is delivered or given up).
+    func dueDeliveries(at now: Date, limit: Int) throws -> [PendingDelivery]
+    /// Records an attempt; `delivered`, or retried at `retryAt`, or given up when `retryAt` is `nil`.
+    func recordAttempt(
+        _ outboxID: Int64, at: Date, status: Int?, error: String?, durationMilliseconds: Double, delivered: Bool,
+        retryAt: Date?) throws
+    /// Deliveries not yet delivered or given up.
+    func pendingDeliveryCount() throws -> Int
+
+    func createKey(name: String, keyHash: Data, calendarHash: Data, now: Date) throws -> APIKeyRecord
+    func keys() throws -> [APIKeyRecord]
+    /// Revokes by name or id; false when no such key is active.
+    func revokeKey(_ nameOrID: String, now: Date) throws -> Bool
+}
+
+/// The documented limits of the watch list.
+public enum WatchLimits {
+    /// Watches one owner may have; adding more is answered 409.
+    public static let watchesPerOwner = 10_000
+    /// The longest label, in characters.
+    public static let labelLength = 200
+}
+
+/// What the store refuses, with a stable code.
+public enum WatchStoreError: Error, Sendable, Equatable, CustomStringConvertible {
+    case limitReached(Int)
+    case duplicateKeyName(String)
+
+    public var description: String {
+        switch self {
+        case .limitReached(let limit): "this owner already has \(limit) watches, the most allowed; remove some first"
+        case .duplicateKeyName(let name): "a key named \"\(name)\" exists already; choose another name"
+        }
+    }
+}

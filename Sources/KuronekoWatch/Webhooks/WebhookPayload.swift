@@ -1,0 +1,32 @@
+import Foundation
+
+/// What a webhook receiver gets for a change: the body and the header that signs it.
+///
+/// The body is `{"created_at", "id", "previous", "shipment", "type": "shipment.status_changed"}`; the
+/// signature `Kuroneko-Signature: t=<unix seconds>,v1=<hex HMAC-SHA256 of "t.body" under the secret>`.
+public enum WebhookPayload {
+    public static let signatureHeader = "Kuroneko-Signature"
+    public static let type = "shipment.status_changed"
+
+    /// The JSON body of a change (keys sorted; `previous` the status before, `shipment` the shipment after).
+    public static func body(for change: StatusChange) -> Data {
+        var body = Data(#"{"created_at":""#.utf8)
+        body.append(Data(ISO8601DateFormatter().string(from: change.createdAt).utf8))
+        body.append(Data(#"","id":""#.utf8))
+        body.append(Data(change.id.utf8))
+        body.append(Data(#"","previous":"#.utf8))
+        body.append(change.previous.isEmpty ? Data("null".utf8) : change.previous)
+        body.append(Data(#","shipment":"#.utf8))
+        body.append(change.shipment)
+        body.append(Data(#","type":"\#(type)"}"#.utf8))
+        return body
+    }
+
+    /// `t=<unix seconds>,v1=<hex>`.
+    public static func signature(of body: Data, secret: String, at time: Date) -> String {
+        let seconds = Int(time.timeIntervalSince1970)
+        var signed = Data("\(seconds).".utf8)
+        signed.append(body)
+        return "t=\(seconds),v1=\(Secrets.hmacSHA256(key: secret, message: signed))"
+    }
+}

@@ -1,0 +1,221 @@
+import CCrypto
+import Foundation
+
+/// How one delivery attempt ended.
+public struct DeliveryOutcome: Sendable, Equatable {
+    /// The receiver's HTTP status, when it answered.
+    public let status: Int?
+    /// Why there was no 2xx answer, in one line.
+    public let error: String?
+
+    public var delivered: Bool { status.map { (200..<300).contains($0) } ?? false }
+
+    public init(status: Int?, error: String?) {
+        self.status = status
+        self.error = error
+    }
+}
+
+/// Sends one signed webhook body. A protocol, so the outbox can be tested without sockets.
+public protocol WebhookSender: Sendable {
+    func send(_ body: Data, signature: String, to url: String) async -> DeliveryOutcome
+}
+
+/// The real sender: resolves the host, refuses a private address (checked again here, on the address
+/// actually connected to, so a name that resolved to a public address when the webhook was added cannot
+/// lead elsewhere now), connects with a 10 s limit for the whole attempt, speaks HTTP/1.1 (over TLS with
+/// certificate and host name checks for https), and never follows a redirect.
+public struct SocketWebhookSender: WebhookSender {
+    public let allowPrivate: Bool
+    public let timeout: TimeInterval
+
+    public init(allowPrivate: Bool, timeout: TimeInterval = 10) {
+        self.allowPrivate = allowPrivate
+        self.timeout = timeout
+    }
+
+    public func send(_ body: Data, signature: String, to url: String) async -> DeliveryOutcome {
+        let allowPrivate = self.allowPrivate
+        let timeout = self.timeout
+        // Blocking socket work on a thread of its own, never on the cooperative pool.
+        return await withCheckedContinuation { continuation in
+            Thread.detachNewThread {
+                continuation.resume(
+                    returning: Self.deliver(body, signature: signature, to: url, allowPrivate: allowPrivate, timeout: timeout))
+            }
+        }
+    }
+
+    static func deliver(_ body: Data, signature: String, to url: String, allowPrivate: Bool, timeout: TimeInterval)
+        -> DeliveryOutcome
+    {
+        let address: WebhookAddress
+        let candidates: [sockaddr_storage]
+        do {
+            address = try WebhookAddress(url)
+            candidates = try address.resolve(allowPrivate: allowPrivate)
+        } catch {
+            return DeliveryOutcome(status: nil, error: error.description)
+        }
+        let deadline = Date().addingTimeInterval(timeout)
+        guard let socket = connect(to: candidates, until: deadline) else {
+            return DeliveryOutcome(status: nil, error: "could not connect to \(address.host):\(address.port) in time")
+        }
+        defer { close(socket) }
+        var seconds = timeval(tv_sec: Int(max(1, deadline.timeIntervalSinceNow.rounded(.up))), tv_usec: 0)
+        setsockopt(socket, SOL_SOCKET, SO_RCVTIMEO, &seconds, socklen_t(MemoryLayout<timeval>.size))
+        setsockopt(socket, SOL_SOCKET, SO_SNDTIMEO, &seconds, socklen_t(MemoryLayout<timeval>.size))
+        let hostHeader =
+            (address.host.contains(":") ? "[\(address.host)]" : address.host)
+            + ((address.secure && address.port == 443) || (!address.secure && address.port == 80) ? "" : ":\(address.port)")
+        var request = Data(
+            ("POST \(address.target) HTTP/1.1\r\nHost: \(hostHeader)\r\nUser-Agent: Kuroneko-Webhook/\(KuronekoWatchVersion.version)\r\n"
+                + "Content-Type: application/json\r\nContent-Length: \(body.count)\r\n"
+                + "\(WebhookPayload.signatureHeader): \(signature)\r\nConnection: close\r\n\r\n").utf8)
+        request.append(body)
+        let channel: any ByteChannel
+        if address.secure {
+            guard let tls = TLSChannel(socket: socket, host: address.host) else {
+                return DeliveryOutcome(status: nil, error: "the TLS handshake with \(address.host) failed or its certificate was refused")
+            }
+            channel = tls
+        } else {
+            channel = PlainChannel(socket: socket)
+        }
+        guard channel.write(request) else {
+            return DeliveryOutcome(status: nil, error: "the connection to \(address.host) broke while sending")
+        }
+        guard let statusLine = channel.readStatusLine(limit: 8_192) else {
+            return DeliveryOutcome(status: nil, error: "\(address.host) sent no HTTP answer within \(Int(timeout)) s")
+        }
+        let parts = statusLine.split(separator: " ")
+        guard parts.count >= 2, parts[0].hasPrefix("HTTP/1."), let status = Int(parts[1]) else {
+            return DeliveryOutcome(status: nil, error: "\(address.host) answered something that is not HTTP")
+        }
+        if (200..<300).contains(status) { return DeliveryOutcome(status: status, error: nil) }
+        let reason = (300..<400).contains(status) ? "a redirect, which is not followed" : "not a 2xx status"
+        return DeliveryOutcome(status: status, error: "\(address.host) answered HTTP \(status), \(reason)")
+    }
+
+    /// Connects to the first address that accepts before the deadline.
+    private static func connect(to addresses: [sockaddr_storage], until deadline: Date) -> Int32? {
+        for var address in addresses {
+            let family = Int32(address.ss_family)
+            let socket = Glibc.socket(family, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
+            guard socket >= 0 else { continue }
+            let flags = fcntl(socket, F_GETFL)
+            _ = fcntl(socket, F_SETFL, flags | O_NONBLOCK)
+            let length = socklen_t(family == AF_INET ? MemoryLayout<sockaddr_in>.size : MemoryLayout<sockaddr_in6>.size)
+            let result = withUnsafePointer(to: &address) {
+                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { Glibc.connect(socket, $0, length) }
+            }
+            if result == 0 || errno == EINPROGRESS {
+                var entry = pollfd(fd: socket, events: Int16(POLLOUT), revents: 0)
+                let wait = Int32(max(0, deadline.timeIntervalSinceNow * 1000))
+                var failure: Int32 = 0
+                var size = socklen_t(MemoryLayout<Int32>.size)
+                if result == 0
+                    || (poll(&entry, 1, wait) == 1 && getsockopt(socket, SOL_SOCKET, SO_ERROR, &failure, &size) == 0
+                        && failure == 0)
+                {
+                    _ = fcntl(socket, F_SETFL, flags)
+                    return socket
+                }
+            }
+            close(socket)
+        }
+        return nil
+    }
+}
+
+/// The package version, for the webhook User-Agent.
+public enum KuronekoWatchVersion {
+    public static let version = "0.1.0"
+}
+
+/// Bytes to and from the receiver, in the clear or over TLS.
+protocol ByteChannel {
+    func write(_ data: Data) -> Bool
+    func read(into buffer: UnsafeMutableRawBufferPointer) -> Int
+}
+
+extension ByteChannel {
+    /// The first line of the answer, read a little at a time.
+    func readStatusLine(limit: Int) -> String? {
+        var received = Data()
+        var chunk = [UInt8](repeating: 0, count: 1_024)
+        while received.count < limit {
+            let count = chunk.withUnsafeMutableBytes { read(into: $0) }
+            guard count > 0 else { break }
+            received.append(contentsOf: chunk[0..<count])
+            if let end = received.firstIndex(of: UInt8(ascii: "\n")) {
+                return String(decoding: received[..<end], as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
+            }
+        }
+        return nil
+    }
+}
+
+struct PlainChannel: ByteChannel {
+    let socket: Int32
+
+    func write(_ data: Data) -> Bool {
+        data.withUnsafeBytes { buffer in
+            var sent = 0
+            while sent < buffer.count {
+                let written = send(socket, buffer.baseAddress! + sent, buffer.count - sent, Int32(MSG_NOSIGNAL))
+                if written <= 0 { return false }
+                sent += written
+            }
+            return true
+        }
+    }
+
+    func read(into buffer: UnsafeMutableRawBufferPointer) -> Int {
+        recv(socket, buffer.baseAddress, buffer.count, 0)
+    }
+}
+
+/// TLS over a connected socket: the system's certificate authorities, the host name checked.
+final class TLSChannel: ByteChannel {
+    private let context: OpaquePointer
+    private let connection: OpaquePointer
+
+    init?(socket: Int32, host: String) {
+        guard let context = SSL_CTX_new(TLS_client_method()) else { return nil }
+        SSL_CTX_set_default_verify_paths(context)
+        SSL_CTX_set_verify(context, SSL_VERIFY_PEER, nil)
+        guard let connection = SSL_new(context) else {
+            SSL_CTX_free(context)
+            return nil
+        }
+        self.context = context
+        self.connection = connection
+        SSL_set_fd(connection, socket)
+        _ = kuroneko_ssl_set_server_name(connection, host)
+        SSL_set1_host(connection, host)
+        guard SSL_connect(connection) == 1, SSL_get_verify_result(connection) == X509_V_OK else { return nil }
+    }
+
+    deinit {
+        SSL_shutdown(connection)
+        SSL_free(connection)
+        SSL_CTX_free(context)
+    }
+
+    func write(_ data: Data) -> Bool {
+        data.withUnsafeBytes { buffer in
+            var sent = 0
+            while sent < buffer.count {
+                let written = SSL_write(connection, buffer.baseAddress! + sent, Int32(buffer.count - sent))
+                if written <= 0 { return false }
+                sent += Int(written)
+            }
+            return true
+        }
+    }
+
+    func read(into buffer: UnsafeMutableRawBufferPointer) -> Int {
+        Int(SSL_read(connection, buffer.baseAddress, Int32(buffer.count)))
+    }
+}

@@ -1,0 +1,103 @@
+import Foundation
+import Kuroneko
+import KuronekoServer
+import KuronekoWatch
+
+/// The watch list of `kuroneko serve`: its database, the recorder every fresh answer goes through, and the
+/// poller and webhook deliverer running beside the server.
+struct WatchListSetup {
+    let store: SQLiteWatchStore
+    let schedule: PollSchedule
+    /// A file of `--demo`'s own, removed at exit.
+    private let temporaryDirectory: URL?
+
+    static func open(path: String?, demo: Bool, environment: [String: String], pollSpeed: Double) throws
+        -> WatchListSetup
+    {
+        var temporary: URL?
+        let file: String
+        if let path {
+            file = path
+        } else if demo {
+            let directory = FileManager.default.temporaryDirectory.appendingPathComponent(
+                "kuroneko-demo-\(UUID().uuidString)")
+            temporary = directory
+            file = directory.appendingPathComponent("kuroneko.sqlite").path
+        } else {
+            file = SQLiteWatchStore.defaultPath(environment: environment)
+        }
+        do {
+            return WatchListSetup(
+                store: try SQLiteWatchStore(path: file), schedule: PollSchedule(speed: pollSpeed),
+                temporaryDirectory: temporary)
+        } catch {
+            throw CommandFailure.usage("serve: the watch list database \(file) cannot be opened: \(error)")
+        }
+    }
+
+    func removeTemporaryFile() {
+        if let temporaryDirectory { try? FileManager.default.removeItem(at: temporaryDirectory) }
+    }
+
+    /// Records a fresh answer for whoever watches its number, scheduling each watch's next check.
+    func recorder(clock: any TrackingClock) -> @Sendable (Shipment, Date) -> Void {
+        let store = self.store
+        let schedule = self.schedule
+        return { shipment, fetchedAt in
+            _ = try? store.record(shipment, fetchedAt: fetchedAt) { watch, shipment in
+                schedule.nextCheck(
+                    for: shipment, watchCreatedAt: watch.createdAt, now: fetchedAt, random: Double.random(in: 0..<1))
+            }
+        }
+    }
+
+    /// Starts the poller and the deliverer.
+    func start(service: ShipmentService, clock: any TrackingClock, sender: any WebhookSender) -> BackgroundWork {
+        let poller = WatchPoller(store: store, clock: clock, schedule: schedule) { number in
+            if case .fresh = await service.check(number, priority: .background) { return true }
+            return false
+        }
+        let deliverer = WebhookDeliverer(store: store, sender: sender, clock: clock)
+        let tick = Duration.milliseconds(Int64(max(50, min(1_000, 1_000 / schedule.speed))))
+        return BackgroundWork(
+            store: store, poller: poller, deliverer: deliverer,
+            tasks: [Task { await poller.run(tick: tick) }, Task { await deliverer.run(tick: tick) }])
+    }
+}
+
+/// The poller and the deliverer while they run, and their figures for `/metrics`.
+struct BackgroundWork: Sendable {
+    let store: SQLiteWatchStore
+    let poller: WatchPoller
+    let deliverer: WebhookDeliverer
+    let tasks: [Task<Void, Never>]
+
+    func stop() {
+        tasks.forEach { $0.cancel() }
+    }
+
+    func metrics() -> [String] {
+        let polls = poller.statistics
+        let deliveries = deliverer.statistics
+        let pending = (try? store.pendingDeliveryCount()) ?? 0
+        return [
+            "# HELP kuroneko_poller_budget_share The share of the upstream budget the poller may use at most.",
+            "# TYPE kuroneko_poller_budget_share gauge",
+            "kuroneko_poller_budget_share \(WatchPoller.budgetShare)",
+            "# HELP kuroneko_poller_checks_total Watched numbers the poller checked.",
+            "# TYPE kuroneko_poller_checks_total counter",
+            "kuroneko_poller_checks_total \(polls.checks)",
+            "# HELP kuroneko_poller_failures_total Poller checks Yamato did not answer.",
+            "# TYPE kuroneko_poller_failures_total counter",
+            "kuroneko_poller_failures_total \(polls.failures)",
+            "# HELP kuroneko_webhook_deliveries_total Webhook attempts, by result.",
+            "# TYPE kuroneko_webhook_deliveries_total counter",
+            "kuroneko_webhook_deliveries_total{result=\"delivered\"} \(deliveries.delivered)",
+            "kuroneko_webhook_deliveries_total{result=\"failed\"} \(deliveries.failedAttempts)",
+            "kuroneko_webhook_deliveries_total{result=\"given_up\"} \(deliveries.givenUp)",
+            "# HELP kuroneko_webhook_pending Webhook deliveries waiting in the outbox.",
+            "# TYPE kuroneko_webhook_pending gauge",
+            "kuroneko_webhook_pending \(pending)",
+        ]
+    }
+}
