@@ -59,7 +59,8 @@ let package = Package(
         .testTarget(
             name: "KuronekoSimulatorTests", dependencies: ["KuronekoSimulator", "KuronekoHTTP", "KuronekoTestSupport"]),
         .testTarget(
-            name: "KuronekoServerTests", dependencies: ["KuronekoServer", "KuronekoHTTP", "KuronekoTestSupport"]),
+            name: "KuronekoServerTests",
+            dependencies: ["KuronekoServer", "KuronekoHTTP", "KuronekoWatch", "KuronekoTestSupport"]),
         .testTarget(name: "KuronekoWatchTests", dependencies: ["KuronekoWatch", "KuronekoTestSupport"]),
         .testTarget(
             name: "EndToEndTests",

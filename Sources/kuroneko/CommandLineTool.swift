@@ -54,6 +54,8 @@ struct CommandLineTool {
             try await SimulateCommand(arguments: rest).run(on: terminal)
         case "completion":
             try completion(rest)
+        case "add", "list", "show", "remove", "refresh", "keys":
+            try await WatchCommands(spec, arguments: rest, terminal: terminal).run()
         default:
             try help(rest)
         }

@@ -73,7 +73,7 @@ struct ShipmentTable {
 
     /// ANSI SGR colours by meaning: green done, cyan on its way to the door, yellow needs attention,
     /// red went wrong.
-    private static func color(for code: StatusCode) -> String? {
+    static func color(for code: StatusCode) -> String? {
         switch code {
         case .delivered: "32"
         case .outForDelivery: "36"

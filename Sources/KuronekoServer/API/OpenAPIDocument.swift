@@ -290,6 +290,523 @@ enum OpenAPIDocument {
                 "operationId": "queryShipments"
               }
             },
+            "/v1/watches": {
+              "post": {
+                "summary": "Watch a number",
+                "description": "Adds a watch for the request's owner (idempotent: 200 when it exists). Never waits for Yamato: the first check is queued at refresh priority. With webhook_url, the webhook's secret is in the answer once, as webhook_secret.",
+                "operationId": "addWatch",
+                "requestBody": {
+                  "required": true,
+                  "content": {
+                    "application/json": {
+                      "schema": {
+                        "type": "object",
+                        "required": [
+                          "number"
+                        ],
+                        "additionalProperties": false,
+                        "properties": {
+                          "number": {
+                            "type": "string"
+                          },
+                          "label": {
+                            "type": [
+                              "string",
+                              "null"
+                            ],
+                            "maxLength": 200
+                          },
+                          "webhook_url": {
+                            "type": [
+                              "string",
+                              "null"
+                            ],
+                            "maxLength": 2048
+                          }
+                        }
+                      },
+                      "example": {
+                        "number": "3277-5445-9830",
+                        "label": "shoes"
+                      }
+                    }
+                  }
+                },
+                "responses": {
+                  "200": {
+                    "description": "The watch existed already",
+                    "headers": {
+                      "X-Request-ID": {
+                        "$ref": "#/components/headers/X-Request-ID"
+                      }
+                    },
+                    "content": {
+                      "application/json": {
+                        "schema": {
+                          "$ref": "#/components/schemas/WatchAdded"
+                        }
+                      }
+                    }
+                  },
+                  "201": {
+                    "description": "The watch was added",
+                    "headers": {
+                      "X-Request-ID": {
+                        "$ref": "#/components/headers/X-Request-ID"
+                      }
+                    },
+                    "content": {
+                      "application/json": {
+                        "schema": {
+                          "$ref": "#/components/schemas/WatchAdded"
+                        }
+                      }
+                    }
+                  },
+                  "400": {
+                    "$ref": "#/components/responses/BadRequest"
+                  },
+                  "401": {
+                    "$ref": "#/components/responses/Unauthorized"
+                  },
+                  "503": {
+                    "$ref": "#/components/responses/Unavailable"
+                  },
+                  "409": {
+                    "$ref": "#/components/responses/Conflict"
+                  },
+                  "413": {
+                    "$ref": "#/components/responses/ContentTooLarge"
+                  },
+                  "404": {
+                    "$ref": "#/components/responses/NotFound"
+                  },
+                  "405": {
+                    "$ref": "#/components/responses/MethodNotAllowed"
+                  },
+                  "414": {
+                    "$ref": "#/components/responses/URITooLong"
+                  },
+                  "431": {
+                    "$ref": "#/components/responses/HeadersTooLarge"
+                  }
+                }
+              },
+              "get": {
+                "summary": "The owner's watches, paged",
+                "operationId": "listWatches",
+                "parameters": [
+                  {
+                    "name": "limit",
+                    "in": "query",
+                    "schema": {
+                      "type": "integer",
+                      "minimum": 1,
+                      "maximum": 500,
+                      "default": 100
+                    }
+                  },
+                  {
+                    "name": "cursor",
+                    "in": "query",
+                    "description": "next_cursor of the previous page",
+                    "schema": {
+                      "type": "string"
+                    }
+                  },
+                  {
+                    "name": "status",
+                    "in": "query",
+                    "schema": {
+                      "type": "string",
+                      "enum": [
+                        "active",
+                        "finished"
+                      ]
+                    }
+                  }
+                ],
+                "responses": {
+                  "200": {
+                    "description": "A page of watches",
+                    "headers": {
+                      "X-Request-ID": {
+                        "$ref": "#/components/headers/X-Request-ID"
+                      }
+                    },
+                    "content": {
+                      "application/json": {
+                        "schema": {
+                          "$ref": "#/components/schemas/WatchList"
+                        }
+                      }
+                    }
+                  },
+                  "400": {
+                    "$ref": "#/components/responses/BadRequest"
+                  },
+                  "401": {
+                    "$ref": "#/components/responses/Unauthorized"
+                  },
+                  "503": {
+                    "$ref": "#/components/responses/Unavailable"
+                  },
+                  "404": {
+                    "$ref": "#/components/responses/NotFound"
+                  },
+                  "405": {
+                    "$ref": "#/components/responses/MethodNotAllowed"
+                  },
+                  "414": {
+                    "$ref": "#/components/responses/URITooLong"
+                  },
+                  "431": {
+                    "$ref": "#/components/responses/HeadersTooLarge"
+                  }
+                }
+              }
+            },
+            "/v1/watches/{number}": {
+              "get": {
+                "summary": "One watch",
+                "operationId": "getWatch",
+                "parameters": [
+                  {
+                    "name": "number",
+                    "in": "path",
+                    "required": true,
+                    "description": "The tracking number, with or without hyphens",
+                    "schema": {
+                      "type": "string"
+                    },
+                    "example": "3277-5445-9830"
+                  }
+                ],
+                "responses": {
+                  "200": {
+                    "description": "The watch",
+                    "headers": {
+                      "X-Request-ID": {
+                        "$ref": "#/components/headers/X-Request-ID"
+                      }
+                    },
+                    "content": {
+                      "application/json": {
+                        "schema": {
+                          "$ref": "#/components/schemas/Watch"
+                        }
+                      }
+                    }
+                  },
+                  "400": {
+                    "$ref": "#/components/responses/BadRequest"
+                  },
+                  "401": {
+                    "$ref": "#/components/responses/Unauthorized"
+                  },
+                  "503": {
+                    "$ref": "#/components/responses/Unavailable"
+                  },
+                  "404": {
+                    "$ref": "#/components/responses/NotFound"
+                  },
+                  "405": {
+                    "$ref": "#/components/responses/MethodNotAllowed"
+                  },
+                  "414": {
+                    "$ref": "#/components/responses/URITooLong"
+                  },
+                  "431": {
+                    "$ref": "#/components/responses/HeadersTooLarge"
+                  }
+                }
+              },
+              "delete": {
+                "summary": "Stop watching, with its history, changes and pending deliveries",
+                "operationId": "removeWatch",
+                "parameters": [
+                  {
+                    "name": "number",
+                    "in": "path",
+                    "required": true,
+                    "description": "The tracking number, with or without hyphens",
+                    "schema": {
+                      "type": "string"
+                    },
+                    "example": "3277-5445-9830"
+                  }
+                ],
+                "responses": {
+                  "204": {
+                    "description": "Removed",
+                    "headers": {
+                      "X-Request-ID": {
+                        "$ref": "#/components/headers/X-Request-ID"
+                      }
+                    }
+                  },
+                  "400": {
+                    "$ref": "#/components/responses/BadRequest"
+                  },
+                  "401": {
+                    "$ref": "#/components/responses/Unauthorized"
+                  },
+                  "503": {
+                    "$ref": "#/components/responses/Unavailable"
+                  },
+                  "404": {
+                    "$ref": "#/components/responses/NotFound"
+                  },
+                  "405": {
+                    "$ref": "#/components/responses/MethodNotAllowed"
+                  },
+                  "414": {
+                    "$ref": "#/components/responses/URITooLong"
+                  },
+                  "431": {
+                    "$ref": "#/components/responses/HeadersTooLarge"
+                  }
+                }
+              }
+            },
+            "/v1/watches/{number}/changes": {
+              "get": {
+                "summary": "A watch's status changes, oldest first",
+                "operationId": "listWatchChanges",
+                "parameters": [
+                  {
+                    "name": "number",
+                    "in": "path",
+                    "required": true,
+                    "description": "The tracking number, with or without hyphens",
+                    "schema": {
+                      "type": "string"
+                    },
+                    "example": "3277-5445-9830"
+                  }
+                ],
+                "responses": {
+                  "200": {
+                    "description": "The changes",
+                    "headers": {
+                      "X-Request-ID": {
+                        "$ref": "#/components/headers/X-Request-ID"
+                      }
+                    },
+                    "content": {
+                      "application/json": {
+                        "schema": {
+                          "type": "object",
+                          "required": [
+                            "changes"
+                          ],
+                          "properties": {
+                            "changes": {
+                              "type": "array",
+                              "items": {
+                                "$ref": "#/components/schemas/StatusChange"
+                              }
+                            }
+                          }
+                        }
+                      }
+                    }
+                  },
+                  "400": {
+                    "$ref": "#/components/responses/BadRequest"
+                  },
+                  "401": {
+                    "$ref": "#/components/responses/Unauthorized"
+                  },
+                  "503": {
+                    "$ref": "#/components/responses/Unavailable"
+                  },
+                  "404": {
+                    "$ref": "#/components/responses/NotFound"
+                  },
+                  "405": {
+                    "$ref": "#/components/responses/MethodNotAllowed"
+                  },
+                  "414": {
+                    "$ref": "#/components/responses/URITooLong"
+                  },
+                  "431": {
+                    "$ref": "#/components/responses/HeadersTooLarge"
+                  }
+                }
+              }
+            },
+            "/v1/watches/{number}/deliveries": {
+              "get": {
+                "summary": "Every webhook delivery attempt of a watch",
+                "operationId": "listWatchDeliveries",
+                "parameters": [
+                  {
+                    "name": "number",
+                    "in": "path",
+                    "required": true,
+                    "description": "The tracking number, with or without hyphens",
+                    "schema": {
+                      "type": "string"
+                    },
+                    "example": "3277-5445-9830"
+                  }
+                ],
+                "responses": {
+                  "200": {
+                    "description": "The attempts",
+                    "headers": {
+                      "X-Request-ID": {
+                        "$ref": "#/components/headers/X-Request-ID"
+                      }
+                    },
+                    "content": {
+                      "application/json": {
+                        "schema": {
+                          "type": "object",
+                          "required": [
+                            "deliveries"
+                          ],
+                          "properties": {
+                            "deliveries": {
+                              "type": "array",
+                              "items": {
+                                "$ref": "#/components/schemas/DeliveryAttempt"
+                              }
+                            }
+                          }
+                        }
+                      }
+                    }
+                  },
+                  "400": {
+                    "$ref": "#/components/responses/BadRequest"
+                  },
+                  "401": {
+                    "$ref": "#/components/responses/Unauthorized"
+                  },
+                  "503": {
+                    "$ref": "#/components/responses/Unavailable"
+                  },
+                  "404": {
+                    "$ref": "#/components/responses/NotFound"
+                  },
+                  "405": {
+                    "$ref": "#/components/responses/MethodNotAllowed"
+                  },
+                  "414": {
+                    "$ref": "#/components/responses/URITooLong"
+                  },
+                  "431": {
+                    "$ref": "#/components/responses/HeadersTooLarge"
+                  }
+                }
+              }
+            },
+            "/v1/watches/{number}/refresh": {
+              "post": {
+                "summary": "Check a watch now, within the politeness budget",
+                "operationId": "refreshWatch",
+                "parameters": [
+                  {
+                    "name": "number",
+                    "in": "path",
+                    "required": true,
+                    "description": "The tracking number, with or without hyphens",
+                    "schema": {
+                      "type": "string"
+                    },
+                    "example": "3277-5445-9830"
+                  }
+                ],
+                "responses": {
+                  "200": {
+                    "description": "The watch after the check",
+                    "headers": {
+                      "X-Request-ID": {
+                        "$ref": "#/components/headers/X-Request-ID"
+                      }
+                    },
+                    "content": {
+                      "application/json": {
+                        "schema": {
+                          "$ref": "#/components/schemas/Watch"
+                        }
+                      }
+                    }
+                  },
+                  "400": {
+                    "$ref": "#/components/responses/BadRequest"
+                  },
+                  "401": {
+                    "$ref": "#/components/responses/Unauthorized"
+                  },
+                  "503": {
+                    "$ref": "#/components/responses/Unavailable"
+                  },
+                  "404": {
+                    "$ref": "#/components/responses/NotFound"
+                  },
+                  "405": {
+                    "$ref": "#/components/responses/MethodNotAllowed"
+                  },
+                  "414": {
+                    "$ref": "#/components/responses/URITooLong"
+                  },
+                  "431": {
+                    "$ref": "#/components/responses/HeadersTooLarge"
+                  }
+                }
+              }
+            },
+            "/v1/calendar.ics": {
+              "get": {
+                "summary": "Expected deliveries as an iCalendar feed",
+                "description": "One event per active watch with a scheduled delivery. With API keys, a calendar app subscribes with ?token= (the key's read-only calendar token).",
+                "operationId": "deliveryCalendar",
+                "parameters": [
+                  {
+                    "name": "token",
+                    "in": "query",
+                    "schema": {
+                      "type": "string"
+                    }
+                  }
+                ],
+                "responses": {
+                  "200": {
+                    "description": "RFC 5545 calendar",
+                    "headers": {
+                      "X-Request-ID": {
+                        "$ref": "#/components/headers/X-Request-ID"
+                      }
+                    },
+                    "content": {
+                      "text/calendar; charset=utf-8": {
+                        "schema": {
+                          "type": "string"
+                        }
+                      }
+                    }
+                  },
+                  "401": {
+                    "$ref": "#/components/responses/Unauthorized"
+                  },
+                  "404": {
+                    "$ref": "#/components/responses/NotFound"
+                  },
+                  "405": {
+                    "$ref": "#/components/responses/MethodNotAllowed"
+                  },
+                  "414": {
+                    "$ref": "#/components/responses/URITooLong"
+                  },
+                  "431": {
+                    "$ref": "#/components/responses/HeadersTooLarge"
+                  }
+                }
+              }
+            },
             "/v1/tneko": {
               "post": {
                 "summary": "The original app's model, from Yamato's own form body",
@@ -537,6 +1054,41 @@ enum OpenAPIDocument {
             "responses": {
               "Problem": {
                 "description": "RFC 9457 problem document",
+                "headers": {
+                  "X-Request-ID": {
+                    "$ref": "#/components/headers/X-Request-ID"
+                  }
+                },
+                "content": {
+                  "application/problem+json": {
+                    "schema": {
+                      "$ref": "#/components/schemas/Problem"
+                    }
+                  }
+                }
+              },
+              "Unauthorized": {
+                "description": "No API key, or not a valid one, where keys are in force",
+                "headers": {
+                  "X-Request-ID": {
+                    "$ref": "#/components/headers/X-Request-ID"
+                  },
+                  "WWW-Authenticate": {
+                    "schema": {
+                      "type": "string"
+                    }
+                  }
+                },
+                "content": {
+                  "application/problem+json": {
+                    "schema": {
+                      "$ref": "#/components/schemas/Problem"
+                    }
+                  }
+                }
+              },
+              "Conflict": {
+                "description": "The owner has the most watches allowed (10,000)",
                 "headers": {
                   "X-Request-ID": {
                     "$ref": "#/components/headers/X-Request-ID"
@@ -918,6 +1470,170 @@ enum OpenAPIDocument {
                   "fetched_at": {
                     "type": "string",
                     "format": "date-time"
+                  }
+                }
+              },
+              "Watch": {
+                "type": "object",
+                "required": [
+                  "number",
+                  "label",
+                  "created_at",
+                  "active",
+                  "checked_at",
+                  "shipment",
+                  "webhook_url"
+                ],
+                "properties": {
+                  "number": {
+                    "type": "string"
+                  },
+                  "label": {
+                    "type": [
+                      "string",
+                      "null"
+                    ]
+                  },
+                  "created_at": {
+                    "type": "string",
+                    "format": "date-time"
+                  },
+                  "active": {
+                    "type": "boolean",
+                    "description": "Still followed: not delivered, returned or invalid, and not expired"
+                  },
+                  "checked_at": {
+                    "type": [
+                      "string",
+                      "null"
+                    ],
+                    "format": "date-time"
+                  },
+                  "shipment": {
+                    "oneOf": [
+                      {
+                        "$ref": "#/components/schemas/Shipment"
+                      },
+                      {
+                        "type": "null"
+                      }
+                    ]
+                  },
+                  "webhook_url": {
+                    "type": [
+                      "string",
+                      "null"
+                    ]
+                  }
+                }
+              },
+              "WatchAdded": {
+                "allOf": [
+                  {
+                    "$ref": "#/components/schemas/Watch"
+                  },
+                  {
+                    "type": "object",
+                    "properties": {
+                      "webhook_secret": {
+                        "type": "string",
+                        "description": "Shown once, when the webhook is created"
+                      }
+                    }
+                  }
+                ]
+              },
+              "WatchList": {
+                "type": "object",
+                "required": [
+                  "watches",
+                  "next_cursor"
+                ],
+                "properties": {
+                  "watches": {
+                    "type": "array",
+                    "items": {
+                      "$ref": "#/components/schemas/Watch"
+                    }
+                  },
+                  "next_cursor": {
+                    "type": [
+                      "string",
+                      "null"
+                    ]
+                  }
+                }
+              },
+              "StatusChange": {
+                "type": "object",
+                "required": [
+                  "id",
+                  "created_at",
+                  "previous",
+                  "shipment"
+                ],
+                "properties": {
+                  "id": {
+                    "type": "string"
+                  },
+                  "created_at": {
+                    "type": "string",
+                    "format": "date-time"
+                  },
+                  "previous": {
+                    "type": [
+                      "object",
+                      "null"
+                    ]
+                  },
+                  "shipment": {
+                    "type": [
+                      "object",
+                      "null"
+                    ]
+                  }
+                }
+              },
+              "DeliveryAttempt": {
+                "type": "object",
+                "required": [
+                  "change_id",
+                  "state",
+                  "at",
+                  "status",
+                  "error",
+                  "duration_ms"
+                ],
+                "properties": {
+                  "change_id": {
+                    "type": "string"
+                  },
+                  "state": {
+                    "type": "string",
+                    "enum": [
+                      "pending",
+                      "delivered",
+                      "failed"
+                    ]
+                  },
+                  "at": {
+                    "type": "string",
+                    "format": "date-time"
+                  },
+                  "status": {
+                    "type": [
+                      "integer",
+                      "null"
+                    ]
+                  },
+                  "error": {
+                    "type": [
+                      "string",
+                      "null"
+                    ]
+                  },
+                  "duration_ms": {
+                    "type": "number"
                   }
                 }
               },

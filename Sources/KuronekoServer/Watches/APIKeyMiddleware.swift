@@ -58,7 +58,8 @@ public struct APIKeyMiddleware: HTTPMiddleware {
         guard let header = request.headers["authorization"], header.count > 7,
             header.prefix(7).lowercased() == "bearer "
         else {
-            return Self.refusal("this API needs a key: send Authorization: Bearer KEY (create one with `kuroneko keys create`)")
+            return Self.refusal(
+                "this API needs a key: send Authorization: Bearer KEY (create one with `kuroneko keys create`)")
         }
         let hash = Secrets.sha256(String(header.dropFirst(7)).trimmingCharacters(in: .whitespaces))
         var match: APIKeyRecord?

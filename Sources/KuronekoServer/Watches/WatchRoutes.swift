@@ -11,8 +11,7 @@ public struct WatchRoutes: Sendable {
     let clock: any TrackingClock
     let allowPrivateWebhooks: Bool
 
-    public init(store: any WatchStore, service: ShipmentService, clock: any TrackingClock, allowPrivateWebhooks: Bool)
-    {
+    public init(store: any WatchStore, service: ShipmentService, clock: any TrackingClock, allowPrivateWebhooks: Bool) {
         self.store = store
         self.service = service
         self.clock = clock
@@ -52,7 +51,8 @@ public struct WatchRoutes: Sendable {
     private func add(_ request: HTTPRequest) async -> HTTPResponse {
         let owner = Self.owner(of: request)
         guard let object = (try? JSONSerialization.jsonObject(with: request.body)) as? [String: Any] else {
-            return Self.bad("the body is not a JSON object such as {\"number\": \"XXXX-XXXX-XXXX\", \"label\": \"shoes\"}")
+            return Self.bad(
+                "the body is not a JSON object such as {\"number\": \"XXXX-XXXX-XXXX\", \"label\": \"shoes\"}")
         }
         if let unknown = object.keys.sorted().first(where: { !Self.fields.contains($0) }) {
             return Self.bad("unknown field \"\(unknown.prefix(40))\"; the fields are number, label and webhook_url")
@@ -72,7 +72,8 @@ public struct WatchRoutes: Sendable {
         if let value = object["label"], !(value is NSNull) {
             guard let text = value as? String else { return Self.bad("label is not a string") }
             guard text.count <= WatchLimits.labelLength else {
-                return Self.bad("label is \(text.count) characters long; at most \(WatchLimits.labelLength) are allowed")
+                return Self.bad(
+                    "label is \(text.count) characters long; at most \(WatchLimits.labelLength) are allowed")
             }
             guard !text.unicodeScalars.contains(where: { $0.properties.generalCategory == .control }) else {
                 return Self.bad("label contains control characters; use plain text")
@@ -178,7 +179,8 @@ public struct WatchRoutes: Sendable {
 
     private func calendar(_ request: HTTPRequest) -> HTTPResponse {
         let owner = Self.owner(of: request)
-        let watches = (try? store.watches(owner: owner, filter: .active, after: nil, limit: WatchLimits.watchesPerOwner)) ?? []
+        let watches =
+            (try? store.watches(owner: owner, filter: .active, after: nil, limit: WatchLimits.watchesPerOwner)) ?? []
         var response = HTTPResponse.content(
             Data(DeliveryCalendar.feed(for: watches, now: clock.now).utf8), type: "text/calendar; charset=utf-8")
         response.headers.append(("Cache-Control", "no-cache"))

@@ -27,7 +27,11 @@ public enum DeliveryCalendar {
             }
             let title = (watch.label.map { "\($0): " } ?? "") + "\(watch.number.formatted) \(shipment.status.label)"
             lines.append("SUMMARY:" + escape(title))
-            lines.append("DESCRIPTION:" + escape("Yamato \(watch.number.formatted), \(shipment.status.labelEnglish ?? shipment.status.label); scheduled \(scheduled.raw)"))
+            lines.append(
+                "DESCRIPTION:"
+                    + escape(
+                        "Yamato \(watch.number.formatted), \(shipment.status.labelEnglish ?? shipment.status.label); scheduled \(scheduled.raw)"
+                    ))
             lines.append("END:VEVENT")
         }
         lines.append("END:VCALENDAR")

@@ -110,7 +110,8 @@ public final class WebhookDeliverer: Sendable {
         let milliseconds = max(0, ended.timeIntervalSince(started) * 1000)
         let retryAt =
             outcome.delivered
-            ? nil : retry.retry(after: delivery.attempts + 1, createdAt: delivery.createdAt, now: ended, random: random())
+            ? nil
+            : retry.retry(after: delivery.attempts + 1, createdAt: delivery.createdAt, now: ended, random: random())
         try? store.recordAttempt(
             delivery.outboxID, at: ended, status: outcome.status, error: outcome.error,
             durationMilliseconds: milliseconds, delivered: outcome.delivered, retryAt: retryAt)

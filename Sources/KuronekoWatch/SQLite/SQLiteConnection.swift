@@ -19,7 +19,8 @@ public struct StoreError: Error, Sendable, CustomStringConvertible {
     public var description: String { message }
 
     static func sqlite(_ code: Int32, _ handle: OpaquePointer?, _ context: String) -> StoreError {
-        let detail = handle.flatMap { sqlite3_errmsg($0) }.map { String(cString: $0) } ?? String(cString: sqlite3_errstr(code))
+        let detail =
+            handle.flatMap { sqlite3_errmsg($0) }.map { String(cString: $0) } ?? String(cString: sqlite3_errstr(code))
         return StoreError(code: code, message: "\(context): \(detail)")
     }
 }
@@ -75,7 +76,8 @@ final class SQLiteConnection {
                 try FileManager.default.createDirectory(
                     atPath: directory, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
             } catch {
-                throw StoreError(code: 0, message: "cannot create the directory \(directory): \(error.localizedDescription)")
+                throw StoreError(
+                    code: 0, message: "cannot create the directory \(directory): \(error.localizedDescription)")
             }
         }
         if !FileManager.default.fileExists(atPath: path) {
@@ -134,7 +136,9 @@ final class SQLiteConnection {
             case .real(let value): result = sqlite3_bind_double(statement, index, value)
             case .text(let value): result = kuroneko_sqlite_bind_text(statement, index, value, -1)
             case .blob(let value):
-                result = value.withUnsafeBytes { kuroneko_sqlite_bind_blob(statement, index, $0.baseAddress, Int32($0.count)) }
+                result = value.withUnsafeBytes {
+                    kuroneko_sqlite_bind_blob(statement, index, $0.baseAddress, Int32($0.count))
+                }
             }
             guard result == SQLITE_OK else { throw .sqlite(result, handle, "binding \(sql.prefix(60))") }
         }

@@ -285,7 +285,8 @@ public final class SQLiteWatchStore: WatchStore {
             else { return nil }
             let change = StatusChange(
                 id: row.text(5) ?? "", watchID: Int64(row.int(6) ?? 0), number: number,
-                createdAt: row.date(8) ?? .distantPast, previous: row.data(9) ?? Data(), shipment: row.data(10) ?? Data())
+                createdAt: row.date(8) ?? .distantPast, previous: row.data(9) ?? Data(),
+                shipment: row.data(10) ?? Data())
             return PendingDelivery(
                 outboxID: Int64(id), change: change, url: row.text(3) ?? "", secret: row.text(4) ?? "",
                 attempts: row.int(1) ?? 0, createdAt: row.date(2) ?? .distantPast)
@@ -342,7 +343,8 @@ public final class SQLiteWatchStore: WatchStore {
 
     public func keys() throws -> [APIKeyRecord] {
         let rows = try database.read { connection in
-            try connection.run("SELECT id, name, key_hash, calendar_hash, created_at, revoked_at FROM api_keys ORDER BY id")
+            try connection.run(
+                "SELECT id, name, key_hash, calendar_hash, created_at, revoked_at FROM api_keys ORDER BY id")
         }
         return rows.map { row in
             APIKeyRecord(

@@ -27,4 +27,3 @@ public struct ServedShipment: Encodable {
             ?? Data("{}".utf8)
     }
 }
-

@@ -50,7 +50,8 @@ public struct WebhookAddress: Sendable, Hashable {
             if let address = entry.pointee.ai_addr {
                 var storage = sockaddr_storage()
                 withUnsafeMutableBytes(of: &storage) { target in
-                    target.copyMemory(from: UnsafeRawBufferPointer(start: address, count: Int(entry.pointee.ai_addrlen)))
+                    target.copyMemory(
+                        from: UnsafeRawBufferPointer(start: address, count: Int(entry.pointee.ai_addrlen)))
                 }
                 if !allowPrivate, let reason = Self.refusal(of: storage) {
                     throw .privateAddress(host: host, reason: reason)
@@ -74,7 +75,10 @@ public struct WebhookAddress: Sendable, Hashable {
             return refusal(ipv4: UInt32(bigEndian: value))
         case AF_INET6:
             let bytes = withUnsafeBytes(of: &address) { raw in
-                Array(raw[MemoryLayout<sockaddr_in6>.offset(of: \.sin6_addr)!..<(MemoryLayout<sockaddr_in6>.offset(of: \.sin6_addr)! + 16)])
+                Array(
+                    raw[
+                        MemoryLayout<sockaddr_in6>.offset(
+                            of: \.sin6_addr)!..<(MemoryLayout<sockaddr_in6>.offset(of: \.sin6_addr)! + 16)])
             }
             return refusal(ipv6: bytes)
         default:
@@ -101,7 +105,9 @@ public struct WebhookAddress: Sendable, Hashable {
             let value = bytes[12..<16].reduce(UInt32(0)) { $0 << 8 | UInt32($1) }
             return refusal(ipv4: value)
         }
-        if bytes[0..<15].allSatisfy({ $0 == 0 }) { return bytes[15] == 1 ? "a loopback address" : "an unspecified address" }
+        if bytes[0..<15].allSatisfy({ $0 == 0 }) {
+            return bytes[15] == 1 ? "a loopback address" : "an unspecified address"
+        }
         if bytes[0] & 0xFE == 0xFC { return "a private address" }
         if bytes[0] == 0xFE, bytes[1] & 0xC0 == 0x80 { return "a link-local address" }
         if bytes[0] == 0xFF { return "a multicast address" }

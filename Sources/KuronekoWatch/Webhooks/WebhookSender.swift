@@ -41,7 +41,8 @@ public struct SocketWebhookSender: WebhookSender {
         return await withCheckedContinuation { continuation in
             Thread.detachNewThread {
                 continuation.resume(
-                    returning: Self.deliver(body, signature: signature, to: url, allowPrivate: allowPrivate, timeout: timeout))
+                    returning: Self.deliver(
+                        body, signature: signature, to: url, allowPrivate: allowPrivate, timeout: timeout))
             }
         }
     }
@@ -67,7 +68,8 @@ public struct SocketWebhookSender: WebhookSender {
         setsockopt(socket, SOL_SOCKET, SO_SNDTIMEO, &seconds, socklen_t(MemoryLayout<timeval>.size))
         let hostHeader =
             (address.host.contains(":") ? "[\(address.host)]" : address.host)
-            + ((address.secure && address.port == 443) || (!address.secure && address.port == 80) ? "" : ":\(address.port)")
+            + ((address.secure && address.port == 443) || (!address.secure && address.port == 80)
+                ? "" : ":\(address.port)")
         var request = Data(
             ("POST \(address.target) HTTP/1.1\r\nHost: \(hostHeader)\r\nUser-Agent: Kuroneko-Webhook/\(KuronekoWatchVersion.version)\r\n"
                 + "Content-Type: application/json\r\nContent-Length: \(body.count)\r\n"
@@ -76,7 +78,8 @@ public struct SocketWebhookSender: WebhookSender {
         let channel: any ByteChannel
         if address.secure {
             guard let tls = TLSChannel(socket: socket, host: address.host) else {
-                return DeliveryOutcome(status: nil, error: "the TLS handshake with \(address.host) failed or its certificate was refused")
+                return DeliveryOutcome(
+                    status: nil, error: "the TLS handshake with \(address.host) failed or its certificate was refused")
             }
             channel = tls
         } else {

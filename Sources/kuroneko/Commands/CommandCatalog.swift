@@ -1,6 +1,6 @@
 /// Every command of the tool, described once.
 enum CommandCatalog {
-    static let all = [track, parse, serve, simulate, completion, help]
+    static let all = [track, parse, add, list, show, remove, refresh, keys, serve, simulate, completion, help]
 
     static func command(named name: String) -> CommandSpec? {
         all.first { $0.name == name }
@@ -62,6 +62,69 @@ enum CommandCatalog {
         examples: [
             ("kuroneko parse page.html --now 2026-10-30T12:00:00+09:00", "a page saved on 30 October 2026"),
             ("curl -s -d number00=1 -d number01=327754459830 URL | kuroneko parse -", "a page from standard input"),
+        ])
+
+    private static let database = OptionSpec.value(
+        "--db", "PATH", environment: "KURONEKO_DB",
+        "the watch list's SQLite file (default $XDG_DATA_HOME/kuroneko/kuroneko.sqlite)")
+
+    static let add = CommandSpec(
+        name: "add", synopsis: "[options] NUMBER...", summary: "watch numbers: check each once and keep it",
+        description: [
+            "Adds the numbers to the local watch list (no server needed; a running server may use the same file), "
+                + "looks each up once, and shows its status. Adding a number already watched changes nothing."
+        ],
+        options: [
+            .value("--label", "TEXT", "a name for the parcels added (at most 200 characters)"), database, endpoint,
+            timeout, .flag("--no-color", "never colour the table"),
+        ],
+        operands: .numbers,
+        examples: [("kuroneko add 3277-5445-9830 --label shoes", "watch one parcel, named")])
+
+    static let list = CommandSpec(
+        name: "list", synopsis: "[options]", summary: "the watch list: where each parcel is",
+        description: [
+            "Shows the watched parcels still on their way (with --all, the finished ones too): number, label, "
+                + "status, last event, scheduled delivery and when it was last checked."
+        ],
+        options: [
+            .flag("--all", "include delivered, returned and invalid parcels"), .flag("--json", "print JSON"),
+            .value("--lang", "LANG", choices: ["ja", "en"], "language of the status labels (default ja)"), database,
+            .flag("--no-color", "never colour the table"),
+        ],
+        operands: .none, examples: [("kuroneko list --all --lang en", "every watched parcel, English labels")])
+
+    static let show = CommandSpec(
+        name: "show", synopsis: "[options] NUMBER", summary: "one watched parcel: its timeline and changes",
+        description: ["Shows a watched parcel's full timeline and the log of its status changes."],
+        options: [.flag("--json", "print JSON"), database], operands: .numbers,
+        examples: [("kuroneko show 3277-5445-9830", "the timeline")])
+
+    static let remove = CommandSpec(
+        name: "remove", synopsis: "[options] NUMBER...", summary: "stop watching numbers",
+        description: ["Removes the numbers from the watch list, with their history and pending webhooks."],
+        options: [database], operands: .numbers, examples: [("kuroneko remove 3277-5445-9830", "forget one parcel")])
+
+    static let refresh = CommandSpec(
+        name: "refresh", synopsis: "[options]", summary: "check every active watch now",
+        description: [
+            "Looks up every active watch now, ten per request to Yamato, with progress on a terminal, and prints "
+                + "each status change it finds."
+        ],
+        options: [database, endpoint, timeout, .flag("--quiet", short: "-q", "no progress on standard error")],
+        operands: .none, examples: [("kuroneko refresh", "check everything once")])
+
+    static let keys = CommandSpec(
+        name: "keys", synopsis: "create --name NAME | list | revoke NAME", summary: "API keys for kuroneko serve",
+        description: [
+            "Creates, lists and revokes the keys `kuroneko serve` asks for once any exists. A new key and its "
+                + "read-only calendar token are printed once; only their hashes are stored."
+        ],
+        options: [.value("--name", "NAME", "the new key's name"), database],
+        operands: .choices(["create", "list", "revoke"]),
+        examples: [
+            ("kuroneko keys create --name shop", "a key for the shop's system"),
+            ("kuroneko keys revoke shop", "revoke it"),
         ])
 
     static let serve = CommandSpec(

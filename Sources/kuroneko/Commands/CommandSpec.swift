@@ -37,6 +37,8 @@ struct OptionSpec: Sendable {
 /// What the arguments after the options are, for completions.
 enum OperandKind: Sendable {
     case none, numbers, file, command, shell
+    /// One of a few words (`keys create|list|revoke`).
+    case choices([String])
 }
 
 /// One command: its options, what it does, and examples.

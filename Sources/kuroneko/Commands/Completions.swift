@@ -20,6 +20,7 @@ enum Completions {
         switch spec.operands {
         case .command: CommandCatalog.all.map(\.name).filter { $0 != "help" }.joined(separator: " ")
         case .shell: shells.joined(separator: " ")
+        case .choices(let words): words.joined(separator: " ")
         case .none, .numbers, .file: nil
         }
     }

@@ -1,0 +1,268 @@
+import Foundation
+import Kuroneko
+import KuronekoWatch
+
+/// `add`, `list`, `show`, `remove`, `refresh` and `keys`: the watch list on the local database, no server
+/// needed (a server may use the same file at once).
+struct WatchCommands {
+    let spec: CommandSpec
+    let arguments: ArgumentList
+    let terminal: Terminal
+
+    init(_ spec: CommandSpec, arguments: [String], terminal: Terminal) throws(CommandFailure) {
+        self.spec = spec
+        self.arguments = try ArgumentList(arguments, spec: spec, environment: terminal.environment)
+        self.terminal = terminal
+    }
+
+    func run() async throws {
+        let path = arguments.text("--db") ?? SQLiteWatchStore.defaultPath(environment: terminal.environment)
+        let store: SQLiteWatchStore
+        do {
+            store = try SQLiteWatchStore(path: path)
+        } catch {
+            throw CommandFailure.usage("\(spec.name): the watch list \(path) cannot be opened: \(error)")
+        }
+        switch spec.name {
+        case "add": try await add(store)
+        case "list": try list(store)
+        case "show": try show(store)
+        case "remove": try remove(store)
+        case "refresh": try await refresh(store)
+        default: try keys(store)
+        }
+    }
+
+    private func numbers() throws(CommandFailure) -> [TrackingNumber] {
+        let inputs = arguments.operands
+        guard !inputs.isEmpty else {
+            throw .usage("\(spec.name): no tracking number given; usage: kuroneko \(spec.name) \(spec.synopsis)")
+        }
+        return try NumberInput.validated(inputs, skipInvalid: false).numbers
+    }
+
+    private func client() throws(CommandFailure) -> TrackingClient {
+        var configuration = TrackingClient.Configuration()
+        configuration.endpoint = try arguments.endpoint("--endpoint") ?? configuration.endpoint
+        configuration.requestTimeout = try arguments.seconds("--timeout", in: 0.1...600) ?? configuration.requestTimeout
+        return TrackingClient(configuration: configuration)
+    }
+
+    /// Looks the numbers up and records every answer; each failure one line on stderr. - Returns: failures.
+    private func check(_ numbers: [TrackingNumber], store: SQLiteWatchStore, quiet: Bool) async throws -> Int {
+        let client = try client()
+        let schedule = PollSchedule()
+        var failed = 0
+        for await answer in client.answers(for: numbers) {
+            switch answer.result {
+            case .success(let shipment):
+                let now = Date()
+                let changes = try store.record(shipment, fetchedAt: now) { watch, shipment in
+                    schedule.nextCheck(
+                        for: shipment, watchCreatedAt: watch.createdAt, now: now, random: .random(in: 0..<1))
+                }
+                for change in changes where !quiet {
+                    terminal.print(
+                        "\(answer.number.formatted): \(Self.label(ofStatus: change.previous)) → \(shipment.status.label)"
+                    )
+                }
+            case .failure(let error):
+                failed += 1
+                terminal.printError("kuroneko: \(answer.number.formatted): \(error.message)")
+            }
+        }
+        return failed
+    }
+
+    private func add(_ store: SQLiteWatchStore) async throws {
+        let numbers = try numbers()
+        let label = arguments.text("--label")
+        if let label, label.count > WatchLimits.labelLength || label.unicodeScalars.contains(where: { $0.value < 0x20 })
+        {
+            throw CommandFailure.usage(
+                "add: --label must be plain text of at most \(WatchLimits.labelLength) characters")
+        }
+        for number in numbers {
+            do {
+                _ = try store.add(number, label: label, owner: .local, webhook: nil, now: Date())
+            } catch let error as WatchStoreError {
+                throw CommandFailure.usage("add: \(error)")
+            }
+        }
+        let failed = try await check(numbers, store: store, quiet: true)
+        let watches = numbers.compactMap { try? store.watch($0, owner: .local) }
+        terminal.print(
+            WatchTable(language: .japanese, colored: terminal.usesColor(unlessTurnedOff: arguments.flag("--no-color")))
+                .text(for: watches))
+        if failed > 0 { throw CommandFailure.reported(.lookupFailed) }
+    }
+
+    private func list(_ store: SQLiteWatchStore) throws {
+        let watches = try store.watches(
+            owner: .local, filter: arguments.flag("--all") ? .all : .active, after: nil,
+            limit: WatchLimits.watchesPerOwner)
+        if arguments.flag("--json") {
+            let objects = watches.map { WatchJSON.object($0) }
+            let data = try JSONSerialization.data(
+                withJSONObject: objects, options: [.sortedKeys, .prettyPrinted, .withoutEscapingSlashes])
+            return terminal.print(String(decoding: data, as: UTF8.self))
+        }
+        let language = try arguments.choice("--lang").flatMap(OutputOptions.Language.init(rawValue:)) ?? .japanese
+        let colored = terminal.usesColor(unlessTurnedOff: arguments.flag("--no-color"))
+        terminal.print(WatchTable(language: language, colored: colored).text(for: watches))
+    }
+
+    private func show(_ store: SQLiteWatchStore) throws {
+        let numbers = try numbers()
+        guard numbers.count == 1, let number = numbers.first else {
+            throw CommandFailure.usage("show: give one NUMBER")
+        }
+        guard let watch = try store.watch(number, owner: .local) else {
+            throw CommandFailure.usage("show: \(number.formatted) is not on the watch list; add it with 'kuroneko add'")
+        }
+        let changes = try store.changes(of: number, owner: .local) ?? []
+        if arguments.flag("--json") {
+            var object = WatchJSON.object(watch)
+            object["changes"] = changes.map { change in
+                [
+                    "id": change.id, "created_at": JapanDateTime(change.createdAt).iso8601,
+                    "from": Self.label(ofStatus: change.previous),
+                ]
+            }
+            let data = try JSONSerialization.data(
+                withJSONObject: object, options: [.sortedKeys, .prettyPrinted, .withoutEscapingSlashes])
+            return terminal.print(String(decoding: data, as: UTF8.self))
+        }
+        var lines = ["\(number.formatted)" + (watch.label.map { "  \($0)" } ?? "")]
+        if let shipment = watch.latest?.shipment {
+            lines.append(
+                "\(shipment.status.label) (\(shipment.status.code))" + (shipment.product.map { "  \($0)" } ?? ""))
+            for event in shipment.events {
+                lines.append("  \(event.at?.iso8601 ?? event.dateText ?? "-")  \(event.label)  \(event.place ?? "")")
+            }
+        } else {
+            lines.append("not checked yet")
+        }
+        lines.append("changes:" + (changes.isEmpty ? " none yet" : ""))
+        for change in changes {
+            lines.append("  \(JapanDateTime(change.createdAt).iso8601)  from \(Self.label(ofStatus: change.previous))")
+        }
+        terminal.print(lines.joined(separator: "\n"))
+    }
+
+    private func remove(_ store: SQLiteWatchStore) throws {
+        for number in try numbers() {
+            if try !store.remove(number, owner: .local) {
+                terminal.printError("kuroneko: \(number.formatted) was not on the watch list")
+            }
+        }
+    }
+
+    private func refresh(_ store: SQLiteWatchStore) async throws {
+        let watches = try store.watches(owner: .local, filter: .active, after: nil, limit: WatchLimits.watchesPerOwner)
+        guard !watches.isEmpty else { return terminal.printError("kuroneko: no active watches to refresh") }
+        let failed = try await check(watches.map(\.number), store: store, quiet: false)
+        if failed > 0 { throw CommandFailure.reported(.lookupFailed) }
+    }
+
+    private func keys(_ store: SQLiteWatchStore) throws {
+        let action = arguments.operands.first ?? "list"
+        switch action {
+        case "create":
+            guard let name = arguments.text("--name"), !name.isEmpty, name.count <= 100 else {
+                throw CommandFailure.usage("keys: create needs --name NAME (1 to 100 characters)")
+            }
+            let key = Secrets.random(prefix: "kn_")
+            let calendar = Secrets.random(bytes: 16, prefix: "cal_")
+            do {
+                _ = try store.createKey(
+                    name: name, keyHash: Secrets.sha256(key), calendarHash: Secrets.sha256(calendar), now: Date())
+            } catch let error as WatchStoreError {
+                throw CommandFailure.usage("keys: \(error)")
+            }
+            terminal.print(
+                "key \(name): \(key)\ncalendar token: \(calendar)\n(shown once; only their hashes are stored)")
+        case "list":
+            for key in try store.keys() {
+                let state = key.revokedAt.map { "revoked \(JapanDateTime($0).iso8601)" } ?? "active"
+                terminal.print("\(key.id)  \(key.name)  created \(JapanDateTime(key.createdAt).iso8601)  \(state)")
+            }
+        case "revoke":
+            guard arguments.operands.count == 2 else {
+                throw CommandFailure.usage("keys: usage: kuroneko keys revoke NAME")
+            }
+            guard try store.revokeKey(arguments.operands[1], now: Date()) else {
+                throw CommandFailure.usage("keys: no active key named \"\(arguments.operands[1])\"")
+            }
+            terminal.print("revoked \(arguments.operands[1])")
+        default:
+            let hint =
+                Suggestion.closest(to: action, among: ["create", "list", "revoke"]).map { "did you mean '\($0)'? " }
+                ?? ""
+            throw CommandFailure.usage("keys: unknown action '\(action)'; \(hint)use create, list or revoke")
+        }
+    }
+
+    static func label(ofStatus json: Data) -> String {
+        ((try? JSONSerialization.jsonObject(with: json)) as? [String: Any])?["label"] as? String ?? "?"
+    }
+}
+
+/// A watch as JSON for the command line (the server's shape).
+enum WatchJSON {
+    static func object(_ watch: Watch) -> [String: Any] {
+        [
+            "number": watch.number.digits, "label": watch.label ?? NSNull(),
+            "created_at": JapanDateTime(watch.createdAt).iso8601, "active": watch.active,
+            "checked_at": watch.checkedAt.map { JapanDateTime($0).iso8601 } ?? NSNull(),
+            "shipment": watch.latest.flatMap { try? JSONSerialization.jsonObject(with: $0.json) } ?? NSNull(),
+        ]
+    }
+}
+
+/// The home screen: number, label, status, last event, scheduled delivery, last checked.
+struct WatchTable {
+    let language: OutputOptions.Language
+    let colored: Bool
+
+    func text(for watches: [Watch]) -> String {
+        let english = language == .english
+        let rows = watches.map { watch -> [String] in
+            let shipment = watch.latest?.shipment
+            let status = shipment.map { english ? ($0.status.labelEnglish ?? $0.status.label) : $0.status.label } ?? "-"
+            let last =
+                shipment?.events.last.map {
+                    ($0.at.map { String($0.iso8601.prefix(16)).replacingOccurrences(of: "T", with: " ") } ?? "-") + " "
+                        + ($0.place ?? "")
+                } ?? "-"
+            return [
+                watch.number.formatted, watch.label ?? "-", status, last,
+                shipment?.scheduledDelivery?.raw ?? "-",
+                watch.checkedAt.map {
+                    String(JapanDateTime($0).iso8601.prefix(16)).replacingOccurrences(of: "T", with: " ")
+                } ?? "never",
+            ]
+        }
+        let header =
+            english
+            ? ["NUMBER", "LABEL", "STATUS", "LAST EVENT", "SCHEDULED", "CHECKED"]
+            : ["伝票番号", "ラベル", "状態", "最新", "お届け予定", "確認日時"]
+        let widths = (0..<header.count).map { column in
+            ([header] + rows).map { displayWidth(of: $0[column]) }.max() ?? 0
+        }
+        var lines: [String] = []
+        for (index, row) in ([header] + rows).enumerated() {
+            let code = index == 0 ? nil : watches[index - 1].latest?.shipment.status.code
+            lines.append(
+                row.enumerated().map { column, cell in
+                    let padded = cell + String(repeating: " ", count: max(0, widths[column] - displayWidth(of: cell)))
+                    guard column == 2, colored, let code, let color = ShipmentTable.color(for: code) else {
+                        return padded
+                    }
+                    return "\u{1B}[\(color)m\(cell)\u{1B}[0m"
+                        + String(repeating: " ", count: max(0, widths[column] - displayWidth(of: cell)))
+                }.joined(separator: "  ").trimmingCharacters(in: .whitespaces))
+        }
+        return lines.joined(separator: "\n")
+    }
+}
