@@ -3,21 +3,23 @@ import KuronekoHTTP
 import KuronekoWatch
 import Synchronization
 
-/// The API keys in force, read from the store at most every two seconds (a key created or revoked with
-/// `kuroneko keys` while the server runs takes effect within that).
+/// The API keys in force, read from the store at most every `maxAge` (two seconds by default: a key
+/// created or revoked with `kuroneko keys` while the server runs takes effect within that).
 public final class APIKeyRing: Sendable {
     private let store: any WatchStore
+    private let maxAge: Duration
     private let state = Mutex<(keys: [APIKeyRecord], loadedAt: ContinuousClock.Instant?)>(([], nil))
 
-    public init(store: any WatchStore) {
+    public init(store: any WatchStore, maxAge: Duration = .seconds(2)) {
         self.store = store
+        self.maxAge = maxAge
     }
 
     /// The keys not revoked.
     public func active() -> [APIKeyRecord] {
         let now = ContinuousClock.now
         if let cached = state.withLock({ state in
-            state.loadedAt.map { now - $0 < .seconds(2) } == true ? state.keys : nil
+            state.loadedAt.map { now - $0 < maxAge } == true ? state.keys : nil
         }) {
             return cached
         }

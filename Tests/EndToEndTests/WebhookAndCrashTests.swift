@@ -1,0 +1,154 @@
+import Foundation
+import Kuroneko
+import KuronekoTestSupport
+import KuronekoWatch
+import Testing
+
+/// Webhooks through real sockets to a local receiver that checks signatures, and the watch list surviving
+/// `kill -9`.
+@Suite("watch lists: webhooks and crashes", .serialized)
+struct WebhookAndCrashTests {
+    private static func temporaryPath() -> String {
+        FileManager.default.temporaryDirectory.appendingPathComponent("e2e-\(UUID().uuidString).sqlite").path
+    }
+
+    private static func shipment(_ number: TrackingNumber, _ label: String, _ code: StatusCode) -> Shipment {
+        Shipment(
+            trackingNumber: number,
+            status: ShipmentStatus(
+                code: code, label: label, labelEnglish: nil, summary: nil, note: nil, isTerminal: false),
+            product: nil, scheduledDelivery: nil, events: [], deliveredAt: nil)
+    }
+
+    /// What a receiver does: recompute HMAC-SHA256 over "t.body" and compare.
+    private static func verify(_ request: FakeUpstream.Request, secret: String) -> Bool {
+        guard let header = request.headers["kuroneko-signature"] else { return false }
+        let parts = Dictionary(
+            header.split(separator: ",").compactMap { part -> (String, String)? in
+                let pair = part.split(separator: "=", maxSplits: 1)
+                return pair.count == 2 ? (String(pair[0]), String(pair[1])) : nil
+            }, uniquingKeysWith: { $1 })
+        guard let time = parts["t"], let signature = parts["v1"] else { return false }
+        return Secrets.hmacSHA256(key: secret, message: Data("\(time).".utf8) + request.body) == signature
+    }
+
+    @Test("a change is delivered signed; a receiver that fails gets it again later, in order, each attempt recorded")
+    func signedDeliveryAndRetry() async throws {
+        let failing = FailSwitch()
+        let receiver = try FakeUpstream { _ in
+            failing.isOn
+                ? .init(status: 500, contentType: "text/plain", body: Data("down".utf8))
+                : .init(status: 204, contentType: "text/plain", body: Data())
+        }
+        defer { receiver.stop() }
+        let store = try SQLiteWatchStore(path: Self.temporaryPath())
+        let clock = ManualClock(start: Date(timeIntervalSince1970: 1_795_000_000))
+        let number = ValidNumbers.numbers(1)[0]
+        let url = "http://127.0.0.1:\(receiver.port)/hooks/kuroneko"
+        _ = try store.add(number, label: nil, owner: .local, webhook: (url, "whsec_test"), now: clock.now)
+        let next: (Watch, Shipment) -> Date? = { _, _ in clock.now }
+        try store.record(Self.shipment(number, "荷物受付", .infoReceived), fetchedAt: clock.now, nextCheck: next)
+        try store.record(Self.shipment(number, "輸送中", .inTransit), fetchedAt: clock.now, nextCheck: next)
+        try store.record(Self.shipment(number, "配達中", .outForDelivery), fetchedAt: clock.now, nextCheck: next)
+        let deliverer = WebhookDeliverer(
+            store: store, sender: SocketWebhookSender(allowPrivate: true, timeout: 5), clock: clock, random: { 1 })
+
+        failing.isOn = true
+        #expect(await deliverer.deliverOnce() == 1)
+        #expect(await deliverer.deliverOnce() == 0, "the retry waits its backoff, and the second change its turn")
+        failing.isOn = false
+        clock.advance(by: .seconds(10))
+        #expect(await deliverer.deliverOnce() == 1)
+        #expect(await deliverer.deliverOnce() == 1)
+        #expect(await deliverer.deliverOnce() == 0)
+
+        let requests = receiver.requests
+        #expect(requests.count == 3)
+        #expect(requests.allSatisfy { $0.path == "/hooks/kuroneko" && Self.verify($0, secret: "whsec_test") })
+        #expect(!Self.verify(requests[0], secret: "whsec_other"))
+        let bodies = try requests.map { try JSON(data: $0.body) }
+        #expect(bodies.allSatisfy { $0["type"] == .string("shipment.status_changed") })
+        #expect(bodies[0]["id"] == bodies[1]["id"], "a retry carries the same id")
+        #expect(bodies[1]["previous"]?["label"] == .string("荷物受付"))
+        #expect(bodies[2]["previous"]?["label"] == .string("輸送中"), "in order per watch")
+        #expect(bodies[2]["shipment"]?["status"]?["label"] == .string("配達中"))
+        let records = try #require(try store.deliveries(of: number, owner: .local))
+        #expect(records.map(\.status) == [500, 204, 204])
+        #expect(try store.pendingDeliveryCount() == 0)
+    }
+
+    @Test("kill -9 while clients add watches: every acknowledged watch is there after a restart, the file is sound")
+    func killNine() async throws {
+        let path = Self.temporaryPath()
+        let first = try ServerProcess(["serve", "--demo", "--db", path, "--poll-speed", "1000"])
+        let numbers = ValidNumbers.numbers(400, from: 61_000_000_000)
+        let acknowledged = Acknowledged()
+        let port = first.port
+        let adding = Task {
+            await withTaskGroup(of: Void.self) { group in
+                for worker in 0..<4 {
+                    group.addTask {
+                        for number in numbers[(worker * 100)..<((worker + 1) * 100)] {
+                            guard
+                                let answer = try? await HTTPClient.send(
+                                    "POST", "http://127.0.0.1:\(port)/v1/watches",
+                                    body: #"{"number": "\#(number.digits)"}"#)
+                            else { return }
+                            if answer.status == 201 || answer.status == 200 { acknowledged.add(number) }
+                        }
+                    }
+                }
+            }
+        }
+        #expect(await acknowledged.wait(atLeast: 50), "clients were adding when the server was killed")
+        first.send(signal: SIGKILL)
+        _ = first.waitForExit()
+        await adding.value
+        let seen = acknowledged.all
+        let second = try ServerProcess(["serve", "--demo", "--db", path])
+        defer { _ = second.stop() }
+        let store = try SQLiteWatchStore(path: path)
+        #expect(try store.database.integrityCheck() == ["ok"])
+        let kept = Set(try store.watches(owner: .local, filter: .all, after: nil, limit: 1_000).map(\.number))
+        let lost = seen.subtracting(kept)
+        #expect(lost.isEmpty, "acknowledged but lost: \(lost.count) of \(seen.count)")
+        print(
+            "kill -9: \(seen.count) watches acknowledged before the kill, \(kept.count) in the file after it, none lost"
+        )
+    }
+}
+
+/// A switch the receiver reads on its own thread.
+private final class FailSwitch: @unchecked Sendable {
+    // @unchecked Sendable: one Bool behind a lock.
+    private let lock = NSLock()
+    private var on = false
+    var isOn: Bool {
+        get { lock.withLock { on } }
+        set { lock.withLock { on = newValue } }
+    }
+}
+
+/// Numbers whose add was acknowledged, and a wait for enough of them.
+private final class Acknowledged: @unchecked Sendable {
+    // @unchecked Sendable: the set behind a lock.
+    private let lock = NSLock()
+    private var numbers = Set<TrackingNumber>()
+    private let arrived = DispatchSemaphore(value: 0)
+
+    func add(_ number: TrackingNumber) {
+        lock.withLock { _ = numbers.insert(number) }
+        arrived.signal()
+    }
+
+    var all: Set<TrackingNumber> { lock.withLock { numbers } }
+
+    func wait(atLeast count: Int) async -> Bool {
+        await onOwnThread { [self] in
+            while all.count < count {
+                if arrived.wait(timeout: .now() + .seconds(30)) == .timedOut { return false }
+            }
+            return true
+        }
+    }
+}

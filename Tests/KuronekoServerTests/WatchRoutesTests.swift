@@ -1,0 +1,134 @@
+import Foundation
+import Kuroneko
+import KuronekoHTTP
+import KuronekoTestSupport
+import KuronekoWatch
+import Synchronization
+import Testing
+
+/// `/v1/watches` in-process: adding, listing, paging, changes, keys and isolation, hostile bodies.
+@Suite("API: watch lists")
+struct WatchRoutesTests {
+    private static func json(_ response: HTTPResponse) throws -> JSON { try JSON(data: response.body) }
+
+    @Test("add answers at once (201, then 200), the first check fills in the shipment, pages and filters work")
+    func addListPage() async throws {
+        let harness = Harness()
+        let numbers = ValidNumbers.numbers(3)
+        let first = await harness.send(
+            "POST", "/v1/watches", json: #"{"number": "\#(numbers[0].formatted)", "label": "靴"}"#)
+        #expect(first.status == 201, "\(String(decoding: first.body, as: UTF8.self))")
+        #expect(try Self.json(first)["label"] == .string("靴"))
+        #expect(await harness.send("POST", "/v1/watches", json: #"{"number": "\#(numbers[0].digits)"}"#).status == 200)
+        for number in numbers.dropFirst() {
+            #expect(await harness.send("POST", "/v1/watches", json: #"{"number": "\#(number.digits)"}"#).status == 201)
+        }
+        let page = try Self.json(await harness.get("/v1/watches?limit=2"))
+        #expect(page["watches"]?.elements.count == 2)
+        guard case .string(let cursor)? = page["next_cursor"] else {
+            Issue.record("no next_cursor")
+            return
+        }
+        let rest = try Self.json(await harness.get("/v1/watches?limit=2&cursor=\(cursor)"))
+        #expect(rest["watches"]?.elements.count == 1 && rest["next_cursor"] == .null)
+        #expect(await harness.get("/v1/watches?status=finished").status == 200)
+        #expect(await harness.get("/v1/watches?limit=0").status == 400)
+        #expect(await harness.get("/v1/watches?cursor=abc").status == 400)
+        #expect(await harness.get("/v1/watches?status=sideways").status == 400)
+        #expect(await harness.send("DELETE", "/v1/watches/\(numbers[2].digits)").status == 204)
+        #expect(await harness.get("/v1/watches/\(numbers[2].digits)").status == 404)
+    }
+
+    @Test(
+        "hostile bodies: one clear 4xx each, nothing stored",
+        arguments: [
+            ("not json", "not a JSON object"), (#"[1, 2]"#, "not a JSON object"),
+            (#"{"number": "3277-5445-9830", "evil": 1}"#, "unknown field \"evil\""),
+            (#"{"number": 327754459830}"#, "number is missing or not a string"),
+            (#"{"number": "1234-5678-9015"}"#, "check digit"),
+            (#"{"number": "3277-5445-9830", "label": 5}"#, "label is not a string"),
+            (#"{"number": "3277-5445-9830", "label": "a\u0007b"}"#, "control characters"),
+            (#"{"number": "3277-5445-9830", "webhook_url": "ftp://x.example/"}"#, "only http:// and https://"),
+            (#"{"number": "3277-5445-9830", "webhook_url": "http://u:p@x.example/"}"#, "user name or password"),
+        ])
+    func hostile(body: String, detail: String) async throws {
+        let harness = Harness()
+        let response = await harness.send("POST", "/v1/watches", json: body)
+        #expect(response.status == 400)
+        guard case .string(let text)? = try Self.json(response)["detail"] else {
+            Issue.record("no detail")
+            return
+        }
+        #expect(text.contains(detail), "\(text)")
+        #expect(try harness.store.watches(owner: .local, filter: .all, after: nil, limit: 10).isEmpty)
+    }
+
+    @Test("a label over 200 characters is refused")
+    func longLabel() async throws {
+        let label = String(repeating: "あ", count: 201)
+        let response = await Harness().send(
+            "POST", "/v1/watches", json: #"{"number": "3277-5445-9830", "label": "\#(label)"}"#)
+        #expect(response.status == 400)
+    }
+
+    @Test("with keys, every /v1 route needs one; each key sees only its own watches (another's is a 404)")
+    func keysAndIsolation() async throws {
+        let harness = Harness()
+        let now = Date()
+        let shop = try harness.store.createKey(
+            name: "shop", keyHash: Secrets.sha256("kn_shop"), calendarHash: Secrets.sha256("cal_shop"), now: now)
+        _ = try harness.store.createKey(
+            name: "home", keyHash: Secrets.sha256("kn_home"), calendarHash: Secrets.sha256("cal_home"), now: now)
+        let number = ValidNumbers.numbers(1)[0]
+        let anonymous = await harness.send("POST", "/v1/watches", json: #"{"number": "\#(number.digits)"}"#)
+        #expect(anonymous.status == 401 && anonymous.header("WWW-Authenticate") == "Bearer")
+        #expect(await harness.get("/v1/shipments/\(number.digits)").status == 401)
+        #expect(await harness.get("/v1/watches", headers: ["Authorization": "Bearer kn_wrong"]).status == 401)
+        #expect(await harness.get("/healthz").status == 200)
+        #expect(await harness.get("/metrics").status == 200)
+        let asShop = ["Authorization": "Bearer kn_shop"]
+        let asHome = ["Authorization": "Bearer kn_home"]
+        #expect(
+            await harness.send(
+                "POST", "/v1/watches", json: #"{"number": "\#(number.digits)", "label": "shop's"}"#, headers: asShop
+            ).status == 201)
+        #expect(await harness.get("/v1/watches/\(number.digits)", headers: asShop).status == 200)
+        #expect(await harness.get("/v1/watches/\(number.digits)", headers: asHome).status == 404)
+        #expect(await harness.send("DELETE", "/v1/watches/\(number.digits)", headers: asHome).status == 404)
+        #expect(try Self.json(await harness.get("/v1/watches", headers: asHome))["watches"]?.elements.isEmpty == true)
+        #expect(
+            await harness.send(
+                "POST", "/v1/watches", json: #"{"number": "\#(number.digits)", "label": "mine"}"#, headers: asHome
+            ).status == 201)
+        #expect(
+            try Self.json(await harness.get("/v1/watches/\(number.digits)", headers: asShop))["label"]
+                == .string("shop's"))
+        #expect(await harness.get("/v1/calendar.ics?token=cal_shop").status == 200)
+        #expect(await harness.get("/v1/calendar.ics?token=cal_nope").status == 401)
+        _ = try harness.store.revokeKey(String(shop.id), now: now)
+        #expect(await harness.get("/v1/watches", headers: asShop).status == 401)
+    }
+
+    @Test("a fresh fetch of a watched number, whoever asked, records it; a status change is logged once")
+    func changesFromAnyFetch() async throws {
+        // The first POST (the add's own check) finds the parcel accepted; every later one, in transit.
+        let harness = Harness { index, request in
+            let numbers = FakeTrackingPage.numbers(inFormBody: request.body)
+            let label = index == 0 ? "荷物受付" : "輸送中"
+            return UpstreamResponse(
+                status: 200, headers: ["Content-Type": "text/html; charset=UTF-8"],
+                body: FakeTrackingPage.html(
+                    blocks: numbers.map { .init(number: $0, state: label, rows: [.init(label, "11月28日 10:00")]) }))
+        }
+        let number = ValidNumbers.numbers(1)[0]
+        #expect(await harness.send("POST", "/v1/watches", json: #"{"number": "\#(number.digits)"}"#).status == 201)
+        await harness.transport.waitForCalls(1)
+        #expect(await harness.send("POST", "/v1/watches/\(number.digits)/refresh").status == 200)
+        #expect(await harness.send("POST", "/v1/watches/\(number.digits)/refresh").status == 200)
+        let changes =
+            try Self.json(await harness.get("/v1/watches/\(number.digits)/changes"))["changes"]?.elements ?? []
+        #expect(changes.count == 1)
+        #expect(changes.first?["previous"]?["label"] == .string("荷物受付"))
+        #expect(changes.first?["shipment"]?["status"]?["label"] == .string("輸送中"))
+    }
+}

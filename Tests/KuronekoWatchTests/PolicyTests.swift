@@ -1,0 +1,111 @@
+import Foundation
+import Kuroneko
+import KuronekoTestSupport
+import Testing
+
+@testable import KuronekoWatch
+
+/// Pure policy: poll intervals, delivery retries, signatures, webhook addresses, the calendar.
+@Suite("Watch policies")
+struct PolicyTests {
+    let now = Date(timeIntervalSince1970: 1_795_000_000)
+
+    @Test(
+        "poll intervals by status; terminal ones stop",
+        arguments: [
+            (StatusCode.outForDelivery, 600.0), (.inTransit, 1_800), (.attemptFailed, 1_800), (.infoReceived, 7_200),
+            (.exception, 3_600),
+        ])
+    func intervals(code: StatusCode, seconds: Double) {
+        let shipment = WatchStoreTests.shipment(ValidNumbers.numbers(1)[0], "x", code)
+        let schedule = PollSchedule(speed: 1, jitter: 0.1)
+        #expect(schedule.interval(for: shipment, watchCreatedAt: now, now: now) == seconds)
+        let next = schedule.nextCheck(for: shipment, watchCreatedAt: now, now: now, random: 1)
+        #expect(next == now.addingTimeInterval(seconds * 1.1))
+        #expect(
+            PollSchedule(speed: 100).nextCheck(for: shipment, watchCreatedAt: now, now: now, random: 0.5)
+                == now.addingTimeInterval(seconds / 100))
+    }
+
+    @Test("delivered and invalid stop; an unregistered number backs off to 6 h and expires after 30 days")
+    func stopping() {
+        let number = ValidNumbers.numbers(1)[0]
+        let schedule = PollSchedule()
+        #expect(
+            schedule.interval(
+                for: WatchStoreTests.shipment(number, "配達完了", .delivered, terminal: true), watchCreatedAt: now, now: now
+            ) == nil)
+        #expect(
+            schedule.interval(
+                for: WatchStoreTests.shipment(number, "伝票番号誤り", .invalidNumber), watchCreatedAt: now, now: now) == nil)
+        let unregistered = WatchStoreTests.shipment(number, "伝票番号未登録", .notFound)
+        #expect(schedule.interval(for: unregistered, watchCreatedAt: now, now: now) == 900)
+        #expect(
+            schedule.interval(for: unregistered, watchCreatedAt: now, now: now.addingTimeInterval(5 * 86_400)) == 21_600
+        )
+        #expect(
+            schedule.interval(for: unregistered, watchCreatedAt: now, now: now.addingTimeInterval(31 * 86_400)) == nil)
+    }
+
+    @Test("delivery retries double from 10 s, at most an hour apart, and stop 24 h after the change")
+    func retries() {
+        let policy = DeliveryRetryPolicy()
+        #expect(policy.retry(after: 1, createdAt: now, now: now, random: 1) == now.addingTimeInterval(10))
+        #expect(policy.retry(after: 3, createdAt: now, now: now, random: 1) == now.addingTimeInterval(40))
+        #expect(policy.retry(after: 30, createdAt: now, now: now, random: 1) == now.addingTimeInterval(3_600))
+        #expect(policy.retry(after: 5, createdAt: now, now: now.addingTimeInterval(86_400), random: 1) == nil)
+    }
+
+    @Test("the signature is HMAC-SHA256 over \"t.body\" (RFC 4231 test case 2 for the primitive)")
+    func signature() {
+        #expect(
+            Secrets.hmacSHA256(key: "Jefe", message: Data("what do ya want for nothing?".utf8))
+                == "5bdcc146bf60754e6a042426089575c75a003f089d2739839dec58b964ec3843")
+        let body = Data(#"{"id":"x"}"#.utf8)
+        let header = WebhookPayload.signature(of: body, secret: "k", at: Date(timeIntervalSince1970: 1_700_000_000))
+        #expect(header == "t=1700000000,v1=" + Secrets.hmacSHA256(key: "k", message: Data("1700000000.".utf8) + body))
+    }
+
+    @Test(
+        "webhook URLs: the form is checked, and private destinations refused",
+        arguments: [
+            ("ftp://example.com/x", "only http:// and https://"),
+            ("http://user:pw@example.com/", "user name or password"),
+            ("http:///nohost", "usable URL"), ("http://127.0.0.1/h", "loopback"), ("http://10.1.2.3/h", "private"),
+            ("http://169.254.169.254/latest", "link-local"), ("http://[::1]/h", "loopback"),
+            ("http://[fd00::1]/h", "private"), ("http://224.0.0.1/h", "multicast"),
+            ("http://[::ffff:192.168.1.1]/h", "private"),
+            ("http://" + String(repeating: "a", count: 2_100), "characters long"),
+        ])
+    func addresses(url: String, reason: String) {
+        do {
+            _ = try WebhookAddress(url).resolve(allowPrivate: false)
+            Issue.record("\(url) was accepted")
+        } catch {
+            #expect(error.description.contains(reason), "\(error.description)")
+        }
+    }
+
+    @Test("with private webhooks allowed, loopback resolves")
+    func allowPrivate() throws {
+        #expect(try WebhookAddress("http://127.0.0.1:9/h").resolve(allowPrivate: true).count == 1)
+    }
+
+    @Test("the calendar: one event per scheduled delivery, stable UID, folded lines, CRLF")
+    func calendar() throws {
+        let number = ValidNumbers.numbers(1)[0]
+        var shipment = WatchStoreTests.shipment(number, "輸送中", .inTransit)
+        shipment.scheduledDelivery = ScheduledDelivery(
+            raw: "12/01 14:00-16:00", date: JapanDateTime(year: 2026, month: 12, day: 1), windowStart: "14:00",
+            windowEnd: "16:00")
+        let watch = Watch(
+            id: 7, owner: .local, number: number, label: String(repeating: "長いラベル", count: 10), createdAt: now,
+            active: true, checkedAt: now, nextCheckAt: now,
+            latest: LatestShipment(shipment: shipment, fetchedAt: now, json: Data()), webhookURL: nil)
+        let feed = DeliveryCalendar.feed(for: [watch], now: now)
+        #expect(feed.hasPrefix("BEGIN:VCALENDAR\r\n") && feed.hasSuffix("END:VCALENDAR\r\n"))
+        #expect(feed.contains("UID:watch-7-\(number.digits)@kuroneko"))
+        #expect(feed.contains("DTSTART:20261201T050000Z\r\nDTEND:20261201T070000Z"))
+        for line in feed.components(separatedBy: "\r\n") { #expect(line.utf8.count <= 75) }
+    }
+}

@@ -1,0 +1,151 @@
+import Foundation
+import Kuroneko
+import KuronekoTestSupport
+import Testing
+
+@testable import KuronekoWatch
+
+/// The SQLite watch store on temporary files: migrations, watches, changes, the outbox, keys.
+@Suite("Watch store")
+struct WatchStoreTests {
+    static func temporaryPath() -> String {
+        FileManager.default.temporaryDirectory.appendingPathComponent("store-\(UUID().uuidString).sqlite").path
+    }
+
+    static func shipment(_ number: TrackingNumber, _ label: String, _ code: StatusCode, terminal: Bool = false)
+        -> Shipment
+    {
+        Shipment(
+            trackingNumber: number,
+            status: ShipmentStatus(
+                code: code, label: label, labelEnglish: nil, summary: nil, note: nil, isTerminal: terminal),
+            product: "宅急便", scheduledDelivery: nil, events: [], deliveredAt: nil)
+    }
+
+    let now = Date(timeIntervalSince1970: 1_795_000_000)
+
+    @Test("a new file is created mode 0600 at the last version; an older file is brought up to it, data kept")
+    func migrations() throws {
+        let fresh = Self.temporaryPath()
+        let store = try SQLiteWatchStore(path: fresh)
+        #expect(try store.database.version == Schema.migrations.count)
+        let mode = try FileManager.default.attributesOfItem(atPath: fresh)[.posixPermissions] as? Int
+        #expect(mode == 0o600)
+        for version in 1..<Schema.migrations.count {
+            let path = Self.temporaryPath()
+            let old = try SQLiteDatabase(path: path, migrations: Schema.migrations, upTo: version)
+            #expect(try old.version == version)
+            _ = try old.write { connection in
+                try connection.run(
+                    "INSERT INTO watches (owner, number, created_at, next_check_at) VALUES ('local', '327754459830', 1, 1)"
+                )
+            }
+            let upgraded = try SQLiteWatchStore(path: path)
+            #expect(try upgraded.database.version == Schema.migrations.count)
+            #expect(try upgraded.watch(TrackingNumber(parsing: "327754459830"), owner: .local) != nil)
+            #expect(try upgraded.database.integrityCheck() == ["ok"])
+        }
+    }
+
+    @Test("the first status is a baseline; each different one after it is one change, with its webhook queued")
+    func changesAndOutbox() throws {
+        let store = try SQLiteWatchStore(path: Self.temporaryPath())
+        let number = ValidNumbers.numbers(1)[0]
+        let added = try store.add(
+            number, label: "靴", owner: .local, webhook: ("http://example.com/h", "s3cret"), now: now)
+        #expect(added.created && added.webhookSecret == "s3cret")
+        let again = try store.add(
+            number, label: nil, owner: .local, webhook: ("http://example.com/other", "x"), now: now)
+        #expect(!again.created && again.webhookSecret == nil && again.watch.label == "靴")
+        let next: (Watch, Shipment) -> Date? = { _, _ in self.now.addingTimeInterval(600) }
+        #expect(try store.record(Self.shipment(number, "荷物受付", .infoReceived), fetchedAt: now, nextCheck: next).isEmpty)
+        #expect(try store.record(Self.shipment(number, "荷物受付", .infoReceived), fetchedAt: now, nextCheck: next).isEmpty)
+        let changes = try store.record(
+            Self.shipment(number, "輸送中", .inTransit), fetchedAt: now.addingTimeInterval(60), nextCheck: next)
+        #expect(changes.count == 1)
+        let change = try #require(changes.first)
+        #expect(String(decoding: change.previous, as: UTF8.self).contains("荷物受付"))
+        let due = try store.dueDeliveries(at: now.addingTimeInterval(60), limit: 10)
+        #expect(due.map(\.change.id) == [change.id])
+        #expect(due.first?.url == "http://example.com/h" && due.first?.secret == "s3cret")
+        #expect(try store.changes(of: number, owner: .local)?.map(\.id) == [change.id])
+        #expect(try store.changes(of: number, owner: WatchOwner(id: "key:9")) == nil, "another owner sees nothing")
+    }
+
+    @Test("deliveries of one webhook go in order: the next waits until the one before is delivered or given up")
+    func outboxOrder() throws {
+        let store = try SQLiteWatchStore(path: Self.temporaryPath())
+        let number = ValidNumbers.numbers(1)[0]
+        _ = try store.add(number, label: nil, owner: .local, webhook: ("http://example.com/h", "k"), now: now)
+        let next: (Watch, Shipment) -> Date? = { _, _ in self.now }
+        try store.record(Self.shipment(number, "荷物受付", .infoReceived), fetchedAt: now, nextCheck: next)
+        let first = try store.record(Self.shipment(number, "輸送中", .inTransit), fetchedAt: now, nextCheck: next)
+        let second = try store.record(Self.shipment(number, "配達中", .outForDelivery), fetchedAt: now, nextCheck: next)
+        var due = try store.dueDeliveries(at: now, limit: 10)
+        #expect(due.map(\.change.id) == first.map(\.id))
+        try store.recordAttempt(
+            due[0].outboxID, at: now, status: 500, error: "down", durationMilliseconds: 3, delivered: false,
+            retryAt: now.addingTimeInterval(10))
+        #expect(try store.dueDeliveries(at: now.addingTimeInterval(5), limit: 10).isEmpty, "the second waits its turn")
+        due = try store.dueDeliveries(at: now.addingTimeInterval(10), limit: 10)
+        #expect(due.map(\.change.id) == first.map(\.id) && due[0].attempts == 1)
+        try store.recordAttempt(
+            due[0].outboxID, at: now, status: 204, error: nil, durationMilliseconds: 3, delivered: true, retryAt: nil)
+        #expect(try store.dueDeliveries(at: now.addingTimeInterval(10), limit: 10).map(\.change.id) == second.map(\.id))
+        let records = try #require(try store.deliveries(of: number, owner: .local))
+        #expect(records.map(\.status) == [500, 204])
+        #expect(try store.pendingDeliveryCount() == 1)
+    }
+
+    @Test("a terminal status ends the watch; removing it removes its history and pending deliveries")
+    func finishAndRemove() throws {
+        let store = try SQLiteWatchStore(path: Self.temporaryPath())
+        let number = ValidNumbers.numbers(1)[0]
+        _ = try store.add(number, label: nil, owner: .local, webhook: ("http://example.com/h", "k"), now: now)
+        let schedule = PollSchedule()
+        let next: (Watch, Shipment) -> Date? = { watch, shipment in
+            schedule.nextCheck(for: shipment, watchCreatedAt: watch.createdAt, now: self.now, random: 0.5)
+        }
+        try store.record(Self.shipment(number, "輸送中", .inTransit), fetchedAt: now, nextCheck: next)
+        #expect(try store.due(at: now.addingTimeInterval(1_800 * 1.1), limit: 10) == [number])
+        try store.record(Self.shipment(number, "配達完了", .delivered, terminal: true), fetchedAt: now, nextCheck: next)
+        #expect(try store.watch(number, owner: .local)?.active == false)
+        #expect(try store.due(at: now.addingTimeInterval(1e6), limit: 10).isEmpty)
+        #expect(try store.pendingDeliveryCount() == 1)
+        #expect(try store.remove(number, owner: .local))
+        #expect(try store.pendingDeliveryCount() == 0)
+        #expect(try store.events(of: number).isEmpty)
+        #expect(try store.watches(owner: .local, filter: .all, after: nil, limit: 10).isEmpty)
+    }
+
+    @Test("keys: names are unique, revoking one keeps it listed as revoked")
+    func keys() throws {
+        let store = try SQLiteWatchStore(path: Self.temporaryPath())
+        let key = try store.createKey(
+            name: "shop", keyHash: Secrets.sha256("a"), calendarHash: Secrets.sha256("b"), now: now)
+        #expect(throws: WatchStoreError.duplicateKeyName("shop")) {
+            try store.createKey(name: "shop", keyHash: Secrets.sha256("c"), calendarHash: Secrets.sha256("d"), now: now)
+        }
+        #expect(try store.revokeKey("shop", now: now))
+        #expect(try !store.revokeKey("shop", now: now))
+        #expect(try store.keys().map(\.revokedAt) == [now])
+        #expect(key.owner == WatchOwner(id: "key:\(key.id)"))
+    }
+
+    @Test("the limit of watches per owner is a typed refusal")
+    func limit() throws {
+        let store = try SQLiteWatchStore(path: Self.temporaryPath())
+        try store.database.write { connection in
+            for index in 0..<WatchLimits.watchesPerOwner {
+                try connection.run(
+                    "INSERT INTO watches (owner, number, created_at, next_check_at) VALUES ('local', ?, 1, 1)",
+                    [.text(String(format: "%012d", index))])
+            }
+        }
+        #expect(throws: WatchStoreError.limitReached(WatchLimits.watchesPerOwner)) {
+            try store.add(ValidNumbers.numbers(1)[0], label: nil, owner: .local, webhook: nil, now: now)
+        }
+        _ = try store.add(
+            ValidNumbers.numbers(1)[0], label: nil, owner: WatchOwner(id: "key:1"), webhook: nil, now: now)
+    }
+}
