@@ -54,7 +54,9 @@ struct CommandLineTool {
             try await SimulateCommand(arguments: rest).run(on: terminal)
         case "completion":
             try completion(rest)
-        case "add", "list", "show", "remove", "refresh", "keys":
+        case "import":
+            try await ImportCommand(arguments: rest, terminal: terminal).run(on: terminal)
+        case "add", "list", "show", "remove", "refresh", "watch", "keys":
             try await WatchCommands(spec, arguments: rest, terminal: terminal).run()
         default:
             try help(rest)

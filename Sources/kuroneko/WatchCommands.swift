@@ -29,6 +29,7 @@ struct WatchCommands {
         case "show": try show(store)
         case "remove": try remove(store)
         case "refresh": try await refresh(store)
+        case "watch": try await watch(store)
         default: try keys(store)
         }
     }
@@ -49,7 +50,9 @@ struct WatchCommands {
     }
 
     /// Looks the numbers up and records every answer; each failure one line on stderr. - Returns: failures.
-    private func check(_ numbers: [TrackingNumber], store: SQLiteWatchStore, quiet: Bool) async throws -> Int {
+    private func check(
+        _ numbers: [TrackingNumber], store: SQLiteWatchStore, quiet: Bool, exec command: String? = nil
+    ) async throws -> Int {
         let client = try client()
         let schedule = PollSchedule()
         var failed = 0
@@ -65,6 +68,7 @@ struct WatchCommands {
                     terminal.print(
                         "\(answer.number.formatted): \(Self.label(ofStatus: change.previous)) → \(shipment.status.label)"
                     )
+                    if let command { Self.run(command, input: WebhookPayload.body(for: change), terminal: terminal) }
                 }
             case .failure(let error):
                 failed += 1
@@ -163,6 +167,54 @@ struct WatchCommands {
         guard !watches.isEmpty else { return terminal.printError("kuroneko: no active watches to refresh") }
         let failed = try await check(watches.map(\.number), store: store, quiet: false)
         if failed > 0 { throw CommandFailure.reported(.lookupFailed) }
+    }
+
+    private func watch(_ store: SQLiteWatchStore) async throws {
+        let interval = try Self.duration(arguments.text("--interval") ?? "5m")
+        let command = arguments.text("--exec")
+        while true {
+            let active = try store.watches(
+                owner: .local, filter: .active, after: nil, limit: WatchLimits.watchesPerOwner)
+            guard !active.isEmpty else {
+                return terminal.printError("kuroneko: every watched parcel is finished")
+            }
+            _ = try await check(active.map(\.number), store: store, quiet: false, exec: command)
+            let left = try store.watches(owner: .local, filter: .active, after: nil, limit: 1)
+            if left.isEmpty { return terminal.printError("kuroneko: every watched parcel is finished") }
+            try await Task.sleep(for: interval)
+        }
+    }
+
+    /// `90`, `90s`, `5m`, `2h`: at least one second.
+    static func duration(_ text: String) throws(CommandFailure) -> Duration {
+        let units: [Character: Double] = ["s": 1, "m": 60, "h": 3_600]
+        let unit = text.last.flatMap { units[$0] }
+        let number = Double(unit == nil ? text : String(text.dropLast()))
+        guard let number, number * (unit ?? 1) >= 1, number * (unit ?? 1) <= 86_400 * 7 else {
+            throw .usage(
+                "watch: --interval \"\(text)\" is not a duration from 1s to 7 days; expected e.g. 90, 30s, 5m or 2h")
+        }
+        return .milliseconds(Int64(number * (unit ?? 1) * 1000))
+    }
+
+    /// Runs a command through /bin/sh with `input` on its standard input; a failure is one line on stderr.
+    static func run(_ command: String, input: Data, terminal: Terminal) {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/bin/sh")
+        process.arguments = ["-c", command]
+        let pipe = Pipe()
+        process.standardInput = pipe
+        do {
+            try process.run()
+            pipe.fileHandleForWriting.write(input)
+            try pipe.fileHandleForWriting.close()
+            process.waitUntilExit()
+            if process.terminationStatus != 0 {
+                terminal.printError("kuroneko: --exec command exited with status \(process.terminationStatus)")
+            }
+        } catch {
+            terminal.printError("kuroneko: --exec command could not start: \(error.localizedDescription)")
+        }
     }
 
     private func keys(_ store: SQLiteWatchStore) throws {

@@ -1,6 +1,8 @@
 /// Every command of the tool, described once.
 enum CommandCatalog {
-    static let all = [track, parse, add, list, show, remove, refresh, keys, serve, simulate, completion, help]
+    static let all = [
+        track, parse, add, list, show, remove, refresh, watch, importCSV, keys, serve, simulate, completion, help,
+    ]
 
     static func command(named name: String) -> CommandSpec? {
         all.first { $0.name == name }
@@ -113,6 +115,37 @@ enum CommandCatalog {
         ],
         options: [database, endpoint, timeout, .flag("--quiet", short: "-q", "no progress on standard error")],
         operands: .none, examples: [("kuroneko refresh", "check everything once")])
+
+    static let watch = CommandSpec(
+        name: "watch", synopsis: "[options]", summary: "keep checking until every parcel is finished",
+        description: [
+            "Checks every active watch, prints each change as it happens, waits, and checks again, until no parcel "
+                + "is left on its way. With --exec, runs the command (through /bin/sh) once per change, with the "
+                + "change as JSON on its standard input (the webhook body)."
+        ],
+        options: [
+            .value("--interval", "DURATION", "between rounds: seconds, or with s, m or h (default 5m)"),
+            .value("--exec", "COMMAND", "run this for every change, the change as JSON on standard input"), database,
+            endpoint, timeout,
+        ],
+        operands: .none,
+        examples: [("kuroneko watch --interval 10m --exec 'cat >> changes.jsonl'", "every change, kept as JSON lines")])
+
+    static let importCSV = CommandSpec(
+        name: "import", synopsis: "[options] FILE.csv", summary: "track every number in a CSV column",
+        description: [
+            "Reads the numbers in one column of a CSV file (hundreds to thousands), tracks them ten per request, "
+                + "and writes each result as it arrives, in the file's order: CSV (number, status code, status, last "
+                + "event, place, scheduled delivery) or JSON lines. Rows without a valid number are reported on "
+                + "standard error and skipped."
+        ],
+        options: [
+            .value("--column", "N|NAME", "the column: its number from 1, or its header's name (default 1)"),
+            .value("--output", "FORMAT", choices: ["csv", "json"], "what to write (default csv)"), endpoint, timeout,
+            .flag("--quiet", short: "-q", "no progress on standard error"),
+        ],
+        operands: .file,
+        examples: [("kuroneko import orders.csv --column tracking_no > statuses.csv", "a shop's orders")])
 
     static let keys = CommandSpec(
         name: "keys", synopsis: "create --name NAME | list | revoke NAME", summary: "API keys for kuroneko serve",
