@@ -1,0 +1,102 @@
+import Foundation
+import Kuroneko
+import KuronekoTestSupport
+import Testing
+
+/// The watch-list commands as a person runs them, against `kuroneko simulate` on 127.0.0.1, each run on a
+/// database of its own.
+@Suite("watch lists on the command line")
+struct WatchCommandLineTests {
+    private static func database() -> String {
+        FileManager.default.temporaryDirectory.appendingPathComponent("cli-\(UUID().uuidString).sqlite").path
+    }
+
+    @Test("add, list, show, remove, refresh on the local file")
+    func addListRemove() throws {
+        let simulator = try ServerProcess(["simulate"])
+        defer { _ = simulator.stop() }
+        let environment = ["KURONEKO_DB": Self.database(), "KURONEKO_ENDPOINT": simulator.baseURL + "/cgi-bin/tneko"]
+        let numbers = ValidNumbers.numbers(2, from: 71_000_000_000)
+        let added = try KuronekoBinary.run(
+            ["add", "--label", "靴", numbers[0].formatted, numbers[1].formatted], environment: environment)
+        #expect(added.status == 0, "\(added.standardError)")
+        #expect(added.standardOutput.contains(numbers[0].formatted) && added.standardOutput.contains("靴"))
+        let listed = try KuronekoBinary.run(["list", "--all", "--json"], environment: environment)
+        let watches = try JSON(data: Data(listed.standardOutput.utf8)).elements
+        #expect(watches.count == 2)
+        #expect(watches.allSatisfy { $0["checked_at"] != .null && $0["shipment"] != .null })
+        let shown = try KuronekoBinary.run(["show", numbers[0].formatted], environment: environment)
+        #expect(shown.status == 0 && shown.standardOutput.contains("changes:"))
+        #expect(try KuronekoBinary.run(["refresh", "-q"], environment: environment).status == 0)
+        #expect(try KuronekoBinary.run(["remove", numbers[1].digits], environment: environment).status == 0)
+        let after = try KuronekoBinary.run(["list", "--all", "--json"], environment: environment)
+        #expect(try JSON(data: Data(after.standardOutput.utf8)).elements.count == 1)
+        let missing = try KuronekoBinary.run(["show", numbers[1].formatted], environment: environment)
+        #expect(missing.status == 2 && missing.standardError.contains("is not on the watch list"))
+        let mode = try FileManager.default.attributesOfItem(atPath: environment["KURONEKO_DB"]!)[.posixPermissions]
+        #expect(mode as? Int == 0o600)
+    }
+
+    @Test("keys: created once, listed, revoked; a duplicate name is refused")
+    func keys() throws {
+        let environment = ["KURONEKO_DB": Self.database()]
+        let created = try KuronekoBinary.run(["keys", "create", "--name", "shop"], environment: environment)
+        #expect(created.status == 0)
+        #expect(
+            created.standardOutput.wholeMatch(of: /key shop: kn_[0-9a-f]{64}\ncalendar token: cal_[0-9a-f]{32}\n.*\n/)
+                != nil)
+        let again = try KuronekoBinary.run(["keys", "create", "--name", "shop"], environment: environment)
+        #expect(again.status == 2 && again.standardError.contains("exists already"))
+        #expect(try KuronekoBinary.run(["keys", "revoke", "shop"], environment: environment).status == 0)
+        let listed = try KuronekoBinary.run(["keys", "list"], environment: environment)
+        #expect(listed.standardOutput.contains("shop") && listed.standardOutput.contains("revoked"))
+        #expect(!listed.standardOutput.contains("kn_"), "a key is never shown again")
+    }
+
+    @Test("watch runs until every parcel is finished, printing each change and running --exec with its JSON")
+    func watchUntilDelivered() throws {
+        let simulator = try ServerProcess(["simulate", "--speed", "3000"])
+        defer { _ = simulator.stop() }
+        let environment = ["KURONEKO_DB": Self.database(), "KURONEKO_ENDPOINT": simulator.baseURL + "/cgi-bin/tneko"]
+        let numbers = ValidNumbers.numbers(3)
+        #expect(try KuronekoBinary.run(["add"] + numbers.map(\.formatted), environment: environment).status == 0)
+        let log = FileManager.default.temporaryDirectory.appendingPathComponent("changes-\(UUID().uuidString).jsonl")
+        let outcome = try KuronekoBinary.run(
+            ["watch", "--interval", "1s", "--exec", "cat >> '\(log.path)'; echo >> '\(log.path)'"],
+            environment: environment)
+        #expect(outcome.status == 0, "\(outcome.standardError)")
+        #expect(outcome.standardError.contains("every watched parcel is finished"))
+        let printed = outcome.standardOutput.split(separator: "\n")
+        #expect(!printed.isEmpty && printed.allSatisfy { $0.contains(" → ") })
+        let changes = try String(contentsOf: log, encoding: .utf8).split(separator: "\n").map {
+            try JSON(data: Data($0.utf8))
+        }
+        #expect(changes.count == printed.count)
+        #expect(changes.allSatisfy { $0["type"] == .string("shipment.status_changed") && $0["previous"] != nil })
+        let listed = try KuronekoBinary.run(["list", "--json"], environment: environment)
+        #expect(try JSON(data: Data(listed.standardOutput.utf8)).elements.isEmpty, "nothing left on its way")
+    }
+
+    @Test("import: 1,000 numbers from a CSV column, in the file's order, a bad row reported and skipped")
+    func importCSV() async throws {
+        let simulator = try ServerProcess(["simulate"])
+        defer { _ = simulator.stop() }
+        let numbers = ValidNumbers.numbers(1_000, from: 81_000_000_000)
+        var csv = "order,tracking_no\r\n"
+        for (index, number) in numbers.enumerated() { csv += "A\(index),\(number.formatted)\r\n" }
+        csv += "broken,\"12, oops\"\r\n"
+        let file = FileManager.default.temporaryDirectory.appendingPathComponent("orders-\(UUID().uuidString).csv")
+        try csv.write(to: file, atomically: true, encoding: .utf8)
+        let outcome = try KuronekoBinary.run(
+            ["import", file.path, "--column", "tracking_no", "--endpoint", simulator.baseURL + "/cgi-bin/tneko"])
+        #expect(outcome.status == 0, "\(outcome.standardError)")
+        let lines = outcome.standardOutput.split(separator: "\n")
+        #expect(lines.first == "number,status_code,status,last_event_at,place,scheduled")
+        #expect(lines.dropFirst().map { String($0.prefix(12)) } == numbers.map(\.digits))
+        #expect(outcome.standardError.hasPrefix("kuroneko: \"12, oops\" contains \",\""))
+        #expect(
+            outcome.standardError.hasSuffix("; skipped\n") && outcome.standardError.split(separator: "\n").count == 1)
+        let posts = try JSON(data: try await HTTPClient.send("GET", simulator.baseURL + "/admin/stats").body)["posts"]
+        #expect(posts == .number(100), "ten numbers per POST")
+    }
+}
