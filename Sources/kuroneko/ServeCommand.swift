@@ -143,12 +143,14 @@ struct ServeCommand {
             service: service, clock: clock, sender: SocketWebhookSender(allowPrivate: allowPrivateWebhooks))
         defer { background.stop() }
         let logWriter = BufferedLogWriter()
+        let keyRing = APIKeyRing(store: watchList.store)
+        keyRing.startRefreshing()
         let application = APIApplication.make(
             service: service, metrics: metrics, httpMetrics: HTTPMetrics(), clock: clock, corsOrigins: corsOrigins,
             log: logWriter,
             watches: WatchRoutes(
                 store: watchList.store, service: service, clock: clock, allowPrivateWebhooks: allowPrivateWebhooks),
-            keys: APIKeyMiddleware(ring: APIKeyRing(store: watchList.store), required: requireAPIKey),
+            keys: APIKeyMiddleware(ring: keyRing, required: requireAPIKey),
             moreMetrics: { background.metrics() })
         let running: HTTPServer
         do {

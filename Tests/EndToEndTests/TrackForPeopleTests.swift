@@ -18,7 +18,7 @@ struct TrackForPeopleTests {
         let upstream = try FakeUpstream { request in
             // The first POST is answered at once; every later one waits until the test has seen output.
             let first = FakeTrackingPage.numbers(inFormBody: request.body).first
-            if first != ValidNumbers.numbers(1)[0] { _ = release.wait(timeout: .now() + .seconds(30)) }
+            if first != ValidNumbers.numbers(1)[0] { _ = release.wait(timeout: .now() + .seconds(300)) }
             return Self.page(for: request)
         }
         defer { upstream.stop() }
@@ -36,7 +36,7 @@ struct TrackForPeopleTests {
     }
 
     @Test("a failed POST: each of its numbers gets one line on stderr, every other answer is printed, exit 1")
-    func partialFailure() throws {
+    func partialFailure() async throws {
         let numbers = ValidNumbers.numbers(25)
         let poisoned = numbers[12]
         let upstream = try FakeUpstream { request in
@@ -44,7 +44,7 @@ struct TrackForPeopleTests {
                 ? .init(status: 500, body: Data("broken".utf8)) : Self.page(for: request)
         }
         defer { upstream.stop() }
-        let outcome = try KuronekoBinary.run(
+        let outcome = try await KuronekoBinary.runAside(
             ["track", "--jsonl", "--endpoint", upstream.endpoint] + numbers.map(\.formatted))
         #expect(outcome.status == 1)
         let printed = try outcome.standardOutput.split(separator: "\n").map {

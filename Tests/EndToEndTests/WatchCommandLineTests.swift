@@ -54,14 +54,14 @@ struct WatchCommandLineTests {
     }
 
     @Test("watch runs until every parcel is finished, printing each change and running --exec with its JSON")
-    func watchUntilDelivered() throws {
+    func watchUntilDelivered() async throws {
         let simulator = try ServerProcess(["simulate", "--speed", "3000"])
         defer { _ = simulator.stop() }
         let environment = ["KURONEKO_DB": Self.database(), "KURONEKO_ENDPOINT": simulator.baseURL + "/cgi-bin/tneko"]
         let numbers = ValidNumbers.numbers(3)
         #expect(try KuronekoBinary.run(["add"] + numbers.map(\.formatted), environment: environment).status == 0)
         let log = FileManager.default.temporaryDirectory.appendingPathComponent("changes-\(UUID().uuidString).jsonl")
-        let outcome = try KuronekoBinary.run(
+        let outcome = try await KuronekoBinary.runAside(
             ["watch", "--interval", "1s", "--exec", "cat >> '\(log.path)'; echo >> '\(log.path)'"],
             environment: environment)
         #expect(outcome.status == 0, "\(outcome.standardError)")
@@ -87,7 +87,7 @@ struct WatchCommandLineTests {
         csv += "broken,\"12, oops\"\r\n"
         let file = FileManager.default.temporaryDirectory.appendingPathComponent("orders-\(UUID().uuidString).csv")
         try csv.write(to: file, atomically: true, encoding: .utf8)
-        let outcome = try KuronekoBinary.run(
+        let outcome = try await KuronekoBinary.runAside(
             ["import", file.path, "--column", "tracking_no", "--endpoint", simulator.baseURL + "/cgi-bin/tneko"])
         #expect(outcome.status == 0, "\(outcome.standardError)")
         let lines = outcome.standardOutput.split(separator: "\n")

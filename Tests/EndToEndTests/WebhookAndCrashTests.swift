@@ -116,6 +116,55 @@ struct WebhookAndCrashTests {
             "kill -9: \(seen.count) watches acknowledged before the kill, \(kept.count) in the file after it, none lost"
         )
     }
+
+    @Test("a delivery pending when the server is killed with -9 is delivered after the restart")
+    func outboxSurvivesKill() async throws {
+        let failing = FailSwitch()
+        failing.isOn = true
+        let delivered = Acknowledged()
+        let number = ValidNumbers.numbers(1, from: 91_000_000_000)[0]
+        let receiver = try FakeUpstream { request in
+            if failing.isOn { return .init(status: 503, contentType: "text/plain", body: Data("down".utf8)) }
+            if Self.verify(request, secret: "whsec_kill") { delivered.add(number) }
+            return .init(status: 204, contentType: "text/plain", body: Data())
+        }
+        defer { receiver.stop() }
+        let path = Self.temporaryPath()
+        do {
+            let store = try SQLiteWatchStore(path: path)
+            let url = "http://127.0.0.1:\(receiver.port)/hook"
+            let now = Date()
+            _ = try store.add(number, label: nil, owner: .local, webhook: (url, "whsec_kill"), now: now)
+            let later: (Watch, Shipment) -> Date? = { _, _ in now.addingTimeInterval(86_400) }
+            try store.record(Self.shipment(number, "荷物受付", .infoReceived), fetchedAt: now, nextCheck: later)
+            try store.record(Self.shipment(number, "輸送中", .inTransit), fetchedAt: now, nextCheck: later)
+            #expect(try store.pendingDeliveryCount() == 1)
+        }
+        let first = try ServerProcess(["serve", "--demo", "--db", path, "--allow-private-webhooks"])
+        #expect(await Self.waitUntil { receiver.requests.count >= 1 }, "the first server tried the delivery")
+        first.send(signal: SIGKILL)
+        _ = first.waitForExit()
+        failing.isOn = false
+        let second = try ServerProcess(["serve", "--demo", "--db", path, "--allow-private-webhooks"])
+        defer { _ = second.stop() }
+        #expect(await delivered.wait(atLeast: 1), "the restarted server delivered the pending change")
+        let store = try SQLiteWatchStore(path: path)
+        // The attempt is recorded once the receiver's answer is read, just after the receiver saw it.
+        #expect(await Self.waitUntil { (try? store.pendingDeliveryCount()) == 0 })
+        #expect(try store.deliveries(of: number, owner: .local)?.map(\.status) == [503, 204])
+    }
+
+    /// Waits (on a thread of its own) until `condition` holds, checking every 50 ms, for at most 60 s.
+    private static func waitUntil(_ condition: @escaping @Sendable () -> Bool) async -> Bool {
+        await onOwnThread {
+            let deadline = Date().addingTimeInterval(60)
+            while !condition() {
+                if Date() > deadline { return false }
+                usleep(50_000)
+            }
+            return true
+        }
+    }
 }
 
 /// A switch the receiver reads on its own thread.

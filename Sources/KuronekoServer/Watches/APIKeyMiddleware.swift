@@ -3,29 +3,48 @@ import KuronekoHTTP
 import KuronekoWatch
 import Synchronization
 
-/// The API keys in force, read from the store at most every `maxAge` (two seconds by default: a key
-/// created or revoked with `kuroneko keys` while the server runs takes effect within that).
+/// The API keys in force. Requests read a snapshot and never touch the database: the snapshot is reread
+/// every `maxAge` (two seconds by default, so a key created or revoked with `kuroneko keys` while the server
+/// runs takes effect within that) by a task of its own, started with ``startRefreshing()``. With `maxAge`
+/// zero (tests) every read goes to the store.
 public final class APIKeyRing: Sendable {
     private let store: any WatchStore
     private let maxAge: Duration
-    private let state = Mutex<(keys: [APIKeyRecord], loadedAt: ContinuousClock.Instant?)>(([], nil))
+    private let snapshot: Mutex<[APIKeyRecord]>
+    private let refresher = Mutex<Task<Void, Never>?>(nil)
 
     public init(store: any WatchStore, maxAge: Duration = .seconds(2)) {
         self.store = store
         self.maxAge = maxAge
+        snapshot = Mutex(Self.load(store))
+    }
+
+    deinit {
+        refresher.withLock { $0?.cancel() }
+    }
+
+    /// Rereads the keys every `maxAge` until the ring goes away.
+    public func startRefreshing() {
+        guard maxAge > .zero else { return }
+        let task = Task { [weak self, maxAge] in
+            while !Task.isCancelled {
+                try? await Task.sleep(for: maxAge)
+                guard let self else { return }
+                let keys = Self.load(self.store)
+                self.snapshot.withLock { $0 = keys }
+            }
+        }
+        refresher.withLock { $0 = task }
     }
 
     /// The keys not revoked.
     public func active() -> [APIKeyRecord] {
-        let now = ContinuousClock.now
-        if let cached = state.withLock({ state in
-            state.loadedAt.map { now - $0 < maxAge } == true ? state.keys : nil
-        }) {
-            return cached
-        }
-        let keys = ((try? store.keys()) ?? []).filter { $0.revokedAt == nil }
-        state.withLock { $0 = (keys, now) }
-        return keys
+        if maxAge == .zero { return Self.load(store) }
+        return snapshot.withLock { $0 }
+    }
+
+    private static func load(_ store: any WatchStore) -> [APIKeyRecord] {
+        ((try? store.keys()) ?? []).filter { $0.revokedAt == nil }
     }
 }
 

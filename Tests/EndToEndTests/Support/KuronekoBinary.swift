@@ -1,8 +1,9 @@
 import Foundation
+import KuronekoTestSupport
 
 /// Runs the built `kuroneko` executable and captures what it printed.
 enum KuronekoBinary {
-    struct Outcome {
+    struct Outcome: Sendable {
         let status: Int32
         let standardOutput: String
         let standardError: String
@@ -12,6 +13,16 @@ enum KuronekoBinary {
     static var url: URL {
         URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath()
             .deletingLastPathComponent().appendingPathComponent("kuroneko")
+    }
+
+    /// The same, waiting on a thread of its own: for runs that take long, so that the wait does not hold one
+    /// of the few threads every other test's tasks run on.
+    static func runAside(
+        _ arguments: [String], input: String? = nil, executable: URL? = nil, environment: [String: String] = [:]
+    ) async throws -> Outcome {
+        try await onOwnThread {
+            Result { try run(arguments, input: input, executable: executable, environment: environment) }
+        }.get()
     }
 
     /// Runs the tool (or `executable`, for a wrapper such as `script`) and waits for it.
