@@ -113,9 +113,8 @@ public struct WatchRoutes: Sendable {
             let service = self.service
             Task { _ = await service.check(number, priority: .refresh) }
         }
-        var body = Self.watchObject(added.watch)
-        if let secret = added.webhookSecret { body["webhook_secret"] = secret }
-        var response = HTTPResponse.jsonData(Self.object(body), status: added.created ? 201 : 200)
+        var response = HTTPResponse.jsonData(
+            WatchJSON.encode(added.watch, webhookSecret: added.webhookSecret), status: added.created ? 201 : 200)
         response.headers.append(("Cache-Control", "no-store"))
         return response
     }
@@ -146,8 +145,15 @@ public struct WatchRoutes: Sendable {
         do {
             let page = try store.watches(owner: owner, filter: filter, after: cursor, limit: limit + 1)
             let shown = Array(page.prefix(limit))
-            let next: Any = page.count > limit ? String(shown.last?.id ?? 0) : NSNull()
-            return .jsonData(Self.object(["watches": shown.map(Self.watchObject), "next_cursor": next]))
+            var body = Data(#"{"next_cursor":"#.utf8)
+            WatchJSON.appendString(&body, page.count > limit ? String(shown.last?.id ?? 0) : nil)
+            body.append(Data(#","watches":["#.utf8))
+            for (index, watch) in shown.enumerated() {
+                if index > 0 { body.append(UInt8(ascii: ",")) }
+                body.append(WatchJSON.encode(watch))
+            }
+            body.append(Data("]}".utf8))
+            return .jsonData(body)
         } catch {
             return Self.storeFailure(error)
         }
@@ -243,16 +249,7 @@ public struct WatchRoutes: Sendable {
         date.map { JapanDateTime($0).iso8601 } ?? NSNull()
     }
 
-    static func watchObject(_ watch: Watch) -> [String: Any] {
-        [
-            "number": watch.number.digits, "label": watch.label ?? NSNull(), "created_at": date(watch.createdAt),
-            "active": watch.active, "checked_at": date(watch.checkedAt),
-            "shipment": watch.latest.flatMap { try? JSONSerialization.jsonObject(with: $0.json) } ?? NSNull(),
-            "webhook_url": watch.webhookURL ?? NSNull(),
-        ]
-    }
-
-    static func json(_ watch: Watch) -> Data { object(watchObject(watch)) }
+    static func json(_ watch: Watch) -> Data { WatchJSON.encode(watch) }
 
     static func json(_ change: StatusChange) -> [String: Any] {
         [

@@ -1,9 +1,10 @@
 import Foundation
 import Synchronization
 
-/// One database file and its one connection, owned by a `Mutex`: every use is a closure that runs with the
-/// connection to itself, a write inside a transaction that commits when the closure returns and rolls back
-/// when it throws.
+/// One database file and two connections, each owned by a `Mutex`: one for writes, each inside a
+/// transaction that commits when the closure returns and rolls back when it throws, and one for reads, which
+/// in WAL mode go on beside a write instead of waiting for it. Every use is a closure that runs with its
+/// connection to itself.
 public final class SQLiteDatabase: Sendable {
     /// One step of the schema: applied once, in order, in a transaction of its own.
     public struct Migration: Sendable {
@@ -18,6 +19,7 @@ public final class SQLiteDatabase: Sendable {
 
     public let path: String
     private let connection: Mutex<SQLiteConnection>
+    private let reader: Mutex<SQLiteConnection>
 
     /// Opens the file and brings its schema up to the last migration. Two processes opening one file at
     /// once migrate it once: the version is read again inside the write lock.
@@ -25,6 +27,7 @@ public final class SQLiteDatabase: Sendable {
     public init(path: String, migrations: [Migration], upTo: Int? = nil) throws {
         self.path = path
         connection = Mutex(try SQLiteConnection(path: path))
+        reader = Mutex(try SQLiteConnection(path: path))
         for migration in migrations.sorted(by: { $0.version < $1.version }) {
             if let upTo, migration.version > upTo { break }
             try write { (connection: SQLiteConnection) in
@@ -63,10 +66,10 @@ public final class SQLiteDatabase: Sendable {
         }
     }
 
-    /// Runs `body` with the connection, outside any explicit transaction (each statement sees a consistent
-    /// snapshot).
+    /// Runs `body` with the reading connection, outside any explicit transaction (each statement sees a
+    /// consistent snapshot: every transaction committed before it began).
     func read<T: Sendable>(_ body: (SQLiteConnection) throws -> T) throws -> T {
-        try connection.withLock { (connection: inout SQLiteConnection) throws -> T in try body(connection) }
+        try reader.withLock { (connection: inout SQLiteConnection) throws -> T in try body(connection) }
     }
 
     /// `PRAGMA integrity_check`: `["ok"]` for a sound file.

@@ -1,0 +1,60 @@
+import Foundation
+import Kuroneko
+import KuronekoWatch
+
+/// A watch as the API serves it, written directly as bytes (keys sorted, the shipment's stored JSON copied
+/// in as it is): adding and listing watches is on the hot path of a shop's import, and a generic
+/// serializer sorting dictionaries cost more than the database write.
+enum WatchJSON {
+    static func encode(_ watch: Watch, webhookSecret: String? = nil) -> Data {
+        var out = Data()
+        out.reserveCapacity(256 + (watch.latest?.json.count ?? 0))
+        append(&out, #"{"active":"#)
+        append(&out, watch.active ? "true" : "false")
+        append(&out, #","checked_at":"#)
+        appendDate(&out, watch.checkedAt)
+        append(&out, #","created_at":"#)
+        appendDate(&out, watch.createdAt)
+        append(&out, #","label":"#)
+        appendString(&out, watch.label)
+        append(&out, #","number":"#)
+        appendString(&out, watch.number.digits)
+        append(&out, #","shipment":"#)
+        if let json = watch.latest?.json { out.append(json) } else { append(&out, "null") }
+        if let webhookSecret {
+            append(&out, #","webhook_secret":"#)
+            appendString(&out, webhookSecret)
+        }
+        append(&out, #","webhook_url":"#)
+        appendString(&out, watch.webhookURL)
+        append(&out, "}")
+        return out
+    }
+
+    private static func append(_ out: inout Data, _ text: String) {
+        var text = text
+        text.withUTF8 { out.append($0) }
+    }
+
+    private static func appendDate(_ out: inout Data, _ date: Date?) {
+        appendString(&out, date.map { JapanDateTime($0).iso8601 })
+    }
+
+    /// A JSON string (or `null`): quotes, backslashes and control characters escaped, the rest as UTF-8.
+    static func appendString(_ out: inout Data, _ value: String?) {
+        guard let value else { return append(&out, "null") }
+        out.append(UInt8(ascii: "\""))
+        for byte in value.utf8 {
+            switch byte {
+            case UInt8(ascii: "\""): append(&out, "\\\"")
+            case UInt8(ascii: "\\"): append(&out, "\\\\")
+            case 0x0A: append(&out, "\\n")
+            case 0x0D: append(&out, "\\r")
+            case 0x09: append(&out, "\\t")
+            case 0..<0x20: append(&out, String(format: "\\u%04x", byte))
+            default: out.append(byte)
+            }
+        }
+        out.append(UInt8(ascii: "\""))
+    }
+}
