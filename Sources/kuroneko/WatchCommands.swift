@@ -56,7 +56,17 @@ struct WatchCommands {
         let client = try client()
         let schedule = PollSchedule()
         var failed = 0
+        let progress =
+            quiet || (spec.option(named: "--quiet") != nil && arguments.flag("--quiet")) || !terminal.errorIsTerminal
+            ? nil
+            : TrackProgress(
+                total: numbers.count, distinct: Set(numbers).count,
+                interval: client.configuration.minimumRequestInterval,
+                scheduler: client.scheduler, terminal: terminal)
+        progress?.start()
+        defer { progress?.stop() }
         for await answer in client.answers(for: numbers) {
+            progress?.answered(answer.number)
             switch answer.result {
             case .success(let shipment):
                 let now = Date()
@@ -64,10 +74,12 @@ struct WatchCommands {
                     schedule.nextCheck(
                         for: shipment, watchCreatedAt: watch.createdAt, now: now, random: .random(in: 0..<1))
                 }
-                for change in changes where !quiet {
-                    terminal.print(
-                        "\(answer.number.formatted): \(Self.label(ofStatus: change.previous)) → \(shipment.status.label)"
-                    )
+                for change in changes {
+                    TrackProgress.whileCleared(progress) {
+                        terminal.print(
+                            "\(answer.number.formatted): \(Self.label(ofStatus: change.previous)) → \(shipment.status.label)"
+                        )
+                    }
                     if let command { Self.run(command, input: WebhookPayload.body(for: change), terminal: terminal) }
                 }
             case .failure(let error):

@@ -2,9 +2,10 @@ import Foundation
 import Kuroneko
 import KuronekoHTTP
 import KuronekoTestSupport
-import KuronekoWatch
 import Synchronization
 import Testing
+
+@testable import KuronekoWatch
 
 /// `/v1/watches` in-process: adding, listing, paging, changes, keys and isolation, hostile bodies.
 @Suite("API: watch lists")
@@ -130,5 +131,27 @@ struct WatchRoutesTests {
         #expect(changes.count == 1)
         #expect(changes.first?["previous"]?["label"] == .string("荷物受付"))
         #expect(changes.first?["shipment"]?["status"]?["label"] == .string("輸送中"))
+    }
+
+    @Test("past 10,000 watches one owner is answered 409, another owner is not")
+    func limit() async throws {
+        let harness = Harness()
+        _ = try harness.store.database.write { connection in
+            for index in 0..<WatchLimits.watchesPerOwner {
+                try connection.run(
+                    "INSERT INTO watches (owner, number, created_at, next_check_at) VALUES ('local', ?, 1, 1)",
+                    [.text(String(format: "%012d", index))])
+            }
+        }
+        let refused = await harness.send("POST", "/v1/watches", json: #"{"number": "3277-5445-9830"}"#)
+        #expect(refused.status == 409)
+        #expect(String(decoding: refused.body, as: UTF8.self).contains("10000 watches"))
+        let now = Date()
+        _ = try harness.store.createKey(
+            name: "other", keyHash: Secrets.sha256("kn_other"), calendarHash: Secrets.sha256("c"), now: now)
+        let other = await harness.send(
+            "POST", "/v1/watches", json: #"{"number": "3277-5445-9830"}"#, headers: ["Authorization": "Bearer kn_other"]
+        )
+        #expect(other.status == 201)
     }
 }

@@ -109,3 +109,43 @@ struct PolicyTests {
         for line in feed.components(separatedBy: "\r\n") { #expect(line.utf8.count <= 75) }
     }
 }
+
+/// The poller over a real store, with an injected clock and a scripted check.
+@Suite("Watch poller")
+struct WatchPollerTests {
+    @Test("due numbers are checked ten at a time; a failed check is postponed, not retried at once")
+    func batches() async throws {
+        let store = try SQLiteWatchStore(path: WatchStoreTests.temporaryPath())
+        let clock = ManualClock(start: Date(timeIntervalSince1970: 1_795_000_000))
+        let numbers = ValidNumbers.numbers(25)
+        for number in numbers { _ = try store.add(number, label: nil, owner: .local, webhook: nil, now: clock.now) }
+        let failing = numbers[3]
+        let checked = CheckLog()
+        let poller = WatchPoller(store: store, clock: clock, schedule: PollSchedule()) { number in
+            checked.add(number)
+            guard number != failing else { return false }
+            // What a fetch does: the answer is recorded, and the next check set.
+            _ = try? store.record(
+                WatchStoreTests.shipment(number, "輸送中", .inTransit), fetchedAt: clock.now
+            ) { _, _ in clock.now.addingTimeInterval(1_800) }
+            return true
+        }
+        #expect(await poller.pollOnce() == 10)
+        #expect(await poller.pollOnce() == 10)
+        #expect(await poller.pollOnce() == 5)
+        #expect(await poller.pollOnce() == 0, "nothing is due until the clock moves")
+        #expect(Set(checked.all) == Set(numbers) && checked.all.count == 25)
+        #expect(poller.statistics.checks == 25 && poller.statistics.failures == 1)
+        clock.advance(by: .seconds(150))
+        #expect(await poller.pollOnce() == 1, "the failed number comes back after its pause")
+        #expect(checked.all.last == failing)
+    }
+}
+
+private final class CheckLog: @unchecked Sendable {
+    // @unchecked Sendable: the list behind a lock.
+    private let lock = NSLock()
+    private var numbers: [TrackingNumber] = []
+    func add(_ number: TrackingNumber) { lock.withLock { numbers.append(number) } }
+    var all: [TrackingNumber] { lock.withLock { numbers } }
+}
