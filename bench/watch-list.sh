@@ -54,6 +54,7 @@ after_checks=$(metric 18112 kuroneko_poller_checks_total)
 after_changes=$(sqlite3 "$work/poll.sqlite" 'SELECT COUNT(*) FROM changes')
 awk -v p=$((after_posts - before_posts)) -v c=$((after_checks - before_checks)) -v ch=$((after_changes - before_changes)) \
     'BEGIN { printf "over 60 s: %d POSTs for %d polled numbers: %.3f POSTs per polled number; %d changes found\n", p, c, (c > 0 ? p / c : 0), ch }'
+python3 bench/watch-latency.py "$work/poll.sqlite" http://127.0.0.1:18111
 kill "${pids[-1]}"
 start 18113 "$kuroneko" serve --port 18113 --endpoint http://127.0.0.1:18111/cgi-bin/tneko --db "$work/idle.sqlite"
 echo "cached GET without a poller: $(wrk -t2 -c64 -d10s --latency http://127.0.0.1:18113/v1/shipments/3277-5445-9830 | awk '/Requests\/sec/ { r = $2 } / 99%/ { p = $2 } END { print r " req/s, p99 " p }')"
