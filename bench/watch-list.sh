@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
-# Watch-list benchmarks (run by hand on an otherwise idle machine; about 3 minutes):
-#  1. acknowledged adds per second: wrk -t2 -c16 -d10s POSTing distinct numbers to /v1/watches of
+# Watch-list benchmarks (run by hand on an otherwise idle machine; about 5 minutes):
+#  1. acknowledged adds per second: wrk -t2 -c16 -d2s POSTing distinct numbers to /v1/watches of
 #     `serve --demo` (SQLite in WAL with synchronous=NORMAL; each add also queues its first check);
 #  2. the poller with 10,000 watches (added in 30 s, then 30 s to settle) against `kuroneko simulate` on a
-#     fast clock (--speed 60) and --poll-speed 60: POSTs per polled number, and changes found, over 60 s;
+#     fast clock (--speed and --poll-speed both $SPEED, default 30): POSTs per polled number, changes found over
+#     60 s, and how late each was found (bench/watch-latency.py);
 #  3. cached GET p99 with and without the poller running (wrk -t2 -c64 -d10s);
 #  4. the same at the default politeness (1 s between POSTs), 10,000 watches already due (seeded in the file),
 #     the poller running all along: the API beside a steady poll, as a shop's server would be.
@@ -34,12 +35,13 @@ added=$(sqlite3 "$work/adds.sqlite" 'SELECT COUNT(*) FROM watches')
 echo "acknowledged adds in 2 s: $added, $((added / 2)) per second"
 kill "${pids[-1]}"
 
-echo "## the poller: 10,000 watches, simulate --speed 60, --poll-speed 60"
-start 18111 "$kuroneko" simulate --port 18111 --speed 60
+speed=${SPEED:-30}
+echo "## the poller: 10,000 watches, simulate --speed $speed, --poll-speed $speed"
+start 18111 "$kuroneko" simulate --port 18111 --speed "$speed"
 # The simulated Yamato answers at once and serve's politeness is cut to 10 ms between POSTs, so the
 # 10,000 first checks (1,000 POSTs) are done within the settling time; the poller then runs on its own.
 start 18112 "$kuroneko" serve --port 18112 --endpoint http://127.0.0.1:18111/cgi-bin/tneko \
-    --db "$work/poll.sqlite" --poll-speed 60 --queue-capacity 20000 --queue-deadline 600 --min-interval 0.01
+    --db "$work/poll.sqlite" --poll-speed "$speed" --queue-capacity 20000 --queue-deadline 600 --min-interval 0.01
 START=60000000000 LIMIT=5000 wrk -t2 -c2 -d30s -s bench/server/add-watches.lua http://127.0.0.1:18112 >/dev/null
 sleep 30
 count=$(sqlite3 "$work/poll.sqlite" 'SELECT COUNT(*) FROM watches')

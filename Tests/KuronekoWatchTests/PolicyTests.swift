@@ -142,6 +142,31 @@ struct WatchPollerTests {
     }
 }
 
+/// The poller fills a POST with numbers due soon.
+@Suite("Watch poller: full POSTs")
+struct WatchPollerFillTests {
+    @Test("three due now and seven due within two minutes go out together; one due later waits")
+    func fill() async throws {
+        let store = try SQLiteWatchStore(path: WatchStoreTests.temporaryPath())
+        let clock = ManualClock(start: Date(timeIntervalSince1970: 1_795_000_000))
+        let numbers = ValidNumbers.numbers(11)
+        for (index, number) in numbers.enumerated() {
+            _ = try store.add(number, label: nil, owner: .local, webhook: nil, now: clock.now)
+            let due = index < 3 ? 0.0 : index < 10 ? 60.0 : 600.0
+            try store.postpone(number, until: clock.now.addingTimeInterval(due))
+        }
+        let checked = CheckLog()
+        let poller = WatchPoller(store: store, clock: clock, schedule: PollSchedule()) { number in
+            checked.add(number)
+            try? store.postpone(number, until: clock.now.addingTimeInterval(1_800))
+            return true
+        }
+        #expect(await poller.pollOnce() == 10)
+        #expect(Set(checked.all) == Set(numbers.prefix(10)))
+        #expect(await poller.pollOnce() == 0)
+    }
+}
+
 private final class CheckLog: @unchecked Sendable {
     // @unchecked Sendable: the list behind a lock.
     private let lock = NSLock()

@@ -4,11 +4,15 @@ import Synchronization
 
 /// Checks watched numbers when they are due, ten at a time at the scheduler's background priority: one
 /// POST's worth in flight at most, so the poller uses at most one of the upstream's two POST slots (half
-/// the budget) and an interactive lookup never waits behind a poll backlog for more than one POST.
+/// the budget) and an interactive lookup never waits behind a poll backlog for more than one POST. A POST
+/// is filled with numbers due within the next two minutes (divided by the poll speed) when fewer than ten
+/// are due now, so polls go out as full POSTs: a number is then checked at most that much early.
 public final class WatchPoller: Sendable {
     /// The share of the upstream budget the poller may use: one POST of ten numbers of two in flight.
     public static let budgetShare = 0.5
     public static let batch = BatchPlan.maximumBatchSize
+    /// How early a number may be checked to fill a POST, at poll speed 1.
+    public static let lookahead: TimeInterval = 120
 
     private let store: any WatchStore
     private let clock: any TrackingClock
@@ -35,7 +39,13 @@ public final class WatchPoller: Sendable {
     @discardableResult
     public func pollOnce() async -> Int {
         let now = clock.now
-        guard let due = try? store.due(at: now, limit: Self.batch), !due.isEmpty else { return 0 }
+        guard let dueNow = try? store.due(at: now, limit: Self.batch), !dueNow.isEmpty else { return 0 }
+        var due = dueNow
+        if due.count < Self.batch,
+            let soon = try? store.due(at: now.addingTimeInterval(Self.lookahead / schedule.speed), limit: Self.batch)
+        {
+            due = soon
+        }
         let results = await withTaskGroup(of: (TrackingNumber, Bool).self) { group in
             for number in due { group.addTask { (number, await self.check(number)) } }
             var results: [(TrackingNumber, Bool)] = []
