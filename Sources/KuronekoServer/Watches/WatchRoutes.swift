@@ -2,6 +2,7 @@ import Foundation
 import Kuroneko
 import KuronekoHTTP
 import KuronekoWatch
+import Synchronization
 
 /// `/v1/watches` and `/v1/calendar.ics`: the watch list of the request's owner (its API key, or the one
 /// local owner), over a ``WatchStore``. Another owner's watch is a 404, never a 403.
@@ -47,6 +48,9 @@ public struct WatchRoutes: Sendable {
     // MARK: Routes
 
     private static let fields: Set<String> = ["number", "label", "webhook_url"]
+    /// Webhook addresses resolved at once, at most (each on a thread of its own).
+    static let resolutionLimit = 32
+    private static let resolutions = ConcurrencyLimit(resolutionLimit)
 
     private func add(_ request: HTTPRequest) async -> HTTPResponse {
         let owner = Self.owner(of: request)
@@ -86,6 +90,15 @@ public struct WatchRoutes: Sendable {
             do {
                 let address = try WebhookAddress(text)
                 let allowPrivate = allowPrivateWebhooks
+                // Each resolution waits on a thread of its own: at most `resolutionLimit` at once.
+                guard Self.resolutions.enter() else {
+                    var busy = HTTPResponse.problem(
+                        status: 503, title: "Service Unavailable",
+                        detail: "too many webhook addresses are being checked at once; try again in a second")
+                    busy.headers.append(("Retry-After", "1"))
+                    return busy
+                }
+                defer { Self.resolutions.leave() }
                 let resolved: Result<Void, WebhookAddressError> = await withCheckedContinuation { continuation in
                     Thread.detachNewThread {
                         continuation.resume(
@@ -286,5 +299,27 @@ extension HTTPResponse {
     /// JSON already encoded.
     static func jsonData(_ body: Data, status: Int = 200) -> HTTPResponse {
         .content(body, type: "application/json", status: status)
+    }
+}
+
+/// A count of work under way with a ceiling: `enter` refuses instead of waiting.
+final class ConcurrencyLimit: Sendable {
+    private let limit: Int
+    private let count = Mutex(0)
+
+    init(_ limit: Int) {
+        self.limit = limit
+    }
+
+    func enter() -> Bool {
+        count.withLock { count in
+            guard count < limit else { return false }
+            count += 1
+            return true
+        }
+    }
+
+    func leave() {
+        count.withLock { $0 -= 1 }
     }
 }
