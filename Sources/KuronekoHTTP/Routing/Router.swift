@@ -1,4 +1,6 @@
-/// Finds the handler for a method and path; path patterns are literal segments and `{name}` parameters.
+/// Finds the handler for a method and path; path patterns are literal segments, `{name}` parameters, and a
+/// last `{name...}` segment that takes the rest of the path (one segment or more, joined with `/`), for
+/// static files. A route with more literal segments wins; between equals, one without a trailing wildcard.
 public struct Router: Sendable {
     public typealias Handler = @Sendable (HTTPRequest, _ parameters: [String: String]) async -> HTTPResponse
 
@@ -8,6 +10,7 @@ public struct Router: Sendable {
         let handler: Handler
 
         var literalCount: Int { segments.filter { !$0.hasPrefix("{") }.count }
+        var hasWildcard: Bool { segments.last.map(Router.isWildcard) ?? false }
     }
 
     private var entries: [Route] = []
@@ -39,8 +42,10 @@ public struct Router: Sendable {
             Self.bind(route.segments, to: segments).map { (route: route, parameters: $0) }
         }
         let mostLiteral = candidates.map { $0.route.literalCount }.max() ?? 0
+        let best = candidates.filter { $0.route.literalCount == mostLiteral }
+        let exact = best.filter { !$0.route.hasWildcard }
         var allowed: [String] = []
-        for (route, parameters) in candidates where route.literalCount == mostLiteral {
+        for (route, parameters) in exact.isEmpty ? best : exact {
             if route.method == method || (method == "HEAD" && route.method == "GET") {
                 return .found(
                     route.handler, parameters: parameters, pattern: "/" + route.segments.joined(separator: "/"))
@@ -50,9 +55,23 @@ public struct Router: Sendable {
         return allowed.isEmpty ? .notFound : .methodNotAllowed(allowed: allowed)
     }
 
+    static func isWildcard(_ segment: Substring) -> Bool {
+        segment.hasPrefix("{") && segment.hasSuffix("...}")
+    }
+
     private static func bind(_ pattern: [Substring], to segments: [Substring]) -> [String: String]? {
-        guard pattern.count == segments.count else { return nil }
         var parameters: [String: String] = [:]
+        if let last = pattern.last, isWildcard(last) {
+            guard segments.count >= pattern.count else { return nil }
+            let rest = segments[(pattern.count - 1)...].joined(separator: "/")
+            guard let fixed = bind(Array(pattern.dropLast()), to: Array(segments.prefix(pattern.count - 1))) else {
+                return nil
+            }
+            parameters = fixed
+            parameters[String(last.dropFirst().dropLast(4))] = rest
+            return parameters
+        }
+        guard pattern.count == segments.count else { return nil }
         for (expected, actual) in zip(pattern, segments) {
             if expected.hasPrefix("{"), expected.hasSuffix("}") {
                 parameters[String(expected.dropFirst().dropLast())] = String(actual)
