@@ -39,11 +39,14 @@ let package = Package(
             providers: [.apt(["libssl-dev"])]
         ),
         .target(name: "KuronekoWatch", dependencies: ["Kuroneko", "CSQLite", "CCrypto"]),
+        .target(name: "KuronekoProcess"),
         .target(name: "KuronekoSimulator", dependencies: ["Kuroneko", "KuronekoHTTP"]),
         .target(name: "KuronekoServer", dependencies: ["Kuroneko", "KuronekoHTTP", "KuronekoWatch"]),
         .executableTarget(
             name: "kuroneko",
-            dependencies: ["Kuroneko", "KuronekoHTTP", "KuronekoServer", "KuronekoSimulator", "KuronekoWatch"]),
+            dependencies: [
+                "Kuroneko", "KuronekoHTTP", "KuronekoServer", "KuronekoSimulator", "KuronekoWatch", "KuronekoProcess",
+            ]),
         .executableTarget(
             name: "ParserBenchmark",
             dependencies: ["Kuroneko", "CLibXML2"],
@@ -65,7 +68,8 @@ let package = Package(
         .testTarget(
             name: "EndToEndTests",
             dependencies: [
-                "kuroneko", "KuronekoServer", "KuronekoSimulator", "KuronekoHTTP", "KuronekoWatch", "KuronekoTestSupport",
+                "kuroneko", "KuronekoServer", "KuronekoSimulator", "KuronekoHTTP", "KuronekoWatch", "KuronekoProcess",
+                "KuronekoTestSupport",
             ]),
     ]
 )

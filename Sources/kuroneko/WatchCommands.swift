@@ -1,5 +1,6 @@
 import Foundation
 import Kuroneko
+import KuronekoProcess
 import KuronekoWatch
 
 /// `add`, `list`, `show`, `remove`, `refresh` and `keys`: the watch list on the local database, no server
@@ -209,23 +210,22 @@ struct WatchCommands {
         return .milliseconds(Int64(number * (unit ?? 1) * 1000))
     }
 
-    /// Runs a command through /bin/sh with `input` on its standard input; a failure is one line on stderr.
+    /// Runs a command through /bin/sh with `input` on its standard input (and the tool's own output and
+    /// error); a failure is one line on stderr.
     static func run(_ command: String, input: Data, terminal: Terminal) {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/bin/sh")
-        process.arguments = ["-c", command]
         let pipe = Pipe()
-        process.standardInput = pipe
         do {
-            try process.run()
-            pipe.fileHandleForWriting.write(input)
-            try pipe.fileHandleForWriting.close()
-            process.waitUntilExit()
-            if process.terminationStatus != 0 {
-                terminal.printError("kuroneko: --exec command exited with status \(process.terminationStatus)")
-            }
+            let child = try ChildProcess(
+                "/bin/sh", ["-c", command], input: pipe.fileHandleForReading.fileDescriptor,
+                output: FileHandle.standardOutput.fileDescriptor, error: FileHandle.standardError.fileDescriptor)
+            try pipe.fileHandleForReading.close()
+            // A command that does not read its input may have gone already: a failed write is not an error.
+            try? pipe.fileHandleForWriting.write(contentsOf: input)
+            try? pipe.fileHandleForWriting.close()
+            let status = child.wait()
+            if status != 0 { terminal.printError("kuroneko: --exec command exited with status \(status)") }
         } catch {
-            terminal.printError("kuroneko: --exec command could not start: \(error.localizedDescription)")
+            terminal.printError("kuroneko: --exec command could not start: \(error)")
         }
     }
 

@@ -66,6 +66,7 @@ struct WatchCommandLineTests {
             environment: environment)
         #expect(outcome.status == 0, "\(outcome.standardError)")
         #expect(outcome.standardError.contains("every watched parcel is finished"))
+        #expect(!outcome.standardError.contains("--exec command"), "every command ran and exited 0")
         let printed = outcome.standardOutput.split(separator: "\n")
         #expect(!printed.isEmpty && printed.allSatisfy { $0.contains(" → ") })
         let changes = try String(contentsOf: log, encoding: .utf8).split(separator: "\n").map {

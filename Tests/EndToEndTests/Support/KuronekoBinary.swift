@@ -1,4 +1,5 @@
 import Foundation
+import KuronekoProcess
 import KuronekoTestSupport
 
 /// Runs the built `kuroneko` executable and captures what it printed.

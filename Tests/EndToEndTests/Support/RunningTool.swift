@@ -1,4 +1,5 @@
 import Foundation
+import KuronekoProcess
 import KuronekoTestSupport
 import Synchronization
 

@@ -1,4 +1,5 @@
 import Foundation
+import KuronekoProcess
 #if canImport(FoundationNetworking)
     import FoundationNetworking
 #endif

@@ -1,15 +1,15 @@
 import Foundation
 import Synchronization
 
-/// A child process started with `posix_spawn`, for every process the end-to-end tests start.
+/// A child process started with `posix_spawn`: `kuroneko watch --exec` and the end-to-end tests start
+/// theirs with it.
 ///
 /// Not Foundation's `Process`: on Linux its `run()` reads `/proc/self/fd` with a fixed-size copy that can
-/// run past glibc's buffer and crash the test process (swift-corelibs-foundation pull request 5472, after
-/// Swift 6.3), the more often the more descriptors are open, and these tests start many processes while
-/// holding many sockets. The child gets the given descriptors as its standard input, output and error,
+/// run past glibc's buffer and crash the parent (swift-corelibs-foundation pull request 5472, after Swift
+/// 6.3), the more often the more descriptors are open. The child gets the given descriptors as its standard input, output and error,
 /// every other descriptor closed, and default signal handling with nothing blocked.
-final class ChildProcess: Sendable {
-    let pid: pid_t
+public final class ChildProcess: Sendable {
+    public let pid: pid_t
     /// The exit status once reaped: the code it exited with, or 128 + the signal that ended it.
     private let status = Mutex<Int32?>(nil)
 
@@ -20,7 +20,7 @@ final class ChildProcess: Sendable {
     )
     .map { unsafeBitCast($0, to: CloseFrom.self) }
 
-    init(
+    public init(
         _ executable: String, _ arguments: [String],
         environment: [String: String] = ProcessInfo.processInfo.environment,
         input: Int32, output: Int32, error: Int32
@@ -58,7 +58,7 @@ final class ChildProcess: Sendable {
     }
 
     /// Whether it is still running (without reaping it).
-    var isRunning: Bool {
+    public var isRunning: Bool {
         if status.withLock({ $0 }) != nil { return false }
         var info = siginfo_t()
         let result = waitid(P_PID, id_t(pid), &info, WEXITED | WNOHANG | WNOWAIT)
@@ -67,7 +67,7 @@ final class ChildProcess: Sendable {
     }
 
     /// Sends a signal, unless it has been reaped (its pid may belong to another process by then).
-    func send(signal: Int32) {
+    public func send(signal: Int32) {
         status.withLock { status in
             if status == nil { kill(pid, signal) }
         }
@@ -75,7 +75,7 @@ final class ChildProcess: Sendable {
 
     /// Waits for it to end and reaps it; the exit status.
     @discardableResult
-    func wait() -> Int32 {
+    public func wait() -> Int32 {
         if let done = status.withLock({ $0 }) { return done }
         var raw: Int32 = 0
         while waitpid(pid, &raw, 0) == -1 && errno == EINTR {}
