@@ -84,6 +84,9 @@ struct WatchRoutesTests {
         let anonymous = await harness.send("POST", "/v1/watches", json: #"{"number": "\#(number.digits)"}"#)
         #expect(anonymous.status == 401 && anonymous.header("WWW-Authenticate") == "Bearer")
         #expect(await harness.get("/v1/shipments/\(number.digits)").status == 401)
+        for sneaky in ["//v1/watches", "/v1//watches", "///v1/shipments/\(number.digits)"] {
+            #expect(await harness.get(sneaky).status == 401, "\(sneaky)")
+        }
         #expect(await harness.get("/v1/watches", headers: ["Authorization": "Bearer kn_wrong"]).status == 401)
         #expect(await harness.get("/healthz").status == 200)
         #expect(await harness.get("/metrics").status == 200)

@@ -62,13 +62,14 @@ public struct APIKeyMiddleware: HTTPMiddleware {
     }
 
     public func intercept(_ request: inout HTTPRequest) -> HTTPResponse? {
-        guard request.path.hasPrefix("/v1/") || request.path == "/v1" else { return nil }
+        // By the first segment, as the router sees it (it skips empty segments: //v1//watches is /v1/watches).
+        guard request.path.split(separator: "/").first == "v1" else { return nil }
         let keys = ring.active()
         if keys.isEmpty, !required {
             request.principal = WatchOwner.local.id
             return nil
         }
-        if request.path == "/v1/calendar.ics", let token = request.queryValue("token") {
+        if request.path.split(separator: "/") == ["v1", "calendar.ics"], let token = request.queryValue("token") {
             let hash = Secrets.sha256(token)
             if let key = keys.first(where: { Secrets.constantTimeEqual($0.calendarHash, hash) }) {
                 request.principal = key.owner.id
