@@ -139,10 +139,11 @@ struct ServeCommand {
             client: TrackingClient(
                 configuration: client, transport: transport, clock: clock, observer: metrics.recordUpstream),
             clock: clock, metrics: metrics, configuration: self.service, fetched: watchList.recorder(clock: clock))
-        let background = watchList.start(
-            service: service, clock: clock, sender: SocketWebhookSender(allowPrivate: allowPrivateWebhooks))
-        defer { background.stop() }
         let logWriter = BufferedLogWriter()
+        let background = watchList.start(
+            service: service, clock: clock, sender: SocketWebhookSender(allowPrivate: allowPrivateWebhooks),
+            log: { [logWriter] line in logWriter.write(line) })
+        defer { background.stop() }
         let keyRing = APIKeyRing(store: watchList.store)
         keyRing.startRefreshing()
         let application = APIApplication.make(

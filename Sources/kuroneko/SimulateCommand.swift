@@ -35,7 +35,11 @@ struct SimulateCommand {
         let running: HTTPServer
         do {
             running = try HTTPServer(
-                configuration: server, application: SimulatorResponder(clock: clock, faults: faults))
+                configuration: server,
+                application: SimulatorResponder(clock: clock, faults: faults) { post, numbers in
+                    // One line per POST as it arrives: what the stand-in Yamato was asked, before any fault.
+                    terminal.printError("kuroneko simulate: POST \(post) received with \(numbers) numbers")
+                })
         } catch {
             throw CommandFailure.usage("simulate: \(error.message)")
         }

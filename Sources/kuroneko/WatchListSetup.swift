@@ -52,12 +52,16 @@ struct WatchListSetup {
     }
 
     /// Starts the poller and the deliverer.
-    func start(service: ShipmentService, clock: any TrackingClock, sender: any WebhookSender) -> BackgroundWork {
+    /// - Parameter log: where each webhook attempt's line goes.
+    func start(
+        service: ShipmentService, clock: any TrackingClock, sender: any WebhookSender,
+        log: @escaping @Sendable (String) -> Void
+    ) -> BackgroundWork {
         let poller = WatchPoller(store: store, clock: clock, schedule: schedule) { number in
             if case .fresh = await service.check(number, priority: .background) { return true }
             return false
         }
-        let deliverer = WebhookDeliverer(store: store, sender: sender, clock: clock)
+        let deliverer = WebhookDeliverer(store: store, sender: sender, clock: clock, log: log)
         let tick = Duration.milliseconds(Int64(max(50, min(1_000, 1_000 / schedule.speed))))
         return BackgroundWork(
             store: store, poller: poller, deliverer: deliverer,

@@ -37,7 +37,7 @@ struct StopTests {
         let numbers = ValidNumbers.numbers(2, from: 57_000_000_000)
         let hanging = try RawConnection(port: server.port)
         try hanging.send("GET /v1/shipments/\(numbers[0].digits) HTTP/1.1\r\nHost: x\r\n\r\n")
-        #expect(try await Self.waitFor { try await Self.posts(simulator) == 1 })
+        #expect(await simulator.waitForLog("POST 1 received"))
         let queued = try RawConnection(port: server.port)
         try queued.send("GET /v1/shipments/\(numbers[1].digits) HTTP/1.1\r\nHost: x\r\n\r\n")
         #expect(
@@ -75,11 +75,11 @@ struct StopTests {
         ])
         let hanging = try RawConnection(port: server.port)
         try hanging.send("GET /v1/shipments/327754459830 HTTP/1.1\r\nHost: x\r\n\r\n")
-        #expect(try await Self.waitFor { try await Self.posts(simulator) == 1 })
+        #expect(await simulator.waitForLog("POST 1 received"))
         let signalled = ContinuousClock.now
         server.send(signal: SIGTERM)
         // The drain has begun (its line is logged) before the second signal.
-        #expect(try await Self.waitFor { server.logSoFar.contains("a second signal exits now") })
+        #expect(await server.waitForLog("a second signal exits now"))
         server.send(signal: SIGINT)
         let stopped = server.waitForExit()
         #expect(stopped.status == 130)

@@ -17,7 +17,12 @@ public struct SimulatorResponder: HTTPResponder {
 
     /// - Parameters:
     ///   - epoch: parcels are handed in from 36 hours before to 12 hours after it (default: the clock's start).
-    public init(clock: SimulatorClock, faults: SimulatorFaults = SimulatorFaults(), epoch: Date? = nil) {
+    ///   - received: told of every POST as it arrives (before any fault delays it), with its POST count so far
+    ///     and its number count; `kuroneko simulate` logs it.
+    public init(
+        clock: SimulatorClock, faults: SimulatorFaults = SimulatorFaults(), epoch: Date? = nil,
+        received: (@Sendable (_ post: Int, _ numbers: Int) -> Void)? = nil
+    ) {
         self.clock = clock
         let epoch = epoch ?? clock.now
         self.epoch = epoch
@@ -25,7 +30,7 @@ public struct SimulatorResponder: HTTPResponder {
         self.state = state
         var router = Router()
         router.add("POST", "/cgi-bin/tneko") { request, _ in
-            let response = await Self.answerForm(request, clock: clock, epoch: epoch, state: state)
+            let response = await Self.answerForm(request, clock: clock, epoch: epoch, state: state, received: received)
             await state.finishPost()
             return response
         }
@@ -42,7 +47,8 @@ public struct SimulatorResponder: HTTPResponder {
     }
 
     private static func answerForm(
-        _ request: HTTPRequest, clock: SimulatorClock, epoch: Date, state: SimulatorState
+        _ request: HTTPRequest, clock: SimulatorClock, epoch: Date, state: SimulatorState,
+        received: (@Sendable (Int, Int) -> Void)?
     ) async -> HTTPResponse {
         let fields = FormEncoding.decode(String(decoding: request.body, as: UTF8.self))
         let asked = (1...10).compactMap { position -> String? in
@@ -50,7 +56,8 @@ public struct SimulatorResponder: HTTPResponder {
             let value = fields.first { $0.name == name }?.value.trimmingCharacters(in: .whitespaces) ?? ""
             return value.isEmpty ? nil : value
         }
-        let faults = await state.record(post: asked.count)
+        let (faults, post) = await state.record(post: asked.count)
+        received?(post, asked.count)
         if faults.latencyMilliseconds > 0 {
             try? await Task.sleep(for: .milliseconds(faults.latencyMilliseconds))
         }
@@ -169,7 +176,8 @@ actor SimulatorState {
     }
 
     /// Counts one form POST as it arrives; returns the faults to apply to it. Pair with ``finishPost()``.
-    func record(post numberCount: Int) -> SimulatorFaults {
+    /// Counts a POST as it arrives. - Returns: the faults in force and which POST this is (from 1).
+    func record(post numberCount: Int) -> (faults: SimulatorFaults, post: Int) {
         posts += 1
         numbers += numberCount
         numbersPerPost[numberCount, default: 0] += 1
@@ -178,7 +186,7 @@ actor SimulatorState {
         let now = ContinuousClock.now
         if let lastArrival { shortestGap = min(shortestGap ?? .seconds(86_400), lastArrival.duration(to: now)) }
         lastArrival = now
-        return faults
+        return (faults, posts)
     }
 
     /// A POST counted by ``record(post:)`` has been answered.

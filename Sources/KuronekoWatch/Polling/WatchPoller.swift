@@ -82,18 +82,22 @@ public final class WebhookDeliverer: Sendable {
     private let clock: any TrackingClock
     private let retry: DeliveryRetryPolicy
     private let random: @Sendable () -> Double
+    private let log: (@Sendable (String) -> Void)?
     private let counters = Mutex((delivered: 0, failedAttempts: 0, givenUp: 0))
 
+    /// - Parameter log: told of every attempt, one line: `webhook change=… attempt=2 status=204 result=delivered`.
     public init(
         store: any WatchStore, sender: any WebhookSender, clock: any TrackingClock,
         retry: DeliveryRetryPolicy = DeliveryRetryPolicy(),
-        random: @escaping @Sendable () -> Double = { Double.random(in: 0..<1) }
+        random: @escaping @Sendable () -> Double = { Double.random(in: 0..<1) },
+        log: (@Sendable (String) -> Void)? = nil
     ) {
         self.store = store
         self.sender = sender
         self.clock = clock
         self.retry = retry
         self.random = random
+        self.log = log
     }
 
     public var statistics: (delivered: Int, failedAttempts: Int, givenUp: Int) { counters.withLock { $0 } }
@@ -125,6 +129,10 @@ public final class WebhookDeliverer: Sendable {
         try? store.recordAttempt(
             delivery.outboxID, at: ended, status: outcome.status, error: outcome.error,
             durationMilliseconds: milliseconds, delivered: outcome.delivered, retryAt: retryAt)
+        let result = outcome.delivered ? "delivered" : retryAt == nil ? "given_up" : "retry"
+        log?(
+            "webhook change=\(delivery.change.id) attempt=\(delivery.attempts + 1) "
+                + "status=\(outcome.status.map(String.init) ?? "-") result=\(result)")
         counters.withLock {
             if outcome.delivered {
                 $0.delivered += 1

@@ -1,5 +1,6 @@
 import Foundation
 import KuronekoProcess
+import KuronekoTestSupport
 #if canImport(FoundationNetworking)
     import FoundationNetworking
 #endif
@@ -54,6 +55,21 @@ final class ServerProcess {
 
     /// What the server has written on standard error so far.
     var logSoFar: String { log.snapshot() }
+
+    /// Waits (on a thread of its own) until the server's standard error contains `text`, for at most
+    /// `timeout`: woken by each chunk the server writes, not by a timer.
+    func waitForLog(_ text: String, timeout: Duration = .seconds(30)) async -> Bool {
+        let log = self.log
+        return await onOwnThread {
+            let deadline = ContinuousClock.now + timeout
+            while !log.snapshot().contains(text) {
+                let left = deadline - ContinuousClock.now
+                guard left > .zero else { return false }
+                log.waitForMore(timeout: left)
+            }
+            return true
+        }
+    }
 
     func send(signal: Int32) {
         child.send(signal: signal)
