@@ -4,6 +4,8 @@ import Kuroneko
 /// `kuroneko import FILE.csv`: every number in one column, tracked ten per request, each result written as
 /// it arrives in the file's order.
 struct ImportCommand {
+    /// The largest file read: tens of thousands of rows, read whole into memory.
+    static let maximumBytes = 64 * 1_048_576
     private let path: String
     private let column: String
     private let json: Bool
@@ -28,6 +30,12 @@ struct ImportCommand {
     }
 
     func run(on terminal: Terminal) async throws {
+        let size = (try? FileManager.default.attributesOfItem(atPath: path)[.size] as? Int) ?? 0
+        guard size <= Self.maximumBytes else {
+            throw CommandFailure.usage(
+                "import: \"\(path)\" is \(size / 1_048_576) MiB; at most \(Self.maximumBytes / 1_048_576) MiB are read (split it)"
+            )
+        }
         guard let data = FileManager.default.contents(atPath: path) else {
             throw CommandFailure.usage("import: \"\(path)\" cannot be read; expected a CSV file")
         }
@@ -56,34 +64,10 @@ struct ImportCommand {
         let cells = body.compactMap { $0.count > index ? $0[index] : nil }.filter { !$0.isEmpty }
         let (numbers, skipped) = try NumberInput.validated(cells, skipInvalid: true)
         for reason in skipped { terminal.printError("kuroneko: \(reason); skipped") }
-        let client = TrackingClient(configuration: configuration)
-        let progress =
-            quiet || !terminal.errorIsTerminal
-            ? nil
-            : TrackProgress(
-                total: numbers.count, distinct: Set(numbers).count, interval: configuration.minimumRequestInterval,
-                scheduler: client.scheduler, terminal: terminal)
-        progress?.start()
-        defer { progress?.stop() }
         if !json { terminal.print("number,status_code,status,last_event_at,place,scheduled") }
-        var waiting: [Int: TrackingAnswer] = [:]
-        var next = 0
-        var failed = 0
-        for await answer in client.answers(for: numbers) {
-            waiting[answer.index] = answer
-            progress?.answered(answer.number)
-            while let ready = waiting.removeValue(forKey: next) {
-                next += 1
-                try TrackProgress.whileCleared(progress) {
-                    switch ready.result {
-                    case .success(let shipment): try write(shipment, on: terminal)
-                    case .failure(let error):
-                        failed += 1
-                        terminal.printError("kuroneko: \(ready.number.formatted): \(error.message)")
-                    }
-                }
-            }
-        }
+        let failed = try await OrderedTracking.run(
+            numbers, configuration: configuration, quiet: quiet, terminal: terminal
+        ) { try write($0, on: terminal) }
         if failed > 0 { throw CommandFailure.reported(.lookupFailed) }
     }
 

@@ -31,38 +31,10 @@ struct TrackCommand {
 
     func run(on terminal: Terminal) async throws {
         for reason in skipped { terminal.printError("kuroneko: \(reason); skipped") }
-        let client = TrackingClient(configuration: configuration)
-        let progress =
-            quiet || !terminal.errorIsTerminal
-            ? nil
-            : TrackProgress(
-                total: numbers.count, distinct: Set(numbers).count, interval: configuration.minimumRequestInterval,
-                scheduler: client.scheduler, terminal: terminal)
-        progress?.start()
-        defer { progress?.stop() }
         var printer = output.printer(on: terminal, streaming: true)
-        var waiting: [Int: TrackingAnswer] = [:]
-        var next = 0
-        var failed = 0
-        for await answer in client.answers(for: numbers) {
-            waiting[answer.index] = answer
-            progress?.answered(answer.number)
-            while let ready = waiting.removeValue(forKey: next) {
-                next += 1
-                // The progress line is taken off while a line is printed, so the two never mix.
-                try TrackProgress.whileCleared(progress) {
-                    switch ready.result {
-                    case .success(let shipment):
-                        try printer.print(shipment)
-                    case .failure(let error):
-                        failed += 1
-                        terminal.printError("kuroneko: \(ready.number.formatted): \(error.message)")
-                    }
-                }
-            }
-        }
-        progress?.stop()
-        try Task.checkCancellation()
+        let failed = try await OrderedTracking.run(
+            numbers, configuration: configuration, quiet: quiet, terminal: terminal
+        ) { try printer.print($0) }
         try printer.finish()
         if failed > 0 { throw CommandFailure.reported(.lookupFailed) }
     }

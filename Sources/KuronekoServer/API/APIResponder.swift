@@ -124,9 +124,7 @@ public struct APIResponder: HTTPResponder {
         do {
             number = try TrackingNumber(parsing: input)
         } catch {
-            return .problem(
-                status: 400, title: "Invalid tracking number", detail: error.description,
-                type: "https://kuroneko.invalid/problems/invalid-number")
+            return .invalidNumber(error)
         }
         switch await service.lookup(number, refresh: refresh) {
         case .fresh(let entry, let fromCache):
@@ -210,5 +208,14 @@ public struct APIResponder: HTTPResponder {
         case .cancelled:
             return .problem(status: 503, title: "Service Unavailable", detail: error.message)
         }
+    }
+}
+
+extension HTTPResponse {
+    /// 400 for a tracking number that does not parse, with the parser's one-line reason.
+    static func invalidNumber(_ error: TrackingNumberError) -> HTTPResponse {
+        .problem(
+            status: 400, title: "Invalid tracking number", detail: error.description,
+            type: "https://kuroneko.invalid/problems/invalid-number")
     }
 }

@@ -68,9 +68,7 @@ public struct WatchRoutes: Sendable {
         do {
             number = try TrackingNumber(parsing: input)
         } catch {
-            return .problem(
-                status: 400, title: "Invalid tracking number", detail: error.description,
-                type: "https://kuroneko.invalid/problems/invalid-number")
+            return .invalidNumber(error)
         }
         var label: String?
         if let value = object["label"], !(value is NSNull) {
@@ -216,9 +214,7 @@ public struct WatchRoutes: Sendable {
         } catch {
             return .failure(
                 HTTPResponseBox(
-                    .problem(
-                        status: 400, title: "Invalid tracking number", detail: error.description,
-                        type: "https://kuroneko.invalid/problems/invalid-number")))
+                    .invalidNumber(error)))
         }
         do {
             guard let watch = try store.watch(number, owner: Self.owner(of: request)) else {

@@ -137,7 +137,7 @@ enum CommandCatalog {
             "Reads the numbers in one column of a CSV file (hundreds to thousands), tracks them ten per request, "
                 + "and writes each result as it arrives, in the file's order: CSV (number, status code, status, last "
                 + "event, place, scheduled delivery) or JSON lines. Rows without a valid number are reported on "
-                + "standard error and skipped."
+                + "standard error and skipped. Files over 64 MiB are refused."
         ],
         options: [
             .value("--column", "N|NAME", "the column: its number from 1, or its header's name (default 1)"),

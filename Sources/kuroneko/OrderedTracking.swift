@@ -1,0 +1,46 @@
+import Foundation
+import Kuroneko
+
+/// Tracks numbers and hands each shipment over in the order given, as soon as it and every one before it
+/// are known, with the progress line on a terminal; a number whose POST failed is one line on stderr.
+/// `track` and `import` print through it.
+enum OrderedTracking {
+    /// - Returns: how many numbers failed.
+    static func run(
+        _ numbers: [TrackingNumber], configuration: TrackingClient.Configuration, quiet: Bool, terminal: Terminal,
+        deliver: (Shipment) throws -> Void
+    ) async throws -> Int {
+        let client = TrackingClient(configuration: configuration)
+        let progress =
+            quiet || !terminal.errorIsTerminal
+            ? nil
+            : TrackProgress(
+                total: numbers.count, distinct: Set(numbers).count, interval: configuration.minimumRequestInterval,
+                scheduler: client.scheduler, terminal: terminal)
+        progress?.start()
+        defer { progress?.stop() }
+        var waiting: [Int: TrackingAnswer] = [:]
+        var next = 0
+        var failed = 0
+        for await answer in client.answers(for: numbers) {
+            waiting[answer.index] = answer
+            progress?.answered(answer.number)
+            while let ready = waiting.removeValue(forKey: next) {
+                next += 1
+                // The progress line is taken off while a line is printed, so the two never mix.
+                try TrackProgress.whileCleared(progress) {
+                    switch ready.result {
+                    case .success(let shipment):
+                        try deliver(shipment)
+                    case .failure(let error):
+                        failed += 1
+                        terminal.printError("kuroneko: \(ready.number.formatted): \(error.message)")
+                    }
+                }
+            }
+        }
+        progress?.stop()
+        try Task.checkCancellation()
+        return failed
+    }
+}
