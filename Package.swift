@@ -1,4 +1,4 @@
-// swift-tools-version:6.0
+// swift-tools-version:6.1
 import PackageDescription
 
 let package = Package(
@@ -41,11 +41,17 @@ let package = Package(
         .target(name: "KuronekoWatch", dependencies: ["Kuroneko", "CSQLite", "CCrypto"]),
         .target(name: "KuronekoProcess"),
         .target(name: "KuronekoSimulator", dependencies: ["Kuroneko", "KuronekoHTTP"]),
-        .target(name: "KuronekoServer", dependencies: ["Kuroneko", "KuronekoHTTP", "KuronekoWatch"]),
+        .executableTarget(name: "EmbedWebAssetsTool", path: "Plugins/EmbedWebAssetsTool"),
+        .plugin(name: "EmbedWebAssets", capability: .buildTool(), dependencies: ["EmbedWebAssetsTool"]),
+        .target(
+            name: "KuronekoWebApp", dependencies: ["KuronekoHTTP"], exclude: ["Assets"],
+            plugins: ["EmbedWebAssets"]),
+        .target(name: "KuronekoServer", dependencies: ["Kuroneko", "KuronekoHTTP", "KuronekoWatch", "KuronekoWebApp"]),
         .executableTarget(
             name: "kuroneko",
             dependencies: [
                 "Kuroneko", "KuronekoHTTP", "KuronekoServer", "KuronekoSimulator", "KuronekoWatch", "KuronekoProcess",
+                "KuronekoWebApp",
             ]),
         .executableTarget(
             name: "ParserBenchmark",
@@ -63,7 +69,9 @@ let package = Package(
             name: "KuronekoSimulatorTests", dependencies: ["KuronekoSimulator", "KuronekoHTTP", "KuronekoTestSupport"]),
         .testTarget(
             name: "KuronekoServerTests",
-            dependencies: ["KuronekoServer", "KuronekoHTTP", "KuronekoWatch", "KuronekoTestSupport"]),
+            dependencies: [
+                "KuronekoServer", "KuronekoHTTP", "KuronekoWatch", "KuronekoWebApp", "KuronekoTestSupport",
+            ]),
         .testTarget(name: "KuronekoWatchTests", dependencies: ["KuronekoWatch", "KuronekoTestSupport"]),
         .testTarget(
             name: "EndToEndTests",

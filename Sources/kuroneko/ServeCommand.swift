@@ -2,6 +2,7 @@ import Foundation
 import Kuroneko
 import KuronekoHTTP
 import KuronekoServer
+import KuronekoWebApp
 import KuronekoSimulator
 import KuronekoWatch
 
@@ -17,6 +18,7 @@ struct ServeCommand {
     private let pollSpeed: Double
     private let allowPrivateWebhooks: Bool
     private let requireAPIKey: Bool
+    private let webApp: Bool
     private let environment: [String: String]
     /// How long a lookup waits for Yamato by default: a person or a program behind an HTTP client is waiting.
     static let defaultQueueDeadline = Duration.seconds(10)
@@ -98,6 +100,7 @@ struct ServeCommand {
         pollSpeed = try arguments.number("--poll-speed", in: 0.001...1_000_000) ?? 1
         allowPrivateWebhooks = try arguments.flagOrVariable("--allow-private-webhooks")
         requireAPIKey = try arguments.flagOrVariable("--require-api-key")
+        webApp = try !arguments.flagOrVariable("--no-web-app")
         self.environment = environment
         try arguments.expectNoOperands()
         self.server = server
@@ -152,6 +155,7 @@ struct ServeCommand {
             watches: WatchRoutes(
                 store: watchList.store, service: service, clock: clock, allowPrivateWebhooks: allowPrivateWebhooks),
             keys: APIKeyMiddleware(ring: keyRing, required: requireAPIKey),
+            webApp: webApp ? WebApp.embedded : nil,
             moreMetrics: { background.metrics() })
         let running: HTTPServer
         do {
@@ -176,7 +180,7 @@ struct ServeCommand {
                 + "cors_origins=\(corsOrigins.isEmpty ? "none" : corsOrigins.joined(separator: ",")) "
                 + "shutdown_timeout_s=\(shutdownTimeout / .seconds(1)) db=\(watchList.store.database.path) "
                 + "poll_speed=\(pollSpeed) allow_private_webhooks=\(allowPrivateWebhooks) "
-                + "require_api_key=\(requireAPIKey)")
+                + "require_api_key=\(requireAPIKey) web_app=\(webApp ? "/" : "off")")
         let signal = await TerminationSignals.wait()
         let started = ContinuousClock.now
         logWriter.flush()

@@ -4,6 +4,7 @@ import KuronekoHTTP
 import KuronekoServer
 import KuronekoTestSupport
 import KuronekoWatch
+import KuronekoWebApp
 import Synchronization
 
 /// The API stack in-process: a scripted upstream, a manual clock, no sockets.
@@ -22,7 +23,7 @@ struct Harness {
     ///   window only full POSTs of ten leave.
     init(
         batchWindow: Duration = .zero, cache: ShipmentCache.Policy = .init(), corsOrigins: [String] = [],
-        allowPrivateWebhooks: Bool = true,
+        allowPrivateWebhooks: Bool = true, webApp: WebApp? = nil,
         answer: (@Sendable (Int, UpstreamRequest) async throws -> UpstreamResponse)? = nil
     ) {
         let clock = ManualClock()
@@ -51,7 +52,8 @@ struct Harness {
             log: StringLogSink { [log] line in log.append(line) },
             watches: WatchRoutes(
                 store: store, service: service, clock: clock, allowPrivateWebhooks: allowPrivateWebhooks),
-            keys: APIKeyMiddleware(ring: APIKeyRing(store: store, maxAge: .zero), required: false))
+            keys: APIKeyMiddleware(ring: APIKeyRing(store: store, maxAge: .zero), required: false),
+            webApp: webApp)
     }
 
     func get(_ target: String, headers: [String: String] = [:]) async -> HTTPResponse {

@@ -16,7 +16,9 @@ public struct CompressionMiddleware: HTTPMiddleware {
         guard response.body.count > minimumBytes else { return }
         var type: String?
         for (name, value) in response.headers {
+            // Already encoded, or the responder chose its encoding itself (and said so in Vary).
             if HTTPResponse.sameName(name, "Content-Encoding") { return }
+            if HTTPResponse.sameName(name, "Vary"), value.lowercased().contains("accept-encoding") { return }
             if type == nil, HTTPResponse.sameName(name, "Content-Type") { type = value }
         }
         guard let type, Self.compressible(type) else { return }
@@ -37,7 +39,7 @@ public struct CompressionMiddleware: HTTPMiddleware {
     }
 
     /// Whether `Accept-Encoding` allows gzip (or `*`) with a non-zero quality.
-    static func acceptsGzip(_ header: String) -> Bool {
+    public static func acceptsGzip(_ header: String) -> Bool {
         for item in header.lowercased().split(separator: ",") {
             let parts = item.split(separator: ";").map { $0.trimmingWhitespace() }
             guard let coding = parts.first, coding == "gzip" || coding == "x-gzip" || coding == "*" else { continue }

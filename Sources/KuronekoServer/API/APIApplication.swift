@@ -1,6 +1,7 @@
 import Foundation
 import Kuroneko
 import KuronekoHTTP
+import KuronekoWebApp
 
 /// The API as it is served: ``APIResponder`` inside the middleware, composed here and nowhere else, so the
 /// server and the in-process tests run the same stack.
@@ -8,11 +9,11 @@ public enum APIApplication {
     /// - Parameters:
     ///   - corsOrigins: origins allowed to call the API from a browser (`*` for any); empty: no CORS headers.
     ///   - log: where access-log lines go; `nil` logs nothing.
-    ///   - watches: the watch list's routes; `keys`: API keys for every `/v1` route.
+    ///   - watches: the watch list's routes; `keys`: API keys for every `/v1` route; `webApp`: the dashboard.
     public static func make(
         service: ShipmentService, metrics: Metrics, httpMetrics: HTTPMetrics, clock: any TrackingClock,
         corsOrigins: [String] = [], log: (any LogSink)?, watches: WatchRoutes? = nil, keys: APIKeyMiddleware? = nil,
-        moreMetrics: (@Sendable () -> [String])? = nil
+        webApp: WebApp? = nil, moreMetrics: (@Sendable () -> [String])? = nil
     ) -> MiddlewareStack<APIResponder> {
         var middleware: [any HTTPMiddleware] = [RequestIDMiddleware()]
         if let log { middleware.append(AccessLogMiddleware(sink: log)) }
@@ -24,6 +25,6 @@ public enum APIApplication {
             middleware,
             around: APIResponder(
                 service: service, metrics: metrics, httpMetrics: httpMetrics, clock: clock, watches: watches,
-                moreMetrics: moreMetrics))
+                webApp: webApp, moreMetrics: moreMetrics))
     }
 }

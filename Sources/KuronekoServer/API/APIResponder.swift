@@ -1,6 +1,7 @@
 import Foundation
 import Kuroneko
 import KuronekoHTTP
+import KuronekoWebApp
 
 /// `kuroneko serve`: the REST API over ``ShipmentService``.
 ///
@@ -18,11 +19,11 @@ public struct APIResponder: HTTPResponder {
     /// - Parameters:
     ///   - metrics: the lookups' counters; `httpMetrics`: the requests' (both rendered at `/metrics`).
     /// - Parameters:
-    ///   - watches: the watch list's routes, when the server keeps one.
+    ///   - watches: the watch list's routes, when the server keeps one; `webApp`: the dashboard at `/`.
     ///   - moreMetrics: further lines for `/metrics` (the poller's and the webhooks').
     public init(
         service: ShipmentService, metrics: Metrics, httpMetrics: HTTPMetrics, clock: any TrackingClock,
-        watches: WatchRoutes? = nil, moreMetrics: (@Sendable () -> [String])? = nil
+        watches: WatchRoutes? = nil, webApp: WebApp? = nil, moreMetrics: (@Sendable () -> [String])? = nil
     ) {
         self.service = service
         self.clock = clock
@@ -70,6 +71,7 @@ public struct APIResponder: HTTPResponder {
         }
         router.add("GET", "/openapi.json") { _, _ in .content(OpenAPIDocument.json, type: "application/json") }
         watches?.register(into: &router)
+        webApp?.register(into: &router)
         self.router = router
     }
 

@@ -231,6 +231,9 @@ enum CommandCatalog {
             .flag(
                 "--require-api-key", environment: "KURONEKO_REQUIRE_API_KEY",
                 "ask for an API key on every /v1 route even before any key exists"),
+            .flag(
+                "--no-web-app", environment: "KURONEKO_NO_WEB_APP",
+                "leave out the parcel dashboard at / (the API alone)"),
             .value(
                 "--shutdown-timeout", "SECONDS", environment: "KURONEKO_SHUTDOWN_TIMEOUT",
                 "on SIGTERM or SIGINT, how long requests in flight may still take before they are answered 503 "

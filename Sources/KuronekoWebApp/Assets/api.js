@@ -1,0 +1,77 @@
+// The watch-list API as the page uses it: the API key from this browser's storage, conditional requests,
+// and failures turned into an ApiError whose kind says what the person can do about it.
+
+const KEY_STORAGE = "kuroneko.key";
+
+export class ApiError extends Error {
+  /** kind: "offline" (no answer), "key" (401), "missing" (404), "request" (other 4xx), "server" (5xx). */
+  constructor(kind, status, detail) {
+    super(detail || `HTTP ${status}`);
+    this.kind = kind;
+    this.status = status;
+    this.detail = detail || "";
+  }
+}
+
+export function storedKey() {
+  try { return localStorage.getItem(KEY_STORAGE) || ""; } catch (e) { return ""; }
+}
+
+export function storeKey(key) {
+  try {
+    if (key) localStorage.setItem(KEY_STORAGE, key); else localStorage.removeItem(KEY_STORAGE);
+  } catch (e) { /* storage unavailable: the key lasts as long as the page */ }
+}
+
+/**
+ * One request. Resolves to {status, data, etag, savedAt}: status 304 when `etag` still matches (no data),
+ * savedAt when the service worker answered from its copy because the server could not be reached.
+ */
+export async function request(path, { method = "GET", body, etag } = {}) {
+  const headers = { Accept: "application/json" };
+  const key = storedKey();
+  if (key) headers.Authorization = `Bearer ${key}`;
+  if (body !== undefined) headers["Content-Type"] = "application/json";
+  if (etag) headers["If-None-Match"] = etag;
+  let response;
+  try {
+    response = await fetch(path, {
+      method, headers, cache: "no-store", body: body === undefined ? undefined : JSON.stringify(body),
+    });
+  } catch (error) {
+    throw new ApiError("offline", 0, "");
+  }
+  if (response.status === 304) return { status: 304, data: null, etag };
+  let data = null;
+  const type = response.headers.get("Content-Type") || "";
+  if (response.status !== 204 && type.includes("json")) data = await response.json().catch(() => null);
+  if (!response.ok) {
+    const detail = data && typeof data.detail === "string" ? data.detail : `HTTP ${response.status}`;
+    const kind = response.status === 401 ? "key" : response.status === 404 ? "missing"
+      : response.status >= 500 ? "server" : "request";
+    throw new ApiError(kind, response.status, detail);
+  }
+  return {
+    status: response.status, data, etag: response.headers.get("ETag"),
+    savedAt: response.headers.get("X-Kuroneko-Saved-At"),
+  };
+}
+
+/**
+ * Every watch, page by page (500 at a time). With `etag`, the first page is asked for conditionally; a 304
+ * there means nothing changed (lists longer than one page are always read whole).
+ */
+export async function listWatches(etag) {
+  const first = await request("/v1/watches?limit=500", { etag });
+  if (first.status === 304) return first;
+  let watches = first.data.watches;
+  let cursor = first.data.next_cursor;
+  for (let pages = 1; cursor && pages < 20; pages += 1) {
+    const next = await request(`/v1/watches?limit=500&cursor=${encodeURIComponent(cursor)}`);
+    watches = watches.concat(next.data.watches);
+    cursor = next.data.next_cursor;
+  }
+  return { status: 200, data: watches, etag: first.data.next_cursor ? null : first.etag, savedAt: first.savedAt };
+}
+
+export const watchPath = (digits) => `/v1/watches/${encodeURIComponent(digits)}`;

@@ -1,0 +1,434 @@
+// The dashboard: the list at /, a parcel at /parcel/NUMBER, kept current by conditional requests.
+
+import { ApiError, listWatches, request, storeKey, storedKey, watchPath } from "./api.js";
+import { formatTime, language, relativeTime, setLanguage, statusLabel, t, translateStatic } from "./i18n.js";
+import { checkNumber, formatNumber, splitNumbers } from "./numbers.js";
+import { STEPS, familyOf } from "./status.js";
+import { badge, card, deliveryWindow, facts, h, progress, timeline, yamatoForm } from "./views.js";
+
+const main = document.getElementById("main");
+const banner = document.getElementById("banner");
+const storage = {
+  get(name, fallback) { try { return localStorage.getItem(name) || fallback; } catch (e) { return fallback; } },
+  set(name, value) { try { localStorage.setItem(name, value); } catch (e) { /* no storage */ } },
+};
+
+const state = {
+  watches: null, etag: null, savedAt: null, loadedAt: null,
+  sort: storage.get("kuroneko.sort", "status"), filter: storage.get("kuroneko.filter", "all"),
+  parcel: null, parcelEtag: null, message: "",
+};
+
+// ---- Routing ------------------------------------------------------------------------------------------
+
+function currentNumber() {
+  const match = /^\/parcel\/([^/]+)\/?$/.exec(location.pathname);
+  return match ? decodeURIComponent(match[1]) : null;
+}
+
+function route() {
+  const number = currentNumber();
+  if (number !== null) return showParcel(number);
+  return showList();
+}
+
+function navigate(path) {
+  history.pushState(null, "", path);
+  route();
+  main.focus({ preventScroll: true });
+  window.scrollTo(0, 0);
+}
+
+document.addEventListener("click", (event) => {
+  const link = event.target.closest("a[href]");
+  if (!link || event.defaultPrevented || event.button !== 0 || event.metaKey || event.ctrlKey || event.shiftKey) return;
+  if (link.origin !== location.origin || !(link.pathname === "/" || link.pathname.startsWith("/parcel/"))) return;
+  event.preventDefault();
+  navigate(link.pathname);
+});
+window.addEventListener("popstate", route);
+
+// ---- Banner and errors ----------------------------------------------------------------------------------
+
+function showBanner(text, tone = "info") {
+  banner.textContent = text;
+  banner.className = `banner ${tone}`;
+  banner.hidden = !text;
+}
+
+/** Puts a failure into words; true when the caller should stop drawing (a key is asked for instead). */
+function explain(error) {
+  if (!(error instanceof ApiError)) throw error;
+  if (error.kind === "key") {
+    showKeyForm(error);
+    return true;
+  }
+  if (error.kind === "offline") {
+    const when = state.loadedAt ? formatTime(state.loadedAt) : null;
+    showBanner(when ? t("offline", { when }) : t("offlineNothing"), "warning");
+    return false;
+  }
+  showBanner(t("serverError", { detail: error.detail }), "error");
+  return false;
+}
+
+function showKeyForm(error) {
+  showBanner("");
+  const hadKey = storedKey() !== "";
+  const input = h("input", { id: "api-key", type: "password", required: true, spellcheck: "false" });
+  const form = h("form", { id: "key-form", class: "panel" },
+    h("h1", {}, t("keyTitle")),
+    h("p", {}, t("keyExplain")),
+    hadKey ? h("p", { id: "key-error", class: "error", role: "alert" }, t("keyRejected", { detail: error.detail })) : null,
+    h("label", { for: "api-key" }, t("keyLabel")), input,
+    h("button", { type: "submit" }, t("keyUse")));
+  form.addEventListener("submit", (event) => {
+    event.preventDefault();
+    storeKey(input.value.trim());
+    state.etag = null;
+    route();
+  });
+  main.replaceChildren(form);
+  input.focus();
+}
+
+// ---- The list ---------------------------------------------------------------------------------------
+
+const FAMILY_ORDER = ["problem", "out", "transit", "shipped", "accepted", "pending", "delivered"];
+
+function latestTime(watch) {
+  const events = (watch.shipment && watch.shipment.events) || [];
+  return events.length ? events[events.length - 1].at || "" : "";
+}
+
+function visibleWatches() {
+  const watches = (state.watches || []).filter((watch) =>
+    state.filter === "all" || (state.filter === "active" ? watch.active : !watch.active));
+  const byDate = (a, b) => latestTime(b).localeCompare(latestTime(a)) || b.created_at.localeCompare(a.created_at);
+  if (state.sort === "date") return watches.sort(byDate);
+  const rank = (watch) => FAMILY_ORDER.indexOf(familyOf(watch.shipment && watch.shipment.status));
+  return watches.sort((a, b) => rank(a) - rank(b) || byDate(a, b));
+}
+
+function addForm() {
+  const numbers = h("textarea", {
+    id: "numbers", name: "numbers", rows: "2", autocomplete: "off", spellcheck: "false", inputmode: "numeric",
+    "aria-describedby": "numbers-hint number-errors",
+  });
+  const errors = h("ul", { id: "number-errors", class: "errors", "aria-live": "polite" });
+  const ready = h("span", { id: "ready-count", class: "hint" });
+  const label = h("input", { id: "label", name: "label", maxlength: "200", autocomplete: "off" });
+  const webhook = h("input", { id: "webhook-url", name: "webhook_url", type: "url", inputmode: "url" });
+  const button = h("button", { id: "add-button", type: "submit" }, t("add"));
+  const result = h("div", { id: "add-result", role: "status" }, state.message);
+  state.message = "";
+
+  const validate = () => {
+    const checks = splitNumbers(numbers.value).map(checkNumber);
+    const bad = checks.filter((check) => check.error);
+    errors.replaceChildren(...bad.map((check) => h("li", {}, t(`error.${check.error.code}`, { input: check.input, ...check.error }))));
+    numbers.setAttribute("aria-invalid", bad.length ? "true" : "false");
+    const good = checks.length - bad.length;
+    ready.textContent = good ? t("readyCount", { n: good }) : "";
+    return checks;
+  };
+  numbers.addEventListener("input", validate);
+
+  const form = h("form", { id: "add-form", class: "panel", novalidate: true },
+    h("h2", { id: "add-title" }, t("addTitle")),
+    h("label", { for: "numbers" }, t("numbersLabel")), numbers,
+    h("p", { id: "numbers-hint", class: "hint" }, t("numbersHint")), errors,
+    h("div", { class: "row" },
+      h("span", { class: "grow" }, h("label", { for: "label" }, t("labelLabel")), label),
+      h("span", { class: "actions" }, ready, button)),
+    h("details", {}, h("summary", {}, t("moreOptions")), h("label", { for: "webhook-url" }, t("webhookLabel")), webhook),
+    result);
+
+  form.addEventListener("submit", async (event) => {
+    event.preventDefault();
+    const checks = validate();
+    const good = [...new Set(checks.filter((check) => !check.error).map((check) => check.digits))];
+    if (!good.length) { numbers.focus(); return; }
+    button.disabled = true;
+    button.textContent = t("adding");
+    const outcome = await addAll(good, label.value.trim(), webhook.value.trim());
+    button.disabled = false;
+    button.textContent = t("add");
+    if (outcome.stop) return;
+    // What could not be added stays in the field, so it can be corrected.
+    numbers.value = checks.filter((check) => check.error).map((check) => check.input)
+      .concat(outcome.failed.map((failure) => failure.digits)).join("\n");
+    if (!outcome.failed.length) label.value = "";
+    validate();
+    const lines = [];
+    if (outcome.created) lines.push(t("added", { n: outcome.created }));
+    if (outcome.existing) lines.push(t("alreadyThere", { n: outcome.existing }));
+    result.replaceChildren(...lines.map((line) => h("p", {}, line)),
+      ...outcome.secrets.map((line) => h("p", { class: "secret" }, line)),
+      ...outcome.failed.map((failure) => h("p", { class: "error" }, t("addFailed", { number: formatNumber(failure.digits), detail: failure.detail }))));
+    state.etag = null;
+    await loadList();
+  });
+  return form;
+}
+
+/** Adds the numbers four at a time; returns counts, webhook secrets and failures. */
+async function addAll(digitsList, label, webhookURL) {
+  const outcome = { created: 0, existing: 0, failed: [], secrets: [], stop: false };
+  const queue = digitsList.slice();
+  const worker = async () => {
+    while (queue.length && !outcome.stop) {
+      const digits = queue.shift();
+      try {
+        const body = { number: digits };
+        if (label) body.label = label;
+        if (webhookURL) body.webhook_url = webhookURL;
+        const answer = await request("/v1/watches", { method: "POST", body });
+        if (answer.status === 201) outcome.created += 1; else outcome.existing += 1;
+        if (answer.data && answer.data.webhook_secret) {
+          outcome.secrets.push(t("webhookSecret", { number: formatNumber(digits), secret: answer.data.webhook_secret }));
+        }
+      } catch (error) {
+        if (error instanceof ApiError && error.kind === "key") { outcome.stop = true; showKeyForm(error); return; }
+        outcome.failed.push({ digits, detail: error.kind === "offline" ? t("offlineNothing") : error.detail });
+      }
+    }
+  };
+  await Promise.all([worker(), worker(), worker(), worker()]);
+  return outcome;
+}
+
+function listControls() {
+  const sort = h("select", { id: "sort" },
+    h("option", { value: "status" }, t("sortStatus")), h("option", { value: "date" }, t("sortDate")));
+  sort.value = state.sort;
+  sort.addEventListener("change", () => { state.sort = sort.value; storage.set("kuroneko.sort", sort.value); drawCards(); });
+  const filters = h("fieldset", { class: "filters" }, h("legend", {}, t("filterLabel")),
+    ["all", "active", "finished"].map((value) => h("label", {},
+      h("input", {
+        type: "radio", name: "filter", value, checked: state.filter === value,
+        onchange: () => { state.filter = value; storage.set("kuroneko.filter", value); drawCards(); },
+      }),
+      t(`filter${value[0].toUpperCase()}${value.slice(1)}`))));
+  return h("div", { class: "controls" }, h("label", { class: "sort" }, h("span", {}, t("sortLabel")), sort), filters);
+}
+
+function drawCards() {
+  const list = document.getElementById("cards");
+  if (!list) return;
+  const watches = visibleWatches();
+  const total = (state.watches || []).length;
+  document.getElementById("count").textContent = total ? t("count", { shown: watches.length, total }) : "";
+  const fragment = document.createDocumentFragment();
+  for (const watch of watches) fragment.append(card(watch));
+  list.replaceChildren(fragment);
+  const empty = document.getElementById("empty");
+  empty.textContent = total === 0 ? t("empty") : watches.length === 0 ? t("noneMatch") : "";
+  performance.mark("kuroneko:cards");
+}
+
+function showList() {
+  state.parcel = null;
+  document.title = `${t("listTitle")} · Kuroneko`;
+  main.replaceChildren(
+    h("h1", {}, t("listTitle")), addForm(),
+    h("section", { "aria-labelledby": "list-title", class: "list" },
+      h("h2", { id: "list-title", class: "visually-hidden" }, t("listTitle")),
+      listControls(), h("p", { id: "count", class: "hint" }), h("p", { id: "empty", class: "empty" }),
+      h("ul", { id: "cards", class: "cards" })));
+  if (state.watches) drawCards();
+  return loadList();
+}
+
+async function loadList() {
+  try {
+    const answer = await listWatches(state.etag);
+    if (answer.status !== 304) {
+      state.watches = answer.data;
+      state.etag = answer.etag;
+    }
+    noteFreshness(answer.savedAt);
+    if (answer.status !== 304) drawCards();
+  } catch (error) {
+    explain(error);
+  }
+}
+
+/** Clears the offline banner, or puts it up when the service worker answered from its copy. */
+function noteFreshness(savedAt) {
+  if (savedAt) {
+    showBanner(t("offline", { when: formatTime(savedAt) }), "warning");
+  } else {
+    state.loadedAt = new Date().toISOString();
+    showBanner("");
+  }
+}
+
+// ---- A parcel ---------------------------------------------------------------------------------------
+
+async function showParcel(input) {
+  const check = checkNumber(input);
+  if (check.error) {
+    main.replaceChildren(h("h1", {}, t("badAddress", { input })), h("p", {}, h("a", { href: "/" }, t("back"))));
+    return;
+  }
+  if (!state.parcel || state.parcel.number !== check.digits) {
+    state.parcel = { number: check.digits, watch: null, changes: [], deliveries: [] };
+    state.parcelEtag = null;
+    main.replaceChildren(h("p", { class: "loading" }, "…"));
+  }
+  await loadParcel();
+}
+
+async function loadParcel() {
+  const parcel = state.parcel;
+  if (!parcel) return;
+  try {
+    const answer = await request(watchPath(parcel.number), { etag: state.parcelEtag });
+    noteFreshness(answer.savedAt);
+    if (answer.status === 304 && parcel.watch) return;
+    const [changes, deliveries] = await Promise.all([
+      request(`${watchPath(parcel.number)}/changes`).catch(() => null),
+      request(`${watchPath(parcel.number)}/deliveries`).catch(() => null),
+    ]);
+    if (state.parcel !== parcel) return;
+    parcel.watch = answer.data;
+    parcel.changes = changes && changes.data ? changes.data.changes : parcel.changes;
+    parcel.deliveries = deliveries && deliveries.data ? deliveries.data.deliveries : parcel.deliveries;
+    state.parcelEtag = answer.etag;
+    drawParcel();
+  } catch (error) {
+    if (error instanceof ApiError && error.kind === "missing") {
+      main.replaceChildren(h("h1", {}, t("notWatched", { number: formatNumber(parcel.number) })),
+        h("p", {}, h("a", { href: "/" }, t("back"))));
+      return;
+    }
+    if (!explain(error) && !parcel.watch) {
+      main.replaceChildren(h("p", {}, h("a", { href: "/" }, t("back"))));
+    }
+  }
+}
+
+function drawParcel() {
+  const { watch, changes, deliveries } = state.parcel;
+  const shipment = watch.shipment;
+  const status = shipment && shipment.status;
+  const title = watch.label || formatNumber(watch.number);
+  document.title = `${title} · Kuroneko`;
+  const refresh = h("button", { id: "refresh", type: "button" }, t("refresh"));
+  refresh.addEventListener("click", async () => {
+    refresh.disabled = true;
+    refresh.textContent = t("refreshing");
+    try {
+      await request(`${watchPath(watch.number)}/refresh`, { method: "POST" });
+      state.parcelEtag = null;
+      await loadParcel();
+    } catch (error) {
+      explain(error);
+      refresh.disabled = false;
+      refresh.textContent = t("refresh");
+    }
+  });
+  const confirmBox = h("div", { id: "confirm-remove", class: "confirm", role: "group", hidden: true },
+    h("p", {}, t("confirmRemove", { number: formatNumber(watch.number) })),
+    h("button", { id: "confirm-remove-yes", type: "button", class: "danger", onclick: () => removeParcel(watch.number) }, t("remove")),
+    h("button", { id: "confirm-remove-no", type: "button", onclick: () => { confirmBox.hidden = true; removeButton.focus(); } }, t("cancel")));
+  const removeButton = h("button", {
+    id: "remove", type: "button", class: "danger",
+    onclick: () => { confirmBox.hidden = false; document.getElementById("confirm-remove-no").focus(); },
+  }, t("remove"));
+
+  main.replaceChildren(h("article", { id: "parcel", class: `parcel family-${familyOf(status)}`, "data-number": watch.number },
+    h("p", {}, h("a", { href: "/" }, `← ${t("back")}`)),
+    h("div", { class: "parcel-head" }, h("h1", {}, title), badge(status)),
+    progress(shipment),
+    facts([
+      [t("number"), formatNumber(watch.number)],
+      [t("summary"), status && status.summary],
+      [t("note"), status && status.note],
+      [t("product"), shipment && shipment.product],
+      [t("scheduled"), deliveryWindow(shipment && shipment.scheduled_delivery)],
+      [t("lastChecked"), watch.checked_at ? `${formatTime(watch.checked_at)} (${relativeTime(watch.checked_at)})` : t("neverChecked")],
+    ]),
+    h("div", { class: "actions" }, refresh, removeButton, yamatoForm(watch.number)),
+    confirmBox,
+    h("section", { "aria-labelledby": "timeline-title" }, h("h2", { id: "timeline-title" }, t("timeline")), timeline(shipment)),
+    h("section", { "aria-labelledby": "changes-title" }, h("h2", { id: "changes-title" }, t("changes")), changeLog(changes)),
+    h("section", { "aria-labelledby": "webhook-title", id: "webhook-section" }, h("h2", { id: "webhook-title" }, t("webhookTitle")),
+      watch.webhook_url ? h("p", {}, h("code", {}, watch.webhook_url)) : h("p", {}, t("webhookNone")),
+      watch.webhook_url ? deliveryLog(deliveries) : null)));
+}
+
+function changeLog(changes) {
+  if (!changes.length) return h("p", {}, t("noChanges"));
+  return h("ol", { id: "changes", class: "log" }, changes.slice().reverse().map((change) => {
+    const to = change.shipment && change.shipment.status;
+    const from = change.previous && change.previous.status;
+    const text = from ? t("changeFrom", { from: statusLabel(from), to: statusLabel(to) }) : t("firstSeen", { to: statusLabel(to) });
+    return h("li", {}, h("time", { datetime: change.created_at }, formatTime(change.created_at)), " ", text);
+  }));
+}
+
+function deliveryLog(deliveries) {
+  if (!deliveries.length) return h("p", {}, t("noDeliveries"));
+  return h("ol", { id: "deliveries", class: "log" }, deliveries.slice().reverse().map((delivery) =>
+    h("li", {}, h("time", { datetime: delivery.at || "" }, formatTime(delivery.at)), ` ${delivery.state}`,
+      delivery.status ? ` · HTTP ${delivery.status}` : "", delivery.error ? ` · ${delivery.error}` : "")));
+}
+
+async function removeParcel(digits) {
+  if (state.parcel) state.parcel.removing = true; // no poll asks for it once it is gone
+  try {
+    await request(watchPath(digits), { method: "DELETE" });
+    state.message = t("removed", { number: formatNumber(digits) });
+    state.etag = null;
+    if (state.watches) state.watches = state.watches.filter((watch) => watch.number !== digits);
+    navigate("/");
+  } catch (error) {
+    if (state.parcel) state.parcel.removing = false;
+    explain(error);
+  }
+}
+
+// ---- Live updates, settings, start ------------------------------------------------------------------
+
+const pollSeconds = Math.max(2, Number(storage.get("kuroneko.pollSeconds", "20")) || 20);
+
+function poll() {
+  if (document.hidden || document.getElementById("key-form")) return;
+  if (state.parcel) { if (!state.parcel.removing) loadParcel(); } else if (document.getElementById("cards")) loadList();
+}
+setInterval(poll, pollSeconds * 1000);
+document.addEventListener("visibilitychange", () => { if (!document.hidden) poll(); });
+
+function redraw() {
+  translateStatic();
+  if (document.getElementById("key-form")) return;
+  if (state.parcel && state.parcel.watch) drawParcel();
+  else if (!state.parcel) showList();
+}
+
+const languageSelect = document.getElementById("lang");
+languageSelect.value = language();
+setLanguage(language());
+languageSelect.addEventListener("change", () => { setLanguage(languageSelect.value); redraw(); });
+
+const themeSelect = document.getElementById("theme");
+themeSelect.value = storage.get("kuroneko.theme", "auto");
+themeSelect.addEventListener("change", () => {
+  const theme = themeSelect.value;
+  storage.set("kuroneko.theme", theme);
+  if (theme === "auto") delete document.documentElement.dataset.theme;
+  else document.documentElement.dataset.theme = theme;
+});
+
+document.getElementById("calendar-link").addEventListener("click", (event) => {
+  if (storedKey()) { event.preventDefault(); showBanner(t("calendarKeyed"), "info"); }
+});
+
+if ("serviceWorker" in navigator) {
+  navigator.serviceWorker.register("/sw.js").catch(() => { /* the page works without it, only not offline */ });
+}
+
+translateStatic();
+route();

@@ -1,0 +1,157 @@
+// The page's words in Japanese and English. The language follows the browser until one is chosen.
+
+const STRINGS = {
+  en: {
+    skip: "Skip to content", language: "Language", theme: "Theme", themeAuto: "System theme", themeLight: "Light",
+    themeDark: "Dark", calendar: "Delivery calendar (iCalendar)",
+    listTitle: "Your parcels", addTitle: "Add parcels",
+    numbersLabel: "Tracking numbers", numbersHint: "One number, or a pasted list (one per line or comma-separated). Hyphens, spaces and full-width digits are fine.",
+    labelLabel: "Label (optional)", webhookLabel: "Webhook URL (optional)", moreOptions: "Webhook",
+    add: "Add", adding: "Adding…", readyCount: "{n} ready to add", 
+    "error.notDigits": "“{input}”: not a tracking number; use the 12 digits on the slip",
+    "error.length": "“{input}”: {count} digits; a tracking number has 12",
+    "error.checkDigit": "“{input}”: the check digit is {found}, expected {expected}; is a digit mistyped?",
+    added: "Added {n}.", alreadyThere: "{n} already on the list.", addFailed: "{number}: {detail}",
+    webhookSecret: "Webhook secret for {number} (shown once; keep it to check signatures): {secret}",
+    sortLabel: "Sort by", sortStatus: "Status", sortDate: "Latest event",
+    filterLabel: "Show", filterAll: "All", filterActive: "Active", filterFinished: "Finished",
+    count: "{shown} of {total} parcels",
+    empty: "No parcels yet. Add a tracking number above.", noneMatch: "No parcels match this filter.",
+    "family.pending": "Waiting for the first check", "family.accepted": "Accepted", "family.shipped": "Shipped",
+    "family.transit": "In transit", "family.out": "Out for delivery", "family.delivered": "Delivered",
+    "family.problem": "Needs attention",
+    progress: "Progress: step {step} of 5, {name}", progressNone: "Progress: not known yet",
+    scheduled: "Delivery window", checked: "Checked {when}", lastChecked: "Last checked", neverChecked: "Not checked yet", noEvents: "No events yet",
+    back: "All parcels", summary: "Summary", note: "Note", product: "Product", number: "Number",
+    timeline: "History", time: "Time", status: "Status", place: "Place",
+    changes: "Changes seen", noChanges: "No change seen yet.", changeFrom: "{from} → {to}", firstSeen: "first seen as {to}",
+    webhookTitle: "Webhook", webhookNone: "No webhook. To add one, remove the parcel and add it again with a webhook URL.",
+    deliveries: "Deliveries", noDeliveries: "Nothing delivered yet.",
+    refresh: "Check now", refreshing: "Checking…", remove: "Remove", confirmRemove: "Remove {number} from the list?",
+    cancel: "Cancel", removed: "Removed {number}.", yamato: "Open on Yamato’s site",
+    keyTitle: "API key needed", keyExplain: "This server asks for an API key. Paste one made with “kuroneko keys create”; it is kept in this browser only.",
+    keyLabel: "API key", keyUse: "Use this key", keyRejected: "That key was not accepted: {detail}", keyForget: "Forget the API key",
+    offline: "The server cannot be reached. Showing what was known at {when}; it may be out of date.",
+    offlineNothing: "The server cannot be reached, and this browser has no earlier copy to show.",
+    serverError: "The server answered: {detail}", notWatched: "{number} is not on your list.",
+    badAddress: "“{input}” is not a tracking number, so there is no page for it.",
+    calendarKeyed: "With API keys, the calendar needs its token: use the feed URL that “kuroneko keys create” printed.",
+  },
+  ja: {
+    skip: "本文へ移動", language: "言語", theme: "テーマ", themeAuto: "システムに合わせる", themeLight: "ライト",
+    themeDark: "ダーク", calendar: "お届け予定カレンダー（iCalendar）",
+    listTitle: "お荷物一覧", addTitle: "荷物を追加",
+    numbersLabel: "送り状番号", numbersHint: "1 件でも、貼り付けた一覧（1 行に 1 件、またはカンマ区切り）でも追加できます。ハイフン・空白・全角数字も使えます。",
+    labelLabel: "メモ（任意）", webhookLabel: "Webhook URL（任意）", moreOptions: "Webhook",
+    add: "追加", adding: "追加中…", readyCount: "{n} 件追加できます",
+    "error.notDigits": "「{input}」: 送り状番号ではありません。伝票の 12 桁の数字を入力してください",
+    "error.length": "「{input}」: {count} 桁です。送り状番号は 12 桁です",
+    "error.checkDigit": "「{input}」: チェックデジットが {found} です（正しくは {expected}）。打ち間違いはありませんか？",
+    added: "{n} 件追加しました。", alreadyThere: "{n} 件は登録済みです。", addFailed: "{number}: {detail}",
+    webhookSecret: "{number} の Webhook シークレット（一度だけ表示。署名の確認に使います）: {secret}",
+    sortLabel: "並べ替え", sortStatus: "状態", sortDate: "最新の更新",
+    filterLabel: "表示", filterAll: "すべて", filterActive: "配達中", filterFinished: "完了",
+    count: "{total} 件中 {shown} 件",
+    empty: "まだ荷物がありません。上で送り状番号を追加してください。", noneMatch: "条件に合う荷物はありません。",
+    "family.pending": "確認待ち", "family.accepted": "受付", "family.shipped": "発送",
+    "family.transit": "輸送中", "family.out": "配達中", "family.delivered": "配達完了", "family.problem": "要確認",
+    progress: "進捗: 5 段階中 {step}（{name}）", progressNone: "進捗: まだ不明",
+    scheduled: "お届け予定", checked: "{when}に確認", lastChecked: "最終確認", neverChecked: "未確認", noEvents: "まだ記録がありません",
+    back: "お荷物一覧へ", summary: "概要", note: "備考", product: "商品", number: "送り状番号",
+    timeline: "履歴", time: "日時", status: "状態", place: "担当店",
+    changes: "変化の記録", noChanges: "まだ変化はありません。", changeFrom: "{from} → {to}", firstSeen: "最初の状態: {to}",
+    webhookTitle: "Webhook", webhookNone: "Webhook は未設定です。設定するには、削除してから Webhook URL 付きで追加し直してください。",
+    deliveries: "配信履歴", noDeliveries: "まだ配信はありません。",
+    refresh: "今すぐ確認", refreshing: "確認中…", remove: "削除", confirmRemove: "{number} を一覧から削除しますか？",
+    cancel: "キャンセル", removed: "{number} を削除しました。", yamato: "ヤマト運輸のページで見る",
+    keyTitle: "API キーが必要です", keyExplain: "このサーバーは API キーを求めています。「kuroneko keys create」で作ったキーを貼り付けてください。キーはこのブラウザーにだけ保存されます。",
+    keyLabel: "API キー", keyUse: "このキーを使う", keyRejected: "キーが受け付けられませんでした: {detail}", keyForget: "API キーを消去",
+    offline: "サーバーに接続できません。{when} 時点の情報を表示しています（古い可能性があります）。",
+    offlineNothing: "サーバーに接続できず、このブラウザーに保存された一覧もありません。",
+    serverError: "サーバーからの応答: {detail}", notWatched: "{number} は一覧にありません。",
+    badAddress: "「{input}」は送り状番号ではないため、ページがありません。",
+    calendarKeyed: "API キーを使う場合、カレンダーにはトークンが必要です。「kuroneko keys create」が表示したフィード URL を使ってください。",
+  },
+};
+
+let current = initialLanguage();
+
+function initialLanguage() {
+  let chosen = null;
+  try { chosen = localStorage.getItem("kuroneko.lang"); } catch (e) { /* no storage */ }
+  if (chosen === "ja" || chosen === "en") return chosen;
+  const preferred = navigator.languages && navigator.languages.length ? navigator.languages : [navigator.language || "en"];
+  for (const tag of preferred) {
+    if (/^ja\b/i.test(tag)) return "ja";
+    if (/^en\b/i.test(tag)) return "en";
+  }
+  return "en";
+}
+
+export function language() { return current; }
+
+export function setLanguage(lang) {
+  current = lang === "ja" ? "ja" : "en";
+  try { localStorage.setItem("kuroneko.lang", current); } catch (e) { /* no storage */ }
+  document.documentElement.lang = current;
+}
+
+/** The text for a key, with `{name}` filled from `values`. */
+export function t(key, values = {}) {
+  const text = STRINGS[current][key] ?? STRINGS.en[key] ?? key;
+  return text.replace(/\{(\w+)\}/g, (whole, name) => (name in values ? String(values[name]) : whole));
+}
+
+/** A status's label in the page's language (Yamato's Japanese words, or their English from the server). */
+export function statusLabel(status) {
+  if (!status) return "";
+  return current === "ja" ? status.label : status.label_en || status.label;
+}
+
+const TOKYO = "Asia/Tokyo";
+
+const formatters = new Map();
+
+/** An Intl formatter for the current language, made once (making one costs more than using it). */
+function formatter(kind, options) {
+  const key = `${current}:${kind}`;
+  if (!formatters.has(key)) {
+    const locale = current === "ja" ? "ja-JP" : "en-GB";
+    formatters.set(key, kind === "relative" ? new Intl.RelativeTimeFormat(current, options)
+      : new Intl.DateTimeFormat(locale, options));
+  }
+  return formatters.get(key);
+}
+
+/** A time as month, day, hour and minute in Japan time, where Yamato's times are. */
+export function formatTime(iso) {
+  if (!iso) return "";
+  return formatter("time", {
+    timeZone: TOKYO, month: "short", day: "numeric", hour: "2-digit", minute: "2-digit",
+  }).format(new Date(iso));
+}
+
+/** A calendar date (YYYY-MM-DD) with its weekday. */
+export function formatDate(date) {
+  const [year, month, day] = date.split("-").map(Number);
+  return formatter("date", { timeZone: "UTC", month: "short", day: "numeric", weekday: "short" })
+    .format(new Date(Date.UTC(year, month - 1, day)));
+}
+
+/** “3 minutes ago”, from an ISO time. */
+export function relativeTime(iso, now = Date.now()) {
+  const seconds = Math.round((new Date(iso).getTime() - now) / 1000);
+  const format = formatter("relative", { numeric: "auto" });
+  const steps = [["second", 60], ["minute", 60], ["hour", 24], ["day", 365]];
+  let value = seconds;
+  for (const [unit, size] of steps) {
+    if (Math.abs(value) < size) return format.format(value, unit);
+    value = Math.round(value / size);
+  }
+  return format.format(value, "year");
+}
+
+/** Fills every element marked `data-i18n` in the page's fixed parts. */
+export function translateStatic(root = document) {
+  for (const element of root.querySelectorAll("[data-i18n]")) element.textContent = t(element.dataset.i18n);
+}

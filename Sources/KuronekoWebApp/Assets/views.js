@@ -1,0 +1,99 @@
+// Building the page's parts. Everything from the server goes in as text, never as markup.
+
+import { formatDate, formatTime, relativeTime, statusLabel, t } from "./i18n.js";
+import { formatNumber } from "./numbers.js";
+import { STEPS, familyOf, stepOf } from "./status.js";
+
+/** An element: `h("p", {class: "x"}, "text", child)`; attributes starting with "on" become listeners. */
+export function h(tag, attributes = {}, ...children) {
+  const element = document.createElement(tag);
+  for (const [name, value] of Object.entries(attributes)) {
+    if (value === null || value === undefined || value === false) continue;
+    if (name.startsWith("on")) element.addEventListener(name.slice(2), value);
+    else element.setAttribute(name, value === true ? "" : value);
+  }
+  for (const child of children.flat(Infinity)) {
+    if (child === null || child === undefined || child === false) continue;
+    element.append(child instanceof Node ? child : String(child));
+  }
+  return element;
+}
+
+/** The badge with a status's label, coloured by its family. */
+export function badge(status) {
+  const family = familyOf(status);
+  const text = status ? statusLabel(status) : t("family.pending");
+  return h("span", { class: `badge family-${family}`, title: t(`family.${family}`) }, text);
+}
+
+/** Five segments along accepted → shipped → in transit → out for delivery → delivered. */
+export function progress(shipment) {
+  const step = stepOf(shipment);
+  const label = step < 0 ? t("progressNone") : t("progress", { step: step + 1, name: t(`family.${STEPS[step]}`) });
+  const family = familyOf(shipment && shipment.status);
+  return h("div", { class: `progress family-${family}`, role: "img", "aria-label": label },
+    STEPS.map((name, index) => h("span", { class: index <= step ? "done" : "" })));
+}
+
+function lastEvent(shipment) {
+  const events = (shipment && shipment.events) || [];
+  return events.length ? events[events.length - 1] : null;
+}
+
+export function deliveryWindow(scheduled) {
+  if (!scheduled) return null;
+  if (!scheduled.date) return scheduled.raw || null;
+  const window = scheduled.window_start ? ` ${scheduled.window_start}–${scheduled.window_end || ""}` : "";
+  return formatDate(scheduled.date) + window;
+}
+
+/** One parcel in the list: a link to its page. */
+export function card(watch) {
+  const shipment = watch.shipment;
+  const event = lastEvent(shipment);
+  const window = deliveryWindow(shipment && shipment.scheduled_delivery);
+  const title = watch.label || formatNumber(watch.number);
+  return h("li", { class: `card family-${familyOf(shipment && shipment.status)}`, "data-number": watch.number },
+    h("a", { class: "card-link", href: `/parcel/${watch.number}` },
+      h("span", { class: "card-head" },
+        h("h3", { class: "card-title" }, title),
+        badge(shipment && shipment.status)),
+      watch.label ? h("span", { class: "card-number" }, formatNumber(watch.number)) : null,
+      progress(shipment),
+      h("span", { class: "card-event" },
+        event ? `${formatTime(event.at)} · ${statusLabel(event)}${event.place ? ` · ${event.place}` : ""}` : t("noEvents")),
+      window ? h("span", { class: "card-window" }, `${t("scheduled")}: ${window}`) : null,
+      h("span", { class: "card-checked" },
+        watch.checked_at ? t("checked", { when: relativeTime(watch.checked_at) }) : t("neverChecked"))));
+}
+
+/** A parcel's history, newest first. */
+export function timeline(shipment) {
+  const events = ((shipment && shipment.events) || []).slice().reverse();
+  if (!events.length) return h("p", {}, t("noEvents"));
+  return h("table", { id: "timeline", class: "timeline" },
+    h("caption", { class: "visually-hidden" }, t("timeline")),
+    h("thead", {}, h("tr", {}, h("th", { scope: "col" }, t("time")), h("th", { scope: "col" }, t("status")),
+      h("th", { scope: "col" }, t("place")))),
+    h("tbody", {}, events.map((event) => h("tr", {},
+      h("td", {}, event.at ? formatTime(event.at) : event.date_text || ""),
+      h("td", {}, h("span", { class: `dot family-${familyOf(event)}` }), statusLabel(event)),
+      h("td", {}, event.place || "")))));
+}
+
+/** The form that opens the parcel on Yamato's own page (it answers a POST only). */
+export function yamatoForm(digits) {
+  return h("form", {
+    id: "yamato-form", method: "post", action: "https://toi.kuronekoyamato.co.jp/cgi-bin/tneko",
+    target: "_blank", rel: "noopener noreferrer",
+  },
+  h("input", { type: "hidden", name: "number00", value: "1" }),
+  h("input", { type: "hidden", name: "number01", value: digits }),
+  h("button", { type: "submit", class: "link-button" }, t("yamato")));
+}
+
+/** A definition list of the fields that have a value. */
+export function facts(pairs) {
+  const shown = pairs.filter(([, value]) => value);
+  return h("dl", { class: "facts" }, shown.map(([name, value]) => [h("dt", {}, name), h("dd", {}, value)]));
+}

@@ -1,0 +1,111 @@
+"""`kuroneko serve --demo` for the browser tests and the web-app benchmark: started on a free port of
+127.0.0.1, its log kept in a file that waits can read."""
+
+import os
+import random
+import re
+import subprocess
+import tempfile
+import time
+import urllib.request
+
+ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
+BINARY = os.path.join(ROOT, ".build", "debug", "kuroneko")
+
+
+def check_digit(eleven: str) -> int:
+    remainder = 0
+    for digit in eleven:
+        remainder = (remainder * 10 + int(digit)) % 7
+    return remainder
+
+
+def tracking_numbers(count: int, seed: int) -> list[str]:
+    """`count` different valid numbers (twelve digits, check digit right)."""
+    generator = random.Random(seed)
+    numbers: list[str] = []
+    while len(numbers) < count:
+        eleven = "".join(generator.choice("0123456789") for _ in range(11))
+        number = eleven + str(check_digit(eleven))
+        if number not in numbers:
+            numbers.append(number)
+    return numbers
+
+
+class Server:
+    """One `kuroneko serve --demo`, with its own SQLite file in a temporary folder."""
+
+    def __init__(self, *arguments: str, database: str | None = None):
+        self.folder = tempfile.mkdtemp(prefix="kuroneko-webapp-")
+        self.database = database or os.path.join(self.folder, "watches.sqlite")
+        self.log_path = os.path.join(self.folder, "serve.log")
+        self.arguments = list(arguments)
+        self.process: subprocess.Popen | None = None
+        self.url = ""
+
+    def start(self, timeout: float = 30) -> "Server":
+        with open(self.log_path, "ab") as log:
+            self.process = subprocess.Popen(
+                [BINARY, "serve", "--demo", "--port", "0", "--db", self.database, *self.arguments],
+                stdout=log, stderr=log, stdin=subprocess.DEVNULL)
+        line = self.wait_for_log(r"listening on (http://127\.0\.0\.1:\d+)", timeout)
+        self.url = re.search(r"listening on (http://127\.0\.0\.1:\d+)", line).group(1)
+        return self
+
+    def log(self) -> str:
+        with open(self.log_path, encoding="utf-8", errors="replace") as file:
+            return file.read()
+
+    def wait_for_log(self, pattern: str, timeout: float = 30, count: int = 1) -> str:
+        """The first line matching `pattern` once `count` lines match; fails after `timeout` seconds. The log
+        is a file, so this reads it again whenever it has grown."""
+        expression = re.compile(pattern)
+        deadline = time.monotonic() + timeout
+        size = -1
+        while time.monotonic() < deadline:
+            current = os.path.getsize(self.log_path)
+            if current != size:
+                size = current
+                matches = [line for line in self.log().splitlines() if expression.search(line)]
+                if len(matches) >= count:
+                    return matches[0]
+            if self.process and self.process.poll() is not None:
+                raise AssertionError(f"kuroneko serve exited ({self.process.returncode}):\n{self.log()[-2000:]}")
+            time.sleep(0.05)
+        raise AssertionError(f"no {count} log lines match {pattern!r} within {timeout} s:\n{self.log()[-2000:]}")
+
+    def api(self, method: str, path: str, body: bytes | None = None, key: str | None = None):
+        request = urllib.request.Request(self.url + path, data=body, method=method)
+        request.add_header("Content-Type", "application/json")
+        if key:
+            request.add_header("Authorization", f"Bearer {key}")
+        try:
+            with urllib.request.urlopen(request, timeout=10) as response:
+                return response.status, response.read()
+        except urllib.error.HTTPError as error:
+            return error.code, error.read()
+
+    def stop(self) -> None:
+        if self.process and self.process.poll() is None:
+            self.process.terminate()
+            try:
+                self.process.wait(timeout=15)
+            except subprocess.TimeoutExpired:
+                self.process.kill()
+                self.process.wait()
+
+
+def chromium(width: int = 1200, height: int = 900, language: str = "en-US"):
+    """Headless Chromium from Debian, driven through Debian's chromedriver."""
+    from selenium import webdriver
+    from selenium.webdriver.chrome.service import Service
+
+    options = webdriver.ChromeOptions()
+    for argument in ["--headless=new", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage",
+                     f"--window-size={width},{height}", f"--lang={language}"]:
+        options.add_argument(argument)
+    options.add_experimental_option("prefs", {"intl.accept_languages": language})
+    options.set_capability("goog:loggingPrefs", {"browser": "ALL"})
+    options.binary_location = os.environ.get("CHROMIUM", "/usr/bin/chromium")
+    service = Service(os.environ.get("CHROMEDRIVER", "/usr/bin/chromedriver"))
+    return webdriver.Chrome(service=service, options=options)

@@ -1,0 +1,302 @@
+"""The web app in a real headless Chromium against `kuroneko serve --demo` on 127.0.0.1: adding numbers
+(valid, invalid, a pasted list of 20), statuses, a parcel's page and its reload, language and theme, live
+updates answered 304 when nothing changed, removing, API keys, accessibility (axe-core: no serious or
+critical violation), no horizontal scrolling at 360 px, screenshots at 1200 and 360 px, and the service
+worker's last list once the server is gone. Screenshots go to $WEBAPP_OUTPUT (default
+.build/webapp-test-output)."""
+
+import json
+import os
+import re
+import subprocess
+import sys
+import unittest
+
+from selenium.webdriver.common.by import By
+from selenium.webdriver.support.select import Select
+from selenium.webdriver.support.ui import WebDriverWait
+
+sys.path.insert(0, os.path.dirname(__file__))
+from server import BINARY, ROOT, Server, chromium, tracking_numbers  # noqa: E402
+
+OUTPUT = os.environ.get("WEBAPP_OUTPUT", os.path.join(ROOT, ".build", "webapp-test-output"))
+WAIT = 30
+
+
+def wait(driver, condition, message, timeout=WAIT):
+    return WebDriverWait(driver, timeout, poll_frequency=0.05).until(lambda _: condition(), message)
+
+
+def cards(driver):
+    """The cards as they are at one moment (the page redraws them as it polls, so elements go stale)."""
+    return driver.execute_script("""
+        return [...document.querySelectorAll('#cards > li')].map(li => ({
+            number: li.dataset.number, family: (li.className.match(/family-(\\w+)/) || [])[1],
+            title: li.querySelector('.card-title').textContent, badge: li.querySelector('.badge').textContent}));""")
+
+
+def formatted(number):
+    return f"{number[:4]}-{number[4:8]}-{number[8:]}"
+
+
+def fullwidth(text):
+    return "".join(chr(ord(c) + 0xFEE0) if c.isdigit() else c for c in text)
+
+
+def serious_violations(driver):
+    from axe_selenium_python import Axe
+
+    axe = Axe(driver)
+    axe.inject()
+    results = axe.run()
+    return [f"{v['id']} ({v['impact']}): {v['help']} at {[n['target'] for n in v['nodes']][:3]}"
+            for v in results["violations"] if v["impact"] in ("serious", "critical")]
+
+
+class WebAppTests(unittest.TestCase):
+    """One server and one browser, the steps in order (unittest runs them by name)."""
+
+    @classmethod
+    def setUpClass(cls):
+        os.makedirs(OUTPUT, exist_ok=True)
+        cls.server = Server().start()
+        cls.driver = chromium()
+        cls.numbers = tracking_numbers(24, seed=2026)
+        cls.driver.get(cls.server.url + "/")
+        cls.driver.execute_script("localStorage.setItem('kuroneko.pollSeconds', '2')")
+        cls.driver.get(cls.server.url + "/")
+
+    @classmethod
+    def tearDownClass(cls):
+        cls.driver.quit()
+        cls.server.stop()
+
+    def setUp(self):
+        self.d = self.driver
+
+    def shot(self, name, width):
+        self.d.execute_cdp_cmd("Emulation.setDeviceMetricsOverride", {
+            "width": width, "height": 900 if width > 600 else 780, "deviceScaleFactor": 1, "mobile": width < 600})
+        try:
+            overflow = self.d.execute_script(
+                "return document.documentElement.scrollWidth - document.documentElement.clientWidth")
+            self.assertLessEqual(overflow, 0, f"{name} scrolls sideways at {width} px")
+            self.d.execute_script("window.scrollTo(0, 0)")
+            self.d.save_screenshot(os.path.join(OUTPUT, f"{name}-{width}.png"))
+        finally:
+            self.d.execute_cdp_cmd("Emulation.clearDeviceMetricsOverride", {})
+
+    def browser_errors(self):
+        return [entry["message"] for entry in self.d.get_log("browser") if entry["level"] == "SEVERE"]
+
+    def test_01_page_loads_without_errors_and_in_english(self):
+        wait(self.d, lambda: self.d.find_elements(By.ID, "add-form"), "the add form never showed")
+        self.assertEqual(self.d.find_element(By.TAG_NAME, "h1").text, "Your parcels")
+        self.assertEqual(self.d.execute_script("return document.documentElement.lang"), "en")
+        wait(self.d, lambda: self.d.find_element(By.ID, "empty").text != "", "the empty list was never explained")
+        self.assertIn("No parcels yet", self.d.find_element(By.ID, "empty").text)
+        self.assertEqual(self.browser_errors(), [])
+
+    def test_02_invalid_numbers_are_named_as_you_type(self):
+        field = self.d.find_element(By.ID, "numbers")
+        field.send_keys(f"{formatted(self.numbers[0])}\n1234 5678 9012\n12345\nabc-def")
+        errors = lambda: [li.text for li in self.d.find_elements(By.CSS_SELECTOR, "#number-errors li")]
+        wait(self.d, lambda: len(errors()) == 3, "three bad numbers were not each named")
+        self.assertIn("“1234 5678 9012”: the check digit is 2, expected 3", errors()[0])
+        self.assertIn("“12345”: 5 digits; a tracking number has 12", errors()[1])
+        self.assertIn("“abc-def”: not a tracking number", errors()[2])
+        self.assertEqual(field.get_attribute("aria-invalid"), "true")
+        self.assertEqual(self.d.find_element(By.ID, "ready-count").text, "1 ready to add")
+        self.d.find_element(By.ID, "label").send_keys("Gift <for Mum> & co")
+        self.d.find_element(By.ID, "add-button").click()
+        wait(self.d, lambda: len(cards(self.d)) == 1, "the valid number never became a card")
+        wait(self.d, lambda: "Added 1." in self.d.find_element(By.ID, "add-result").text, "no word of the add")
+        # The bad ones stay in the field to be corrected; the label is text, not markup.
+        self.assertEqual(field.get_attribute("value"), "1234 5678 9012\n12345\nabc-def")
+        self.assertEqual(cards(self.d)[0]["title"], "Gift <for Mum> & co")
+
+    def test_03_a_pasted_list_of_20_becomes_20_cards_with_statuses(self):
+        field = self.d.find_element(By.ID, "numbers")
+        field.clear()
+        pasted = []
+        for index, number in enumerate(self.numbers[1:21]):
+            text = [formatted(number), f"{number[:4]} {number[4:8]} {number[8:]}", fullwidth(number),
+                    fullwidth(formatted(number)).replace("-", "ー")][index % 4]
+            pasted.append(text)
+        text = "\n".join(", ".join(pasted[i:i + 3]) for i in range(0, 20, 3))
+        self.d.execute_script(
+            "arguments[0].value = arguments[1]; arguments[0].dispatchEvent(new Event('input'))", field, text)
+        wait(self.d, lambda: self.d.find_element(By.ID, "ready-count").text == "20 ready to add", "20 not all valid")
+        self.assertEqual(self.d.find_elements(By.CSS_SELECTOR, "#number-errors li"), [])
+        self.d.find_element(By.ID, "add-button").click()
+        wait(self.d, lambda: len(cards(self.d)) == 21, "the 20 pasted numbers did not all become cards")
+        self.assertIn("Added 20.", self.d.find_element(By.ID, "add-result").text)
+        self.assertEqual(field.get_attribute("value"), "")
+        # The poller's first checks reach the page by itself (no reload): every card gets a status.
+        pending = lambda: [c for c in cards(self.d) if c["family"] == "pending"]
+        wait(self.d, lambda: not pending(), "some cards never got a status", timeout=60)
+        families = {c["family"] for c in cards(self.d)}
+        self.assertTrue(families <= {"accepted", "shipped", "transit", "out", "delivered", "problem"}, families)
+        _, body = self.server.api("GET", "/v1/watches?limit=500")
+        watches = {w["number"]: w for w in json.loads(body)["watches"]}
+        self.assertEqual(set(watches), set(self.numbers[:21]))
+        for card in cards(self.d):
+            self.assertEqual(card["badge"], watches[card["number"]]["shipment"]["status"]["label_en"])
+
+    def test_04_sort_and_filter(self):
+        Select(self.d.find_element(By.ID, "sort")).select_by_value("date")
+        times = [card["number"] for card in cards(self.d)]
+        _, body = self.server.api("GET", "/v1/watches?limit=500")
+        latest = {w["number"]: (w["shipment"]["events"] or [{"at": ""}])[-1]["at"] or "" for w in json.loads(body)["watches"]}
+        self.assertEqual([latest[n] for n in times], sorted((latest[n] for n in times), reverse=True))
+        self.d.find_element(By.CSS_SELECTOR, "input[name=filter][value=finished]").click()
+        finished = [w for w in json.loads(body)["watches"] if not w["active"]]
+        wait(self.d, lambda: len(cards(self.d)) == len(finished), "the finished filter shows the wrong cards")
+        self.d.find_element(By.CSS_SELECTOR, "input[name=filter][value=all]").click()
+        wait(self.d, lambda: len(cards(self.d)) == 21, "all parcels did not come back")
+        Select(self.d.find_element(By.ID, "sort")).select_by_value("status")
+
+    def test_05_a_parcel_page_and_its_reload(self):
+        _, body = self.server.api("GET", "/v1/watches?limit=500")
+        number = next(w["number"] for w in json.loads(body)["watches"] if len(w["shipment"]["events"]) >= 2)
+        self.d.find_element(By.CSS_SELECTOR, f"#cards > li[data-number='{number}'] a").click()
+        wait(self.d, lambda: self.d.current_url.endswith(f"/parcel/{number}"), "the card did not open its page")
+        wait(self.d, lambda: self.d.find_elements(By.CSS_SELECTOR, "#timeline tbody tr"), "no timeline")
+        _, body = self.server.api("GET", f"/v1/watches/{number}")
+        watch = json.loads(body)
+        rows = self.d.find_elements(By.CSS_SELECTOR, "#timeline tbody tr")
+        self.assertEqual(len(rows), len(watch["shipment"]["events"]))
+        self.assertIn(watch["shipment"]["events"][-1]["label_en"], rows[0].text)
+        summary = watch["shipment"]["status"]["summary"]
+        if summary:
+            self.assertIn(summary, self.d.find_element(By.CSS_SELECTOR, ".facts").text)
+        form = self.d.find_element(By.ID, "yamato-form")
+        self.assertEqual(form.get_attribute("action"), "https://toi.kuronekoyamato.co.jp/cgi-bin/tneko")
+        self.assertEqual(form.find_element(By.NAME, "number01").get_attribute("value"), number)
+        self.d.refresh()
+        wait(self.d, lambda: self.d.find_elements(By.CSS_SELECTOR, "#timeline tbody tr"), "reloading lost the page")
+        self.assertEqual(self.d.find_element(By.ID, "parcel").get_attribute("data-number"), number)
+        self.d.find_element(By.ID, "refresh").click()
+        wait(self.d, lambda: self.d.find_element(By.ID, "refresh").text == "Check now", "refresh never finished")
+        self.shot("parcel", 1200)
+        self.shot("parcel", 360)
+        self.assertEqual(serious_violations(self.d), [])
+        self.d.get(self.server.url + "/parcel/1234")
+        wait(self.d, lambda: "is not a tracking number" in self.d.find_element(By.TAG_NAME, "h1").text, "bad address")
+        self.d.get(self.server.url + f"/parcel/{self.numbers[23]}")
+        wait(self.d, lambda: "is not on your list" in self.d.find_element(By.TAG_NAME, "h1").text, "unwatched")
+        self.d.get(self.server.url + "/")
+
+    def test_06_language_and_theme_switch_and_stay(self):
+        wait(self.d, lambda: len(cards(self.d)) == 21, "the list did not come back")
+        Select(self.d.find_element(By.ID, "lang")).select_by_value("ja")
+        wait(self.d, lambda: self.d.find_element(By.TAG_NAME, "h1").text == "お荷物一覧", "not in Japanese")
+        self.assertEqual(self.d.execute_script("return document.documentElement.lang"), "ja")
+        _, body = self.server.api("GET", "/v1/watches?limit=500")
+        labels = {w["number"]: w["shipment"]["status"]["label"] for w in json.loads(body)["watches"]}
+        for card in cards(self.d):
+            self.assertEqual(card["badge"], labels[card["number"]])
+        Select(self.d.find_element(By.ID, "theme")).select_by_value("dark")
+        background = lambda: self.d.execute_script("return getComputedStyle(document.body).backgroundColor")
+        wait(self.d, lambda: background() == "rgb(17, 22, 28)", "the dark theme did not apply")
+        self.assertEqual(serious_violations(self.d), [])
+        self.shot("list-ja-dark", 1200)
+        self.d.refresh()
+        wait(self.d, lambda: self.d.find_element(By.TAG_NAME, "h1").text == "お荷物一覧", "Japanese not kept")
+        self.assertEqual(background(), "rgb(17, 22, 28)")
+        Select(self.d.find_element(By.ID, "theme")).select_by_value("light")
+        wait(self.d, lambda: background() == "rgb(244, 246, 248)", "the light theme did not apply")
+        Select(self.d.find_element(By.ID, "lang")).select_by_value("en")
+        wait(self.d, lambda: self.d.find_element(By.TAG_NAME, "h1").text == "Your parcels", "not back in English")
+        wait(self.d, lambda: len(cards(self.d)) == 21, "cards lost in the switch")
+        self.assertEqual(serious_violations(self.d), [])
+        self.shot("list", 1200)
+        self.shot("list", 360)
+
+    def test_07_live_updates_without_reload_and_304_when_unchanged(self):
+        unchanged = r"route=/v1/watches status=304"
+        self.server.wait_for_log(unchanged, count=2)
+        status, _ = self.server.api("POST", "/v1/watches", json.dumps({"number": self.numbers[21], "label": "added elsewhere"}).encode())
+        self.assertEqual(status, 201)
+        wait(self.d, lambda: len(cards(self.d)) == 22, "a watch added elsewhere never showed up")
+        titles = [card["title"] for card in cards(self.d)]
+        self.assertIn("added elsewhere", titles)
+
+    def test_08_a_server_refusal_is_shown_in_plain_words(self):
+        self.d.find_element(By.CSS_SELECTOR, "details summary").click()
+        self.d.find_element(By.ID, "webhook-url").send_keys("http://127.0.0.1:9/hook")
+        self.d.find_element(By.ID, "numbers").send_keys(self.numbers[22])
+        self.d.find_element(By.ID, "add-button").click()
+        result = lambda: self.d.find_element(By.ID, "add-result").text
+        wait(self.d, lambda: formatted(self.numbers[22]) in result(), "the refusal was not shown")
+        self.assertIn("127.0.0.1", result())
+        self.assertEqual(self.d.find_element(By.ID, "numbers").get_attribute("value"), self.numbers[22])
+        self.d.find_element(By.ID, "webhook-url").clear()
+        self.d.find_element(By.ID, "numbers").clear()
+
+    def test_09_remove_a_parcel(self):
+        number = cards(self.d)[-1]["number"]
+        self.browser_errors()  # read (and so drop) what came before: the unwatched number's 404
+        self.d.get(self.server.url + f"/parcel/{number}")
+        wait(self.d, lambda: self.d.find_elements(By.ID, "remove"), "no remove button")
+        self.d.find_element(By.ID, "remove").click()
+        confirm = self.d.find_element(By.ID, "confirm-remove-yes")
+        wait(self.d, lambda: confirm.is_displayed(), "removing was not confirmed first")
+        self.assertEqual(self.server.api("GET", f"/v1/watches/{number}")[0], 200)
+        confirm.click()
+        wait(self.d, lambda: self.d.current_url == self.server.url + "/", "removing did not go back to the list")
+        wait(self.d, lambda: len(cards(self.d)) == 21, "the removed card stayed")
+        self.assertIn(f"Removed {formatted(number)}.", self.d.find_element(By.ID, "add-result").text)
+        self.assertEqual(self.server.api("GET", f"/v1/watches/{number}")[0], 404)
+        self.assertEqual(self.browser_errors(), [])
+
+    def test_10_the_last_list_shows_when_the_server_is_gone(self):
+        self.d.get(self.server.url + "/")
+        self.d.execute_async_script(
+            "const done = arguments[0]; navigator.serviceWorker.ready.then(() => done(true))")
+        wait(self.d, lambda: self.d.execute_script("return !!navigator.serviceWorker.controller"),
+             "the service worker never took over the page")
+        self.d.refresh()  # this load goes through the worker, which keeps the list
+        wait(self.d, lambda: len(cards(self.d)) == 21, "the list did not load through the service worker")
+        self.server.stop()
+        self.d.refresh()
+        wait(self.d, lambda: len(cards(self.d)) == 21, "no list once the server was gone")
+        banner = self.d.find_element(By.ID, "banner")
+        self.assertTrue(banner.is_displayed())
+        self.assertIn("cannot be reached", banner.text)
+        self.assertIn("may be out of date", banner.text)
+        self.shot("list-offline", 360)
+
+
+class APIKeyTests(unittest.TestCase):
+    """A server whose watch list has a key: the page asks for it once, explains a wrong one, keeps a right one."""
+
+    def test_the_page_asks_for_a_key_and_explains_a_wrong_one(self):
+        server = Server()
+        created = subprocess.run([BINARY, "keys", "create", "--name", "browser", "--db", server.database],
+                                 capture_output=True, text=True, check=True)
+        key = re.search(r"key browser: (\S+)", created.stdout).group(1)
+        server.start()
+        driver = chromium()
+        try:
+            driver.get(server.url + "/")
+            wait(driver, lambda: driver.find_elements(By.ID, "key-form"), "no key was asked for")
+            self.assertEqual(driver.find_elements(By.ID, "key-error"), [])
+            driver.find_element(By.ID, "api-key").send_keys("kn_wrong")
+            driver.find_element(By.CSS_SELECTOR, "#key-form button").click()
+            wait(driver, lambda: driver.find_elements(By.ID, "key-error"), "a wrong key was not explained")
+            self.assertIn("That key was not accepted", driver.find_element(By.ID, "key-error").text)
+            self.assertEqual(serious_violations(driver), [])
+            driver.find_element(By.ID, "api-key").send_keys(key)
+            driver.find_element(By.CSS_SELECTOR, "#key-form button").click()
+            wait(driver, lambda: driver.find_elements(By.ID, "add-form"), "the right key did not open the list")
+            driver.refresh()
+            wait(driver, lambda: driver.find_elements(By.ID, "add-form"), "the key was not kept")
+            self.assertEqual(driver.execute_script("return localStorage.getItem('kuroneko.key')"), key)
+        finally:
+            driver.quit()
+            server.stop()
+
+
+if __name__ == "__main__":
+    unittest.main(verbosity=2)
