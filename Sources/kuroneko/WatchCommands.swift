@@ -316,7 +316,7 @@ struct WatchTable {
         }
         var lines: [String] = []
         for (index, row) in ([header] + rows).enumerated() {
-            let code = index == 0 ? nil : watches[index - 1].latest?.shipment.status.code
+            let code = index == 0 ? nil : watches[index - 1].latest?.shipment?.status.code
             lines.append(
                 row.enumerated().map { column, cell in
                     let padded = cell + String(repeating: " ", count: max(0, widths[column] - displayWidth(of: cell)))

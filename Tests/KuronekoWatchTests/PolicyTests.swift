@@ -101,7 +101,7 @@ struct PolicyTests {
         let watch = Watch(
             id: 7, owner: .local, number: number, label: String(repeating: "長いラベル", count: 10), createdAt: now,
             active: true, checkedAt: now, nextCheckAt: now,
-            latest: LatestShipment(shipment: shipment, fetchedAt: now, json: Data()), webhookURL: nil)
+            latest: LatestShipment(fetchedAt: now, json: try JSONEncoder().encode(shipment)), webhookURL: nil)
         let feed = DeliveryCalendar.feed(for: [watch], now: now)
         #expect(feed.hasPrefix("BEGIN:VCALENDAR\r\n") && feed.hasSuffix("END:VCALENDAR\r\n"))
         #expect(feed.contains("UID:watch-7-\(number.digits)@kuroneko"))

@@ -10,7 +10,7 @@ import time
 import urllib.request
 
 ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
-BINARY = os.path.join(ROOT, ".build", "debug", "kuroneko")
+BINARY = os.environ.get("KURONEKO_BINARY", os.path.join(ROOT, ".build", "debug", "kuroneko"))
 
 
 def check_digit(eleven: str) -> int:

@@ -369,10 +369,8 @@ public final class SQLiteWatchStore: WatchStore {
             let number = row.text(2).flatMap({ try? TrackingNumber(parsing: $0) })
         else { return nil }
         var latest: LatestShipment?
-        if let json = row.data(8), let fetchedAt = row.date(9),
-            let shipment = try? JSONDecoder().decode(Shipment.self, from: json)
-        {
-            latest = LatestShipment(shipment: shipment, fetchedAt: fetchedAt, json: json)
+        if let json = row.data(8), let fetchedAt = row.date(9) {
+            latest = LatestShipment(fetchedAt: fetchedAt, json: json)
         }
         return Watch(
             id: Int64(id), owner: WatchOwner(id: owner), number: number, label: row.text(3),

@@ -19,10 +19,21 @@ public struct WatchOwner: Hashable, Sendable, CustomStringConvertible {
 
 /// The latest shipment known for a number, and when Yamato was asked.
 public struct LatestShipment: Sendable, Hashable {
-    public let shipment: Shipment
     public let fetchedAt: Date
     /// As the API serves it (``ServedShipment``).
     public let json: Data
+
+    public init(fetchedAt: Date, json: Data) {
+        self.fetchedAt = fetchedAt
+        self.json = json
+    }
+
+    /// The shipment, decoded from ``json`` on each use: listing watches copies the JSON as it is and never
+    /// pays for decoding (a JSONDecoder pass per row was most of a 200-watch list's time). `nil` if the
+    /// stored JSON does not decode.
+    public var shipment: Shipment? {
+        try? JSONDecoder().decode(Shipment.self, from: json)
+    }
 }
 
 /// A tracking number someone follows.
