@@ -136,6 +136,35 @@ struct WatchRoutesTests {
         #expect(changes.first?["shipment"]?["status"]?["label"] == .string("輸送中"))
     }
 
+    @Test("a refresh Yamato cannot answer is a 502 problem that says so; the watch keeps what it had")
+    func refreshFailure() async throws {
+        // The first POST (the add's own check, or the first refresh, which then shares it) succeeds; every
+        // later one gets a 500 page.
+        let harness = Harness { index, request in
+            guard index == 0 else { return UpstreamResponse(status: 500, headers: [:], body: Data("oops".utf8)) }
+            let numbers = FakeTrackingPage.numbers(inFormBody: request.body)
+            return UpstreamResponse(
+                status: 200, headers: ["Content-Type": "text/html; charset=UTF-8"],
+                body: FakeTrackingPage.html(
+                    blocks: numbers.map { .init(number: $0, state: "輸送中", rows: [.init("輸送中", "11月28日 10:00")]) }
+                ))
+        }
+        let number = ValidNumbers.numbers(1)[0]
+        #expect(await harness.send("POST", "/v1/watches", json: #"{"number": "\#(number.digits)"}"#).status == 201)
+        #expect(await harness.send("POST", "/v1/watches/\(number.digits)/refresh").status == 200)
+        let before = await harness.get("/v1/watches/\(number.digits)")
+        let refused = await harness.send("POST", "/v1/watches/\(number.digits)/refresh")
+        #expect(refused.status == 502)
+        #expect(refused.header("Content-Type") == "application/problem+json")
+        guard case .string(let detail) = try Self.json(refused)["detail"] else {
+            Issue.record("no detail in the problem")
+            return
+        }
+        #expect(detail.contains("500"))
+        let after = await harness.get("/v1/watches/\(number.digits)")
+        #expect(after.body == before.body)
+    }
+
     @Test("past 10,000 watches one owner is answered 409, another owner is not")
     func limit() async throws {
         let harness = Harness()

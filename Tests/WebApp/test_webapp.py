@@ -2,7 +2,7 @@
 (valid, invalid, a pasted list of 20), statuses, a parcel's page and its reload, language and theme, live
 updates answered 304 when nothing changed, removing, API keys, accessibility (axe-core: no serious or
 critical violation), no horizontal scrolling at 360 px, screenshots at 1200 and 360 px, and the service
-worker's last list once the server is gone. Screenshots go to $WEBAPP_OUTPUT (default
+worker's last list once the server is gone, and Chromium's verdict that the app is installable. Screenshots go to $WEBAPP_OUTPUT (default
 .build/webapp-test-output)."""
 
 import json
@@ -290,6 +290,9 @@ class WebAppTests(unittest.TestCase):
             "const done = arguments[0]; navigator.serviceWorker.ready.then(() => done(true))")
         wait(self.d, lambda: self.d.execute_script("return !!navigator.serviceWorker.controller"),
              "the service worker never took over the page")
+        # Chromium's own verdict: the manifest parses and the app can be installed.
+        self.assertEqual(self.d.execute_cdp_cmd("Page.getAppManifest", {}).get("errors"), [])
+        self.assertEqual(self.d.execute_cdp_cmd("Page.getInstallabilityErrors", {})["installabilityErrors"], [])
         self.d.refresh()  # this load goes through the worker, which keeps the list
         wait(self.d, lambda: len(cards(self.d)) == 22, "the list did not load through the service worker")
         self.server.stop()

@@ -197,7 +197,8 @@ public struct APIResponder: HTTPResponder {
         return HTTPResponse(status: 200, headers: headers, body: entry.json)
     }
 
-    private static func problem(for error: ServiceError) -> HTTPResponse {
+    /// 502, 503 (with `Retry-After`) or 504 for a lookup Yamato could not answer.
+    static func problem(for error: ServiceError) -> HTTPResponse {
         switch error.kind {
         case .badUpstream:
             return .problem(status: 502, title: "Bad Gateway", detail: error.message)

@@ -706,6 +706,7 @@ enum OpenAPIDocument {
             "/v1/watches/{number}/refresh": {
               "post": {
                 "summary": "Check a watch now, within the politeness budget",
+                "description": "Answers the watch after a fresh check; when Yamato could not be asked or did not answer, the problem (502, 503 or 504) and the watch is unchanged.",
                 "operationId": "refreshWatch",
                 "parameters": [
                   {
@@ -740,6 +741,12 @@ enum OpenAPIDocument {
                   },
                   "401": {
                     "$ref": "#/components/responses/Unauthorized"
+                  },
+                  "502": {
+                    "$ref": "#/components/responses/BadGateway"
+                  },
+                  "504": {
+                    "$ref": "#/components/responses/GatewayTimeout"
                   },
                   "503": {
                     "$ref": "#/components/responses/Unavailable"

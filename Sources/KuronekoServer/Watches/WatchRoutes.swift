@@ -187,7 +187,11 @@ public struct WatchRoutes: Sendable {
         case .success(let found): watch = found
         case .failure(let box): return box.response
         }
-        _ = await service.check(watch.number, priority: .refresh)
+        // A check that could not reach Yamato says why; the watch is unchanged and still readable.
+        switch await service.check(watch.number, priority: .refresh) {
+        case .fresh: break
+        case .stale(_, let error), .failed(let error): return APIResponder.problem(for: error)
+        }
         guard let current = try? store.watch(watch.number, owner: watch.owner) else {
             return Self.notFound(watch.number.formatted)
         }
