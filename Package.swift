@@ -39,6 +39,12 @@ let package = Package(
             providers: [.apt(["libssl-dev"])]
         ),
         .target(name: "KuronekoWatch", dependencies: ["Kuroneko", "CSQLite", "CCrypto"]),
+        .systemLibrary(
+            name: "CPostgres",
+            pkgConfig: "libpq",
+            providers: [.apt(["libpq-dev"])]
+        ),
+        .target(name: "KuronekoPostgres", dependencies: ["Kuroneko", "KuronekoWatch", "CPostgres"]),
         .target(name: "KuronekoProcess"),
         .target(name: "KuronekoSimulator", dependencies: ["Kuroneko", "KuronekoHTTP"]),
         .executableTarget(name: "EmbedWebAssetsTool", path: "Plugins/EmbedWebAssetsTool"),
@@ -72,7 +78,8 @@ let package = Package(
             dependencies: [
                 "KuronekoServer", "KuronekoHTTP", "KuronekoWatch", "KuronekoWebApp", "KuronekoTestSupport",
             ]),
-        .testTarget(name: "KuronekoWatchTests", dependencies: ["KuronekoWatch", "KuronekoTestSupport"]),
+        .testTarget(
+            name: "KuronekoWatchTests", dependencies: ["KuronekoWatch", "KuronekoPostgres", "KuronekoTestSupport"]),
         .testTarget(
             name: "EndToEndTests",
             dependencies: [

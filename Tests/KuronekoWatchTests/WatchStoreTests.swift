@@ -5,7 +5,8 @@ import Testing
 
 @testable import KuronekoWatch
 
-/// The SQLite watch store on temporary files: migrations, watches, changes, the outbox, keys.
+/// The watch store on both engines (SQLite on temporary files, PostgreSQL in a database of each test's
+/// own): migrations, watches, changes, the outbox, keys.
 @Suite("Watch store")
 struct WatchStoreTests {
     static func temporaryPath() -> String {
@@ -47,9 +48,12 @@ struct WatchStoreTests {
         }
     }
 
-    @Test("the first status is a baseline; each different one after it is one change, with its webhook queued")
-    func changesAndOutbox() throws {
-        let store = try SQLiteWatchStore(path: Self.temporaryPath())
+    @Test(
+        "the first status is a baseline; each different one after it is one change, with its webhook queued",
+        arguments: StoreEngine.available)
+    func changesAndOutbox(engine: StoreEngine) throws {
+        let engineStore = try engine.makeStore()
+        let store = engineStore.store
         let number = ValidNumbers.numbers(1)[0]
         let added = try store.add(
             number, label: "靴", owner: .local, webhook: ("http://example.com/h", "s3cret"), now: now)
@@ -72,9 +76,12 @@ struct WatchStoreTests {
         #expect(try store.changes(of: number, owner: WatchOwner(id: "key:9")) == nil, "another owner sees nothing")
     }
 
-    @Test("deliveries of one webhook go in order: the next waits until the one before is delivered or given up")
-    func outboxOrder() throws {
-        let store = try SQLiteWatchStore(path: Self.temporaryPath())
+    @Test(
+        "deliveries of one webhook go in order: the next waits until the one before is delivered or given up",
+        arguments: StoreEngine.available)
+    func outboxOrder(engine: StoreEngine) throws {
+        let engineStore = try engine.makeStore()
+        let store = engineStore.store
         let number = ValidNumbers.numbers(1)[0]
         _ = try store.add(number, label: nil, owner: .local, webhook: ("http://example.com/h", "k"), now: now)
         let next: (Watch, Shipment) -> Date? = { _, _ in self.now }
@@ -97,9 +104,12 @@ struct WatchStoreTests {
         #expect(try store.pendingDeliveryCount() == 1)
     }
 
-    @Test("a terminal status ends the watch; removing it removes its history and pending deliveries")
-    func finishAndRemove() throws {
-        let store = try SQLiteWatchStore(path: Self.temporaryPath())
+    @Test(
+        "a terminal status ends the watch; removing it removes its history and pending deliveries",
+        arguments: StoreEngine.available)
+    func finishAndRemove(engine: StoreEngine) throws {
+        let engineStore = try engine.makeStore()
+        let store = engineStore.store
         let number = ValidNumbers.numbers(1)[0]
         _ = try store.add(number, label: nil, owner: .local, webhook: ("http://example.com/h", "k"), now: now)
         let schedule = PollSchedule()
@@ -118,9 +128,10 @@ struct WatchStoreTests {
         #expect(try store.watches(owner: .local, filter: .all, after: nil, limit: 10).isEmpty)
     }
 
-    @Test("keys: names are unique, revoking one keeps it listed as revoked")
-    func keys() throws {
-        let store = try SQLiteWatchStore(path: Self.temporaryPath())
+    @Test("keys: names are unique, revoking one keeps it listed as revoked", arguments: StoreEngine.available)
+    func keys(engine: StoreEngine) throws {
+        let engineStore = try engine.makeStore()
+        let store = engineStore.store
         let key = try store.createKey(
             name: "shop", keyHash: Secrets.sha256("a"), calendarHash: Secrets.sha256("b"), now: now)
         #expect(throws: WatchStoreError.duplicateKeyName("shop")) {
@@ -132,16 +143,13 @@ struct WatchStoreTests {
         #expect(key.owner == WatchOwner(id: "key:\(key.id)"))
     }
 
-    @Test("the limit of watches per owner is a typed refusal")
-    func limit() throws {
-        let store = try SQLiteWatchStore(path: Self.temporaryPath())
-        try store.database.write { connection in
-            for index in 0..<WatchLimits.watchesPerOwner {
-                try connection.run(
-                    "INSERT INTO watches (owner, number, created_at, next_check_at) VALUES ('local', ?, 1, 1)",
-                    [.text(String(format: "%012d", index))])
-            }
-        }
+    @Test("the limit of watches per owner is a typed refusal", arguments: StoreEngine.available)
+    func limit(engine: StoreEngine) throws {
+        let engineStore = try engine.makeStore()
+        let store = engineStore.store
+        try engineStore.write(
+            "INSERT INTO watches (owner, number, created_at, next_check_at) VALUES ('local', ?, 1, 1)",
+            (0..<WatchLimits.watchesPerOwner).map { [.text(String(format: "%012d", $0))] })
         #expect(throws: WatchStoreError.limitReached(WatchLimits.watchesPerOwner)) {
             try store.add(ValidNumbers.numbers(1)[0], label: nil, owner: .local, webhook: nil, now: now)
         }

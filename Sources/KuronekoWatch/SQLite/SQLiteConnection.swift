@@ -10,13 +10,24 @@ public enum SQLValue: Sendable, Hashable {
     case blob(Data)
 }
 
-/// A failure of the database, with SQLite's result code and message: one line.
+/// A failure of the database, with the engine's code and message: one line.
 public struct StoreError: Error, Sendable, CustomStringConvertible {
-    /// SQLite's extended result code, or 0 for a failure of the store's own.
+    /// SQLite's extended result code, or 0 (PostgreSQL, or a failure of the store's own).
     public let code: Int32
     public let message: String
+    /// PostgreSQL's SQLSTATE, when PostgreSQL reported the failure.
+    public let sqlState: String?
+
+    public init(code: Int32, message: String, sqlState: String? = nil) {
+        self.code = code
+        self.message = message
+        self.sqlState = sqlState
+    }
 
     public var description: String { message }
+
+    /// A unique constraint refused the row (SQLite's SQLITE_CONSTRAINT_UNIQUE or _PRIMARYKEY, SQLSTATE 23505).
+    public var isUniqueViolation: Bool { code == 2067 || code == 1555 || sqlState == "23505" }
 
     static func sqlite(_ code: Int32, _ handle: OpaquePointer?, _ context: String) -> StoreError {
         let detail =
@@ -28,6 +39,10 @@ public struct StoreError: Error, Sendable, CustomStringConvertible {
 /// One result row: values by column index.
 public struct SQLRow: Sendable {
     public let values: [SQLValue]
+
+    public init(values: [SQLValue]) {
+        self.values = values
+    }
 
     public func int(_ index: Int) -> Int? {
         if case .integer(let value) = values[index] { return Int(value) }
@@ -62,7 +77,7 @@ public struct SQLRow: Sendable {
 
 /// One SQLite connection and its prepared statements. Not `Sendable`: exactly one owner uses it at a time
 /// (``SQLiteDatabase`` keeps it in a `Mutex`), and it closes the handle when it goes.
-final class SQLiteConnection {
+public final class SQLiteConnection: SQLConnection {
     private let handle: OpaquePointer
     private var statements: [String: OpaquePointer] = [:]
 
@@ -121,7 +136,7 @@ final class SQLiteConnection {
 
     /// Runs one statement (prepared once and kept) with its arguments; the rows it returns.
     @discardableResult
-    func run(_ sql: String, _ arguments: [SQLValue] = []) throws(StoreError) -> [SQLRow] {
+    public func run(_ sql: String, _ arguments: [SQLValue] = []) throws(StoreError) -> [SQLRow] {
         let statement = try prepared(sql)
         defer {
             sqlite3_reset(statement)
@@ -156,7 +171,7 @@ final class SQLiteConnection {
     var lastInsertedRowID: Int64 { sqlite3_last_insert_rowid(handle) }
 
     /// Rows changed by the last statement.
-    var changes: Int { Int(sqlite3_changes(handle)) }
+    public var changes: Int { Int(sqlite3_changes(handle)) }
 
     private func prepared(_ sql: String) throws(StoreError) -> OpaquePointer {
         if let statement = statements[sql] { return statement }

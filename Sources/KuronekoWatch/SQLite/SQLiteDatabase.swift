@@ -5,7 +5,11 @@ import Synchronization
 /// transaction that commits when the closure returns and rolls back when it throws, and one for reads, which
 /// in WAL mode go on beside a write instead of waiting for it. Every use is a closure that runs with its
 /// connection to itself.
-public final class SQLiteDatabase: Sendable {
+public final class SQLiteDatabase: SQLDatabase {
+    public static let insertionOrder = "rowid"
+    /// One writer at a time holds the whole file: nothing to lock row by row.
+    public static let lockingRead = ""
+
     /// One step of the schema: applied once, in order, in a transaction of its own.
     public struct Migration: Sendable {
         public let version: Int
@@ -52,7 +56,7 @@ public final class SQLiteDatabase: Sendable {
 
     /// Runs `body` in a write transaction (`BEGIN IMMEDIATE`: the write lock is taken at once, so two
     /// processes never deadlock upgrading a read lock).
-    func write<T: Sendable>(_ body: (SQLiteConnection) throws -> T) throws -> T {
+    public func write<T: Sendable>(_ body: (SQLiteConnection) throws -> T) throws -> T {
         try connection.withLock { (connection: inout SQLiteConnection) throws -> T in
             try connection.execute("BEGIN IMMEDIATE")
             do {
@@ -68,7 +72,7 @@ public final class SQLiteDatabase: Sendable {
 
     /// Runs `body` with the reading connection, outside any explicit transaction (each statement sees a
     /// consistent snapshot: every transaction committed before it began).
-    func read<T: Sendable>(_ body: (SQLiteConnection) throws -> T) throws -> T {
+    public func read<T: Sendable>(_ body: (SQLiteConnection) throws -> T) throws -> T {
         try reader.withLock { (connection: inout SQLiteConnection) throws -> T in try body(connection) }
     }
 

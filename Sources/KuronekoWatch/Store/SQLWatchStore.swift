@@ -1,32 +1,26 @@
 import Foundation
 import Kuroneko
 
-/// The watch store on SQLite: every SQL statement the watch list uses is in this file.
-public final class SQLiteWatchStore: WatchStore {
-    public let database: SQLiteDatabase
+/// The watch store: every SQL statement the watch list uses is in this file, written once for both
+/// engines (``SQLiteWatchStore``, ``PostgresWatchStore``); the words that differ come from ``SQLDatabase``.
+public final class SQLWatchStore<Database: SQLDatabase>: WatchStore {
+    public let database: Database
 
-    /// Opens (creating and migrating) the database at `path`.
-    public init(path: String) throws {
-        database = try SQLiteDatabase(path: path, migrations: Schema.migrations)
-    }
-
-    /// The default file: `$XDG_DATA_HOME/kuroneko/kuroneko.sqlite`, else `~/.local/share/kuroneko/…`.
-    public static func defaultPath(environment: [String: String]) -> String {
-        let base =
-            environment["XDG_DATA_HOME"].flatMap { $0.isEmpty ? nil : $0 }
-            ?? ((environment["HOME"] ?? NSHomeDirectory()) + "/.local/share")
-        return base + "/kuroneko/kuroneko.sqlite"
+    public init(database: Database) {
+        self.database = database
     }
 
     // MARK: Watches
 
-    private static let watchColumns = """
+    private static var watchColumns: String {
+        """
         SELECT w.id, w.owner, w.number, w.label, w.created_at, w.active, w.checked_at, w.next_check_at,
                s.json, s.fetched_at, sub.url
         FROM watches w
         LEFT JOIN shipments s ON s.number = w.number
         LEFT JOIN subscriptions sub ON sub.watch_id = w.id
         """
+    }
 
     public func add(
         _ number: TrackingNumber, label: String?, owner: WatchOwner, webhook: (url: String, secret: String)?,
@@ -45,7 +39,7 @@ public final class SQLiteWatchStore: WatchStore {
     }
 
     /// Marks the refusal of a watch past the limit inside the transaction.
-    private static let limitCode: Int32 = -1
+    private static var limitCode: Int32 { -1 }
 
     private func addRow(
         _ number: TrackingNumber, label: String?, owner: WatchOwner, webhook: (url: String, secret: String)?,
@@ -55,7 +49,7 @@ public final class SQLiteWatchStore: WatchStore {
             let existing = try connection.run(
                 "SELECT id FROM watches WHERE owner = ? AND number = ?", [.text(owner.id), .text(number.digits)])
             var watchID = existing.first?.int(0).map(Int64.init)
-            let created = watchID == nil
+            var created = watchID == nil
             if watchID == nil {
                 let count = try connection.run("SELECT COUNT(*) FROM watches WHERE owner = ?", [.text(owner.id)])
                 guard (count.first?.int(0) ?? 0) < WatchLimits.watchesPerOwner else {
@@ -66,17 +60,26 @@ public final class SQLiteWatchStore: WatchStore {
                     "SELECT status_label, json FROM shipments WHERE number = ?", [.text(number.digits)])
                 let baselineLabel = known.first?.text(0)
                 let baselineJSON = known.first?.data(1).flatMap(Self.statusJSON(ofServed:))
-                try connection.run(
+                // Another server may add the same watch at the same moment: the unique key decides.
+                let inserted = try connection.run(
                     """
                     INSERT INTO watches (owner, number, label, created_at, active, status_label, status_json, next_check_at)
                     VALUES (?, ?, ?, ?, 1, ?, ?, ?)
+                    ON CONFLICT (owner, number) DO NOTHING RETURNING id
                     """,
                     [
                         .text(owner.id), .text(number.digits), label.map(SQLValue.text) ?? .null,
                         .real(now.timeIntervalSince1970), baselineLabel.map(SQLValue.text) ?? .null,
                         baselineJSON.map(SQLValue.blob) ?? .null, .real(now.timeIntervalSince1970),
                     ])
-                watchID = connection.lastInsertedRowID
+                watchID = inserted.first?.int(0).map(Int64.init)
+                if watchID == nil {
+                    let winner = try connection.run(
+                        "SELECT id FROM watches WHERE owner = ? AND number = ?",
+                        [.text(owner.id), .text(number.digits)])
+                    watchID = winner.first?.int(0).map(Int64.init)
+                    created = false
+                }
             }
             guard let watchID, let webhook else { return (created, nil) }
             let subscribed = try connection.run(
@@ -131,7 +134,8 @@ public final class SQLiteWatchStore: WatchStore {
         guard let watch = try watch(number, owner: owner) else { return nil }
         let rows = try database.read { connection in
             try connection.run(
-                "SELECT id, created_at, previous_json, shipment_json FROM changes WHERE watch_id = ? ORDER BY rowid",
+                "SELECT id, created_at, previous_json, shipment_json FROM changes WHERE watch_id = ? ORDER BY "
+                    + Database.insertionOrder,
                 [.integer(watch.id)])
         }
         return rows.map { row in
@@ -161,7 +165,8 @@ public final class SQLiteWatchStore: WatchStore {
     public func events(of number: TrackingNumber) throws -> [(label: String, at: String, place: String)] {
         let rows = try database.read { connection in
             try connection.run(
-                "SELECT label, at, place FROM events WHERE number = ? ORDER BY rowid", [.text(number.digits)])
+                "SELECT label, at, place FROM events WHERE number = ? ORDER BY \(Database.insertionOrder)",
+                [.text(number.digits)])
         }
         return rows.map { ($0.text(0) ?? "", $0.text(1) ?? "", $0.text(2) ?? "") }
     }
@@ -197,7 +202,10 @@ public final class SQLiteWatchStore: WatchStore {
                 ])
             for event in shipment.events {
                 try connection.run(
-                    "INSERT OR IGNORE INTO events (number, label, at, place, first_seen_at) VALUES (?, ?, ?, ?, ?)",
+                    """
+                    INSERT INTO events (number, label, at, place, first_seen_at) VALUES (?, ?, ?, ?, ?)
+                    ON CONFLICT DO NOTHING
+                    """,
                     [
                         .text(number.digits), .text(event.label), .text(event.at?.iso8601 ?? event.dateText ?? ""),
                         .text(event.place ?? ""), .real(fetchedAt.timeIntervalSince1970),
@@ -206,7 +214,8 @@ public final class SQLiteWatchStore: WatchStore {
             var changes: [StatusChange] = []
             for (watchID, next) in schedule {
                 let current = try connection.run(
-                    "SELECT status_label, status_json FROM watches WHERE id = ? AND active = 1", [.integer(watchID)])
+                    "SELECT status_label, status_json FROM watches WHERE id = ? AND active = 1" + Database.lockingRead,
+                    [.integer(watchID)])
                 guard let row = current.first else { continue }
                 if let previousLabel = row.text(0), previousLabel != shipment.status.label {
                     let change = StatusChange(
@@ -329,14 +338,14 @@ public final class SQLiteWatchStore: WatchStore {
     public func createKey(name: String, keyHash: Data, calendarHash: Data, now: Date) throws -> APIKeyRecord {
         do {
             let id = try database.write { connection in
-                try connection.run(
-                    "INSERT INTO api_keys (name, key_hash, calendar_hash, created_at) VALUES (?, ?, ?, ?)",
+                let rows = try connection.run(
+                    "INSERT INTO api_keys (name, key_hash, calendar_hash, created_at) VALUES (?, ?, ?, ?) RETURNING id",
                     [.text(name), .blob(keyHash), .blob(calendarHash), .real(now.timeIntervalSince1970)])
-                return connection.lastInsertedRowID
+                return Int64(rows.first?.int(0) ?? 0)
             }
             return APIKeyRecord(
                 id: id, name: name, keyHash: keyHash, calendarHash: calendarHash, createdAt: now, revokedAt: nil)
-        } catch let error as StoreError where error.code == 2067 {  // SQLITE_CONSTRAINT_UNIQUE
+        } catch let error as StoreError where error.isUniqueViolation {
             throw WatchStoreError.duplicateKeyName(name)
         }
     }
@@ -384,5 +393,23 @@ public final class SQLiteWatchStore: WatchStore {
             let status = object["status"]
         else { return nil }
         return try? JSONSerialization.data(withJSONObject: status, options: [.sortedKeys])
+    }
+}
+
+/// The watch store on SQLite: one file, the default.
+public typealias SQLiteWatchStore = SQLWatchStore<SQLiteDatabase>
+
+extension SQLWatchStore where Database == SQLiteDatabase {
+    /// Opens (creating and migrating) the database at `path`.
+    public convenience init(path: String) throws {
+        self.init(database: try SQLiteDatabase(path: path, migrations: Schema.migrations))
+    }
+
+    /// The default file: `$XDG_DATA_HOME/kuroneko/kuroneko.sqlite`, else `~/.local/share/kuroneko/…`.
+    public static func defaultPath(environment: [String: String]) -> String {
+        let base =
+            environment["XDG_DATA_HOME"].flatMap { $0.isEmpty ? nil : $0 }
+            ?? ((environment["HOME"] ?? NSHomeDirectory()) + "/.local/share")
+        return base + "/kuroneko/kuroneko.sqlite"
     }
 }

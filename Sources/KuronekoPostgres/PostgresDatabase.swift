@@ -1,0 +1,90 @@
+import Foundation
+import KuronekoWatch
+import Synchronization
+
+/// A PostgreSQL database as the watch store uses it: a small pool of connections (at most
+/// ``maximumConnections``), a connection lent to one closure at a time. A connection that breaks is
+/// replaced by a new one on the next use, so a database that went away and came back is used again
+/// without a restart. Waiting for a free connection is bounded (``waitLimit``); past it the caller gets a
+/// ``StoreError``, which the API answers with 503.
+public final class PostgresDatabase: SQLDatabase {
+    public static let insertionOrder = "seq"
+    public static let lockingRead = " FOR UPDATE"
+
+    public let url: String
+    public let maximumConnections: Int
+    public let waitLimit: Duration
+    private let slots: [Slot]
+    private let permits: DispatchSemaphore
+
+    /// Connects once (to fail early with a clear message) and brings the schema up to date, under an
+    /// advisory lock so that servers starting together migrate once.
+    public init(url: String, maximumConnections: Int = 4, waitLimit: Duration = .seconds(5)) throws {
+        self.url = url
+        self.maximumConnections = maximumConnections
+        self.waitLimit = waitLimit
+        permits = DispatchSemaphore(value: maximumConnections)
+        slots = (0..<maximumConnections).map { _ in Slot() }
+        try PostgresSchema.migrate(self)
+    }
+
+    public func write<T: Sendable>(_ body: (PostgresConnection) throws -> T) throws -> T {
+        try withConnection { connection in
+            try connection.execute("BEGIN")
+            do {
+                let result = try body(connection)
+                try connection.execute("COMMIT")
+                return result
+            } catch {
+                try? connection.execute("ROLLBACK")
+                throw error
+            }
+        }
+    }
+
+    public func read<T: Sendable>(_ body: (PostgresConnection) throws -> T) throws -> T {
+        try withConnection(body)
+    }
+
+    /// Whether a connection can be had and answers `SELECT 1`.
+    public var isReachable: Bool {
+        (try? read { connection in try connection.run("SELECT 1").count }) == 1
+    }
+
+    /// Lends a connection: a slot's own, or a new one in a free slot (each slot keeps its connection inside
+    /// its `Mutex`, and a permit per slot bounds the waiting).
+    func withConnection<T: Sendable>(_ body: (PostgresConnection) throws -> T) throws -> T {
+        let seconds = Double(waitLimit.components.seconds) + Double(waitLimit.components.attoseconds) / 1e18
+        guard permits.wait(timeout: .now() + seconds) == .success else {
+            throw StoreError(
+                code: 0,
+                message: "no PostgreSQL connection came free within \(seconds) s (\(maximumConnections) in use)")
+        }
+        defer { permits.signal() }
+        // Holding a permit, at least one slot is free; another holder may take the first one seen.
+        while true {
+            for slot in slots {
+                let outcome = slot.connection.withLockIfAvailable {
+                    (connection: inout PostgresConnection?) -> Result<T, any Error> in
+                    do {
+                        if connection == nil || connection?.isHealthy == false {
+                            connection = try PostgresConnection(url: url)
+                        }
+                        guard let connection else { throw StoreError(code: 0, message: "no PostgreSQL connection") }
+                        return .success(try body(connection))
+                    } catch {
+                        return .failure(error)
+                    }
+                }
+                if let outcome {
+                    return try outcome.get()
+                }
+            }
+        }
+    }
+}
+
+/// One place in the pool: its connection, made on first use and remade when it breaks, never leaves it.
+private final class Slot: Sendable {
+    let connection = Mutex<PostgresConnection?>(nil)
+}

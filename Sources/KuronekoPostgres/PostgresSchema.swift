@@ -1,0 +1,132 @@
+import KuronekoWatch
+
+/// The watch store's tables on PostgreSQL, one migration per version, applied at start under an advisory
+/// lock (servers starting together migrate once; the version is read again inside the lock). Times are
+/// seconds since 1970 as `double precision`, as on SQLite, so one set of statements serves both; `seq`
+/// columns give `events` and `changes` the insertion order SQLite's `rowid` gives.
+enum PostgresSchema {
+    /// `pg_advisory_lock` key for migrations: "kuroneko" in a 64-bit number of its own.
+    static let migrationLock: Int64 = 0x6B75_726F_6E65_6B6F
+
+    static let migrations: [(version: Int, sql: String)] = [
+        (
+            1,
+            """
+            CREATE TABLE watches (
+                id bigint GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
+                owner text NOT NULL,
+                number text NOT NULL,
+                label text,
+                created_at double precision NOT NULL,
+                active integer NOT NULL DEFAULT 1,
+                status_label text,
+                status_json bytea,
+                checked_at double precision,
+                next_check_at double precision NOT NULL,
+                UNIQUE (owner, number)
+            );
+            CREATE INDEX watches_due ON watches (active, next_check_at);
+            CREATE INDEX watches_number ON watches (number);
+            CREATE TABLE shipments (
+                number text PRIMARY KEY,
+                json bytea NOT NULL,
+                status_code text NOT NULL,
+                status_label text NOT NULL,
+                terminal integer NOT NULL,
+                fetched_at double precision NOT NULL
+            );
+            CREATE TABLE events (
+                seq bigint GENERATED ALWAYS AS IDENTITY,
+                number text NOT NULL,
+                label text NOT NULL,
+                at text NOT NULL,
+                place text NOT NULL,
+                first_seen_at double precision NOT NULL,
+                UNIQUE (number, label, at, place)
+            );
+            CREATE TABLE changes (
+                id text PRIMARY KEY,
+                seq bigint GENERATED ALWAYS AS IDENTITY,
+                watch_id bigint NOT NULL REFERENCES watches (id) ON DELETE CASCADE,
+                created_at double precision NOT NULL,
+                previous_json bytea NOT NULL,
+                shipment_json bytea NOT NULL
+            );
+            CREATE INDEX changes_watch ON changes (watch_id);
+            CREATE TABLE subscriptions (
+                id bigint GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
+                watch_id bigint NOT NULL UNIQUE REFERENCES watches (id) ON DELETE CASCADE,
+                url text NOT NULL,
+                secret text NOT NULL,
+                created_at double precision NOT NULL
+            );
+            CREATE TABLE outbox (
+                id bigint GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
+                change_id text NOT NULL REFERENCES changes (id) ON DELETE CASCADE,
+                subscription_id bigint NOT NULL REFERENCES subscriptions (id) ON DELETE CASCADE,
+                state text NOT NULL DEFAULT 'pending',
+                attempts integer NOT NULL DEFAULT 0,
+                created_at double precision NOT NULL,
+                next_attempt_at double precision NOT NULL,
+                finished_at double precision
+            );
+            CREATE INDEX outbox_pending ON outbox (state, subscription_id, id);
+            CREATE TABLE delivery_attempts (
+                id bigint GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
+                outbox_id bigint NOT NULL REFERENCES outbox (id) ON DELETE CASCADE,
+                at double precision NOT NULL,
+                status integer,
+                error text,
+                duration_ms double precision NOT NULL
+            );
+            CREATE INDEX delivery_attempts_outbox ON delivery_attempts (outbox_id);
+            CREATE TABLE api_keys (
+                id bigint GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
+                name text NOT NULL UNIQUE,
+                key_hash bytea NOT NULL UNIQUE,
+                calendar_hash bytea NOT NULL UNIQUE,
+                created_at double precision NOT NULL,
+                revoked_at double precision
+            );
+            """
+        )
+    ]
+
+    /// Applies what is missing, on one connection holding the advisory lock.
+    static func migrate(_ database: PostgresDatabase) throws {
+        try database.withConnection { connection in
+            try connection.execute("SELECT pg_advisory_lock(\(migrationLock))")
+            defer { try? connection.execute("SELECT pg_advisory_unlock(\(migrationLock))") }
+            try connection.execute("CREATE TABLE IF NOT EXISTS kuroneko_schema (version integer NOT NULL)")
+            let current = try connection.run("SELECT MAX(version) FROM kuroneko_schema").first?.int(0) ?? 0
+            for migration in migrations where migration.version > current {
+                try connection.execute("BEGIN")
+                do {
+                    try connection.execute(migration.sql)
+                    try connection.execute("INSERT INTO kuroneko_schema (version) VALUES (\(migration.version))")
+                    try connection.execute("COMMIT")
+                } catch {
+                    try? connection.execute("ROLLBACK")
+                    throw error
+                }
+            }
+        }
+    }
+
+    /// The version the database is at.
+    static func version(_ database: PostgresDatabase) throws -> Int {
+        try database.read { connection in
+            try connection.run("SELECT MAX(version) FROM kuroneko_schema").first?.int(0) ?? 0
+        }
+    }
+}
+
+/// The watch store on PostgreSQL, for several servers sharing one watch list.
+public typealias PostgresWatchStore = SQLWatchStore<PostgresDatabase>
+
+extension SQLWatchStore where Database == PostgresDatabase {
+    /// Connects to `url` (a libpq connection string or `postgres://` URL) and migrates.
+    public convenience init(url: String) throws {
+        self.init(database: try PostgresDatabase(url: url))
+    }
+}

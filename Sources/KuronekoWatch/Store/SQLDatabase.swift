@@ -1,0 +1,32 @@
+import Foundation
+
+/// A connection as the watch store uses it: one statement at a time, `?` placeholders, typed rows.
+public protocol SQLConnection: AnyObject {
+    @discardableResult
+    func run(_ sql: String, _ arguments: [SQLValue]) throws -> [SQLRow]
+    /// Rows the last statement inserted, updated or deleted.
+    var changes: Int { get }
+}
+
+/// An engine the watch store runs on (SQLite, PostgreSQL): connections lent to closures, writes in a
+/// transaction that commits when the closure returns and rolls back when it throws. The store's SQL is
+/// common to both; the few words that differ are here.
+public protocol SQLDatabase: Sendable {
+    associatedtype Connection: SQLConnection
+    func write<T: Sendable>(_ body: (Connection) throws -> T) throws -> T
+    func read<T: Sendable>(_ body: (Connection) throws -> T) throws -> T
+    /// A column that orders a table's rows as they were inserted (SQLite's `rowid`).
+    static var insertionOrder: String { get }
+    /// Appended to a SELECT whose rows the transaction goes on to update, so two servers sharing the
+    /// database take turns on them (` FOR UPDATE` on PostgreSQL; nothing on SQLite, whose writer holds the
+    /// whole file).
+    static var lockingRead: String { get }
+}
+
+extension SQLConnection {
+    /// A statement without arguments.
+    @discardableResult
+    public func run(_ sql: String) throws -> [SQLRow] {
+        try run(sql, [])
+    }
+}

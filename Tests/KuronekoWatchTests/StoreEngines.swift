@@ -1,0 +1,71 @@
+import Foundation
+import KuronekoPostgres
+import KuronekoWatch
+import Testing
+
+/// The engines the store tests run on: SQLite always; PostgreSQL when `KURONEKO_TEST_POSTGRES` gives libpq
+/// settings for a server (scripts/test starts one with scripts/test-postgres and sets it). With
+/// `KURONEKO_REQUIRE_POSTGRES=1` (also set by scripts/test), a missing server fails the suite instead of
+/// leaving PostgreSQL untested.
+enum StoreEngine: String, CaseIterable, Sendable, CustomTestStringConvertible {
+    case sqlite, postgres
+
+    static var available: [StoreEngine] { PostgresTestServer.settings == nil ? [.sqlite] : [.sqlite, .postgres] }
+
+    var testDescription: String { rawValue == "sqlite" ? "SQLite" : "PostgreSQL" }
+
+    /// A new, empty store: a temporary file, or a database of its own on the test server.
+    func makeStore() throws -> EngineStore {
+        switch self {
+        case .sqlite:
+            let store = try SQLiteWatchStore(path: WatchStoreTests.temporaryPath())
+            return EngineStore(store: store) { sql, arguments in
+                _ = try store.database.write { connection -> Int in try connection.run(sql, arguments).count }
+            }
+        case .postgres:
+            let store = try PostgresWatchStore(url: try PostgresTestServer.freshDatabase())
+            return EngineStore(store: store) { sql, arguments in
+                _ = try store.database.write { connection -> Int in try connection.run(sql, arguments).count }
+            }
+        }
+    }
+}
+
+/// A store and a way to write to its tables directly (to set up states the API cannot reach quickly).
+struct EngineStore {
+    let store: any WatchStore
+    let write: (String, [[SQLValue]]) throws -> Void
+
+    init(store: any WatchStore, run: @escaping (String, [SQLValue]) throws -> Void) {
+        self.store = store
+        write = { sql, rows in for arguments in rows { try run(sql, arguments) } }
+    }
+}
+
+enum PostgresTestServer {
+    static let settings: String? = ProcessInfo.processInfo.environment["KURONEKO_TEST_POSTGRES"].flatMap {
+        $0.isEmpty ? nil : $0
+    }
+
+    /// Creates a database no other test uses; its libpq settings.
+    static func freshDatabase() throws -> String {
+        guard let settings else { throw StoreError(code: 0, message: "KURONEKO_TEST_POSTGRES is not set") }
+        let name = "kuroneko_test_" + UUID().uuidString.replacingOccurrences(of: "-", with: "").lowercased()
+        let admin = try PostgresConnection(url: settings + " dbname=postgres")
+        try admin.execute("CREATE DATABASE \(name)")
+        return settings + " dbname=\(name)"
+    }
+}
+
+@Suite("Store engines")
+struct StoreEngineTests {
+    @Test("PostgreSQL is tested when the test command asks for it")
+    func postgresPresent() {
+        if ProcessInfo.processInfo.environment["KURONEKO_REQUIRE_POSTGRES"] == "1" {
+            #expect(
+                PostgresTestServer.settings != nil, "KURONEKO_REQUIRE_POSTGRES=1 but KURONEKO_TEST_POSTGRES is unset")
+        } else if PostgresTestServer.settings == nil {
+            print("NOTE: KURONEKO_TEST_POSTGRES is unset: the store tests ran on SQLite only (scripts/test runs both)")
+        }
+    }
+}
