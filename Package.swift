@@ -57,7 +57,7 @@ let package = Package(
             name: "kuroneko",
             dependencies: [
                 "Kuroneko", "KuronekoHTTP", "KuronekoServer", "KuronekoSimulator", "KuronekoWatch", "KuronekoProcess",
-                "KuronekoWebApp",
+                "KuronekoWebApp", "KuronekoPostgres",
             ]),
         .executableTarget(
             name: "ParserBenchmark",

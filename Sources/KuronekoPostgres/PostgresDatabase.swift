@@ -46,6 +46,11 @@ public final class PostgresDatabase: SQLDatabase {
         try withConnection(body)
     }
 
+    /// A connection URL with its password replaced by `***`, for logs and messages.
+    public static func redacted(_ url: String) -> String {
+        PostgresConnection.redacted(url)
+    }
+
     /// Whether a connection can be had and answers `SELECT 1`.
     public var isReachable: Bool {
         (try? read { connection in try connection.run("SELECT 1").count }) == 1

@@ -178,7 +178,7 @@ struct ServeCommand {
                 + "connections_per_client=\(server.connectionsPerAddress) max_connections=\(running.connectionLimit) "
                 + "receive_timeout_s=\(server.receiveTimeoutSeconds) "
                 + "cors_origins=\(corsOrigins.isEmpty ? "none" : corsOrigins.joined(separator: ",")) "
-                + "shutdown_timeout_s=\(shutdownTimeout / .seconds(1)) db=\(watchList.store.database.path) "
+                + "shutdown_timeout_s=\(shutdownTimeout / .seconds(1)) db=\(watchList.location) "
                 + "poll_speed=\(pollSpeed) allow_private_webhooks=\(allowPrivateWebhooks) "
                 + "require_api_key=\(requireAPIKey) web_app=\(webApp ? "/" : "off")")
         let signal = await TerminationSignals.wait()

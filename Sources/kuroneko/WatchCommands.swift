@@ -18,9 +18,9 @@ struct WatchCommands {
 
     func run() async throws {
         let path = arguments.text("--db") ?? SQLiteWatchStore.defaultPath(environment: terminal.environment)
-        let store: SQLiteWatchStore
+        let store: any WatchStore
         do {
-            store = try SQLiteWatchStore(path: path)
+            store = try WatchStoreLocation.open(path)
         } catch {
             throw CommandFailure.usage("\(spec.name): the watch list \(path) cannot be opened: \(error)")
         }
@@ -52,7 +52,7 @@ struct WatchCommands {
 
     /// Looks the numbers up and records every answer; each failure one line on stderr. - Returns: failures.
     private func check(
-        _ numbers: [TrackingNumber], store: SQLiteWatchStore, quiet: Bool, exec command: String? = nil
+        _ numbers: [TrackingNumber], store: any WatchStore, quiet: Bool, exec command: String? = nil
     ) async throws -> Int {
         let client = try client()
         let schedule = PollSchedule()
@@ -91,7 +91,7 @@ struct WatchCommands {
         return failed
     }
 
-    private func add(_ store: SQLiteWatchStore) async throws {
+    private func add(_ store: any WatchStore) async throws {
         let numbers = try numbers()
         let label = arguments.text("--label")
         if let label, label.count > WatchLimits.labelLength || label.unicodeScalars.contains(where: { $0.value < 0x20 })
@@ -114,7 +114,7 @@ struct WatchCommands {
         if failed > 0 { throw CommandFailure.reported(.lookupFailed) }
     }
 
-    private func list(_ store: SQLiteWatchStore) throws {
+    private func list(_ store: any WatchStore) throws {
         let watches = try store.watches(
             owner: .local, filter: arguments.flag("--all") ? .all : .active, after: nil,
             limit: WatchLimits.watchesPerOwner)
@@ -129,7 +129,7 @@ struct WatchCommands {
         terminal.print(WatchTable(language: language, colored: colored).text(for: watches))
     }
 
-    private func show(_ store: SQLiteWatchStore) throws {
+    private func show(_ store: any WatchStore) throws {
         let numbers = try numbers()
         guard numbers.count == 1, let number = numbers.first else {
             throw CommandFailure.usage("show: give one NUMBER")
@@ -167,7 +167,7 @@ struct WatchCommands {
         terminal.print(lines.joined(separator: "\n"))
     }
 
-    private func remove(_ store: SQLiteWatchStore) throws {
+    private func remove(_ store: any WatchStore) throws {
         for number in try numbers() {
             if try !store.remove(number, owner: .local) {
                 terminal.printError("kuroneko: \(number.formatted) was not on the watch list")
@@ -175,14 +175,14 @@ struct WatchCommands {
         }
     }
 
-    private func refresh(_ store: SQLiteWatchStore) async throws {
+    private func refresh(_ store: any WatchStore) async throws {
         let watches = try store.watches(owner: .local, filter: .active, after: nil, limit: WatchLimits.watchesPerOwner)
         guard !watches.isEmpty else { return terminal.printError("kuroneko: no active watches to refresh") }
         let failed = try await check(watches.map(\.number), store: store, quiet: false)
         if failed > 0 { throw CommandFailure.reported(.lookupFailed) }
     }
 
-    private func watch(_ store: SQLiteWatchStore) async throws {
+    private func watch(_ store: any WatchStore) async throws {
         let interval = try Self.duration(arguments.text("--interval") ?? "5m")
         let command = arguments.text("--exec")
         while true {
@@ -229,7 +229,7 @@ struct WatchCommands {
         }
     }
 
-    private func keys(_ store: SQLiteWatchStore) throws {
+    private func keys(_ store: any WatchStore) throws {
         let action = arguments.operands.first ?? "list"
         switch action {
         case "create":

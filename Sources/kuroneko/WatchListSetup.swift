@@ -6,7 +6,9 @@ import KuronekoWatch
 /// The watch list of `kuroneko serve`: its database, the recorder every fresh answer goes through, and the
 /// poller and webhook deliverer running beside the server.
 struct WatchListSetup {
-    let store: SQLiteWatchStore
+    let store: any WatchStore
+    /// The file's path, or the PostgreSQL URL without its password: for the start-up line.
+    let location: String
     let schedule: PollSchedule
     /// A file of `--demo`'s own, removed at exit.
     private let temporaryDirectory: URL?
@@ -28,10 +30,12 @@ struct WatchListSetup {
         }
         do {
             return WatchListSetup(
-                store: try SQLiteWatchStore(path: file), schedule: PollSchedule(speed: pollSpeed),
+                store: try WatchStoreLocation.open(file), location: WatchStoreLocation.shown(file),
+                schedule: PollSchedule(speed: pollSpeed),
                 temporaryDirectory: temporary)
         } catch {
-            throw CommandFailure.usage("serve: the watch list database \(file) cannot be opened: \(error)")
+            let shown = WatchStoreLocation.isPostgres(file) ? "" : " \(file)"
+            throw CommandFailure.usage("serve: the watch list database\(shown) cannot be opened: \(error)")
         }
     }
 
@@ -71,7 +75,7 @@ struct WatchListSetup {
 
 /// The poller and the deliverer while they run, and their figures for `/metrics`.
 struct BackgroundWork: Sendable {
-    let store: SQLiteWatchStore
+    let store: any WatchStore
     let poller: WatchPoller
     let deliverer: WebhookDeliverer
     let tasks: [Task<Void, Never>]
