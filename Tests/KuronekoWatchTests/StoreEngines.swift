@@ -18,13 +18,15 @@ enum StoreEngine: String, CaseIterable, Sendable, CustomTestStringConvertible {
     func makeStore() throws -> EngineStore {
         switch self {
         case .sqlite:
-            let store = try SQLiteWatchStore(path: WatchStoreTests.temporaryPath())
-            return EngineStore(store: store) { sql, arguments in
+            let path = WatchStoreTests.temporaryPath()
+            let store = try SQLiteWatchStore(path: path)
+            return EngineStore(store: store, another: { try SQLiteWatchStore(path: path) }) { sql, arguments in
                 _ = try store.database.write { connection -> Int in try connection.run(sql, arguments).count }
             }
         case .postgres:
-            let store = try PostgresWatchStore(url: try PostgresTestServer.freshDatabase())
-            return EngineStore(store: store) { sql, arguments in
+            let url = try PostgresTestServer.freshDatabase()
+            let store = try PostgresWatchStore(url: url)
+            return EngineStore(store: store, another: { try PostgresWatchStore(url: url) }) { sql, arguments in
                 _ = try store.database.write { connection -> Int in try connection.run(sql, arguments).count }
             }
         }
@@ -34,10 +36,16 @@ enum StoreEngine: String, CaseIterable, Sendable, CustomTestStringConvertible {
 /// A store and a way to write to its tables directly (to set up states the API cannot reach quickly).
 struct EngineStore {
     let store: any WatchStore
+    /// Another store on the same database, as a second server would open it.
+    let another: () throws -> any WatchStore
     let write: (String, [[SQLValue]]) throws -> Void
 
-    init(store: any WatchStore, run: @escaping (String, [SQLValue]) throws -> Void) {
+    init(
+        store: any WatchStore, another: @escaping () throws -> any WatchStore,
+        run: @escaping (String, [SQLValue]) throws -> Void
+    ) {
         self.store = store
+        self.another = another
         write = { sql, rows in for arguments in rows { try run(sql, arguments) } }
     }
 }

@@ -69,7 +69,8 @@ struct WatchStoreTests {
         #expect(changes.count == 1)
         let change = try #require(changes.first)
         #expect(String(decoding: change.previous, as: UTF8.self).contains("荷物受付"))
-        let due = try store.dueDeliveries(at: now.addingTimeInterval(60), limit: 10)
+        let due = try store.claimDeliveries(
+            at: now.addingTimeInterval(60), limit: 10, leaseUntil: now.addingTimeInterval(120))
         #expect(due.map(\.change.id) == [change.id])
         #expect(due.first?.url == "http://example.com/h" && due.first?.secret == "s3cret")
         #expect(try store.changes(of: number, owner: .local)?.map(\.id) == [change.id])
@@ -88,17 +89,22 @@ struct WatchStoreTests {
         try store.record(Self.shipment(number, "荷物受付", .infoReceived), fetchedAt: now, nextCheck: next)
         let first = try store.record(Self.shipment(number, "輸送中", .inTransit), fetchedAt: now, nextCheck: next)
         let second = try store.record(Self.shipment(number, "配達中", .outForDelivery), fetchedAt: now, nextCheck: next)
-        var due = try store.dueDeliveries(at: now, limit: 10)
+        var due = try store.claimDeliveries(at: now, limit: 10, leaseUntil: now.addingTimeInterval(60))
         #expect(due.map(\.change.id) == first.map(\.id))
         try store.recordAttempt(
             due[0].outboxID, at: now, status: 500, error: "down", durationMilliseconds: 3, delivered: false,
             retryAt: now.addingTimeInterval(10))
-        #expect(try store.dueDeliveries(at: now.addingTimeInterval(5), limit: 10).isEmpty, "the second waits its turn")
-        due = try store.dueDeliveries(at: now.addingTimeInterval(10), limit: 10)
+        #expect(
+            try store.claimDeliveries(at: now.addingTimeInterval(5), limit: 10, leaseUntil: now).isEmpty,
+            "the second waits its turn")
+        due = try store.claimDeliveries(
+            at: now.addingTimeInterval(10), limit: 10, leaseUntil: now.addingTimeInterval(70))
         #expect(due.map(\.change.id) == first.map(\.id) && due[0].attempts == 1)
         try store.recordAttempt(
             due[0].outboxID, at: now, status: 204, error: nil, durationMilliseconds: 3, delivered: true, retryAt: nil)
-        #expect(try store.dueDeliveries(at: now.addingTimeInterval(10), limit: 10).map(\.change.id) == second.map(\.id))
+        #expect(
+            try store.claimDeliveries(at: now.addingTimeInterval(10), limit: 10, leaseUntil: now.addingTimeInterval(70))
+                .map(\.change.id) == second.map(\.id))
         let records = try #require(try store.deliveries(of: number, owner: .local))
         #expect(records.map(\.status) == [500, 204])
         #expect(try store.pendingDeliveryCount() == 1)
@@ -117,10 +123,14 @@ struct WatchStoreTests {
             schedule.nextCheck(for: shipment, watchCreatedAt: watch.createdAt, now: self.now, random: 0.5)
         }
         try store.record(Self.shipment(number, "輸送中", .inTransit), fetchedAt: now, nextCheck: next)
-        #expect(try store.due(at: now.addingTimeInterval(1_800 * 1.1), limit: 10) == [number])
+        let later = now.addingTimeInterval(1_800 * 1.1)
+        #expect(
+            try store.claimDue(now: later, horizon: later, limit: 10, leaseUntil: later.addingTimeInterval(300))
+                == [number])
         try store.record(Self.shipment(number, "配達完了", .delivered, terminal: true), fetchedAt: now, nextCheck: next)
         #expect(try store.watch(number, owner: .local)?.active == false)
-        #expect(try store.due(at: now.addingTimeInterval(1e6), limit: 10).isEmpty)
+        let much = now.addingTimeInterval(1e6)
+        #expect(try store.claimDue(now: much, horizon: much, limit: 10, leaseUntil: much).isEmpty)
         #expect(try store.pendingDeliveryCount() == 1)
         #expect(try store.remove(number, owner: .local))
         #expect(try store.pendingDeliveryCount() == 0)
@@ -155,5 +165,77 @@ struct WatchStoreTests {
         }
         _ = try store.add(
             ValidNumbers.numbers(1)[0], label: nil, owner: WatchOwner(id: "key:1"), webhook: nil, now: now)
+    }
+
+    @Test(
+        "claims: nothing unless one number is due now; then the most overdue, filled up to the horizon, leased",
+        arguments: StoreEngine.available)
+    func claims(engine: StoreEngine) throws {
+        let store = try engine.makeStore().store
+        let numbers = ValidNumbers.numbers(4)
+        for number in numbers { _ = try store.add(number, label: nil, owner: .local, webhook: nil, now: now) }
+        // Due in 10, 20, 30 and 300 seconds.
+        for (number, seconds) in zip(numbers, [10.0, 20, 30, 300]) {
+            try store.postpone(number, until: now.addingTimeInterval(seconds))
+        }
+        let lease = now.addingTimeInterval(3_600)
+        #expect(try store.claimDue(now: now, horizon: now.addingTimeInterval(60), limit: 10, leaseUntil: lease).isEmpty)
+        let at = now.addingTimeInterval(10)
+        let claimed = try store.claimDue(now: at, horizon: at.addingTimeInterval(60), limit: 10, leaseUntil: lease)
+        #expect(claimed == Array(numbers.prefix(3)), "the due one, then those due within the horizon, in order")
+        let later = now.addingTimeInterval(400)
+        #expect(
+            try store.claimDue(now: later, horizon: later, limit: 10, leaseUntil: lease) == [numbers[3]],
+            "claimed numbers wait for their lease")
+        let afterLease = lease.addingTimeInterval(1)
+        #expect(
+            Set(try store.claimDue(now: afterLease, horizon: afterLease, limit: 10, leaseUntil: afterLease + 60))
+                == Set(numbers), "a lease that runs out (its server died) frees the numbers again")
+    }
+
+    @Test(
+        "two servers claiming at once get disjoint numbers and deliveries, and together all of them",
+        arguments: StoreEngine.available)
+    func concurrentClaims(engine: StoreEngine) async throws {
+        let engineStore = try engine.makeStore()
+        let first = engineStore.store
+        let second = try engineStore.another()
+        let numbers = ValidNumbers.numbers(60)
+        for number in numbers {
+            _ = try first.add(number, label: nil, owner: .local, webhook: ("http://example.com/h", "k"), now: now)
+        }
+        let next: (Watch, Shipment) -> Date? = { _, _ in self.now }
+        for number in numbers {
+            try first.record(Self.shipment(number, "荷物受付", .infoReceived), fetchedAt: now, nextCheck: next)
+            try first.record(Self.shipment(number, "輸送中", .inTransit), fetchedAt: now, nextCheck: next)
+        }
+        let lease = now.addingTimeInterval(600)
+        let stores: [any WatchStore] = [first, second, first, second]
+        let results = await withTaskGroup(of: ([TrackingNumber], [String]).self) { group in
+            for store in stores {
+                group.addTask {
+                    await onOwnThread {
+                        var claimed: [TrackingNumber] = []
+                        var deliveries: [String] = []
+                        for _ in 0..<20 {
+                            claimed +=
+                                (try? store.claimDue(now: self.now, horizon: self.now, limit: 10, leaseUntil: lease))
+                                ?? []
+                            deliveries +=
+                                ((try? store.claimDeliveries(at: self.now, limit: 7, leaseUntil: lease)) ?? []).map(
+                                    \.change.id)
+                        }
+                        return (claimed, deliveries)
+                    }
+                }
+            }
+            var all: [([TrackingNumber], [String])] = []
+            for await result in group { all.append(result) }
+            return all
+        }
+        let claimed = results.flatMap(\.0)
+        let delivered = results.flatMap(\.1)
+        #expect(claimed.count == numbers.count && Set(claimed) == Set(numbers), "each number claimed exactly once")
+        #expect(delivered.count == numbers.count && Set(delivered).count == numbers.count, "each delivery once")
     }
 }

@@ -13,6 +13,11 @@ public final class WatchPoller: Sendable {
     public static let batch = BatchPlan.maximumBatchSize
     /// How early a number may be checked to fill a POST, at poll speed 1.
     public static let lookahead: TimeInterval = 120
+    /// How long a claimed number stays with this server, at poll speed 1: far longer than a check takes
+    /// (a lookup's deadline and a POST's timeout), so only a server that died loses its claims. Never below
+    /// ``minimumLease``, however fast the poll clock runs.
+    public static let lease: TimeInterval = 300
+    public static let minimumLease: TimeInterval = 60
 
     private let store: any WatchStore
     private let clock: any TrackingClock
@@ -39,13 +44,13 @@ public final class WatchPoller: Sendable {
     @discardableResult
     public func pollOnce() async -> Int {
         let now = clock.now
-        guard let dueNow = try? store.due(at: now, limit: Self.batch), !dueNow.isEmpty else { return 0 }
-        var due = dueNow
-        if due.count < Self.batch,
-            let soon = try? store.due(at: now.addingTimeInterval(Self.lookahead / schedule.speed), limit: Self.batch)
-        {
-            due = soon
-        }
+        let lease = max(Self.minimumLease, Self.lease / schedule.speed)
+        guard
+            let due = try? store.claimDue(
+                now: now, horizon: now.addingTimeInterval(Self.lookahead / schedule.speed), limit: Self.batch,
+                leaseUntil: now.addingTimeInterval(lease)),
+            !due.isEmpty
+        else { return 0 }
         let results = await withTaskGroup(of: (TrackingNumber, Bool).self) { group in
             for number in due { group.addTask { (number, await self.check(number)) } }
             var results: [(TrackingNumber, Bool)] = []
@@ -84,6 +89,8 @@ public final class WebhookDeliverer: Sendable {
     private let random: @Sendable () -> Double
     private let log: (@Sendable (String) -> Void)?
     private let counters = Mutex((delivered: 0, failedAttempts: 0, givenUp: 0))
+    /// How long a claimed delivery stays with this server: six times an attempt's timeout.
+    public static let lease: TimeInterval = 60
 
     /// - Parameter log: told of every attempt, one line: `webhook change=… attempt=2 status=204 result=delivered`.
     public init(
@@ -106,7 +113,11 @@ public final class WebhookDeliverer: Sendable {
     @discardableResult
     public func deliverOnce(limit: Int = 16) async -> Int {
         let now = clock.now
-        guard let due = try? store.dueDeliveries(at: now, limit: limit), !due.isEmpty else { return 0 }
+        guard
+            let due = try? store.claimDeliveries(
+                at: now, limit: limit, leaseUntil: now.addingTimeInterval(Self.lease)),
+            !due.isEmpty
+        else { return 0 }
         await withTaskGroup(of: Void.self) { group in
             for delivery in due {
                 group.addTask { await self.attempt(delivery) }

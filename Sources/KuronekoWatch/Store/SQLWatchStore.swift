@@ -253,15 +253,28 @@ public final class SQLWatchStore<Database: SQLDatabase>: WatchStore {
         }
     }
 
-    public func due(at now: Date, limit: Int) throws -> [TrackingNumber] {
-        let rows = try database.read { connection in
-            try connection.run(
+    public func claimDue(now: Date, horizon: Date, limit: Int, leaseUntil: Date) throws -> [TrackingNumber] {
+        try database.write { connection in
+            let candidates = try connection.run(
                 """
-                SELECT number FROM watches WHERE active = 1 AND next_check_at <= ?
+                SELECT number, MIN(next_check_at) FROM watches WHERE active = 1 AND next_check_at <= ?
                 GROUP BY number ORDER BY MIN(next_check_at) LIMIT ?
-                """, [.real(now.timeIntervalSince1970), .integer(Int64(limit))])
+                """, [.real(horizon.timeIntervalSince1970), .integer(Int64(limit))])
+            guard let first = candidates.first?.double(1), first <= now.timeIntervalSince1970 else { return [] }
+            var claimed: [TrackingNumber] = []
+            for row in candidates {
+                guard let digits = row.text(0), let number = try? TrackingNumber(parsing: digits) else { continue }
+                // Another server that claimed it first has moved its watches past the horizon: on PostgreSQL
+                // this statement waits for that server's transaction and then matches nothing.
+                try connection.run(
+                    "UPDATE watches SET next_check_at = ? WHERE number = ? AND active = 1 AND next_check_at <= ?",
+                    [
+                        .real(leaseUntil.timeIntervalSince1970), .text(digits), .real(horizon.timeIntervalSince1970),
+                    ])
+                if connection.changes > 0 { claimed.append(number) }
+            }
+            return claimed
         }
-        return rows.compactMap { $0.text(0).flatMap { try? TrackingNumber(parsing: $0) } }
     }
 
     public func postpone(_ number: TrackingNumber, until: Date) throws {
@@ -274,9 +287,9 @@ public final class SQLWatchStore<Database: SQLDatabase>: WatchStore {
 
     // MARK: The outbox
 
-    public func dueDeliveries(at now: Date, limit: Int) throws -> [PendingDelivery] {
-        let rows = try database.read { connection in
-            try connection.run(
+    public func claimDeliveries(at now: Date, limit: Int, leaseUntil: Date) throws -> [PendingDelivery] {
+        let rows = try database.write { connection in
+            let due = try connection.run(
                 """
                 SELECT o.id, o.attempts, o.created_at, sub.url, sub.secret, c.id, c.watch_id, w.number, c.created_at,
                        c.previous_json, c.shipment_json
@@ -288,6 +301,15 @@ public final class SQLWatchStore<Database: SQLDatabase>: WatchStore {
                   AND o.id = (SELECT MIN(id) FROM outbox p WHERE p.subscription_id = o.subscription_id AND p.state = 'pending')
                 ORDER BY o.next_attempt_at LIMIT ?
                 """, [.real(now.timeIntervalSince1970), .integer(Int64(limit))])
+            return try due.filter { row in
+                try connection.run(
+                    "UPDATE outbox SET next_attempt_at = ? WHERE id = ? AND state = 'pending' AND next_attempt_at <= ?",
+                    [
+                        .real(leaseUntil.timeIntervalSince1970), .integer(Int64(row.int(0) ?? 0)),
+                        .real(now.timeIntervalSince1970),
+                    ])
+                return connection.changes > 0
+            }
         }
         return rows.compactMap { row in
             guard let id = row.int(0), let number = row.text(7).flatMap({ try? TrackingNumber(parsing: $0) })
