@@ -84,7 +84,7 @@ let package = Package(
             name: "EndToEndTests",
             dependencies: [
                 "kuroneko", "KuronekoServer", "KuronekoSimulator", "KuronekoHTTP", "KuronekoWatch", "KuronekoProcess",
-                "KuronekoTestSupport",
+                "KuronekoPostgres", "KuronekoTestSupport",
             ]),
     ]
 )

@@ -89,7 +89,22 @@ enum PostgresSchema {
                 revoked_at double precision
             );
             """
-        )
+        ),
+        (
+            2,
+            """
+            CREATE TABLE upstream_slots (
+                slot integer PRIMARY KEY,
+                holder text,
+                lease_until double precision NOT NULL DEFAULT 0
+            );
+            CREATE TABLE upstream_pacing (
+                id integer PRIMARY KEY CHECK (id = 1),
+                last_start double precision NOT NULL DEFAULT 0
+            );
+            INSERT INTO upstream_pacing (id) VALUES (1);
+            """
+        ),
     ]
 
     /// Applies what is missing, on one connection holding the advisory lock.

@@ -140,7 +140,8 @@ struct ServeCommand {
         defer { watchList.removeTemporaryFile() }
         let service = ShipmentService(
             client: TrackingClient(
-                configuration: client, transport: transport, clock: clock, observer: metrics.recordUpstream),
+                configuration: client, transport: transport, clock: clock,
+                budget: try watchList.upstreamBudget(client, clock: clock), observer: metrics.recordUpstream),
             clock: clock, metrics: metrics, configuration: self.service, fetched: watchList.recorder(clock: clock))
         let logWriter = BufferedLogWriter()
         let background = watchList.start(

@@ -1,5 +1,6 @@
 import Foundation
 import Kuroneko
+import KuronekoPostgres
 import KuronekoServer
 import KuronekoWatch
 
@@ -39,6 +40,17 @@ struct WatchListSetup {
         }
     }
 
+    /// The politeness budget: shared through the database when it is PostgreSQL (several servers, one
+    /// budget), else `nil`, this process's own.
+    func upstreamBudget(_ configuration: TrackingClient.Configuration, clock: any TrackingClock) throws
+        -> (any UpstreamBudget)?
+    {
+        guard let store = store as? PostgresWatchStore else { return nil }
+        return try PostgresUpstreamBudget(
+            database: store.database, maxConcurrent: configuration.maxConcurrentRequests,
+            minimumInterval: configuration.minimumRequestInterval, clock: clock)
+    }
+
     func removeTemporaryFile() {
         if let temporaryDirectory { try? FileManager.default.removeItem(at: temporaryDirectory) }
     }
@@ -65,7 +77,10 @@ struct WatchListSetup {
             if case .fresh = await service.check(number, priority: .background) { return true }
             return false
         }
-        let deliverer = WebhookDeliverer(store: store, sender: sender, clock: clock, log: log)
+        // A delivery's lease outlasts an attempt (10 s) even on a fast poll clock.
+        let deliverer = WebhookDeliverer(
+            store: store, sender: sender, clock: clock,
+            lease: max(15, WebhookDeliverer.defaultLease / schedule.speed), log: log)
         let tick = Duration.milliseconds(Int64(max(50, min(1_000, 1_000 / schedule.speed))))
         return BackgroundWork(
             store: store, poller: poller, deliverer: deliverer,

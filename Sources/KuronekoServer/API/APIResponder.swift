@@ -54,7 +54,23 @@ public struct APIResponder: HTTPResponder {
         router.add("GET", "/healthz") { _, _ in .json(["status": "ok"]) }
         router.add("GET", "/readyz") { _, _ in
             let circuit = service.circuitState
-            guard circuit == .open else { return .json(["status": "ready", "circuit": circuit.rawValue]) }
+            var database: String?
+            if let store = watches?.store {
+                do {
+                    try store.checkReachable()
+                    database = "reachable"
+                } catch {
+                    return .problem(
+                        status: 503, title: "Service Unavailable",
+                        detail:
+                            "the watch list's database cannot be reached (\(error)); cached lookups are still served")
+                }
+            }
+            guard circuit == .open else {
+                var body = ["status": "ready", "circuit": circuit.rawValue]
+                body["database"] = database
+                return .json(body)
+            }
             return .problem(
                 status: 503, title: "Service Unavailable",
                 detail: "the circuit to Yamato is open after repeated failures; cached answers are still served")

@@ -934,7 +934,7 @@ enum OpenAPIDocument {
                 "summary": "Readiness",
                 "responses": {
                   "200": {
-                    "description": "Ready to ask Yamato: the circuit is closed, or half-open (the next POST is a probe)",
+                    "description": "Ready to ask Yamato: the circuit is closed, or half-open (the next POST is a probe); with a watch list, its database answered",
                     "content": {
                       "application/json": {
                         "schema": {
@@ -955,6 +955,12 @@ enum OpenAPIDocument {
                               "enum": [
                                 "closed",
                                 "half_open"
+                              ]
+                            },
+                            "database": {
+                              "type": "string",
+                              "enum": [
+                                "reachable"
                               ]
                             }
                           }

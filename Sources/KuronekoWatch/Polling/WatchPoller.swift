@@ -17,7 +17,7 @@ public final class WatchPoller: Sendable {
     /// (a lookup's deadline and a POST's timeout), so only a server that died loses its claims. Never below
     /// ``minimumLease``, however fast the poll clock runs.
     public static let lease: TimeInterval = 300
-    public static let minimumLease: TimeInterval = 60
+    public static let minimumLease: TimeInterval = 5
 
     private let store: any WatchStore
     private let clock: any TrackingClock
@@ -89,16 +89,18 @@ public final class WebhookDeliverer: Sendable {
     private let random: @Sendable () -> Double
     private let log: (@Sendable (String) -> Void)?
     private let counters = Mutex((delivered: 0, failedAttempts: 0, givenUp: 0))
-    /// How long a claimed delivery stays with this server: six times an attempt's timeout.
-    public static let lease: TimeInterval = 60
+    /// How long a claimed delivery stays with this server by default: six times an attempt's timeout.
+    public static let defaultLease: TimeInterval = 60
+    private let lease: TimeInterval
 
     /// - Parameter log: told of every attempt, one line: `webhook change=… attempt=2 status=204 result=delivered`.
     public init(
         store: any WatchStore, sender: any WebhookSender, clock: any TrackingClock,
         retry: DeliveryRetryPolicy = DeliveryRetryPolicy(),
         random: @escaping @Sendable () -> Double = { Double.random(in: 0..<1) },
-        log: (@Sendable (String) -> Void)? = nil
+        lease: TimeInterval = WebhookDeliverer.defaultLease, log: (@Sendable (String) -> Void)? = nil
     ) {
+        self.lease = lease
         self.store = store
         self.sender = sender
         self.clock = clock
@@ -115,7 +117,7 @@ public final class WebhookDeliverer: Sendable {
         let now = clock.now
         guard
             let due = try? store.claimDeliveries(
-                at: now, limit: limit, leaseUntil: now.addingTimeInterval(Self.lease)),
+                at: now, limit: limit, leaseUntil: now.addingTimeInterval(lease)),
             !due.isEmpty
         else { return 0 }
         await withTaskGroup(of: Void.self) { group in

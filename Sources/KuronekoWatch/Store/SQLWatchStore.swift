@@ -355,6 +355,10 @@ public final class SQLWatchStore<Database: SQLDatabase>: WatchStore {
         return rows.first?.int(0) ?? 0
     }
 
+    public func checkReachable() throws {
+        _ = try database.read { connection in try connection.run("SELECT 1").count }
+    }
+
     // MARK: API keys
 
     public func createKey(name: String, keyHash: Data, calendarHash: Data, now: Date) throws -> APIKeyRecord {

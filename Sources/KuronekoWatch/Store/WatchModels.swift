@@ -163,6 +163,9 @@ public protocol WatchStore: Sendable {
     /// Deliveries not yet delivered or given up.
     func pendingDeliveryCount() throws -> Int
 
+    /// Throws when the database cannot be reached now (for readiness checks).
+    func checkReachable() throws
+
     func createKey(name: String, keyHash: Data, calendarHash: Data, now: Date) throws -> APIKeyRecord
     func keys() throws -> [APIKeyRecord]
     /// Revokes by name or id; false when no such key is active.

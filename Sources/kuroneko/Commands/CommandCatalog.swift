@@ -68,7 +68,7 @@ enum CommandCatalog {
 
     private static let database = OptionSpec.value(
         "--db", "PATH", environment: "KURONEKO_DB",
-        "the watch list's SQLite file (default $XDG_DATA_HOME/kuroneko/kuroneko.sqlite)")
+        "the watch list: an SQLite file (default $XDG_DATA_HOME/kuroneko/kuroneko.sqlite) or a postgres:// URL")
 
     static let add = CommandSpec(
         name: "add", synopsis: "[options] NUMBER...", summary: "watch numbers: check each once and keep it",
@@ -220,8 +220,8 @@ enum CommandCatalog {
                 "origins allowed to call the API from a browser, comma-separated, or * for any (default none)"),
             .value(
                 "--db", "PATH", environment: "KURONEKO_DB",
-                "the watch list's SQLite file (default $XDG_DATA_HOME/kuroneko/kuroneko.sqlite; with --demo, a "
-                    + "temporary file removed at exit)"),
+                "the watch list: an SQLite file (default $XDG_DATA_HOME/kuroneko/kuroneko.sqlite; with --demo, a "
+                    + "temporary file removed at exit) or a postgres:// URL shared by several servers"),
             .value(
                 "--poll-speed", "FACTOR", environment: "KURONEKO_POLL_SPEED",
                 "divide every polling interval by this, for demos and tests (default 1)"),

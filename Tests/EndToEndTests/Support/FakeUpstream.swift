@@ -29,10 +29,18 @@ final class FakeUpstream: @unchecked Sendable {
     private let lock = NSLock()
     private var received: [Request] = []
     private let finished = DispatchSemaphore(value: 0)
+    /// With `concurrent`, each connection is answered on a thread of its own, so overlapping requests
+    /// overlap here too; ``inFlightPeak`` and ``arrivals`` then say how they overlapped and how far apart
+    /// they came.
+    private let concurrent: Bool
+    private var inFlight = 0
+    private var peak = 0
+    private var arrivalTimes: [ContinuousClock.Instant] = []
 
     /// Starts listening on a free port.
-    init(handler: @escaping @Sendable (Request) -> Response) throws {
+    init(concurrent: Bool = false, handler: @escaping @Sendable (Request) -> Response) throws {
         self.handler = handler
+        self.concurrent = concurrent
         let descriptor = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
         guard descriptor >= 0 else { throw POSIXError(.EMFILE) }
         listener = descriptor
@@ -56,6 +64,20 @@ final class FakeUpstream: @unchecked Sendable {
         thread.start()
     }
 
+    /// The most requests being answered at once so far.
+    var inFlightPeak: Int {
+        lock.lock()
+        defer { lock.unlock() }
+        return peak
+    }
+
+    /// When each request arrived, in order.
+    var arrivals: [ContinuousClock.Instant] {
+        lock.lock()
+        defer { lock.unlock() }
+        return arrivalTimes
+    }
+
     /// The endpoint URL to give `kuroneko track --endpoint`.
     var endpoint: String { "http://127.0.0.1:\(port)/cgi-bin/tneko" }
 
@@ -77,8 +99,15 @@ final class FakeUpstream: @unchecked Sendable {
         while true {
             let connection = accept(listener, nil, nil)
             guard connection >= 0 else { return }
-            serve(connection)
-            close(connection)
+            if concurrent {
+                Thread { [self] in
+                    serve(connection)
+                    close(connection)
+                }.start()
+            } else {
+                serve(connection)
+                close(connection)
+            }
         }
     }
 
@@ -86,8 +115,14 @@ final class FakeUpstream: @unchecked Sendable {
         guard let request = readRequest(connection) else { return }
         lock.lock()
         received.append(request)
+        arrivalTimes.append(.now)
+        inFlight += 1
+        peak = max(peak, inFlight)
         lock.unlock()
         let response = handler(request)
+        lock.lock()
+        inFlight -= 1
+        lock.unlock()
         let reason = response.status == 200 ? "OK" : "Error"
         var bytes = Data(
             ("HTTP/1.1 \(response.status) \(reason)\r\nContent-Type: \(response.contentType)\r\n"

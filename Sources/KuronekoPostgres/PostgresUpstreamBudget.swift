@@ -1,0 +1,148 @@
+import Dispatch
+import Foundation
+import Kuroneko
+import KuronekoWatch
+import Synchronization
+
+/// The politeness budget shared by every server on one PostgreSQL database: across all of them at most
+/// `maxConcurrent` POSTs in flight and starts at least `minimumInterval` apart, so three servers send
+/// Yamato no more than one would.
+///
+/// Two tables hold it. `upstream_pacing` is one row with the last start granted; `upstream_slots` has a row
+/// per POST that may be in flight, with its holder and a lease. A grant is one transaction: lock the pacing
+/// row (`FOR UPDATE`, so grants from all servers queue on it), take a free slot (or one whose lease ran out:
+/// its server died mid-POST), reserve the start at `max(now, last start + interval)` by the database's
+/// clock, commit, then sleep until that start. All servers read one clock, so their own clocks' drift does
+/// not matter; but each server wakes and connects on its own time, so reservations are spaced by the
+/// interval plus ``margin``, which keeps the starts Yamato sees at least the interval apart. When every slot is taken, the grant is tried again every ``retryDelay``; when the database
+/// cannot be reached, every ``unreachableDelay``, and nothing is sent meanwhile (lookups then time out at
+/// their deadline rather than go over the budget).
+public final class PostgresUpstreamBudget: UpstreamBudget {
+    public let maxConcurrent: Int
+    public let minimumInterval: Duration
+    /// How long a slot stays with a server that took it: longer than any POST (the timeout is 15 s).
+    public static let lease: TimeInterval = 60
+    public static let retryDelay = Duration.milliseconds(25)
+    /// Added to the interval between reservations made by different servers: what one server's wake-up and
+    /// connection may lag behind another's.
+    public static let margin: TimeInterval = 0.1
+    public static let unreachableDelay = Duration.milliseconds(500)
+
+    private let database: PostgresDatabase
+    private let clock: any TrackingClock
+    private let holder: String
+    /// Slots this server holds, handed back one by one as POSTs end.
+    private let held = Mutex<[Int]>([])
+    /// The database calls block their thread: they run here, not on the tasks' threads.
+    private let queue = DispatchQueue(label: "kuroneko.upstream-budget")
+
+    public init(
+        database: PostgresDatabase, maxConcurrent: Int, minimumInterval: Duration, clock: any TrackingClock
+    ) throws {
+        self.database = database
+        self.maxConcurrent = max(1, maxConcurrent)
+        self.minimumInterval = max(.zero, minimumInterval)
+        self.clock = clock
+        holder = "\(ProcessInfo.processInfo.hostName):\(getpid()):\(UUID().uuidString.prefix(8))"
+        let slots = self.maxConcurrent
+        _ = try database.write { connection -> Int in
+            try connection.run(
+                "INSERT INTO upstream_slots (slot) SELECT generate_series(1, ?::integer) ON CONFLICT DO NOTHING",
+                [.integer(Int64(slots))]
+            ).count
+        }
+    }
+
+    private enum Grant: Sendable {
+        case granted(slot: Int, wait: Double)
+        case busy
+        case unreachable
+    }
+
+    public func acquire() async throws {
+        while true {
+            try Task.checkCancellation()
+            switch await grant() {
+            case .granted(let slot, let wait):
+                held.withLock { $0.append(slot) }
+                if wait > 0 {
+                    do {
+                        try await clock.sleep(until: clock.uptime + .milliseconds(Int64((wait * 1000).rounded(.up))))
+                    } catch {
+                        await release()
+                        throw error
+                    }
+                }
+                return
+            case .busy:
+                try await clock.sleep(until: clock.uptime + Self.retryDelay)
+            case .unreachable:
+                try await clock.sleep(until: clock.uptime + Self.unreachableDelay)
+            }
+        }
+    }
+
+    public func started() async {
+        await onQueue { [database] in
+            _ = try? database.write { connection -> Int in
+                try connection.run(
+                    """
+                    UPDATE upstream_pacing SET last_start = GREATEST(last_start, extract(epoch FROM clock_timestamp()))
+                    WHERE id = 1
+                    """
+                ).count
+            }
+        }
+    }
+
+    public func release() async {
+        guard let slot = held.withLock({ $0.popLast() }) else { return }
+        let holder = self.holder
+        await onQueue { [database] in
+            // Should this fail, the lease frees the slot later.
+            _ = try? database.write { connection -> Int in
+                try connection.run(
+                    "UPDATE upstream_slots SET holder = NULL, lease_until = 0 WHERE slot = ? AND holder = ?",
+                    [.integer(Int64(slot)), .text(holder)]
+                ).count
+            }
+        }
+    }
+
+    private func grant() async -> Grant {
+        let (holder, slots, interval) = (self.holder, maxConcurrent, minimumInterval)
+        let seconds = Double(interval.components.seconds) + Double(interval.components.attoseconds) / 1e18
+        return await onQueue { [database] in
+            do {
+                return try database.write { connection -> Grant in
+                    let pacing = try connection.run(
+                        "SELECT last_start, extract(epoch FROM clock_timestamp()) FROM upstream_pacing WHERE id = 1 FOR UPDATE"
+                    )
+                    guard let last = pacing.first?.double(0), let now = pacing.first?.double(1) else {
+                        return .unreachable
+                    }
+                    let free = try connection.run(
+                        """
+                        SELECT slot FROM upstream_slots WHERE slot <= ? AND (holder IS NULL OR lease_until < ?)
+                        ORDER BY slot LIMIT 1 FOR UPDATE
+                        """, [.integer(Int64(slots)), .real(now)])
+                    guard let slot = free.first?.int(0) else { return .busy }
+                    let start = max(now, last + seconds + (seconds > 0 ? Self.margin : 0))
+                    try connection.run(
+                        "UPDATE upstream_slots SET holder = ?, lease_until = ? WHERE slot = ?",
+                        [.text(holder), .real(start + Self.lease), .integer(Int64(slot))])
+                    try connection.run("UPDATE upstream_pacing SET last_start = ? WHERE id = 1", [.real(start)])
+                    return .granted(slot: slot, wait: start - now)
+                }
+            } catch {
+                return .unreachable
+            }
+        }
+    }
+
+    private func onQueue<T: Sendable>(_ body: @escaping @Sendable () -> T) async -> T {
+        await withCheckedContinuation { continuation in
+            queue.async { continuation.resume(returning: body()) }
+        }
+    }
+}

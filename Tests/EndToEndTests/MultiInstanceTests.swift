@@ -1,0 +1,146 @@
+import Foundation
+import KuronekoPostgres
+import KuronekoTestSupport
+import Synchronization
+import Testing
+
+/// PostgreSQL for the end-to-end tests: the server scripts/test started (`KURONEKO_TEST_POSTGRES`).
+enum PostgresForTests {
+    static let settings: String? = ProcessInfo.processInfo.environment["KURONEKO_TEST_POSTGRES"].flatMap {
+        $0.isEmpty ? nil : $0
+    }
+
+    /// A new database; its `postgresql://` URL, as `serve --db` takes it.
+    static func freshDatabaseURL() throws -> String {
+        guard let settings else { throw PostgresTestSetupError.unset }
+        let pairs = Dictionary(
+            settings.split(separator: " ").compactMap { item -> (String, String)? in
+                let parts = item.split(separator: "=", maxSplits: 1)
+                return parts.count == 2 ? (String(parts[0]), String(parts[1])) : nil
+            }, uniquingKeysWith: { $1 })
+        let name = "kuroneko_e2e_" + UUID().uuidString.replacingOccurrences(of: "-", with: "").lowercased()
+        let admin = try PostgresConnection(url: settings + " dbname=postgres")
+        try admin.execute("CREATE DATABASE \(name)")
+        return "postgresql://\(pairs["user"] ?? "postgres")@/\(name)?host=\(pairs["host"] ?? "/tmp")"
+    }
+}
+
+enum PostgresTestSetupError: Error {
+    case unset
+}
+
+/// The upstream's answer, switched by the test: every number in transit, then out for delivery.
+final class UpstreamPhase: Sendable {
+    private let phase = Mutex(0)
+    var label: String { phase.withLock { $0 == 0 ? "輸送中" : "配達中" } }
+    func advance() { phase.withLock { $0 = 1 } }
+}
+
+@Suite(
+    "several servers on one PostgreSQL", .serialized,
+    .enabled(if: PostgresForTests.settings != nil, "needs KURONEKO_TEST_POSTGRES (scripts/test sets it)"))
+struct MultiInstanceTests {
+    @Test("three servers, one list: each change found once and delivered once, a server killed, the budget held")
+    func threeServers() async throws {
+        let database = try PostgresForTests.freshDatabaseURL()
+        let phase = UpstreamPhase()
+        let upstream = try FakeUpstream(concurrent: true) { request in
+            let numbers = FakeTrackingPage.numbers(inFormBody: request.body)
+            // Each POST takes longer than two intervals, so without the shared slots three would be in flight.
+            Thread.sleep(forTimeInterval: 2.5)
+            let label = phase.label
+            return .init(
+                status: 200,
+                body: FakeTrackingPage.html(
+                    blocks: numbers.map { .init(number: $0, state: label, rows: [.init(label, "11月28日 10:00")]) }))
+        }
+        defer { upstream.stop() }
+        let receiver = try FakeUpstream(concurrent: true) { _ in
+            .init(status: 204, contentType: "text/plain", body: Data())
+        }
+        defer { receiver.stop() }
+        let arguments = [
+            "serve", "--db", database, "--endpoint", upstream.endpoint, "--poll-speed", "600", "--max-concurrent", "2",
+            "--min-interval", "1", "--allow-private-webhooks", "--no-web-app",
+        ]
+        let servers = try (0..<3).map { _ in try ServerProcess(arguments) }
+        // Stopped once each: the first two at the end, the third when it is killed mid-run.
+        var running = servers
+        defer { for server in running { _ = server.stop(signal: SIGKILL) } }
+
+        // Thirty watches, ten through each server, each with a webhook.
+        let numbers = ValidNumbers.numbers(30)
+        let hook = "http://127.0.0.1:\(receiver.port)/hook"
+        for (index, number) in numbers.enumerated() {
+            let body = #"{"number": "\#(number.digits)", "webhook_url": "\#(hook)"}"#
+            let answer = try await HTTPClient.send("POST", servers[index % 3].baseURL + "/v1/watches", body: body)
+            #expect(answer.status == 201)
+        }
+        // Every watch has its baseline (in transit), whichever server checked it.
+        let first = servers[0].baseURL
+        let settled = await waitUntil(timeout: .seconds(60)) {
+            let list = try? await Self.watches(first)
+            return list?.count == 30 && list?.allSatisfy { $0 == "輸送中" } == true
+        }
+        #expect(settled, "the first checks never all came back")
+
+        // The parcels move on; one server dies at once, holding whatever it had claimed.
+        phase.advance()
+        _ = servers[2].stop(signal: SIGKILL)
+        running.removeLast()
+        let delivered = await waitUntil(timeout: .seconds(90)) {
+            Set(receiver.requests.compactMap { Self.changeID(of: $0.body) }).count >= 30
+        }
+        #expect(delivered, "not every change was delivered")
+
+        // Each watch changed once (seen through either surviving server), and each change was delivered.
+        var changeIDs: Set<String> = []
+        for (index, number) in numbers.enumerated() {
+            let server = servers[index % 2]
+            let answer = try await HTTPClient.send("GET", server.baseURL + "/v1/watches/\(number.digits)/changes")
+            let changes = (try JSON(data: answer.body))["changes"]?.elements ?? []
+            #expect(changes.count == 1, "\(number.formatted) changed \(changes.count) times")
+            if case .string(let id)? = changes.first?["id"] { changeIDs.insert(id) }
+        }
+        let deliveries = receiver.requests.compactMap { Self.changeID(of: $0.body) }
+        let duplicates = deliveries.count - Set(deliveries).count
+        #expect(Set(deliveries) == changeIDs, "every change delivered, and nothing else")
+        #expect(duplicates <= 1, "at most the one delivery the killed server may have sent without recording it")
+
+        // The budget across all three: never more than two POSTs at once, starts at least a second apart.
+        let arrivals = upstream.arrivals
+        let gaps = zip(arrivals.dropFirst(), arrivals).map { $0 - $1 }
+        let smallestGap = gaps.min() ?? .seconds(1)
+        #expect(upstream.inFlightPeak <= 2)
+        #expect(smallestGap >= .seconds(1), "two POSTs reached the upstream \(smallestGap) apart")
+        print(
+            "three servers: \(changeIDs.count) changes, \(deliveries.count) deliveries, \(duplicates) duplicates, "
+                + "\(arrivals.count) POSTs, largest in-flight \(upstream.inFlightPeak), smallest start gap \(smallestGap)"
+        )
+    }
+
+    /// The status label of every watch, as one server lists them.
+    private static func watches(_ baseURL: String) async throws -> [String?] {
+        let answer = try await HTTPClient.send("GET", baseURL + "/v1/watches?limit=500")
+        let list = (try JSON(data: answer.body))["watches"]?.elements ?? []
+        return list.map { watch in
+            if case .string(let label)? = watch["shipment"]?["status"]?["label"] { return label }
+            return nil
+        }
+    }
+
+    private static func changeID(of body: Data) -> String? {
+        if case .string(let id)? = (try? JSON(data: body))?["id"] { return id }
+        return nil
+    }
+}
+
+/// Waits for a state only the servers' answers show: asks again every 100 ms, for at most `timeout`.
+func waitUntil(timeout: Duration, _ condition: @Sendable () async -> Bool) async -> Bool {
+    let deadline = ContinuousClock.now + timeout
+    while ContinuousClock.now < deadline {
+        if await condition() { return true }
+        try? await Task.sleep(for: .milliseconds(100))
+    }
+    return await condition()
+}
