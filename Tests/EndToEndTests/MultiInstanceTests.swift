@@ -119,6 +119,74 @@ struct MultiInstanceTests {
         )
     }
 
+    @Test(
+        "the database stopped under load and started again: 503 for the watch list meanwhile, cached lookups go on, no restart needed"
+    )
+    func databaseOutage() async throws {
+        let cluster = FileManager.default.temporaryDirectory.appendingPathComponent(
+            "kuroneko-pg-\(UUID().uuidString.prefix(8))"
+        ).path
+        try await Self.script("start", cluster)
+        // At the end, stopped at once (immediate mode) and removed.
+        defer { _ = try? KuronekoBinary.run(["stop", cluster], executable: Self.scriptURL) }
+        let admin = try PostgresConnection(url: "host=\(cluster) user=postgres dbname=postgres")
+        try admin.execute("CREATE DATABASE outage")
+        let upstream = try FakeUpstream { request in
+            .init(status: 200, body: FakeTrackingPage.html(for: FakeTrackingPage.numbers(inFormBody: request.body)))
+        }
+        defer { upstream.stop() }
+        let server = try ServerProcess([
+            "serve", "--db", "postgresql://postgres@/outage?host=\(cluster)", "--endpoint", upstream.endpoint,
+            "--min-interval", "0", "--no-web-app",
+        ])
+        defer { _ = server.stop() }
+        let numbers = ValidNumbers.numbers(2)
+        let base = server.baseURL
+        #expect(
+            try await HTTPClient.send("POST", base + "/v1/watches", body: #"{"number": "\#(numbers[0].digits)"}"#)
+                .status == 201)
+        #expect(try await HTTPClient.send("GET", base + "/v1/shipments/\(numbers[0].digits)").status == 200)
+        #expect(try await HTTPClient.send("GET", base + "/readyz").status == 200)
+
+        try await Self.script("pause", cluster)
+        let ready = try await HTTPClient.send("GET", base + "/readyz")
+        #expect(ready.status == 503)
+        #expect(String(decoding: ready.body, as: UTF8.self).contains("database"))
+        for _ in 0..<20 {
+            #expect(try await HTTPClient.send("GET", base + "/v1/watches").status == 503)
+            #expect(try await HTTPClient.send("GET", base + "/v1/shipments/\(numbers[0].digits)").status == 200)
+        }
+
+        try await Self.script("resume", cluster)
+        let back = await waitUntil(timeout: .seconds(30)) {
+            (try? await HTTPClient.send("GET", base + "/readyz").status) == 200
+        }
+        #expect(back, "the server did not find its database again")
+        #expect(try await HTTPClient.send("GET", base + "/v1/watches").status == 200)
+        #expect(
+            try await HTTPClient.send("POST", base + "/v1/watches", body: #"{"number": "\#(numbers[1].digits)"}"#)
+                .status == 201)
+    }
+
+    /// Runs scripts/test-postgres (start, pause, resume, stop) for a cluster of the test's own, on a thread
+    /// of its own (pg_ctl waits for the server).
+    private static func script(_ command: String, _ directory: String) async throws {
+        let script = scriptURL
+        let outcome = try await onOwnThread {
+            Result { try KuronekoBinary.run([command, directory], executable: script) }
+        }.get()
+        guard outcome.status == 0 else { throw ScriptFailure(output: outcome.standardError) }
+    }
+
+    private static var scriptURL: URL {
+        URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+            .deletingLastPathComponent().appendingPathComponent("scripts/test-postgres")
+    }
+
+    struct ScriptFailure: Error {
+        let output: String
+    }
+
     /// The status label of every watch, as one server lists them.
     private static func watches(_ baseURL: String) async throws -> [String?] {
         let answer = try await HTTPClient.send("GET", baseURL + "/v1/watches?limit=500")

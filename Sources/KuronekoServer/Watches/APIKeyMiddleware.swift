@@ -30,7 +30,8 @@ public final class APIKeyRing: Sendable {
             while !Task.isCancelled {
                 try? await Task.sleep(for: maxAge)
                 guard let self else { return }
-                let keys = Self.load(self.store)
+                // A database out of reach keeps the keys last read: an outage must not open the API.
+                guard let keys = try? Self.loadOrThrow(self.store) else { continue }
                 self.snapshot.withLock { $0 = keys }
             }
         }
@@ -39,12 +40,19 @@ public final class APIKeyRing: Sendable {
 
     /// The keys not revoked.
     public func active() -> [APIKeyRecord] {
-        if maxAge == .zero { return Self.load(store) }
+        if maxAge == .zero, let keys = try? Self.loadOrThrow(store) {
+            snapshot.withLock { $0 = keys }
+            return keys
+        }
         return snapshot.withLock { $0 }
     }
 
     private static func load(_ store: any WatchStore) -> [APIKeyRecord] {
-        ((try? store.keys()) ?? []).filter { $0.revokedAt == nil }
+        (try? loadOrThrow(store)) ?? []
+    }
+
+    private static func loadOrThrow(_ store: any WatchStore) throws -> [APIKeyRecord] {
+        try store.keys().filter { $0.revokedAt == nil }
     }
 }
 
