@@ -9,7 +9,7 @@ import Foundation
 /// prepared once. Results come back as text and are typed by the column's type (integers, floating point,
 /// `bytea` as bytes, the rest as text).
 public final class PostgresConnection: SQLConnection {
-    private let handle: OpaquePointer
+    let handle: OpaquePointer
     private var statements: [String: String] = [:]
     /// Rows the last statement inserted, updated or deleted.
     public private(set) var changes = 0

@@ -46,6 +46,13 @@ public final class PostgresDatabase: SQLDatabase {
         try withConnection(body)
     }
 
+    /// The channel on which servers announce new latest shipments (the payload is the number's digits).
+    public static let shipmentsChannel = "kuroneko_shipments"
+
+    public func announceFetched(_ digits: String, on connection: PostgresConnection) throws {
+        try connection.run("SELECT pg_notify('\(Self.shipmentsChannel)', ?)", [.text(digits)])
+    }
+
     /// A connection URL with its password replaced by `***`, for logs and messages.
     public static func redacted(_ url: String) -> String {
         PostgresConnection.redacted(url)

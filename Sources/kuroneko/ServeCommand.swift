@@ -142,7 +142,10 @@ struct ServeCommand {
             client: TrackingClient(
                 configuration: client, transport: transport, clock: clock,
                 budget: try watchList.upstreamBudget(client, clock: clock), observer: metrics.recordUpstream),
-            clock: clock, metrics: metrics, configuration: self.service, fetched: watchList.recorder(clock: clock))
+            clock: clock, metrics: metrics, configuration: self.service, fetched: watchList.recorder(clock: clock),
+            shared: watchList.sharedShipments())
+        let listener = watchList.listenForOtherServers(service: service)
+        defer { listener?.stop() }
         let logWriter = BufferedLogWriter()
         let background = watchList.start(
             service: service, clock: clock, sender: SocketWebhookSender(allowPrivate: allowPrivateWebhooks),

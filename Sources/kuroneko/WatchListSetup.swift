@@ -51,6 +51,29 @@ struct WatchListSetup {
             minimumInterval: configuration.minimumRequestInterval, clock: clock)
     }
 
+    /// Copies other servers fetched, from the shared database (PostgreSQL only: alone, a server's own cache
+    /// already has what it fetched).
+    func sharedShipments() -> (@Sendable (TrackingNumber) -> (Shipment, Date)?)? {
+        guard store is PostgresWatchStore else { return nil }
+        let store = self.store
+        return { number in
+            guard let latest = try? store.latestShipment(of: number), let shipment = latest.shipment else { return nil }
+            return (shipment, latest.fetchedAt)
+        }
+    }
+
+    /// On PostgreSQL, listens for shipments other servers fetched and caches them, so every server serves
+    /// the latest answer any of them got.
+    func listenForOtherServers(service: ShipmentService) -> PostgresListener? {
+        guard let store = store as? PostgresWatchStore else { return nil }
+        return PostgresListener(url: store.database.url, channel: PostgresDatabase.shipmentsChannel) { digits in
+            guard let number = try? TrackingNumber(parsing: digits),
+                let latest = try? store.latestShipment(of: number), let shipment = latest.shipment
+            else { return }
+            service.adopt(shipment, fetchedAt: latest.fetchedAt)
+        }
+    }
+
     func removeTemporaryFile() {
         if let temporaryDirectory { try? FileManager.default.removeItem(at: temporaryDirectory) }
     }

@@ -120,6 +120,59 @@ struct MultiInstanceTests {
     }
 
     @Test(
+        "a shipment one server fetched is served by the other from the database, and a newer one reaches it by NOTIFY")
+    func sharedShipments() async throws {
+        let database = try PostgresForTests.freshDatabaseURL()
+        let phase = UpstreamPhase()
+        let upstream = try FakeUpstream { request in
+            let label = phase.label
+            return .init(
+                status: 200,
+                body: FakeTrackingPage.html(
+                    blocks: FakeTrackingPage.numbers(inFormBody: request.body).map {
+                        .init(number: $0, state: label, rows: [.init(label, "11月28日 10:00")])
+                    }))
+        }
+        defer { upstream.stop() }
+        let arguments = [
+            "serve", "--db", database, "--endpoint", upstream.endpoint, "--min-interval", "0", "--no-web-app",
+        ]
+        let first = try ServerProcess(arguments)
+        defer { _ = first.stop() }
+        let second = try ServerProcess(arguments)
+        defer { _ = second.stop() }
+        let number = ValidNumbers.numbers(1)[0]
+        #expect(
+            try await HTTPClient.send("POST", first.baseURL + "/v1/watches", body: #"{"number": "\#(number.digits)"}"#)
+                .status == 201)
+        let (firstURL, secondURL) = (first.baseURL, second.baseURL)
+        let label: @Sendable () async -> String? = {
+            guard let answer = try? await HTTPClient.send("GET", secondURL + "/v1/shipments/\(number.digits)"),
+                case .string(let label)? = (try? JSON(data: answer.body))?["status"]?["label"]
+            else { return nil }
+            return label
+        }
+        // The first server's check is in the database: the second serves it without asking Yamato.
+        let recorded = await waitUntil(timeout: .seconds(30)) {
+            guard let answer = try? await HTTPClient.send("GET", firstURL + "/v1/watches/\(number.digits)"),
+                case .object? = (try? JSON(data: answer.body))?["shipment"]
+            else { return false }
+            return true
+        }
+        #expect(recorded)
+        let posts = upstream.requests.count
+        #expect(await label() == "輸送中")
+        #expect(upstream.requests.count == posts, "the second server asked Yamato again")
+
+        // The first server learns something new; the second hears of it and serves it, still without asking.
+        phase.advance()
+        #expect(try await HTTPClient.send("POST", firstURL + "/v1/watches/\(number.digits)/refresh").status == 200)
+        let heard = await waitUntil(timeout: .seconds(10)) { await label() == "配達中" }
+        #expect(heard, "the second server kept serving the old status")
+        #expect(upstream.requests.count == posts + 1, "only the first server's refresh reached Yamato")
+    }
+
+    @Test(
         "the database stopped under load and started again: 503 for the watch list meanwhile, cached lookups go on, no restart needed"
     )
     func databaseOutage() async throws {

@@ -36,12 +36,19 @@ public final class ShipmentService: @unchecked Sendable {
     private var lastRefresh: [TrackingNumber: Duration] = [:]
     /// Told of every fresh answer from Yamato, whoever asked (the watch list records it).
     private let fetched: (@Sendable (Shipment, Date) -> Void)?
+    /// Where copies fetched by other servers are found (a shared database), and when they were fetched.
+    private let shared: (@Sendable (TrackingNumber) -> (Shipment, Date)?)?
 
-    /// - Parameter fetched: told of every fresh answer from Yamato, on the task that fetched it.
+    /// - Parameters:
+    ///   - fetched: told of every fresh answer from Yamato, on the task that fetched it.
+    ///   - shared: asked on a cache miss for a copy another server fetched; a copy still fresh by the cache
+    ///     policy is served (and cached) without asking Yamato.
     public init(
         client: TrackingClient, clock: any TrackingClock, metrics: Metrics, configuration: Configuration,
-        fetched: (@Sendable (Shipment, Date) -> Void)? = nil
+        fetched: (@Sendable (Shipment, Date) -> Void)? = nil,
+        shared: (@Sendable (TrackingNumber) -> (Shipment, Date)?)? = nil
     ) {
+        self.shared = shared
         self.configuration = configuration
         self.client = client
         self.clock = clock
@@ -78,13 +85,25 @@ public final class ShipmentService: @unchecked Sendable {
     /// Looks a number up: interactive, or at refresh priority for `refresh`.
     /// - Parameter refresh: skip a fresh cached answer (rate limited per number by `refreshInterval`).
     public func lookup(_ number: TrackingNumber, refresh: Bool = false) async -> Outcome {
-        let cached = cache.entry(for: number)
+        var cached = cache.entry(for: number)
         let refreshing = refresh && mayRefresh(number)
+        if !refreshing, cached?.isFresh(at: clock.now) != true, let (shipment, fetchedAt) = shared?(number),
+            fetchedAt > cached?.fetchedAt ?? .distantPast
+        {
+            cached = cache.store(shipment, fetchedAt: fetchedAt)
+        }
         if let cached, cached.isFresh(at: clock.now), !refreshing {
             metrics.recordCacheLookup(.hit)
             return .fresh(cached, fromCache: true)
         }
         return await fetch(number, priority: refreshing ? .refresh : .interactive, cached: cached)
+    }
+
+    /// Takes a copy another server fetched (told through the shared database) when it is newer than the
+    /// cached one, so every server serves the latest answer any of them got.
+    public func adopt(_ shipment: Shipment, fetchedAt: Date) {
+        if let cached = cache.entry(for: shipment.trackingNumber), cached.fetchedAt >= fetchedAt { return }
+        cache.store(shipment, fetchedAt: fetchedAt)
     }
 
     /// Asks Yamato now, whatever the cache holds (the poller at background priority, a watch's refresh at

@@ -21,6 +21,13 @@ public protocol SQLDatabase: Sendable {
     /// database take turns on them (` FOR UPDATE` on PostgreSQL; nothing on SQLite, whose writer holds the
     /// whole file).
     static var lockingRead: String { get }
+    /// Tells the other servers, once the transaction commits, that a number has a new latest shipment.
+    func announceFetched(_ digits: String, on connection: Connection) throws
+}
+
+extension SQLDatabase {
+    /// One server alone: nobody to tell.
+    public func announceFetched(_ digits: String, on connection: Connection) throws {}
 }
 
 extension SQLConnection {

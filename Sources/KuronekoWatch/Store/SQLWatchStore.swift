@@ -211,6 +211,7 @@ public final class SQLWatchStore<Database: SQLDatabase>: WatchStore {
                         .text(event.place ?? ""), .real(fetchedAt.timeIntervalSince1970),
                     ])
             }
+            try database.announceFetched(number.digits, on: connection)
             var changes: [StatusChange] = []
             for (watchID, next) in schedule {
                 let current = try connection.run(
@@ -353,6 +354,14 @@ public final class SQLWatchStore<Database: SQLDatabase>: WatchStore {
             try connection.run("SELECT COUNT(*) FROM outbox WHERE state = 'pending'")
         }
         return rows.first?.int(0) ?? 0
+    }
+
+    public func latestShipment(of number: TrackingNumber) throws -> LatestShipment? {
+        let rows = try database.read { connection in
+            try connection.run("SELECT json, fetched_at FROM shipments WHERE number = ?", [.text(number.digits)])
+        }
+        guard let row = rows.first, let json = row.data(0), let fetchedAt = row.date(1) else { return nil }
+        return LatestShipment(fetchedAt: fetchedAt, json: json)
     }
 
     public func checkReachable() throws {

@@ -163,6 +163,8 @@ public protocol WatchStore: Sendable {
     /// Deliveries not yet delivered or given up.
     func pendingDeliveryCount() throws -> Int
 
+    /// The latest shipment recorded for a watched number, whoever fetched it.
+    func latestShipment(of number: TrackingNumber) throws -> LatestShipment?
     /// Throws when the database cannot be reached now (for readiness checks).
     func checkReachable() throws
 
