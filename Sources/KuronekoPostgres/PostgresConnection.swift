@@ -148,7 +148,7 @@ public final class PostgresConnection: SQLConnection {
         let buffers = values.map { value -> UnsafeMutableRawBufferPointer? in
             guard let value else { return nil }
             let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: max(1, value.count), alignment: 1)
-            value.copyBytes(to: buffer.bindMemory(to: UInt8.self))
+            _ = value.copyBytes(to: buffer.bindMemory(to: UInt8.self))
             return buffer
         }
         defer { buffers.forEach { $0?.deallocate() } }

@@ -46,11 +46,25 @@ public final class PostgresDatabase: SQLDatabase {
         try withConnection(body)
     }
 
-    /// The channel on which servers announce new latest shipments (the payload is the number's digits).
+    /// The channel on which servers announce new latest shipments. The payload is the fetch time (seconds
+    /// since 1970), the number's digits and the shipment's JSON, separated by spaces; without the JSON when
+    /// it would not fit a notification (8,000 bytes), and the listener then reads it from the database.
     public static let shipmentsChannel = "kuroneko_shipments"
 
-    public func announceFetched(_ digits: String, on connection: PostgresConnection) throws {
-        try connection.run("SELECT pg_notify('\(Self.shipmentsChannel)', ?)", [.text(digits)])
+    public func announceFetched(_ served: LatestShipment, digits: String, on connection: PostgresConnection) throws {
+        var payload = "\(served.fetchedAt.timeIntervalSince1970) \(digits)"
+        if served.json.count < 7_000 { payload += " " + String(decoding: served.json, as: UTF8.self) }
+        try connection.run("SELECT pg_notify('\(Self.shipmentsChannel)', ?)", [.text(payload)])
+    }
+
+    /// What a notification on ``shipmentsChannel`` says: the number, and the shipment when it came along.
+    public static func announcement(_ payload: String) -> (digits: String, latest: LatestShipment?)? {
+        let parts = payload.split(separator: " ", maxSplits: 2)
+        guard parts.count >= 2, let seconds = Double(parts[0]) else { return nil }
+        let latest =
+            parts.count == 3
+            ? LatestShipment(fetchedAt: Date(timeIntervalSince1970: seconds), json: Data(parts[2].utf8)) : nil
+        return (String(parts[1]), latest)
     }
 
     /// A connection URL with its password replaced by `***`, for logs and messages.

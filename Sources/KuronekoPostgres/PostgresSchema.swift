@@ -105,6 +105,12 @@ enum PostgresSchema {
             INSERT INTO upstream_pacing (id) VALUES (1);
             """
         ),
+        (
+            3,
+            """
+            ALTER TABLE upstream_pacing ADD COLUMN last_sent double precision NOT NULL DEFAULT 0;
+            """
+        ),
     ]
 
     /// Applies what is missing, on one connection holding the advisory lock.

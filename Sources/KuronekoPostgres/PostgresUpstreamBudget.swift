@@ -8,13 +8,16 @@ import Synchronization
 /// `maxConcurrent` POSTs in flight and starts at least `minimumInterval` apart, so three servers send
 /// Yamato no more than one would.
 ///
-/// Two tables hold it. `upstream_pacing` is one row with the last start granted; `upstream_slots` has a row
-/// per POST that may be in flight, with its holder and a lease. A grant is one transaction: lock the pacing
-/// row (`FOR UPDATE`, so grants from all servers queue on it), take a free slot (or one whose lease ran out:
-/// its server died mid-POST), reserve the start at `max(now, last start + interval)` by the database's
-/// clock, commit, then sleep until that start. All servers read one clock, so their own clocks' drift does
-/// not matter; but each server wakes and connects on its own time, so reservations are spaced by the
-/// interval plus ``margin``, which keeps the starts Yamato sees at least the interval apart. When every slot is taken, the grant is tried again every ``retryDelay``; when the database
+/// Two tables hold it. `upstream_slots` has a row per POST that may be in flight, with its holder and a
+/// lease; `upstream_pacing` is one row with the last start reserved and the last POST actually sent. A grant
+/// is one transaction: lock the pacing row (`FOR UPDATE`, so grants from all servers queue on it), take a
+/// free slot (or one whose lease ran out: its server died mid-POST), reserve a start at `max(now, last
+/// reserved + interval)` by the database's clock, commit, and sleep until then. A server can run late after
+/// its reservation (a busy machine), so the reservation alone would let two POSTs leave closer together than
+/// the interval: ``started()``, called just before a POST goes on the wire, is the gate. It locks the pacing
+/// row again and lets the POST go only once the last one sent is at least the interval (plus ``margin``)
+/// back, recording this one as the last sent. All servers read one clock, so their own clocks' drift does
+/// not matter. When every slot is taken, the grant is tried again every ``retryDelay``; when the database
 /// cannot be reached, every ``unreachableDelay``, and nothing is sent meanwhile (lookups then time out at
 /// their deadline rather than go over the budget).
 public final class PostgresUpstreamBudget: UpstreamBudget {
@@ -23,9 +26,9 @@ public final class PostgresUpstreamBudget: UpstreamBudget {
     /// How long a slot stays with a server that took it: longer than any POST (the timeout is 15 s).
     public static let lease: TimeInterval = 60
     public static let retryDelay = Duration.milliseconds(25)
-    /// Added to the interval between reservations made by different servers: what one server's wake-up and
-    /// connection may lag behind another's.
-    public static let margin: TimeInterval = 0.1
+    /// Added to the interval at the gate: what one server's connection to Yamato may take longer than
+    /// another's between the gate and the wire.
+    public static let margin: TimeInterval = 0.02
     public static let unreachableDelay = Duration.milliseconds(500)
 
     private let database: PostgresDatabase
@@ -83,14 +86,31 @@ public final class PostgresUpstreamBudget: UpstreamBudget {
     }
 
     public func started() async {
-        await onQueue { [database] in
-            _ = try? database.write { connection -> Int in
+        while true {
+            let wait = await gate()
+            guard let wait, wait > 0 else { return }
+            try? await clock.sleep(until: clock.uptime + .milliseconds(Int64((wait * 1000).rounded(.up))))
+        }
+    }
+
+    /// Lets one POST leave: `0` when it may go now (and it is recorded as sent), the seconds to wait
+    /// otherwise, `nil` when the database cannot be reached (the POST then goes on its reservation alone).
+    private func gate() async -> Double? {
+        let interval = minimumInterval
+        let seconds = Double(interval.components.seconds) + Double(interval.components.attoseconds) / 1e18
+        let spacing = seconds > 0 ? seconds + Self.margin : 0
+        return await onQueue { [database] in
+            try? database.write { connection -> Double in
+                let pacing = try connection.run(
+                    "SELECT last_sent, extract(epoch FROM clock_timestamp()) FROM upstream_pacing WHERE id = 1 FOR UPDATE"
+                )
+                guard let last = pacing.first?.double(0), let now = pacing.first?.double(1) else { return 0 }
+                let wait = last + spacing - now
+                guard wait <= 0 else { return wait }
                 try connection.run(
-                    """
-                    UPDATE upstream_pacing SET last_start = GREATEST(last_start, extract(epoch FROM clock_timestamp()))
-                    WHERE id = 1
-                    """
-                ).count
+                    "UPDATE upstream_pacing SET last_sent = ?, last_start = GREATEST(last_start, ?) WHERE id = 1",
+                    [.real(now), .real(now)])
+                return 0
             }
         }
     }
@@ -127,7 +147,7 @@ public final class PostgresUpstreamBudget: UpstreamBudget {
                         ORDER BY slot LIMIT 1 FOR UPDATE
                         """, [.integer(Int64(slots)), .real(now)])
                     guard let slot = free.first?.int(0) else { return .busy }
-                    let start = max(now, last + seconds + (seconds > 0 ? Self.margin : 0))
+                    let start = max(now, last + seconds)
                     try connection.run(
                         "UPDATE upstream_slots SET holder = ?, lease_until = ? WHERE slot = ?",
                         [.text(holder), .real(start + Self.lease), .integer(Int64(slot))])

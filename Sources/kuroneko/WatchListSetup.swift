@@ -66,9 +66,10 @@ struct WatchListSetup {
     /// the latest answer any of them got.
     func listenForOtherServers(service: ShipmentService) -> PostgresListener? {
         guard let store = store as? PostgresWatchStore else { return nil }
-        return PostgresListener(url: store.database.url, channel: PostgresDatabase.shipmentsChannel) { digits in
-            guard let number = try? TrackingNumber(parsing: digits),
-                let latest = try? store.latestShipment(of: number), let shipment = latest.shipment
+        return PostgresListener(url: store.database.url, channel: PostgresDatabase.shipmentsChannel) { payload in
+            guard let (digits, carried) = PostgresDatabase.announcement(payload),
+                let number = try? TrackingNumber(parsing: digits),
+                let latest = carried ?? (try? store.latestShipment(of: number)) ?? nil, let shipment = latest.shipment
             else { return }
             service.adopt(shipment, fetchedAt: latest.fetchedAt)
         }

@@ -22,12 +22,12 @@ public protocol SQLDatabase: Sendable {
     /// whole file).
     static var lockingRead: String { get }
     /// Tells the other servers, once the transaction commits, that a number has a new latest shipment.
-    func announceFetched(_ digits: String, on connection: Connection) throws
+    func announceFetched(_ served: LatestShipment, digits: String, on connection: Connection) throws
 }
 
 extension SQLDatabase {
     /// One server alone: nobody to tell.
-    public func announceFetched(_ digits: String, on connection: Connection) throws {}
+    public func announceFetched(_ served: LatestShipment, digits: String, on connection: Connection) throws {}
 }
 
 extension SQLConnection {

@@ -211,7 +211,8 @@ public final class SQLWatchStore<Database: SQLDatabase>: WatchStore {
                         .text(event.place ?? ""), .real(fetchedAt.timeIntervalSince1970),
                     ])
             }
-            try database.announceFetched(number.digits, on: connection)
+            try database.announceFetched(
+                LatestShipment(fetchedAt: fetchedAt, json: served), digits: number.digits, on: connection)
             var changes: [StatusChange] = []
             for (watchID, next) in schedule {
                 let current = try connection.run(
@@ -256,15 +257,19 @@ public final class SQLWatchStore<Database: SQLDatabase>: WatchStore {
 
     public func claimDue(now: Date, horizon: Date, limit: Int, leaseUntil: Date) throws -> [TrackingNumber] {
         try database.write { connection in
-            let candidates = try connection.run(
+            // Along the (active, next_check_at) index, most overdue first; a number several owners watch
+            // comes once (four rows a number are read, so a few shared numbers still fill the batch).
+            let rows = try connection.run(
                 """
-                SELECT number, MIN(next_check_at) FROM watches WHERE active = 1 AND next_check_at <= ?
-                GROUP BY number ORDER BY MIN(next_check_at) LIMIT ?
-                """, [.real(horizon.timeIntervalSince1970), .integer(Int64(limit))])
-            guard let first = candidates.first?.double(1), first <= now.timeIntervalSince1970 else { return [] }
+                SELECT number, next_check_at FROM watches WHERE active = 1 AND next_check_at <= ?
+                ORDER BY next_check_at LIMIT ?
+                """, [.real(horizon.timeIntervalSince1970), .integer(Int64(limit * 4))])
+            guard let first = rows.first?.double(1), first <= now.timeIntervalSince1970 else { return [] }
+            var seen: Set<String> = []
+            let candidates = rows.compactMap { $0.text(0) }.filter { seen.insert($0).inserted }.prefix(limit)
             var claimed: [TrackingNumber] = []
-            for row in candidates {
-                guard let digits = row.text(0), let number = try? TrackingNumber(parsing: digits) else { continue }
+            for digits in candidates {
+                guard let number = try? TrackingNumber(parsing: digits) else { continue }
                 // Another server that claimed it first has moved its watches past the horizon: on PostgreSQL
                 // this statement waits for that server's transaction and then matches nothing.
                 try connection.run(
