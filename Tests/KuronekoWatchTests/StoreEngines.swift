@@ -1,5 +1,6 @@
 import Foundation
 import KuronekoPostgres
+import KuronekoTestSupport
 import KuronekoWatch
 import Testing
 
@@ -74,6 +75,44 @@ struct StoreEngineTests {
                 PostgresTestServer.settings != nil, "KURONEKO_REQUIRE_POSTGRES=1 but KURONEKO_TEST_POSTGRES is unset")
         } else if PostgresTestServer.settings == nil {
             print("NOTE: KURONEKO_TEST_POSTGRES is unset: the store tests ran on SQLite only (scripts/test runs both)")
+        }
+    }
+}
+
+@Suite(
+    "PostgreSQL store",
+    .enabled(if: PostgresTestServer.settings != nil, "needs KURONEKO_TEST_POSTGRES (scripts/test sets it)"))
+struct PostgresStoreTests {
+    @Test("servers starting together migrate once: four at once on an empty database, each migration applied once")
+    func concurrentMigrations() async throws {
+        let url = try PostgresTestServer.freshDatabase()
+        let opened = await withTaskGroup(of: Bool.self) { group in
+            for _ in 0..<4 {
+                group.addTask { await onOwnThread { (try? PostgresDatabase(url: url)) != nil } }
+            }
+            var all: [Bool] = []
+            for await result in group { all.append(result) }
+            return all
+        }
+        #expect(opened == [true, true, true, true])
+        let admin = try PostgresConnection(url: url)
+        let versions = try admin.run("SELECT version FROM kuroneko_schema ORDER BY version").compactMap { $0.int(0) }
+        #expect(versions == Array(1...versions.count) && versions.count >= 3)
+    }
+
+    @Test("a URL's password never shows in messages")
+    func redaction() {
+        #expect(
+            PostgresDatabase.redacted("postgres://shop:s3cret@db.internal/kuroneko")
+                == "postgres://shop:***@db.internal/kuroneko")
+        #expect(PostgresDatabase.redacted("postgres://db.internal/kuroneko") == "postgres://db.internal/kuroneko")
+        #expect(throws: StoreError.self) {
+            try PostgresDatabase(url: "postgres://shop:s3cret@127.0.0.1:1/none?connect_timeout=2")
+        }
+        do {
+            _ = try PostgresDatabase(url: "postgres://shop:s3cret@127.0.0.1:1/none?connect_timeout=2")
+        } catch {
+            #expect(!"\(error)".contains("s3cret"), "\(error)")
         }
     }
 }

@@ -21,6 +21,10 @@ public protocol SQLDatabase: Sendable {
     /// database take turns on them (` FOR UPDATE` on PostgreSQL; nothing on SQLite, whose writer holds the
     /// whole file).
     static var lockingRead: String { get }
+    /// Appended to the SELECT of a claim (with `OF` and the table's alias where the SELECT joins), so a
+    /// server passes over rows another is claiming instead of waiting for them (` FOR UPDATE OF w SKIP
+    /// LOCKED` on PostgreSQL; nothing on SQLite).
+    static func skippingLocked(of alias: String) -> String
     /// Tells the other servers, once the transaction commits, that a number has a new latest shipment.
     func announceFetched(_ served: LatestShipment, digits: String, on connection: Connection) throws
 }

@@ -261,9 +261,10 @@ public final class SQLWatchStore<Database: SQLDatabase>: WatchStore {
             // comes once (four rows a number are read, so a few shared numbers still fill the batch).
             let rows = try connection.run(
                 """
-                SELECT number, next_check_at FROM watches WHERE active = 1 AND next_check_at <= ?
-                ORDER BY next_check_at LIMIT ?
-                """, [.real(horizon.timeIntervalSince1970), .integer(Int64(limit * 4))])
+                SELECT w.number, w.next_check_at FROM watches w WHERE w.active = 1 AND w.next_check_at <= ?
+                ORDER BY w.next_check_at LIMIT ?
+                """ + Database.skippingLocked(of: "w"),
+                [.real(horizon.timeIntervalSince1970), .integer(Int64(limit * 4))])
             guard let first = rows.first?.double(1), first <= now.timeIntervalSince1970 else { return [] }
             var seen: Set<String> = []
             let candidates = rows.compactMap { $0.text(0) }.filter { seen.insert($0).inserted }.prefix(limit)
@@ -306,7 +307,7 @@ public final class SQLWatchStore<Database: SQLDatabase>: WatchStore {
                 WHERE o.state = 'pending' AND o.next_attempt_at <= ?
                   AND o.id = (SELECT MIN(id) FROM outbox p WHERE p.subscription_id = o.subscription_id AND p.state = 'pending')
                 ORDER BY o.next_attempt_at LIMIT ?
-                """, [.real(now.timeIntervalSince1970), .integer(Int64(limit))])
+                """ + Database.skippingLocked(of: "o"), [.real(now.timeIntervalSince1970), .integer(Int64(limit))])
             return try due.filter { row in
                 try connection.run(
                     "UPDATE outbox SET next_attempt_at = ? WHERE id = ? AND state = 'pending' AND next_attempt_at <= ?",
