@@ -28,7 +28,7 @@ public final class PostgresUpstreamBudget: UpstreamBudget {
     public static let retryDelay = Duration.milliseconds(25)
     /// Added to the interval at the gate: what one server's connection to Yamato may take longer than
     /// another's between the gate and the wire.
-    public static let margin: TimeInterval = 0.02
+    public static let margin: TimeInterval = 0.05
     public static let unreachableDelay = Duration.milliseconds(500)
 
     private let database: PostgresDatabase

@@ -115,7 +115,8 @@ struct MultiInstanceTests {
         #expect(smallestGap >= .seconds(1), "two POSTs reached the upstream \(smallestGap) apart")
         print(
             "three servers: \(changeIDs.count) changes, \(deliveries.count) deliveries, \(duplicates) duplicates, "
-                + "\(arrivals.count) POSTs, largest in-flight \(upstream.inFlightPeak), smallest start gap \(smallestGap)"
+                + "\(arrivals.count) POSTs (\(upstream.abandoned) given up by their server), largest in-flight "
+                + "\(upstream.inFlightPeak), smallest start gap \(smallestGap)"
         )
     }
 

@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 
 #if canImport(Glibc)
     import Glibc
@@ -36,6 +37,7 @@ final class FakeUpstream: @unchecked Sendable {
     private var inFlight = 0
     private var peak = 0
     private var arrivalTimes: [ContinuousClock.Instant] = []
+    private var abandonedCount = 0
 
     /// Starts listening on a free port.
     init(concurrent: Bool = false, handler: @escaping @Sendable (Request) -> Response) throws {
@@ -69,6 +71,13 @@ final class FakeUpstream: @unchecked Sendable {
         lock.lock()
         defer { lock.unlock() }
         return peak
+    }
+
+    /// Requests whose client hung up before the answer (counted in flight only until then).
+    var abandoned: Int {
+        lock.lock()
+        defer { lock.unlock() }
+        return abandonedCount
     }
 
     /// When each request arrived, in order.
@@ -119,10 +128,40 @@ final class FakeUpstream: @unchecked Sendable {
         inFlight += 1
         peak = max(peak, inFlight)
         lock.unlock()
+        // A request counts as in flight while its client waits: one that hangs up (it gave the POST up)
+        // leaves at once, as a cancelled POST frees its place in the client's budget.
+        let answered = Mutex(false)
+        if concurrent {
+            Thread { [self] in
+                while !answered.withLock({ $0 }) {
+                    var byte: UInt8 = 0
+                    if recv(connection, &byte, 1, Int32(MSG_PEEK | MSG_DONTWAIT)) == 0 {
+                        let left = answered.withLock { done in
+                            defer { done = true }
+                            return !done
+                        }
+                        if left {
+                            lock.lock()
+                            inFlight -= 1
+                            abandonedCount += 1
+                            lock.unlock()
+                        }
+                        return
+                    }
+                    Thread.sleep(forTimeInterval: 0.005)
+                }
+            }.start()
+        }
         let response = handler(request)
-        lock.lock()
-        inFlight -= 1
-        lock.unlock()
+        let stillCounted = answered.withLock { done in
+            defer { done = true }
+            return !done
+        }
+        if stillCounted {
+            lock.lock()
+            inFlight -= 1
+            lock.unlock()
+        }
         let reason = response.status == 200 ? "OK" : "Error"
         var bytes = Data(
             ("HTTP/1.1 \(response.status) \(reason)\r\nContent-Type: \(response.contentType)\r\n"
