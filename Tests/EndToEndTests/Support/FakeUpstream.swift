@@ -130,38 +130,25 @@ final class FakeUpstream: @unchecked Sendable {
         lock.unlock()
         // A request counts as in flight while its client waits: one that hangs up (it gave the POST up)
         // leaves at once, as a cancelled POST frees its place in the client's budget.
-        let answered = Mutex(false)
+        let ended = Once()
+        let leave: @Sendable (Bool) -> Void = { [self] abandoned in
+            guard ended.first() else { return }
+            lock.lock()
+            inFlight -= 1
+            if abandoned { abandonedCount += 1 }
+            lock.unlock()
+        }
         if concurrent {
-            Thread { [self] in
-                while !answered.withLock({ $0 }) {
+            Thread {
+                while !ended.happened {
                     var byte: UInt8 = 0
-                    if recv(connection, &byte, 1, Int32(MSG_PEEK | MSG_DONTWAIT)) == 0 {
-                        let left = answered.withLock { done in
-                            defer { done = true }
-                            return !done
-                        }
-                        if left {
-                            lock.lock()
-                            inFlight -= 1
-                            abandonedCount += 1
-                            lock.unlock()
-                        }
-                        return
-                    }
+                    if recv(connection, &byte, 1, Int32(MSG_PEEK | MSG_DONTWAIT)) == 0 { return leave(true) }
                     Thread.sleep(forTimeInterval: 0.005)
                 }
             }.start()
         }
         let response = handler(request)
-        let stillCounted = answered.withLock { done in
-            defer { done = true }
-            return !done
-        }
-        if stillCounted {
-            lock.lock()
-            inFlight -= 1
-            lock.unlock()
-        }
+        leave(false)
         let reason = response.status == 200 ? "OK" : "Error"
         var bytes = Data(
             ("HTTP/1.1 \(response.status) \(reason)\r\nContent-Type: \(response.contentType)\r\n"
@@ -205,5 +192,19 @@ final class FakeUpstream: @unchecked Sendable {
             body.append(contentsOf: chunk[0..<count])
         }
         return Request(method: String(requestLine[0]), path: String(requestLine[1]), headers: headers, body: body)
+    }
+}
+
+/// Something that happens once: the first caller of ``first()`` gets `true`.
+final class Once: Sendable {
+    private let done = Mutex(false)
+
+    var happened: Bool { done.withLock { $0 } }
+
+    func first() -> Bool {
+        done.withLock { done in
+            defer { done = true }
+            return !done
+        }
     }
 }
