@@ -133,13 +133,6 @@ enum PostgresSchema {
             }
         }
     }
-
-    /// The version the database is at.
-    static func version(_ database: PostgresDatabase) throws -> Int {
-        try database.read { connection in
-            try connection.run("SELECT MAX(version) FROM kuroneko_schema").first?.int(0) ?? 0
-        }
-    }
 }
 
 /// The watch store on PostgreSQL, for several servers sharing one watch list.
