@@ -1,5 +1,6 @@
 import Foundation
 import Kuroneko
+import KuronekoPostgres
 import KuronekoProcess
 import KuronekoWatch
 
@@ -43,18 +44,26 @@ struct WatchCommands {
         return try NumberInput.validated(inputs, skipInvalid: false).numbers
     }
 
-    private func client() throws(CommandFailure) -> TrackingClient {
+    /// The client the commands ask Yamato with: on a PostgreSQL watch list, within the budget the servers
+    /// on that database share, so a `kuroneko refresh` beside them never adds to what Yamato gets.
+    private func client(for store: any WatchStore) throws -> TrackingClient {
         var configuration = TrackingClient.Configuration()
         configuration.endpoint = try arguments.endpoint("--endpoint") ?? configuration.endpoint
         configuration.requestTimeout = try arguments.seconds("--timeout", in: 0.1...600) ?? configuration.requestTimeout
-        return TrackingClient(configuration: configuration)
+        guard let shared = store as? PostgresWatchStore else { return TrackingClient(configuration: configuration) }
+        let clock = SystemClock()
+        return TrackingClient(
+            configuration: configuration, clock: clock,
+            budget: try PostgresUpstreamBudget(
+                database: shared.database, maxConcurrent: configuration.maxConcurrentRequests,
+                minimumInterval: configuration.minimumRequestInterval, clock: clock))
     }
 
     /// Looks the numbers up and records every answer; each failure one line on stderr. - Returns: failures.
     private func check(
         _ numbers: [TrackingNumber], store: any WatchStore, quiet: Bool, exec command: String? = nil
     ) async throws -> Int {
-        let client = try client()
+        let client = try client(for: store)
         let schedule = PollSchedule()
         var failed = 0
         let progress =

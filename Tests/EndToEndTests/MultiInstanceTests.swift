@@ -173,6 +173,27 @@ struct MultiInstanceTests {
         #expect(upstream.requests.count == posts + 1, "only the first server's refresh reached Yamato")
     }
 
+    @Test("the watch-list commands work on the shared database and ask Yamato within its shared budget")
+    func commandLine() throws {
+        let database = try PostgresForTests.freshDatabaseURL()
+        let upstream = try FakeUpstream { request in
+            .init(status: 200, body: FakeTrackingPage.html(for: FakeTrackingPage.numbers(inFormBody: request.body)))
+        }
+        defer { upstream.stop() }
+        let numbers = ValidNumbers.numbers(2)
+        let added = try KuronekoBinary.run(
+            ["add", "--db", database, "--endpoint", upstream.endpoint] + numbers.map(\.digits))
+        #expect(added.status == 0, "\(added.standardError)")
+        let listed = try KuronekoBinary.run(["list", "--db", database, "--json"])
+        #expect(listed.status == 0)
+        for number in numbers { #expect(listed.standardOutput.contains(number.digits)) }
+        // The budget's tables saw the command's POST: the pacing row holds its start.
+        let admin = try PostgresConnection(url: database)
+        let lastSent = try admin.run("SELECT last_sent FROM upstream_pacing").first?.double(0) ?? 0
+        #expect(lastSent > 0)
+        #expect(upstream.requests.count == 1)
+    }
+
     @Test(
         "the database stopped under load and started again: 503 for the watch list meanwhile, cached lookups go on, no restart needed"
     )
