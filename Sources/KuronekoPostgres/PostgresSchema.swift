@@ -109,6 +109,7 @@ enum PostgresSchema {
             3,
             """
             ALTER TABLE upstream_pacing ADD COLUMN last_sent double precision NOT NULL DEFAULT 0;
+            ALTER TABLE upstream_pacing ADD COLUMN shortest_gap double precision;
             """
         ),
     ]

@@ -86,15 +86,20 @@ public final class PostgresUpstreamBudget: UpstreamBudget {
     }
 
     public func started() async {
-        while true {
-            let wait = await gate()
-            guard let wait, wait > 0 else { return }
+        // A POST given up meanwhile (its task cancelled) stops waiting here; its send fails at once.
+        while !Task.isCancelled {
+            guard let wait = await gate() else {
+                // The database is out of reach: nothing leaves until it is back.
+                try? await clock.sleep(until: clock.uptime + Self.unreachableDelay)
+                continue
+            }
+            guard wait > 0 else { return }
             try? await clock.sleep(until: clock.uptime + .milliseconds(Int64((wait * 1000).rounded(.up))))
         }
     }
 
     /// Lets one POST leave: `0` when it may go now (and it is recorded as sent), the seconds to wait
-    /// otherwise, `nil` when the database cannot be reached (the POST then goes on its reservation alone).
+    /// otherwise, `nil` when the database cannot be reached.
     private func gate() async -> Double? {
         let interval = minimumInterval
         let seconds = Double(interval.components.seconds) + Double(interval.components.attoseconds) / 1e18
@@ -107,9 +112,14 @@ public final class PostgresUpstreamBudget: UpstreamBudget {
                 guard let last = pacing.first?.double(0), let now = pacing.first?.double(1) else { return 0 }
                 let wait = last + spacing - now
                 guard wait <= 0 else { return wait }
+                // The shortest gap between two POSTs let through, by the database's clock, for anyone to check.
                 try connection.run(
-                    "UPDATE upstream_pacing SET last_sent = ?, last_start = GREATEST(last_start, ?) WHERE id = 1",
-                    [.real(now), .real(now)])
+                    """
+                    UPDATE upstream_pacing SET last_sent = ?, last_start = GREATEST(last_start, ?),
+                        shortest_gap = CASE WHEN last_sent > 0 THEN LEAST(COALESCE(shortest_gap, ?), ? - last_sent)
+                                            ELSE shortest_gap END
+                    WHERE id = 1
+                    """, [.real(now), .real(now), .real(now), .real(now)])
                 return 0
             }
         }
