@@ -30,17 +30,7 @@ public final class PostgresDatabase: SQLDatabase {
     }
 
     public func write<T: Sendable>(_ body: (PostgresConnection) throws -> T) throws -> T {
-        try withConnection { connection in
-            try connection.execute("BEGIN")
-            do {
-                let result = try body(connection)
-                try connection.execute("COMMIT")
-                return result
-            } catch {
-                try? connection.execute("ROLLBACK")
-                throw error
-            }
-        }
+        try withConnection { connection in try connection.transaction { try body(connection) } }
     }
 
     public func read<T: Sendable>(_ body: (PostgresConnection) throws -> T) throws -> T {

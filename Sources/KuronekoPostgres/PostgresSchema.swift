@@ -122,14 +122,9 @@ enum PostgresSchema {
             try connection.execute("CREATE TABLE IF NOT EXISTS kuroneko_schema (version integer NOT NULL)")
             let current = try connection.run("SELECT MAX(version) FROM kuroneko_schema").first?.int(0) ?? 0
             for migration in migrations where migration.version > current {
-                try connection.execute("BEGIN")
-                do {
+                try connection.transaction {
                     try connection.execute(migration.sql)
                     try connection.execute("INSERT INTO kuroneko_schema (version) VALUES (\(migration.version))")
-                    try connection.execute("COMMIT")
-                } catch {
-                    try? connection.execute("ROLLBACK")
-                    throw error
                 }
             }
         }

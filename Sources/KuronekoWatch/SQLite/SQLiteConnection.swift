@@ -124,7 +124,7 @@ public final class SQLiteConnection: SQLConnection {
     }
 
     /// Runs SQL that returns no rows the caller needs (several statements allowed).
-    func execute(_ sql: String) throws(StoreError) {
+    public func execute(_ sql: String) throws(StoreError) {
         var message: UnsafeMutablePointer<CChar>?
         let result = sqlite3_exec(handle, sql, nil, nil, &message)
         guard result == SQLITE_OK else {

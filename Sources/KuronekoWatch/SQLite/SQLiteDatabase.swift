@@ -59,15 +59,8 @@ public final class SQLiteDatabase: SQLDatabase {
     /// processes never deadlock upgrading a read lock).
     public func write<T: Sendable>(_ body: (SQLiteConnection) throws -> T) throws -> T {
         try connection.withLock { (connection: inout SQLiteConnection) throws -> T in
-            try connection.execute("BEGIN IMMEDIATE")
-            do {
-                let result = try body(connection)
-                try connection.execute("COMMIT")
-                return result
-            } catch {
-                try? connection.execute("ROLLBACK")
-                throw error
-            }
+            let connection = connection
+            return try connection.transaction(begin: "BEGIN IMMEDIATE") { try body(connection) }
         }
     }
 

@@ -4,6 +4,8 @@ import Foundation
 public protocol SQLConnection: AnyObject {
     @discardableResult
     func run(_ sql: String, _ arguments: [SQLValue]) throws -> [SQLRow]
+    /// Runs SQL without arguments or results (transaction control, schema).
+    func execute(_ sql: String) throws
     /// Rows the last statement inserted, updated or deleted.
     var changes: Int { get }
 }
@@ -35,6 +37,19 @@ extension SQLDatabase {
 }
 
 extension SQLConnection {
+    /// Runs `body` between `begin` and `COMMIT`; a body that throws is rolled back.
+    public func transaction<T>(begin: String = "BEGIN", _ body: () throws -> T) throws -> T {
+        try execute(begin)
+        do {
+            let result = try body()
+            try execute("COMMIT")
+            return result
+        } catch {
+            try? execute("ROLLBACK")
+            throw error
+        }
+    }
+
     /// A statement without arguments.
     @discardableResult
     public func run(_ sql: String) throws -> [SQLRow] {
