@@ -13,6 +13,8 @@ public final class PostgresConnection: SQLConnection {
     private var statements: [String: String] = [:]
     /// Rows the last statement inserted, updated or deleted.
     public private(set) var changes = 0
+    /// Statements that worked since the pool last lent the connection out.
+    var statementsSucceeded = 0
 
     /// Connects with a libpq connection string or URL (`postgres://user@host/db?sslmode=require`); TLS and
     /// every other setting pass through as libpq reads them.
@@ -42,6 +44,7 @@ public final class PostgresConnection: SQLConnection {
         let result = PQexec(handle, sql)
         defer { PQclear(result) }
         try check(result, sql)
+        statementsSucceeded += 1
     }
 
     /// Runs one statement with its arguments (prepared on first use); the rows it returns.
@@ -66,6 +69,7 @@ public final class PostgresConnection: SQLConnection {
         defer { PQclear(result) }
         try check(result, sql)
         changes = Int(String(cString: PQcmdTuples(result))) ?? 0
+        statementsSucceeded += 1
         return rows(of: result)
     }
 

@@ -4,7 +4,8 @@ import Synchronization
 
 /// A PostgreSQL database as the watch store uses it: a small pool of connections (at most
 /// ``maximumConnections``), a connection lent to one closure at a time. A connection that breaks is
-/// replaced by a new one on the next use, so a database that went away and came back is used again
+/// replaced by a new one on the next use (and when a reused connection turns out broken at its first
+/// statement, the closure runs once more on a new one: nothing had run), so a database that went away and came back is used again
 /// without a restart. Waiting for a free connection is bounded (``waitLimit``); past it the caller gets a
 /// ``StoreError``, which the API answers with 503.
 public final class PostgresDatabase: SQLDatabase {
@@ -63,11 +64,6 @@ public final class PostgresDatabase: SQLDatabase {
         PostgresConnection.redacted(url)
     }
 
-    /// Whether a connection can be had and answers `SELECT 1`.
-    public var isReachable: Bool {
-        (try? read { connection in try connection.run("SELECT 1").count }) == 1
-    }
-
     /// Lends a connection: a slot's own, or a new one in a free slot (each slot keeps its connection inside
     /// its `Mutex`, and a permit per slot bounds the waiting).
     func withConnection<T: Sendable>(_ body: (PostgresConnection) throws -> T) throws -> T {
@@ -84,11 +80,24 @@ public final class PostgresDatabase: SQLDatabase {
                 let outcome = slot.connection.withLockIfAvailable {
                     (connection: inout PostgresConnection?) -> Result<T, any Error> in
                     do {
+                        var reused = true
                         if connection == nil || connection?.isHealthy == false {
                             connection = try PostgresConnection(url: url)
+                            reused = false
                         }
-                        guard let connection else { throw StoreError(code: 0, message: "no PostgreSQL connection") }
-                        return .success(try body(connection))
+                        guard let lent = connection else {
+                            throw StoreError(code: 0, message: "no PostgreSQL connection")
+                        }
+                        lent.statementsSucceeded = 0
+                        do {
+                            return .success(try body(lent))
+                        } catch  where reused && !lent.isHealthy && lent.statementsSucceeded == 0 {
+                            // The server went away while this connection sat idle (a restart): its first
+                            // statement found it broken, so nothing ran. Once more, on a new connection.
+                            let fresh = try PostgresConnection(url: url)
+                            connection = fresh
+                            return .success(try body(fresh))
+                        }
                     } catch {
                         return .failure(error)
                     }

@@ -100,6 +100,23 @@ struct PostgresStoreTests {
         #expect(versions == Array(1...versions.count) && versions.count >= 3)
     }
 
+    @Test("connections broken while idle (the server restarted or killed them) are replaced at their first use")
+    func brokenIdleConnections() throws {
+        let url = try PostgresTestServer.freshDatabase()
+        let database = try PostgresDatabase(url: url)
+        let store = PostgresWatchStore(database: database)
+        try store.checkReachable()
+        let admin = try PostgresConnection(url: url)
+        let ended = try admin.run(
+            """
+            SELECT COUNT(pg_terminate_backend(pid)) FROM pg_stat_activity
+            WHERE datname = current_database() AND pid <> pg_backend_pid()
+            """)
+        #expect(ended.first?.int(0) ?? 0 >= 1)
+        try store.checkReachable()
+        #expect(try store.watches(owner: .local, filter: .all, after: nil, limit: 10).isEmpty)
+    }
+
     @Test("a URL's password never shows in messages")
     func redaction() {
         #expect(
