@@ -11,6 +11,7 @@ import Synchronization
 public final class PostgresDatabase: SQLDatabase {
     public static let insertionOrder = "seq"
     public static let lockingRead = " FOR UPDATE"
+    public static let leasesClaims = true
     public static func skippingLocked(of alias: String) -> String { " FOR UPDATE OF \(alias) SKIP LOCKED" }
 
     public let url: String

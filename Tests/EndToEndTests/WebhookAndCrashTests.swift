@@ -156,7 +156,10 @@ struct WebhookAndCrashTests {
         // The attempt is recorded, then logged, once the receiver's answer is read.
         #expect(await second.waitForLog("result=delivered"))
         #expect(try store.pendingDeliveryCount() == 0)
-        #expect(try store.deliveries(of: number, owner: .local)?.map(\.status) == [503, 204])
+        // The kill may come before the first server recorded its refused attempt: then only the second
+        // server's attempt is on record (the receiver saw both either way).
+        let statuses = try store.deliveries(of: number, owner: .local)?.map(\.status)
+        #expect(statuses == [503, 204] || statuses == [204], "\(String(describing: statuses))")
     }
 }
 

@@ -9,6 +9,8 @@ public final class SQLiteDatabase: SQLDatabase {
     public static let insertionOrder = "rowid"
     /// One writer at a time holds the whole file: nothing to lock row by row.
     public static let lockingRead = ""
+    /// One server per file: nobody to share work with.
+    public static let leasesClaims = false
     public static func skippingLocked(of alias: String) -> String { "" }
 
     /// One step of the schema: applied once, in order, in a transaction of its own.

@@ -27,6 +27,10 @@ public protocol SQLDatabase: Sendable {
     /// server passes over rows another is claiming instead of waiting for them (` FOR UPDATE OF w SKIP
     /// LOCKED` on PostgreSQL; nothing on SQLite).
     static func skippingLocked(of alias: String) -> String
+    /// Whether claims take leases. Only where several servers share the database: a server alone waits for
+    /// its own checks and deliveries before it claims again, and after a crash must not find its work held
+    /// by a lease of its dead self.
+    static var leasesClaims: Bool { get }
     /// Tells the other servers, once the transaction commits, that a number has a new latest shipment.
     func announceFetched(_ served: LatestShipment, digits: String, on connection: Connection) throws
 }

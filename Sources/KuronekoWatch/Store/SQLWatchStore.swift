@@ -216,9 +216,14 @@ public final class SQLWatchStore<Database: SQLDatabase>: WatchStore {
             var changes: [StatusChange] = []
             for (watchID, next) in schedule {
                 let current = try connection.run(
-                    "SELECT status_label, status_json FROM watches WHERE id = ? AND active = 1" + Database.lockingRead,
+                    "SELECT status_label, status_json, checked_at FROM watches WHERE id = ? AND active = 1"
+                        + Database.lockingRead,
                     [.integer(watchID)])
-                guard let row = current.first else { continue }
+                // An answer older than one already recorded (two checks of a number at once, on one server or
+                // two) changes nothing: the watch never steps back.
+                guard let row = current.first, (row.double(2) ?? 0) <= fetchedAt.timeIntervalSince1970 else {
+                    continue
+                }
                 if let previousLabel = row.text(0), previousLabel != shipment.status.label {
                     let change = StatusChange(
                         id: UUID().uuidString.lowercased(), watchID: watchID, number: number, createdAt: fetchedAt,
@@ -271,6 +276,10 @@ public final class SQLWatchStore<Database: SQLDatabase>: WatchStore {
             var claimed: [TrackingNumber] = []
             for digits in candidates {
                 guard let number = try? TrackingNumber(parsing: digits) else { continue }
+                guard Database.leasesClaims else {
+                    claimed.append(number)
+                    continue
+                }
                 // Another server that claimed it first has moved its watches past the horizon: on PostgreSQL
                 // this statement waits for that server's transaction and then matches nothing.
                 try connection.run(
@@ -308,6 +317,7 @@ public final class SQLWatchStore<Database: SQLDatabase>: WatchStore {
                   AND o.id = (SELECT MIN(id) FROM outbox p WHERE p.subscription_id = o.subscription_id AND p.state = 'pending')
                 ORDER BY o.next_attempt_at LIMIT ?
                 """ + Database.skippingLocked(of: "o"), [.real(now.timeIntervalSince1970), .integer(Int64(limit))])
+            guard Database.leasesClaims else { return due }
             return try due.filter { row in
                 try connection.run(
                     "UPDATE outbox SET next_attempt_at = ? WHERE id = ? AND state = 'pending' AND next_attempt_at <= ?",

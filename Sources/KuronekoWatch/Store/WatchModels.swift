@@ -143,18 +143,18 @@ public protocol WatchStore: Sendable {
     func record(_ shipment: Shipment, fetchedAt: Date, nextCheck: (Watch, Shipment) -> Date?) throws
         -> [StatusChange]
     /// Claims numbers to check: nothing unless one is due by `now`; then up to `limit`, the most overdue
-    /// first, filled up with numbers due by `horizon` (so a POST leaves full). The watches of a claimed
-    /// number are not due again until `leaseUntil`: its answer reschedules them, and if the server that
-    /// claimed it dies, another takes it over once the lease has run out. Servers sharing a database never
-    /// claim the same number at once.
+    /// first, filled up with numbers due by `horizon` (so a POST leaves full). Where servers share the
+    /// database, the watches of a claimed number are not due again until `leaseUntil`: its answer
+    /// reschedules them, and if the server that claimed it dies, another takes it over once the lease has
+    /// run out; servers never claim the same number at once. A server alone (SQLite) takes no lease.
     func claimDue(now: Date, horizon: Date, limit: Int, leaseUntil: Date) throws -> [TrackingNumber]
     /// Moves the next check of a number's watches (after a failed check).
     func postpone(_ number: TrackingNumber, until: Date) throws
 
     /// Claims the oldest pending delivery of each subscription whose time has come (deliveries of one
-    /// watch go out in order: the next waits until the one before is delivered or given up). A claimed
-    /// delivery is not due again until `leaseUntil` (its attempt, once recorded, decides what comes next),
-    /// so servers sharing a database send each delivery once; one that dies leaves it to the others.
+    /// watch go out in order: the next waits until the one before is delivered or given up). Where servers
+    /// share the database, a claimed delivery is not due again until `leaseUntil` (its attempt, once
+    /// recorded, decides what comes next), so each is sent once; one that dies leaves it to the others.
     func claimDeliveries(at now: Date, limit: Int, leaseUntil: Date) throws -> [PendingDelivery]
     /// Records an attempt; `delivered`, or retried at `retryAt`, or given up when `retryAt` is `nil`.
     func recordAttempt(

@@ -1,4 +1,5 @@
 import Foundation
+import KuronekoTestSupport
 import Synchronization
 
 #if canImport(Glibc)
@@ -38,6 +39,10 @@ final class FakeUpstream: @unchecked Sendable {
     private var peak = 0
     private var arrivalTimes: [ContinuousClock.Instant] = []
     private var abandonedCount = 0
+    private let answeredRequests = Mutex<[Request]>([])
+    /// POLLRDHUP (Linux): the peer closed its end. Glibc's module does not bring the constant over.
+    private static let peerHungUp: Int16 = 0x2000
+    private let answerArrived = NSCondition()
 
     /// Starts listening on a free port.
     init(concurrent: Bool = false, handler: @escaping @Sendable (Request) -> Response) throws {
@@ -96,6 +101,22 @@ final class FakeUpstream: @unchecked Sendable {
         return received
     }
 
+    /// Waits (on a thread of its own, woken by each answer) until the requests answered so far satisfy
+    /// `condition`, for at most `timeout`.
+    func waitForAnswers(timeout: Duration = .seconds(30), until condition: @escaping @Sendable ([Request]) -> Bool)
+        async -> Bool
+    {
+        await onOwnThread { [self] in
+            let deadline = Date().addingTimeInterval(Double(timeout.components.seconds))
+            answerArrived.lock()
+            defer { answerArrived.unlock() }
+            while !condition(answeredRequests.withLock { $0 }) {
+                guard answerArrived.wait(until: deadline) else { return condition(answeredRequests.withLock { $0 }) }
+            }
+            return true
+        }
+    }
+
     /// Stops accepting and waits for the accept thread to end.
     func stop() {
         shutdown(listener, Int32(SHUT_RDWR))
@@ -138,17 +159,29 @@ final class FakeUpstream: @unchecked Sendable {
             if abandoned { abandonedCount += 1 }
             lock.unlock()
         }
+        let watcherDone = DispatchSemaphore(value: 0)
         if concurrent {
+            // Woken by the client hanging up; looks every 50 ms whether the answer went out meanwhile.
             Thread {
+                defer { watcherDone.signal() }
                 while !ended.happened {
-                    var byte: UInt8 = 0
-                    if recv(connection, &byte, 1, Int32(MSG_PEEK | MSG_DONTWAIT)) == 0 { return leave(true) }
-                    Thread.sleep(forTimeInterval: 0.005)
+                    var descriptor = pollfd(fd: connection, events: Self.peerHungUp, revents: 0)
+                    if poll(&descriptor, 1, 50) > 0, descriptor.revents & (Self.peerHungUp | Int16(POLLHUP)) != 0 {
+                        return leave(true)
+                    }
                 }
             }.start()
+        } else {
+            watcherDone.signal()
         }
         let response = handler(request)
         leave(false)
+        // The watcher is done with the socket before it is written to and closed.
+        watcherDone.wait()
+        answerArrived.lock()
+        answeredRequests.withLock { $0.append(request) }
+        answerArrived.broadcast()
+        answerArrived.unlock()
         let reason = response.status == 200 ? "OK" : "Error"
         var bytes = Data(
             ("HTTP/1.1 \(response.status) \(reason)\r\nContent-Type: \(response.contentType)\r\n"
