@@ -1,11 +1,12 @@
 """`kuroneko serve --demo` for the browser tests and the web-app benchmark: started on a free port of
-127.0.0.1, its log kept in a file that waits can read."""
+127.0.0.1, everything it writes read as it comes (and kept in a file), so a test can wait for a line."""
 
 import os
 import random
 import re
 import subprocess
 import tempfile
+import threading
 import time
 import urllib.request
 
@@ -42,37 +43,53 @@ class Server:
         self.arguments = list(arguments)
         self.process: subprocess.Popen | None = None
         self.url = ""
+        self.lines: list[str] = []
+        self.ended = False
+        self.changed = threading.Condition()
 
     def start(self, timeout: float = 30) -> "Server":
-        with open(self.log_path, "ab") as log:
-            self.process = subprocess.Popen(
-                [BINARY, "serve", "--demo", "--port", "0", "--db", self.database, *self.arguments],
-                stdout=log, stderr=log, stdin=subprocess.DEVNULL)
+        self.process = subprocess.Popen(
+            [BINARY, "serve", "--demo", "--port", "0", "--db", self.database, *self.arguments],
+            stdout=subprocess.PIPE, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL)
+        # One thread reads everything the server writes (the access log and its stderr), keeps it in a file
+        # and wakes whoever waits for a line.
+        threading.Thread(target=self._read_output, daemon=True).start()
         line = self.wait_for_log(r"listening on (http://127\.0\.0\.1:\d+)", timeout)
         self.url = re.search(r"listening on (http://127\.0\.0\.1:\d+)", line).group(1)
         return self
 
+    def _read_output(self) -> None:
+        with open(self.log_path, "ab") as log:
+            for raw in self.process.stdout:
+                log.write(raw)
+                log.flush()
+                with self.changed:
+                    self.lines.append(raw.decode("utf-8", errors="replace").rstrip("\n"))
+                    self.changed.notify_all()
+        with self.changed:
+            self.ended = True
+            self.changed.notify_all()
+
     def log(self) -> str:
-        with open(self.log_path, encoding="utf-8", errors="replace") as file:
-            return file.read()
+        with self.changed:
+            return "\n".join(self.lines)
 
     def wait_for_log(self, pattern: str, timeout: float = 30, count: int = 1) -> str:
-        """The first line matching `pattern` once `count` lines match; fails after `timeout` seconds. The log
-        is a file, so this reads it again whenever it has grown."""
+        """The first line matching `pattern` once `count` lines match, woken by each line the server writes;
+        fails after `timeout` seconds, or at once if the server exits first."""
         expression = re.compile(pattern)
         deadline = time.monotonic() + timeout
-        size = -1
-        while time.monotonic() < deadline:
-            current = os.path.getsize(self.log_path)
-            if current != size:
-                size = current
-                matches = [line for line in self.log().splitlines() if expression.search(line)]
+        with self.changed:
+            while True:
+                matches = [line for line in self.lines if expression.search(line)]
                 if len(matches) >= count:
                     return matches[0]
-            if self.process and self.process.poll() is not None:
-                raise AssertionError(f"kuroneko serve exited ({self.process.returncode}):\n{self.log()[-2000:]}")
-            time.sleep(0.05)
-        raise AssertionError(f"no {count} log lines match {pattern!r} within {timeout} s:\n{self.log()[-2000:]}")
+                left = deadline - time.monotonic()
+                if self.ended or left <= 0:
+                    tail = "\n".join(self.lines[-20:])
+                    state = f"kuroneko serve exited ({self.process.poll()})" if self.ended else f"no {count} log lines match"
+                    raise AssertionError(f"{state} {pattern!r} within {timeout} s:\n{tail}")
+                self.changed.wait(left)
 
     def api(self, method: str, path: str, body: bytes | None = None, key: str | None = None):
         request = urllib.request.Request(self.url + path, data=body, method=method)
