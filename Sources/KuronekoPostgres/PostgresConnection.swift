@@ -161,7 +161,8 @@ public final class PostgresConnection: SQLConnection {
 
     static func oneLine(_ message: UnsafePointer<CChar>?) -> String {
         guard let message else { return "" }
-        return String(cString: message).split(whereSeparator: \.isNewline).joined(separator: " ")
+        return String(cString: message).split(whereSeparator: \.isNewline)
+            .map { $0.trimmingCharacters(in: .whitespaces) }.joined(separator: " ")
     }
 
     /// The connection string without its password, for messages.

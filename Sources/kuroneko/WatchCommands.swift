@@ -23,7 +23,8 @@ struct WatchCommands {
         do {
             store = try WatchStoreLocation.open(path)
         } catch {
-            throw CommandFailure.usage("\(spec.name): the watch list \(path) cannot be opened: \(error)")
+            throw CommandFailure.usage(
+                "\(spec.name): the watch list \(WatchStoreLocation.shown(path)) cannot be opened: \(error)")
         }
         switch spec.name {
         case "add": try await add(store)

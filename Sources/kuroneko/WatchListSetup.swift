@@ -35,8 +35,8 @@ struct WatchListSetup {
                 schedule: PollSchedule(speed: pollSpeed),
                 temporaryDirectory: temporary)
         } catch {
-            let shown = WatchStoreLocation.isPostgres(file) ? "" : " \(file)"
-            throw CommandFailure.usage("serve: the watch list database\(shown) cannot be opened: \(error)")
+            throw CommandFailure.usage(
+                "serve: the watch list database \(WatchStoreLocation.shown(file)) cannot be opened: \(error)")
         }
     }
 

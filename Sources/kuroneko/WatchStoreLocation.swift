@@ -10,11 +10,22 @@ enum WatchStoreLocation {
 
     /// The location as it may be printed: a URL's password hidden.
     static func shown(_ location: String) -> String {
-        isPostgres(location) ? PostgresDatabase.redacted(location) : location
+        location.contains("://") ? PostgresDatabase.redacted(location) : location
     }
 
     /// Opens (creating and migrating) the store.
     static func open(_ location: String) throws -> any WatchStore {
-        isPostgres(location) ? try PostgresWatchStore(url: location) : try SQLiteWatchStore(path: location)
+        if isPostgres(location) { return try PostgresWatchStore(url: location) }
+        // Any other URL is a mistake, not a file to create.
+        if let scheme = location.range(of: "://").map({ location[..<$0.lowerBound] }), !scheme.contains("/") {
+            throw UnknownLocation(
+                description: "--db \"\(scheme)://…\" is not a database this can use; give a postgres:// URL "
+                    + "or the path of an SQLite file")
+        }
+        return try SQLiteWatchStore(path: location)
+    }
+
+    struct UnknownLocation: Error, CustomStringConvertible {
+        let description: String
     }
 }

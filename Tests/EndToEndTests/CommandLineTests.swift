@@ -46,6 +46,11 @@ struct CommandLineTests {
             (["serve", "--port", "70000"], "serve: --port \"70000\" is not a number from 0 to 65,535"),
             (["serve", "--endpoint", "tneko"], "serve: --endpoint \"tneko\" is not an http(s) URL"),
             (["simulate", "--error-rate", "2"], "simulate: --error-rate \"2\" is not a number from 0 to 1"),
+            (
+                ["list", "--db", "mysql://shop:s3cret@db/kuroneko"],
+                "list: the watch list mysql://shop:***@db/kuroneko cannot be opened: --db \"mysql://…\" is not a "
+                    + "database this can use; give a postgres:// URL or the path of an SQLite file"
+            ),
         ])
     func usageErrors(arguments: [String], message: String) throws {
         let outcome = try KuronekoBinary.run(arguments)
