@@ -12,6 +12,12 @@ public struct TrackingNumber: Hashable, Sendable, Comparable, CustomStringConver
     /// Parses a number as typed, checking its length and check digit.
     /// - Throws: ``TrackingNumberError`` saying what is wrong with the input.
     public init(parsing input: String) throws(TrackingNumberError) {
+        // Most numbers arrive as ASCII digits, often with hyphens (every cache-hit URL): read in one pass.
+        if let (digits, value) = Self.twelveASCIIDigitsWithValidCheck(input) {
+            self.digits = digits
+            self.value = value
+            return
+        }
         let digits = try Self.normalizedDigits(of: input)
         // Every digit is one byte: counting bytes, not characters, spares the grapheme breaking.
         guard digits.utf8.count == 12 else {
@@ -36,6 +42,34 @@ public struct TrackingNumber: Hashable, Sendable, Comparable, CustomStringConver
         }
         self.digits = digits
         value = Self.value(of: digits)
+    }
+
+    /// Twelve ASCII digits, with hyphens or spaces between them or not, whose check digit is right: the
+    /// digits and their value, read in one pass without building anything but the (small) digit string.
+    /// `nil` for anything else, which the general path then reads and words its error for.
+    private static func twelveASCIIDigitsWithValidCheck(_ input: String) -> (String, UInt64)? {
+        var value: UInt64 = 0
+        var count = 0
+        for byte in input.utf8 {
+            switch byte {
+            case UInt8(ascii: "0")...UInt8(ascii: "9"):
+                count += 1
+                guard count <= 12 else { return nil }
+                value = value &* 10 &+ UInt64(byte &- UInt8(ascii: "0"))
+            case UInt8(ascii: "-"), UInt8(ascii: " "): continue
+            default: return nil
+            }
+        }
+        guard count == 12, (value / 10) % 7 == value % 10 else { return nil }
+        let digits = String(unsafeUninitializedCapacity: 12) { buffer in
+            var rest = value
+            for index in stride(from: 11, through: 0, by: -1) {
+                buffer[index] = UInt8(ascii: "0") &+ UInt8(rest % 10)
+                rest /= 10
+            }
+            return 12
+        }
+        return (digits, value)
     }
 
     private static func value(of digits: String) -> UInt64 {

@@ -20,8 +20,9 @@ func handleRequest(
         requestSlot.pointee = Unmanaged.passRetained(fresh).toOpaque()
         server.begin()
         fresh.headers = headerFields(of: connection)
+        fresh.path = url.map { String(cString: $0) } ?? "/"
         if let refusal = RequestFraming.refusal(
-            headers: fresh.headers, path: url.map { String(cString: $0) } ?? "/", maxBodyBytes: server.maxBodyBytes)
+            headers: fresh.headers, path: fresh.path, maxBodyBytes: server.maxBodyBytes)
         {
             fresh.refused = true
             return queue(refusal, on: connection)
@@ -63,7 +64,7 @@ func handleRequest(
                 detail: "the request body is larger than \(server.maxBodyBytes) bytes"), on: connection)
     }
     let request = HTTPRequest(
-        method: method.map { String(cString: $0) } ?? "GET", path: url.map { String(cString: $0) } ?? "/",
+        method: method.map { String(cString: $0) } ?? "GET", path: context.path,
         query: values(of: connection, kind: .GET_ARGUMENT_KIND), lowercasedHeaders: context.headers,
         body: context.body)
     let work: @Sendable () async -> HTTPResponse
@@ -208,51 +209,45 @@ private func queue(_ response: HTTPResponse, on connection: OpaquePointer) -> MH
     }
 }
 
-/// Collects header fields or query arguments; libmicrohttpd hands them over one at a time.
-private final class ValueCollector {
-    var values: [(name: String, value: String)] = []
-}
-
+/// The query arguments in order. Most requests have none, which libmicrohttpd can tell without handing any
+/// over; the rest are collected into an array on this stack frame (no collector object to allocate).
 private func values(of connection: OpaquePointer, kind: MHD_ValueKind) -> [(name: String, value: String)] {
-    let collector = ValueCollector()
-    withExtendedLifetime(collector) {
+    var values: [(name: String, value: String)] = []
+    guard MHD_get_connection_values(connection, kind, nil, nil) > 0 else { return values }
+    withUnsafeMutablePointer(to: &values) { pointer in
         _ = MHD_get_connection_values(
             connection, kind,
-            { collectorContext, _, key, value in
-                guard let collectorContext, let key else { return .YES }
-                let collector = Unmanaged<ValueCollector>.fromOpaque(collectorContext).takeUnretainedValue()
-                collector.values.append((String(cString: key), value.map { String(cString: $0) } ?? ""))
+            { context, _, key, value in
+                guard let context, let key else { return .YES }
+                context.assumingMemoryBound(to: [(name: String, value: String)].self).pointee.append(
+                    (String(cString: key), value.map { String(cString: $0) } ?? ""))
                 return .YES
-            }, Unmanaged.passUnretained(collector).toOpaque())
+            }, pointer)
     }
-    return collector.values
+    return values
 }
 
-/// Collects header fields by lower-case name; a name that repeats gets its values joined with ", " (RFC
-/// 9110, section 5.3), so `Content-Length: 5` twice reads as `5, 5`.
-private final class HeaderCollector {
-    var fields: [String: String] = [:]
-}
-
+/// Header fields by lower-case name; a name that repeats gets its values joined with ", " (RFC 9110,
+/// section 5.3), so `Content-Length: 5` twice reads as `5, 5`.
 private func headerFields(of connection: OpaquePointer) -> [String: String] {
-    let collector = HeaderCollector()
-    withExtendedLifetime(collector) {
+    var fields: [String: String] = [:]
+    withUnsafeMutablePointer(to: &fields) { pointer in
         _ = MHD_get_connection_values(
             connection, .HEADER_KIND,
-            { collectorContext, _, key, value in
-                guard let collectorContext, let key else { return .YES }
-                let collector = Unmanaged<HeaderCollector>.fromOpaque(collectorContext).takeUnretainedValue()
+            { context, _, key, value in
+                guard let context, let key else { return .YES }
                 let name = lowercasedASCII(key)
                 let value = value.map { String(cString: $0) } ?? ""
-                if let earlier = collector.fields[name] {
-                    collector.fields[name] = earlier + ", " + value
+                let fields = context.assumingMemoryBound(to: [String: String].self)
+                if let earlier = fields.pointee[name] {
+                    fields.pointee[name] = earlier + ", " + value
                 } else {
-                    collector.fields[name] = value
+                    fields.pointee[name] = value
                 }
                 return .YES
-            }, Unmanaged.passUnretained(collector).toOpaque())
+            }, pointer)
     }
-    return collector.fields
+    return fields
 }
 
 /// A header name in lower case, copied once (names are ASCII tokens; other bytes are kept as they are).

@@ -282,6 +282,8 @@ final class OpenConnection: Sendable {
 final class RequestContext: @unchecked Sendable {
     /// Read once, when the headers arrive.
     var headers: [String: String] = [:]
+    /// The path, percent-decoded by libmicrohttpd, also read when the headers arrive.
+    var path = "/"
     var body = Data()
     var bodyTooLarge = false
     /// Refused when its headers arrived (``RequestFraming``); nothing more is done with it.

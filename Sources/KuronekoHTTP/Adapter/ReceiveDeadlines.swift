@@ -12,17 +12,17 @@ import Synchronization
 /// which the close notification takes, so a descriptor libmicrohttpd has already given back is never
 /// touched.
 ///
-/// `@unchecked Sendable`: the open connections are in a `Mutex`; the timer is set up in `init` and only
-/// cancelled in `deinit`. With the deadline off there is no timer at all (libdispatch traps when a source
+/// `@unchecked Sendable`: the open connections are in a `Mutex` (in ``Tracked``); the timer is set up in
+/// `init` and only cancelled in `deinit`. With the deadline off there is no timer at all (libdispatch traps when a source
 /// that was never resumed is released) and nothing is tracked.
 final class ReceiveDeadlines: @unchecked Sendable {
-    private let deadline: UInt64
-    private let open = Mutex<[ObjectIdentifier: OpenConnection]>([:])
+    private let tracked: Tracked
     private let timer: (any DispatchSourceTimer)?
 
     /// - Parameter seconds: how long a request may take to arrive; 0 turns the deadline off.
     init(seconds: Int) {
-        deadline = UInt64(max(0, seconds)) * 1_000_000_000
+        let tracked = Tracked(deadline: UInt64(max(0, seconds)) * 1_000_000_000)
+        self.tracked = tracked
         guard seconds > 0 else {
             timer = nil
             return
@@ -30,7 +30,9 @@ final class ReceiveDeadlines: @unchecked Sendable {
         let timer = DispatchSource.makeTimerSource(queue: DispatchQueue(label: "kuroneko.receive-deadlines"))
         self.timer = timer
         timer.schedule(deadline: .now() + .milliseconds(250), repeating: .milliseconds(250))
-        timer.setEventHandler { [weak self] in self?.sweep() }
+        // The timer holds the tracked connections, not this object: a weak reference to it would give it a
+        // side table that every request's retain would go through.
+        timer.setEventHandler { _ = tracked.sweep() }
         timer.resume()
     }
 
@@ -38,11 +40,8 @@ final class ReceiveDeadlines: @unchecked Sendable {
         timer?.cancel()
     }
 
-    private var isOn: Bool { deadline > 0 }
-
     func opened(_ connection: OpenConnection) {
-        guard isOn else { return }
-        open.withLock { $0[ObjectIdentifier(connection)] = connection }
+        tracked.opened(connection)
     }
 
     /// The request is complete: the clock stops until it has been answered.
@@ -56,25 +55,50 @@ final class ReceiveDeadlines: @unchecked Sendable {
     }
 
     func closed(_ connection: OpenConnection) {
-        guard isOn else { return }
-        _ = open.withLock { $0.removeValue(forKey: ObjectIdentifier(connection)) }
+        tracked.closed(connection)
     }
 
     /// Shuts down the sockets of connections that have been receiving a request for longer than the deadline.
     /// - Returns: how many were shut down.
     @discardableResult
     func sweep() -> Int {
-        let now = DispatchTime.now().uptimeNanoseconds
-        return open.withLock { open in
-            var count = 0
-            for connection in open.values where !connection.shutDown.load(ordering: .relaxed) {
-                let since = connection.waitingSince.load(ordering: .relaxed)
-                guard since != 0, now &- since > deadline else { continue }
-                Glibc.shutdown(connection.socket, Int32(SHUT_RDWR))
-                connection.shutDown.store(true, ordering: .relaxed)
-                count += 1
+        tracked.sweep()
+    }
+
+    /// The open connections and the deadline.
+    private final class Tracked: Sendable {
+        let deadline: UInt64
+        private let open = Mutex<[ObjectIdentifier: OpenConnection]>([:])
+
+        init(deadline: UInt64) {
+            self.deadline = deadline
+        }
+
+        private var isOn: Bool { deadline > 0 }
+
+        func opened(_ connection: OpenConnection) {
+            guard isOn else { return }
+            open.withLock { $0[ObjectIdentifier(connection)] = connection }
+        }
+
+        func closed(_ connection: OpenConnection) {
+            guard isOn else { return }
+            _ = open.withLock { $0.removeValue(forKey: ObjectIdentifier(connection)) }
+        }
+
+        func sweep() -> Int {
+            let now = DispatchTime.now().uptimeNanoseconds
+            return open.withLock { open in
+                var count = 0
+                for connection in open.values where !connection.shutDown.load(ordering: .relaxed) {
+                    let since = connection.waitingSince.load(ordering: .relaxed)
+                    guard since != 0, now &- since > deadline else { continue }
+                    Glibc.shutdown(connection.socket, Int32(SHUT_RDWR))
+                    connection.shutDown.store(true, ordering: .relaxed)
+                    count += 1
+                }
+                return count
             }
-            return count
         }
     }
 }

@@ -6,19 +6,14 @@ import Foundation
 /// the log. What is waiting is bounded (1 MiB by default): lines beyond it are dropped and counted, and the
 /// count is written as a line of its own once there is room again.
 ///
-/// `@unchecked Sendable`: `buffer` and the counters are guarded by `lock`; only the writer's queue writes to
-/// the handle.
+/// The lines waiting are kept in a ``Batch`` that the timer and the writer's queue hold strongly; the writer
+/// itself is never held weakly (a weak reference gives an object a side table, which every retain of it, on
+/// every request, would then go through). Dropping the writer cancels the timer.
+///
+/// `@unchecked Sendable`: the timer is set up in `init` and only cancelled in `deinit`; everything else is
+/// in the ``Batch``, behind its lock.
 public final class BufferedLogWriter: LogSink, @unchecked Sendable {
-    private let handle: FileHandle
-    private let limit: Int
-    private let lock = NSLock()
-    private var buffer: [UInt8] = []
-    /// The buffer being written, handed back empty for reuse so that neither side allocates.
-    private var spare: [UInt8] = []
-    private var dropped = 0
-    private var droppedTotal = 0
-    private var flushScheduled = false
-    private let queue = DispatchQueue(label: "kuroneko.log")
+    private let batch: Batch
     private let timer: any DispatchSourceTimer
 
     /// - Parameter limit: the most bytes waiting to be written; lines beyond it are dropped.
@@ -26,28 +21,23 @@ public final class BufferedLogWriter: LogSink, @unchecked Sendable {
         handle: FileHandle = .standardError, interval: DispatchTimeInterval = .milliseconds(200),
         limit: Int = 1 << 20
     ) {
-        self.handle = handle
-        self.limit = limit
-        timer = DispatchSource.makeTimerSource(queue: queue)
+        let batch = Batch(handle: handle, limit: limit)
+        self.batch = batch
+        timer = DispatchSource.makeTimerSource(queue: batch.queue)
         timer.schedule(deadline: .now() + interval, repeating: interval)
-        timer.setEventHandler { [weak self] in self?.writePending() }
+        timer.setEventHandler { batch.writePending() }
         timer.resume()
     }
 
     deinit {
         timer.cancel()
         // Handed to the queue, not written here: a stuck reader must not hold whoever drops the writer.
-        let (pending, droppedNow) = takePending()
-        let handle = self.handle
-        queue.async { Self.write(pending, dropped: droppedNow, to: handle) }
+        let batch = self.batch
+        batch.queue.async { batch.writePending() }
     }
 
     /// Lines dropped so far because the reader of the log did not keep up.
-    public var droppedLines: Int {
-        lock.lock()
-        defer { lock.unlock() }
-        return droppedTotal
-    }
+    public var droppedLines: Int { batch.droppedLines }
 
     public func write(_ line: String) {
         var line = line
@@ -56,19 +46,7 @@ public final class BufferedLogWriter: LogSink, @unchecked Sendable {
     }
 
     public func write(line: UnsafeRawBufferPointer) {
-        lock.lock()
-        guard buffer.count + line.count < limit else {
-            dropped += 1
-            droppedTotal += 1
-            lock.unlock()
-            return
-        }
-        buffer.append(contentsOf: line)
-        buffer.append(UInt8(ascii: "\n"))
-        let schedule = buffer.count >= 8192 && !flushScheduled
-        if schedule { flushScheduled = true }
-        lock.unlock()
-        if schedule { queue.async { [weak self] in self?.writePending() } }
+        batch.append(line)
     }
 
     /// Writes what is waiting and returns once it is written, or after `timeout` if the log's reader is
@@ -77,39 +55,84 @@ public final class BufferedLogWriter: LogSink, @unchecked Sendable {
     @discardableResult
     public func flush(timeout: Duration = .seconds(2)) -> Bool {
         let done = DispatchSemaphore(value: 0)
-        queue.async { [self] in
-            writePending()
+        let batch = self.batch
+        batch.queue.async {
+            batch.writePending()
             done.signal()
         }
         return done.wait(timeout: .now() + .nanoseconds(Int(timeout / .nanoseconds(1)))) == .success
     }
 
-    /// On the writer's queue only.
-    private func writePending() {
-        var (pending, droppedNow) = takePending()
-        Self.write(pending, dropped: droppedNow, to: handle)
-        pending.removeAll(keepingCapacity: true)
-        lock.lock()
-        if spare.capacity < pending.capacity { spare = pending }
-        lock.unlock()
-    }
+    /// The bytes waiting and the counters.
+    ///
+    /// `@unchecked Sendable`: `buffer`, `spare` and the counters are guarded by `lock`; only `queue` writes to
+    /// the handle.
+    private final class Batch: @unchecked Sendable {
+        let queue = DispatchQueue(label: "kuroneko.log")
+        private let handle: FileHandle
+        private let limit: Int
+        private let lock = NSLock()
+        private var buffer: [UInt8] = []
+        /// The buffer being written, handed back empty for reuse so that neither side allocates.
+        private var spare: [UInt8] = []
+        private var dropped = 0
+        private var droppedTotal = 0
+        private var flushScheduled = false
 
-    private func takePending() -> ([UInt8], Int) {
-        lock.lock()
-        defer { lock.unlock() }
-        var pending: [UInt8] = []
-        swap(&pending, &spare)
-        swap(&pending, &buffer)
-        flushScheduled = false
-        let droppedNow = dropped
-        dropped = 0
-        return (pending, droppedNow)
-    }
+        init(handle: FileHandle, limit: Int) {
+            self.handle = handle
+            self.limit = limit
+        }
 
-    private static func write(_ pending: [UInt8], dropped: Int, to handle: FileHandle) {
-        if !pending.isEmpty { pending.withUnsafeBytes { handle.write(Data($0)) } }
-        if dropped > 0 {
-            handle.write(Data("log dropped=\(dropped) reason=the log's reader did not keep up\n".utf8))
+        var droppedLines: Int {
+            lock.lock()
+            defer { lock.unlock() }
+            return droppedTotal
+        }
+
+        func append(_ line: UnsafeRawBufferPointer) {
+            lock.lock()
+            guard buffer.count + line.count < limit else {
+                dropped += 1
+                droppedTotal += 1
+                lock.unlock()
+                return
+            }
+            buffer.append(contentsOf: line)
+            buffer.append(UInt8(ascii: "\n"))
+            let schedule = buffer.count >= 8192 && !flushScheduled
+            if schedule { flushScheduled = true }
+            lock.unlock()
+            if schedule { queue.async { self.writePending() } }
+        }
+
+        /// On the writer's queue only.
+        func writePending() {
+            var (pending, droppedNow) = takePending()
+            Self.write(pending, dropped: droppedNow, to: handle)
+            pending.removeAll(keepingCapacity: true)
+            lock.lock()
+            if spare.capacity < pending.capacity { spare = pending }
+            lock.unlock()
+        }
+
+        private func takePending() -> ([UInt8], Int) {
+            lock.lock()
+            defer { lock.unlock() }
+            var pending: [UInt8] = []
+            swap(&pending, &spare)
+            swap(&pending, &buffer)
+            flushScheduled = false
+            let droppedNow = dropped
+            dropped = 0
+            return (pending, droppedNow)
+        }
+
+        private static func write(_ pending: [UInt8], dropped: Int, to handle: FileHandle) {
+            if !pending.isEmpty { pending.withUnsafeBytes { handle.write(Data($0)) } }
+            if dropped > 0 {
+                handle.write(Data("log dropped=\(dropped) reason=the log's reader did not keep up\n".utf8))
+            }
         }
     }
 }

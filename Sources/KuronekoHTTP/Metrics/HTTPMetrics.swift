@@ -19,9 +19,18 @@ public final class HTTPMetrics: Sendable {
         }
     }
 
+    /// A route pattern as a dictionary key, hashed by its length for the same reason.
+    private struct RouteKey: Hashable {
+        let route: String
+
+        func hash(into hasher: inout Hasher) {
+            hasher.combine(route.utf8.count)
+        }
+    }
+
     private struct State {
         var requests: [RequestKey: Int] = [:]
-        var durations: [String: Histogram] = [:]
+        var durations: [RouteKey: Histogram] = [:]
     }
 
     private static let bounds = [0.001, 0.005, 0.01, 0.05, 0.1, 0.5, 1, 5, 10]
@@ -39,7 +48,7 @@ public final class HTTPMetrics: Sendable {
         inFlight.subtract(1, ordering: .relaxed)
         state.withLock { state in
             state.requests[key, default: 0] += 1
-            state.durations[route, default: Histogram(bounds: Self.bounds)].observe(seconds)
+            state.durations[RouteKey(route: route), default: Histogram(bounds: Self.bounds)].observe(seconds)
         }
     }
 
@@ -61,9 +70,9 @@ public final class HTTPMetrics: Sendable {
             "# HELP kuroneko_http_request_duration_seconds Time to answer a request, by route.",
             "# TYPE kuroneko_http_request_duration_seconds histogram",
         ]
-        for (route, histogram) in snapshot.durations.sorted(by: { $0.key < $1.key }) {
+        for (key, histogram) in snapshot.durations.sorted(by: { $0.key.route < $1.key.route }) {
             lines += histogram.samples(
-                name: "kuroneko_http_request_duration_seconds", labels: "route=\"\(PrometheusText.escape(route))\"")
+                name: "kuroneko_http_request_duration_seconds", labels: "route=\"\(PrometheusText.escape(key.route))\"")
         }
         lines += PrometheusText.single(
             "kuroneko_http_requests_in_flight", type: "gauge", help: "Requests being answered.",

@@ -33,10 +33,11 @@ public struct Histogram: Sendable {
         counts = Array(repeating: 0, count: bounds.count)
     }
 
+    /// Counts the value in the first bucket it fits (the rendering adds them up, as the format wants).
     public mutating func observe(_ value: Double) {
-        for (index, bound) in bounds.enumerated() where value <= bound {
-            counts[index] += 1
-        }
+        var index = 0
+        while index < bounds.count, value > bounds[index] { index += 1 }
+        if index < counts.count { counts[index] += 1 }
         sum += value
         total += 1
     }
@@ -45,8 +46,10 @@ public struct Histogram: Sendable {
     public func samples(name: String, labels: String = "") -> [String] {
         let prefix = labels.isEmpty ? "" : labels + ","
         var lines: [String] = []
+        var cumulative = 0
         for (bound, count) in zip(bounds, counts) {
-            lines.append("\(name)_bucket{\(prefix)le=\"\(bound.formatted(.number.grouping(.never)))\"} \(count)")
+            cumulative += count
+            lines.append("\(name)_bucket{\(prefix)le=\"\(bound.formatted(.number.grouping(.never)))\"} \(cumulative)")
         }
         lines.append("\(name)_bucket{\(prefix)le=\"+Inf\"} \(total)")
         let braces = labels.isEmpty ? "" : "{\(labels)}"

@@ -51,30 +51,54 @@ public struct AccessLogMiddleware: HTTPMiddleware {
     }
 }
 
-/// RFC 3339 UTC timestamps with milliseconds, the date and time formatted once a second.
-final class LogTimestamps: Sendable {
-    private let cache = Mutex<(second: Int, text: String)>((-1, ""))
+/// RFC 3339 UTC timestamps with milliseconds: the time of day by arithmetic, the date from `gmtime_r` once a
+/// day and kept in one atomic word, so that the server's threads share no lock and no string for it.
+struct LogTimestamps: Sendable {
+    /// The day last asked for: `(days since 1970 + 1) << 32 | year << 9 | month << 5 | day`; 0 for none.
+    private static let today = Atomic<UInt64>(0)
 
     /// `2026-11-30T00:40:00.123Z`
     func append(to line: inout LogLineBuilder) {
         var time = timespec()
         clock_gettime(CLOCK_REALTIME, &time)
-        let second = time.tv_sec
-        let prefix = cache.withLock { cached -> String in
-            if cached.second == second { return cached.text }
-            var seconds = second
-            var parts = tm()
-            gmtime_r(&seconds, &parts)
-            let text =
-                String(
-                    format: "%04d-%02d-%02dT%02d:%02d:%02d", parts.tm_year + 1900, parts.tm_mon + 1, parts.tm_mday,
-                    parts.tm_hour, parts.tm_min, parts.tm_sec)
-            cached = (second, text)
-            return text
-        }
-        line.append(prefix)
+        Self.append(seconds: Int(time.tv_sec), milliseconds: Int(time.tv_nsec / 1_000_000), to: &line)
+    }
+
+    static func append(seconds: Int, milliseconds: Int, to line: inout LogLineBuilder) {
+        let days = seconds >= 0 ? seconds / 86_400 : (seconds - 86_399) / 86_400
+        let secondOfDay = seconds - days * 86_400
+        let (year, month, day) = date(ofDay: days)
+        line.append(decimal: year, minimumDigits: 4)
+        line.append(byte: UInt8(ascii: "-"))
+        line.append(decimal: month, minimumDigits: 2)
+        line.append(byte: UInt8(ascii: "-"))
+        line.append(decimal: day, minimumDigits: 2)
+        line.append(byte: UInt8(ascii: "T"))
+        line.append(decimal: secondOfDay / 3600, minimumDigits: 2)
+        line.append(byte: UInt8(ascii: ":"))
+        line.append(decimal: secondOfDay / 60 % 60, minimumDigits: 2)
+        line.append(byte: UInt8(ascii: ":"))
+        line.append(decimal: secondOfDay % 60, minimumDigits: 2)
         line.append(byte: UInt8(ascii: "."))
-        line.append(decimal: time.tv_nsec / 1_000_000, minimumDigits: 3)
+        line.append(decimal: milliseconds, minimumDigits: 3)
         line.append(byte: UInt8(ascii: "Z"))
+    }
+
+    /// The UTC date of a day counted from 1970-01-01.
+    private static func date(ofDay days: Int) -> (year: Int, month: Int, day: Int) {
+        let cached = today.load(ordering: .relaxed)
+        if days >= 0, cached >> 32 == UInt64(days + 1) {
+            return (Int(cached >> 9 & 0x7F_FFFF), Int(cached >> 5 & 0xF), Int(cached & 0x1F))
+        }
+        var start = time_t(days * 86_400)
+        var parts = tm()
+        gmtime_r(&start, &parts)
+        let date = (year: Int(parts.tm_year) + 1900, month: Int(parts.tm_mon) + 1, day: Int(parts.tm_mday))
+        if days >= 0, (0..<10_000).contains(date.year) {
+            today.store(
+                UInt64(days + 1) << 32 | UInt64(date.year) << 9 | UInt64(date.month) << 5 | UInt64(date.day),
+                ordering: .relaxed)
+        }
+        return date
     }
 }

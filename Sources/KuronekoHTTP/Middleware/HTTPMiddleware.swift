@@ -45,11 +45,17 @@ public struct MiddlewareStack<Application: HTTPResponder>: HTTPApplication {
 
     public func answer(_ request: HTTPRequest) -> HTTPAnswer {
         var request = request
-        for (index, layer) in middleware.enumerated() {
-            if var response = layer.intercept(&request) {
-                finish(request, &response, from: index)
-                return .now(response)
+        let refusal = middleware.withUnsafeBufferPointer { layers -> (response: HTTPResponse, index: Int)? in
+            // Through the buffer, not `for layer in` or the array's subscript: both copy each existential (and
+            // retain what it holds), which costs more than the layers themselves on the cache-hit path.
+            for index in layers.indices {
+                if let response = layers[index].intercept(&request) { return (response, index) }
             }
+            return nil
+        }
+        if var refusal {
+            finish(request, &refusal.response, from: refusal.index)
+            return .now(refusal.response)
         }
         if var response = application.immediateResponse(to: request) {
             finish(request, &response, from: middleware.count - 1)
@@ -72,9 +78,12 @@ public struct MiddlewareStack<Application: HTTPResponder>: HTTPApplication {
     }
 
     private func finish(_ request: HTTPRequest, _ response: inout HTTPResponse, from index: Int) {
-        guard index >= 0 else { return }
-        for layer in middleware[...index].reversed() {
-            layer.finish(request, &response)
+        middleware.withUnsafeBufferPointer { layers in
+            var index = min(index, layers.count - 1)
+            while index >= 0 {
+                layers[index].finish(request, &response)
+                index -= 1
+            }
         }
     }
 }

@@ -96,15 +96,18 @@ public struct APIResponder: HTTPResponder {
 
     public func immediateResponse(to request: HTTPRequest) -> HTTPResponse? {
         // The cache-hit path, matched by hand rather than through the router: it runs for most requests.
-        guard request.method == "GET" || request.method == "HEAD", request.path.hasPrefix(Self.shipmentPrefix),
+        // Compared as bytes: String's own prefix test and dropFirst walk Unicode characters.
+        let path = request.path.utf8
+        guard request.method == "GET" || request.method == "HEAD", path.starts(with: Self.shipmentPrefix.utf8),
             Self.refresh(request) == false
         else { return nil }
-        let text = request.path.dropFirst(Self.shipmentPrefix.count)
+        let text = Substring(path.dropFirst(Self.shipmentPrefix.utf8.count))
         guard !text.isEmpty, !text.utf8.contains(UInt8(ascii: "/")),
-            let number = try? TrackingNumber(parsing: String(text)),
-            let entry = service.freshCachedEntry(for: number)
+            let number = try? TrackingNumber(parsing: String(text))
         else { return nil }
-        var response = Self.shipment(entry, cache: "hit", now: clock.now)
+        let now = clock.now
+        guard let entry = service.freshCachedEntry(for: number, at: now) else { return nil }
+        var response = Self.shipment(entry, cache: "hit", now: now)
         response.route = Self.shipmentPattern
         return response
     }
@@ -206,10 +209,12 @@ public struct APIResponder: HTTPResponder {
         var headers: [(name: String, value: String)] = []
         // Room for what the middleware adds (request id, Vary, CORS) without growing the array.
         headers.reserveCapacity(10)
-        headers += [
-            ("Content-Type", "application/json"), ("X-Cache", cache), ("Cache-Control", "max-age=" + String(fresh)),
-            ("Age", String(age)), ("ETag", entry.etag),
-        ]
+        // One append each: an array literal here would be a second array, allocated and freed per request.
+        headers.append(("Content-Type", "application/json"))
+        headers.append(("X-Cache", cache))
+        headers.append(("Cache-Control", "max-age=" + String(fresh)))
+        headers.append(("Age", String(age)))
+        headers.append(("ETag", entry.etag))
         return HTTPResponse(status: 200, headers: headers, body: entry.json)
     }
 

@@ -42,23 +42,54 @@ public final class ShipmentCache: Sendable {
 
     /// A cached shipment, when it was fetched, and its JSON as the API serves it (encoded once, when stored,
     /// so that a cache hit costs no encoding).
+    ///
+    /// The fields live in one immutable object: handing an entry out of the cache (every cache hit, on any
+    /// server thread) then retains one reference, not each string and array of the shipment.
     public struct Entry: Sendable, Hashable {
-        public let shipment: Shipment
-        public let fetchedAt: Date
-        public let expiresAt: Date
-        public let json: Data
+        private let storage: Storage
+
+        public var shipment: Shipment { storage.shipment }
+        public var fetchedAt: Date { storage.fetchedAt }
+        public var expiresAt: Date { storage.expiresAt }
+        public var json: Data { storage.json }
         /// A strong entity tag over `json`, computed once with it.
-        public let etag: String
+        public var etag: String { storage.etag }
 
         init(shipment: Shipment, fetchedAt: Date, expiresAt: Date) {
-            self.shipment = shipment
-            self.fetchedAt = fetchedAt
-            self.expiresAt = expiresAt
-            json = ServedShipment.encode(shipment, fetchedAt: fetchedAt)
-            etag = ConditionalRequestMiddleware.tag(for: json)
+            let json = ServedShipment.encode(shipment, fetchedAt: fetchedAt)
+            storage = Storage(
+                shipment: shipment, fetchedAt: fetchedAt, expiresAt: expiresAt, json: json,
+                etag: ConditionalRequestMiddleware.tag(for: json))
         }
 
         public func isFresh(at now: Date) -> Bool { now < expiresAt }
+
+        public static func == (lhs: Entry, rhs: Entry) -> Bool {
+            lhs.storage === rhs.storage
+                || (lhs.shipment == rhs.shipment && lhs.fetchedAt == rhs.fetchedAt && lhs.expiresAt == rhs.expiresAt)
+        }
+
+        public func hash(into hasher: inout Hasher) {
+            hasher.combine(shipment)
+            hasher.combine(fetchedAt)
+            hasher.combine(expiresAt)
+        }
+
+        private final class Storage: Sendable {
+            let shipment: Shipment
+            let fetchedAt: Date
+            let expiresAt: Date
+            let json: Data
+            let etag: String
+
+            init(shipment: Shipment, fetchedAt: Date, expiresAt: Date, json: Data, etag: String) {
+                self.shipment = shipment
+                self.fetchedAt = fetchedAt
+                self.expiresAt = expiresAt
+                self.json = json
+                self.etag = etag
+            }
+        }
     }
 
     public let policy: Policy
@@ -168,10 +199,12 @@ public final class ShipmentCache: Sendable {
         }
     }
 
-    /// Strong towards the tail, weak towards the head: the list holds no cycle.
+    /// Strong towards the tail; towards the head an unowned pointer, so the list holds no cycle. A node is
+    /// unlinked (under its shard's lock) before the dictionary and its predecessor let go of it, so the
+    /// pointer never outlives its target; a weak one would cost a side table and atomic loads on every hit.
     private final class Node {
         var entry: Entry
-        weak var previous: Node?
+        unowned(unsafe) var previous: Node?
         var next: Node?
 
         init(entry: Entry) {

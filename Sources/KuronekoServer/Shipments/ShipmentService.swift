@@ -58,8 +58,9 @@ public final class ShipmentService: @unchecked Sendable {
     }
 
     /// A fresh cached answer, or `nil`; never waits, so the HTTP adapter can call it on its own thread.
-    public func freshCachedEntry(for number: TrackingNumber) -> ShipmentCache.Entry? {
-        guard let entry = cache.entry(for: number), entry.isFresh(at: clock.now) else { return nil }
+    /// - Parameter now: the time to judge freshness by, when the caller has read the clock already.
+    public func freshCachedEntry(for number: TrackingNumber, at now: Date? = nil) -> ShipmentCache.Entry? {
+        guard let entry = cache.entry(for: number), entry.isFresh(at: now ?? clock.now) else { return nil }
         metrics.recordCacheLookup(.hit)
         return entry
     }

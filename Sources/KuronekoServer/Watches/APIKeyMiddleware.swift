@@ -10,29 +10,50 @@ import Synchronization
 public final class APIKeyRing: Sendable {
     private let store: any WatchStore
     private let maxAge: Duration
-    private let snapshot: Mutex<[APIKeyRecord]>
+    private let snapshot = Snapshot()
     private let refresher = Mutex<Task<Void, Never>?>(nil)
+
+    /// The keys last read. The refreshing task holds this, not the ring: a task holding the ring weakly
+    /// would give the ring a side table, which every request's retain of it would then go through.
+    private final class Snapshot: Sendable {
+        private let keys = Mutex<[APIKeyRecord]>([])
+        /// Whether `keys` is empty, readable without the lock (every request asks).
+        private let empty = Atomic<Bool>(true)
+
+        var current: [APIKeyRecord] { keys.withLock { $0 } }
+        var isEmpty: Bool { empty.load(ordering: .acquiring) }
+
+        func replace(with keys: [APIKeyRecord]) {
+            self.keys.withLock { $0 = keys }
+            empty.store(keys.isEmpty, ordering: .releasing)
+        }
+    }
 
     public init(store: any WatchStore, maxAge: Duration = .seconds(2)) {
         self.store = store
         self.maxAge = maxAge
-        snapshot = Mutex(Self.load(store))
+        snapshot.replace(with: Self.load(store))
+    }
+
+    /// No key is active (as of the last read).
+    public var isEmpty: Bool {
+        if maxAge == .zero { return active().isEmpty }
+        return snapshot.isEmpty
     }
 
     deinit {
         refresher.withLock { $0?.cancel() }
     }
 
-    /// Rereads the keys every `maxAge` until the ring goes away.
+    /// Rereads the keys every `maxAge` until the ring goes away (its deinit cancels the task).
     public func startRefreshing() {
         guard maxAge > .zero else { return }
-        let task = Task { [weak self, maxAge] in
+        let task = Task { [store, snapshot, maxAge] in
             while !Task.isCancelled {
                 try? await Task.sleep(for: maxAge)
-                guard let self else { return }
                 // A database out of reach keeps the keys last read: an outage must not open the API.
-                guard let keys = try? Self.loadOrThrow(self.store) else { continue }
-                self.snapshot.withLock { $0 = keys }
+                guard !Task.isCancelled, let keys = try? Self.loadOrThrow(store) else { continue }
+                snapshot.replace(with: keys)
             }
         }
         refresher.withLock { $0 = task }
@@ -41,10 +62,10 @@ public final class APIKeyRing: Sendable {
     /// The keys not revoked.
     public func active() -> [APIKeyRecord] {
         if maxAge == .zero, let keys = try? Self.loadOrThrow(store) {
-            snapshot.withLock { $0 = keys }
+            snapshot.replace(with: keys)
             return keys
         }
-        return snapshot.withLock { $0 }
+        return snapshot.current
     }
 
     private static func load(_ store: any WatchStore) -> [APIKeyRecord] {
@@ -71,8 +92,9 @@ public struct APIKeyMiddleware: HTTPMiddleware {
 
     public func intercept(_ request: inout HTTPRequest) -> HTTPResponse? {
         // By the first segment, as the router sees it (it skips empty segments: //v1//watches is /v1/watches).
-        guard request.path.split(separator: "/").first == "v1" else { return nil }
-        let keys = ring.active()
+        guard Self.firstSegmentIsV1(request.path) else { return nil }
+        // Without keys (the usual local set-up) the snapshot is not even copied.
+        let keys = required || !ring.isEmpty ? ring.active() : []
         if keys.isEmpty, !required {
             request.principal = WatchOwner.local.id
             return nil
@@ -97,6 +119,15 @@ public struct APIKeyMiddleware: HTTPMiddleware {
         guard let match else { return Self.refusal("the API key is not valid (unknown or revoked)") }
         request.principal = match.owner.id
         return nil
+    }
+
+    /// Whether the path's first non-empty segment is `v1`, read byte by byte: this runs for every request.
+    static func firstSegmentIsV1(_ path: String) -> Bool {
+        var bytes = path.utf8[...]
+        while bytes.first == UInt8(ascii: "/") { bytes = bytes.dropFirst() }
+        guard bytes.starts(with: "v1".utf8) else { return false }
+        let rest = bytes.dropFirst(2)
+        return rest.isEmpty || rest.first == UInt8(ascii: "/")
     }
 
     private static func refusal(_ detail: String) -> HTTPResponse {
