@@ -5,6 +5,10 @@ import Synchronization
 // libmicrohttpd's callbacks. They are global functions, not closures in main.swift, so that they are not
 // main-actor code: libmicrohttpd calls them on its worker threads.
 
+/// Marks a request whose headers passed the framing checks and that has no state of its own: most requests
+/// (no body, answered at once) never need a ``RequestContext``, so none is allocated for them.
+nonisolated(unsafe) private let headersChecked = UnsafeMutableRawPointer.allocate(byteCount: 1, alignment: 1)
+
 /// The access handler: called once when the headers arrive, once per chunk of body, and once more (and once
 /// after each resume) when the request is complete.
 func handleRequest(
@@ -15,37 +19,44 @@ func handleRequest(
     guard let serverContext, let connection, let requestSlot, let uploadSize else { return .NO }
     let server = Unmanaged<ServerState>.fromOpaque(serverContext).takeUnretainedValue()
     guard let slot = requestSlot.pointee else {
-        // The first call: only the headers are in. Keep a context until requestCompleted releases it.
-        let fresh = RequestContext()
-        requestSlot.pointee = Unmanaged.passRetained(fresh).toOpaque()
+        // The first call: only the headers are in. Only the fields that frame the body are read now.
         server.begin()
-        fresh.headers = headerFields(of: connection)
-        fresh.path = url.map { String(cString: $0) } ?? "/"
+        requestSlot.pointee = headersChecked
+        let path =
+            url.map { UnsafeRawBufferPointer(start: $0, count: strlen($0)) }
+            ?? UnsafeRawBufferPointer(start: nil, count: 0)
         if let refusal = RequestFraming.refusal(
-            headers: fresh.headers, path: fresh.path, maxBodyBytes: server.maxBodyBytes)
+            headers: headerFields(of: connection, framingOnly: true), path: path, maxBodyBytes: server.maxBodyBytes)
         {
-            fresh.refused = true
+            let context = RequestContext()
+            context.refused = true
+            requestSlot.pointee = Unmanaged.passRetained(context).toOpaque()
             return queue(refusal, on: connection)
         }
         return .YES
     }
-    let context = Unmanaged<RequestContext>.fromOpaque(slot).takeUnretainedValue()
-    if context.refused {
+    var context: RequestContext?
+    if slot != headersChecked {
+        context = Unmanaged<RequestContext>.fromOpaque(slot).takeUnretainedValue()
+    }
+    if let context, context.refused {
         // Answered already; whatever body follows is dropped with the connection.
         uploadSize.pointee = 0
         return .YES
     }
     if uploadSize.pointee > 0 {
-        if context.body.count + uploadSize.pointee > server.maxBodyBytes {
-            context.bodyTooLarge = true
+        let receiving = context ?? RequestContext()
+        if context == nil { requestSlot.pointee = Unmanaged.passRetained(receiving).toOpaque() }
+        if receiving.body.count + uploadSize.pointee > server.maxBodyBytes {
+            receiving.bodyTooLarge = true
         } else if let uploadData {
-            context.body.append(
+            receiving.body.append(
                 UnsafeRawPointer(uploadData).assumingMemoryBound(to: UInt8.self), count: uploadSize.pointee)
         }
         uploadSize.pointee = 0
         return .YES
     }
-    if let response = context.response {
+    if let response = context?.response {
         return queue(response, on: connection)
     }
     let open = openConnection(connection)
@@ -57,16 +68,16 @@ func handleRequest(
         response.headers += [("Retry-After", "1"), ("Connection", "close")]
         return queue(response, on: connection)
     }
-    if context.bodyTooLarge {
+    if context?.bodyTooLarge ?? false {
         return queue(
             .problem(
                 status: 413, title: "Content Too Large",
                 detail: "the request body is larger than \(server.maxBodyBytes) bytes"), on: connection)
     }
     let request = HTTPRequest(
-        method: method.map { String(cString: $0) } ?? "GET", path: context.path,
-        query: values(of: connection, kind: .GET_ARGUMENT_KIND), lowercasedHeaders: context.headers,
-        body: context.body)
+        method: method.map { String(cString: $0) } ?? "GET", path: url.map { String(cString: $0) } ?? "/",
+        query: values(of: connection, kind: .GET_ARGUMENT_KIND), lowercasedHeaders: headerFields(of: connection),
+        body: context?.body ?? Data())
     let work: @Sendable () async -> HTTPResponse
     switch server.application.answer(request) {
     case .now(let response):
@@ -74,13 +85,16 @@ func handleRequest(
     case .later(let later):
         work = later
     }
+    // The answer comes later, from a task: it is kept in a context until libmicrohttpd asks for it.
+    let waiting = context ?? RequestContext()
+    if context == nil { requestSlot.pointee = Unmanaged.passRetained(waiting).toOpaque() }
     // Suspend before the work starts: a resume that arrives before the suspend would be lost.
     let socket = kuroneko_connection_socket(connection)
     server.adjustSuspended(by: 1)
     MHD_suspend_connection(connection)
     let connectionAddress = UInt(bitPattern: connection)
     Task {
-        context.response = await respond(with: work, cancellingWhenClosed: socket, server: server)
+        waiting.response = await respond(with: work, cancellingWhenClosed: socket, server: server)
         MHD_resume_connection(OpaquePointer(bitPattern: connectionAddress))
         server.adjustSuspended(by: -1)
     }
@@ -156,7 +170,7 @@ func requestCompleted(
     if let connection, let open = openConnection(connection) {
         Unmanaged<ServerState>.fromOpaque(serverContext).takeUnretainedValue().receiveDeadlines.requestEnded(open)
     }
-    Unmanaged<RequestContext>.fromOpaque(slot).release()
+    if slot != headersChecked { Unmanaged<RequestContext>.fromOpaque(slot).release() }
     requestSlot.pointee = nil
     Unmanaged<ServerState>.fromOpaque(serverContext).takeUnretainedValue().end()
 }
@@ -228,26 +242,32 @@ private func values(of connection: OpaquePointer, kind: MHD_ValueKind) -> [(name
 }
 
 /// Header fields by lower-case name; a name that repeats gets its values joined with ", " (RFC 9110,
-/// section 5.3), so `Content-Length: 5` twice reads as `5, 5`.
-private func headerFields(of connection: OpaquePointer) -> [String: String] {
-    var fields: [String: String] = [:]
-    withUnsafeMutablePointer(to: &fields) { pointer in
+/// section 5.3), so `Content-Length: 5` twice reads as `5, 5`. With `framingOnly`, only the fields that say
+/// how the body is framed (`Content-Length`, `Transfer-Encoding`), read when the headers arrive: nothing is
+/// allocated for a request that has neither.
+private func headerFields(of connection: OpaquePointer, framingOnly: Bool = false) -> HTTPFields {
+    var collected = CollectedFields(framingOnly: framingOnly)
+    withUnsafeMutablePointer(to: &collected) { pointer in
         _ = MHD_get_connection_values(
             connection, .HEADER_KIND,
             { context, _, key, value in
                 guard let context, let key else { return .YES }
+                let collected = context.assumingMemoryBound(to: CollectedFields.self)
                 let name = lowercasedASCII(key)
-                let value = value.map { String(cString: $0) } ?? ""
-                let fields = context.assumingMemoryBound(to: [String: String].self)
-                if let earlier = fields.pointee[name] {
-                    fields.pointee[name] = earlier + ", " + value
-                } else {
-                    fields.pointee[name] = value
+                if collected.pointee.framingOnly, name != "content-length", name != "transfer-encoding" {
+                    return .YES
                 }
+                collected.pointee.fields.add(name, value.map { String(cString: $0) } ?? "")
                 return .YES
             }, pointer)
     }
-    return fields
+    return collected.fields
+}
+
+/// What ``headerFields(of:framingOnly:)`` collects into, on its stack frame.
+private struct CollectedFields {
+    var fields = HTTPFields()
+    let framingOnly: Bool
 }
 
 /// A header name in lower case, copied once (names are ASCII tokens; other bytes are kept as they are).

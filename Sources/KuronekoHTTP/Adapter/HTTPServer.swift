@@ -274,16 +274,14 @@ final class OpenConnection: Sendable {
     }
 }
 
-/// One request's state across libmicrohttpd's calls of the access handler.
+/// One request's state across libmicrohttpd's calls of the access handler, for the requests that have any:
+/// one with a body, one refused when its headers arrived, or one whose answer comes later. A request without
+/// a body answered at once has none (see `headersChecked`).
 ///
 /// `@unchecked Sendable`: the worker thread and the responding task never touch it at the same time. The
 /// task writes `response` while the connection is suspended and resumes it afterwards; libmicrohttpd calls
 /// the handler again only after the resume.
 final class RequestContext: @unchecked Sendable {
-    /// Read once, when the headers arrive.
-    var headers: [String: String] = [:]
-    /// The path, percent-decoded by libmicrohttpd, also read when the headers arrive.
-    var path = "/"
     var body = Data()
     var bodyTooLarge = false
     /// Refused when its headers arrived (``RequestFraming``); nothing more is done with it.

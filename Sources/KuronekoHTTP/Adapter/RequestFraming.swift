@@ -3,8 +3,9 @@
 enum RequestFraming {
     /// The answer that refuses the request, with `Connection: close`; `nil` when it may proceed.
     /// - Parameter headers: by lower-case name, the values of a repeated name joined with ", ".
-    static func refusal(headers: [String: String], path: String, maxBodyBytes: Int) -> HTTPResponse? {
-        if path.utf8.contains(where: { $0 < 0x20 || $0 == 0x7F }) {
+    /// - Parameter path: the path's bytes, percent-decoded.
+    static func refusal(headers: HTTPFields, path: some Sequence<UInt8>, maxBodyBytes: Int) -> HTTPResponse? {
+        if path.contains(where: { $0 < 0x20 || $0 == 0x7F }) {
             return closing(400, "the path holds a control character (such as %00); remove it")
         }
         let lengths = headers["content-length"]?.split(separator: ",", omittingEmptySubsequences: false) ?? []

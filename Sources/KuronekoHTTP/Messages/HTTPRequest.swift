@@ -8,7 +8,7 @@ public struct HTTPRequest: Sendable {
     /// Query parameters in order; a name may repeat.
     public var query: [(name: String, value: String)]
     /// Header names in lower case.
-    public var headers: [String: String]
+    public var headers: HTTPFields
     public var body: Data
     /// When the request was complete, in monotonic nanoseconds (`DispatchTime.uptimeNanoseconds`).
     public var receivedAt: UInt64
@@ -26,13 +26,13 @@ public struct HTTPRequest: Sendable {
         self.method = method
         self.path = path
         self.query = query
-        self.headers = Dictionary(headers.map { ($0.key.lowercased(), $0.value) }, uniquingKeysWith: { $1 })
+        self.headers = HTTPFields(headers)
         self.body = body
     }
 
     /// The adapter's: header names already in lower case.
     init(
-        method: String, path: String, query: [(name: String, value: String)], lowercasedHeaders: [String: String],
+        method: String, path: String, query: [(name: String, value: String)], lowercasedHeaders: HTTPFields,
         body: Data
     ) {
         self.receivedAt = DispatchTime.now().uptimeNanoseconds
@@ -59,6 +59,50 @@ public struct HTTPRequest: Sendable {
     public func queryValue(_ name: String) -> String? {
         query.first { $0.name == name }?.value
     }
+}
+
+/// A request's header fields by lower-case name, a name that repeats holding its values joined with ", "
+/// (RFC 9110, section 5.3). Kept as a short list searched in order rather than a dictionary: a request has a
+/// handful of fields, and comparing a few short names costs less than hashing each one, on every request.
+public struct HTTPFields: Sendable, ExpressibleByDictionaryLiteral {
+    private var fields: [(name: String, value: String)] = []
+
+    public init() {}
+
+    /// Fields from a dictionary, the names lower-cased.
+    public init(_ fields: [String: String]) {
+        for (name, value) in fields { self[name.lowercased()] = value }
+    }
+
+    public init(dictionaryLiteral elements: (String, String)...) {
+        for (name, value) in elements { self[name.lowercased()] = value }
+    }
+
+    /// The value of a field, `name` in lower case; setting replaces it (`nil` removes it).
+    public subscript(name: String) -> String? {
+        get {
+            for field in fields where field.name == name { return field.value }
+            return nil
+        }
+        set {
+            if let index = fields.firstIndex(where: { $0.name == name }) {
+                if let newValue { fields[index].value = newValue } else { fields.remove(at: index) }
+            } else if let newValue {
+                fields.append((name, newValue))
+            }
+        }
+    }
+
+    /// Adds a value of a lower-case name, after any earlier values of it (joined with ", ").
+    mutating func add(_ name: String, _ value: String) {
+        if let index = fields.firstIndex(where: { $0.name == name }) {
+            fields[index].value += ", " + value
+        } else {
+            fields.append((name, value))
+        }
+    }
+
+    public var count: Int { fields.count }
 }
 
 /// `application/x-www-form-urlencoded`, as query strings and form bodies use it.
