@@ -270,7 +270,7 @@ final class OpenConnection: Sendable {
         self.socket = socket
         self.client = client
         self.overCap = overCap
-        waitingSince = Atomic(max(1, DispatchTime.now().uptimeNanoseconds))
+        waitingSince = Atomic(max(1, ReceiveDeadlines.now()))
     }
 }
 

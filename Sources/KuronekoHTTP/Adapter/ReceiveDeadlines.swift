@@ -51,11 +51,19 @@ final class ReceiveDeadlines: @unchecked Sendable {
 
     /// The request has been answered: the next one starts its clock.
     func requestEnded(_ connection: OpenConnection) {
-        connection.waitingSince.store(max(1, DispatchTime.now().uptimeNanoseconds), ordering: .relaxed)
+        connection.waitingSince.store(max(1, Self.now()), ordering: .relaxed)
     }
 
     func closed(_ connection: OpenConnection) {
         tracked.closed(connection)
+    }
+
+    /// The monotonic clock at its coarse resolution (a few milliseconds), in nanoseconds: the deadline is
+    /// counted in seconds, and reading the coarse clock costs less than a precise read, once per request.
+    static func now() -> UInt64 {
+        var time = timespec()
+        clock_gettime(CLOCK_MONOTONIC_COARSE, &time)
+        return UInt64(time.tv_sec) * 1_000_000_000 + UInt64(time.tv_nsec)
     }
 
     /// Shuts down the sockets of connections that have been receiving a request for longer than the deadline.
@@ -87,7 +95,7 @@ final class ReceiveDeadlines: @unchecked Sendable {
         }
 
         func sweep() -> Int {
-            let now = DispatchTime.now().uptimeNanoseconds
+            let now = ReceiveDeadlines.now()
             return open.withLock { open in
                 var count = 0
                 for connection in open.values where !connection.shutDown.load(ordering: .relaxed) {

@@ -128,8 +128,28 @@ public final class BufferedLogWriter: LogSink, @unchecked Sendable {
             return (pending, droppedNow)
         }
 
+        /// Writes every byte unless the descriptor fails, or stays full for a second (a non-blocking log
+        /// whose reader stopped): a closed, broken or stuck log loses what it could not take.
+        private static func writeAll(_ bytes: UnsafeRawBufferPointer, to descriptor: Int32) {
+            var offset = 0
+            while offset < bytes.count, let base = bytes.baseAddress {
+                let written = Glibc.write(descriptor, base + offset, bytes.count - offset)
+                if written > 0 {
+                    offset += written
+                } else if written < 0, errno == EINTR {
+                    continue
+                } else if written < 0, errno == EAGAIN {
+                    var ready = pollfd(fd: descriptor, events: Int16(POLLOUT), revents: 0)
+                    guard poll(&ready, 1, 1_000) > 0 else { return }
+                } else {
+                    return
+                }
+            }
+        }
+
         private static func write(_ pending: [UInt8], dropped: Int, to handle: FileHandle) {
-            if !pending.isEmpty { pending.withUnsafeBytes { handle.write(Data($0)) } }
+            // Straight from the buffer: a Data copy would allocate as much again at every flush.
+            if !pending.isEmpty { pending.withUnsafeBytes { writeAll($0, to: handle.fileDescriptor) } }
             if dropped > 0 {
                 handle.write(Data("log dropped=\(dropped) reason=the log's reader did not keep up\n".utf8))
             }

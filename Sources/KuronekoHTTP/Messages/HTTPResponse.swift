@@ -33,6 +33,8 @@ public struct HTTPResponse: Sendable {
     /// ASCII case-insensitive equality of two header names, without allocating (this runs several times
     /// per request on the cache-hit path).
     static func sameName(_ lhs: String, _ rhs: String) -> Bool {
+        // Names are usually spelled alike (the same literal): that compares as two words.
+        if lhs == rhs { return true }
         guard lhs.utf8.count == rhs.utf8.count else { return false }
         var left = lhs.utf8.makeIterator()
         var right = rhs.utf8.makeIterator()

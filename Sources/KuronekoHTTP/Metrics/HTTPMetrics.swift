@@ -19,18 +19,10 @@ public final class HTTPMetrics: Sendable {
         }
     }
 
-    /// A route pattern as a dictionary key, hashed by its length for the same reason.
-    private struct RouteKey: Hashable {
-        let route: String
-
-        func hash(into hasher: inout Hasher) {
-            hasher.combine(route.utf8.count)
-        }
-    }
-
+    /// One histogram per method, route and status: a request updates one entry (its count is the histogram's
+    /// count). The per-route histograms `/metrics` shows are these added up by route when it is scraped.
     private struct State {
-        var requests: [RequestKey: Int] = [:]
-        var durations: [RouteKey: Histogram] = [:]
+        var series: [RequestKey: Histogram] = [:]
     }
 
     private static let bounds = [0.001, 0.005, 0.01, 0.05, 0.1, 0.5, 1, 5, 10]
@@ -47,8 +39,7 @@ public final class HTTPMetrics: Sendable {
         let key = RequestKey(method: HTTPMethod.label(method), route: route, status: status)
         inFlight.subtract(1, ordering: .relaxed)
         state.withLock { state in
-            state.requests[key, default: 0] += 1
-            state.durations[RouteKey(route: route), default: Histogram(bounds: Self.bounds)].observe(seconds)
+            state.series[key, default: Histogram(bounds: Self.bounds)].observe(seconds)
         }
     }
 
@@ -59,20 +50,22 @@ public final class HTTPMetrics: Sendable {
             "# HELP kuroneko_http_requests_total HTTP requests answered, by method, route and status.",
             "# TYPE kuroneko_http_requests_total counter",
         ]
-        for (key, count) in snapshot.requests.sorted(by: {
+        var byRoute: [String: Histogram] = [:]
+        for (key, histogram) in snapshot.series.sorted(by: {
             ($0.key.route, $0.key.method, $0.key.status) < ($1.key.route, $1.key.method, $1.key.status)
         }) {
             lines.append(
                 "kuroneko_http_requests_total{method=\"\(PrometheusText.escape(key.method))\","
-                    + "route=\"\(PrometheusText.escape(key.route))\",status=\"\(key.status)\"} \(count)")
+                    + "route=\"\(PrometheusText.escape(key.route))\",status=\"\(key.status)\"} \(histogram.count)")
+            byRoute[key.route, default: Histogram(bounds: Self.bounds)].add(histogram)
         }
         lines += [
             "# HELP kuroneko_http_request_duration_seconds Time to answer a request, by route.",
             "# TYPE kuroneko_http_request_duration_seconds histogram",
         ]
-        for (key, histogram) in snapshot.durations.sorted(by: { $0.key.route < $1.key.route }) {
+        for (route, histogram) in byRoute.sorted(by: { $0.key < $1.key }) {
             lines += histogram.samples(
-                name: "kuroneko_http_request_duration_seconds", labels: "route=\"\(PrometheusText.escape(key.route))\"")
+                name: "kuroneko_http_request_duration_seconds", labels: "route=\"\(PrometheusText.escape(route))\"")
         }
         lines += PrometheusText.single(
             "kuroneko_http_requests_in_flight", type: "gauge", help: "Requests being answered.",

@@ -42,6 +42,16 @@ public struct Histogram: Sendable {
         total += 1
     }
 
+    /// The values observed.
+    public var count: Int { total }
+
+    /// Adds another histogram's observations (with the same bounds) to this one.
+    public mutating func add(_ other: Histogram) {
+        for index in counts.indices where index < other.counts.count { counts[index] += other.counts[index] }
+        sum += other.sum
+        total += other.total
+    }
+
     /// The sample lines (no HELP or TYPE), with `labels` (already escaped, `key="value",…`) before `le`.
     public func samples(name: String, labels: String = "") -> [String] {
         let prefix = labels.isEmpty ? "" : labels + ","

@@ -123,11 +123,14 @@ public struct APIKeyMiddleware: HTTPMiddleware {
 
     /// Whether the path's first non-empty segment is `v1`, read byte by byte: this runs for every request.
     static func firstSegmentIsV1(_ path: String) -> Bool {
-        var bytes = path.utf8[...]
-        while bytes.first == UInt8(ascii: "/") { bytes = bytes.dropFirst() }
-        guard bytes.starts(with: "v1".utf8) else { return false }
-        let rest = bytes.dropFirst(2)
-        return rest.isEmpty || rest.first == UInt8(ascii: "/")
+        var path = path
+        return path.withUTF8 { bytes in
+            var index = 0
+            while index < bytes.count, bytes[index] == UInt8(ascii: "/") { index += 1 }
+            guard bytes.count - index >= 2, bytes[index] == UInt8(ascii: "v"), bytes[index + 1] == UInt8(ascii: "1")
+            else { return false }
+            return bytes.count - index == 2 || bytes[index + 2] == UInt8(ascii: "/")
+        }
     }
 
     private static func refusal(_ detail: String) -> HTTPResponse {
