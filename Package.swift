@@ -65,6 +65,9 @@ let package = Package(
             path: "bench/ParserBenchmark"
         ),
         .executableTarget(name: "BareServer", dependencies: ["KuronekoHTTP"], path: "bench/BareServer"),
+        .executableTarget(
+            name: "HitPathBenchmark", dependencies: ["Kuroneko", "KuronekoHTTP", "KuronekoServer", "KuronekoTestSupport"],
+            path: "bench/HitPathBenchmark"),
         .target(
             name: "KuronekoTestSupport",
             dependencies: ["Kuroneko", "KuronekoHTTP"],
