@@ -66,7 +66,8 @@ let package = Package(
         ),
         .executableTarget(name: "BareServer", dependencies: ["KuronekoHTTP"], path: "bench/BareServer"),
         .executableTarget(
-            name: "HitPathBenchmark", dependencies: ["Kuroneko", "KuronekoHTTP", "KuronekoServer", "KuronekoTestSupport"],
+            name: "HitPathBenchmark",
+            dependencies: ["Kuroneko", "KuronekoHTTP", "KuronekoServer", "KuronekoTestSupport", "KuronekoWatch"],
             path: "bench/HitPathBenchmark"),
         .target(
             name: "KuronekoTestSupport",
