@@ -46,8 +46,8 @@ public struct MiddlewareStack<Application: HTTPResponder>: HTTPApplication {
     public func answer(_ request: HTTPRequest) -> HTTPAnswer {
         var request = request
         let refusal = middleware.withUnsafeBufferPointer { layers -> (response: HTTPResponse, index: Int)? in
-            // Through the buffer, not `for layer in` or the array's subscript: both copy each existential (and
-            // retain what it holds), which costs more than the layers themselves on the cache-hit path.
+            // Through the buffer rather than `for layer in`, which copies each existential (and retains what it
+            // holds) on every request.
             for index in layers.indices {
                 if let response = layers[index].intercept(&request) { return (response, index) }
             }
