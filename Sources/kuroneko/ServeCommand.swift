@@ -144,9 +144,13 @@ struct ServeCommand {
                 budget: try watchList.upstreamBudget(client, clock: clock), observer: metrics.recordUpstream),
             clock: clock, metrics: metrics, configuration: self.service, fetched: watchList.recorder(clock: clock),
             shared: watchList.sharedShipments())
-        let listener = watchList.listenForOtherServers(service: service)
-        defer { listener?.stop() }
         let logWriter = BufferedLogWriter()
+        let listener = watchList.listenForOtherServers(
+            service: service,
+            log: { [logWriter] line in
+                logWriter.write(line)
+            })
+        defer { listener?.stop() }
         let background = watchList.start(
             service: service, clock: clock, sender: SocketWebhookSender(allowPrivate: allowPrivateWebhooks),
             log: { [logWriter] line in logWriter.write(line) })

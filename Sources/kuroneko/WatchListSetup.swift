@@ -63,15 +63,20 @@ struct WatchListSetup {
     }
 
     /// On PostgreSQL, listens for shipments other servers fetched and caches them, so every server serves
-    /// the latest answer any of them got.
-    func listenForOtherServers(service: ShipmentService) -> PostgresListener? {
+    /// the latest answer any of them got. When that changes the status this server serves for a number, one
+    /// line goes to `log`: `shared last4=9830 status=out_for_delivery` (the number's last four digits only).
+    func listenForOtherServers(service: ShipmentService, log: @escaping @Sendable (String) -> Void)
+        -> PostgresListener?
+    {
         guard let store = store as? PostgresWatchStore else { return nil }
         return PostgresListener(url: store.database.url, channel: PostgresDatabase.shipmentsChannel) { payload in
             guard let (digits, carried) = PostgresDatabase.announcement(payload),
                 let number = try? TrackingNumber(parsing: digits),
                 let latest = carried ?? (try? store.latestShipment(of: number)) ?? nil, let shipment = latest.shipment
             else { return }
-            service.adopt(shipment, fetchedAt: latest.fetchedAt)
+            if service.adopt(shipment, fetchedAt: latest.fetchedAt) {
+                log("shared last4=\(number.digits.suffix(4)) status=\(shipment.status.code)")
+            }
         }
     }
 

@@ -181,8 +181,11 @@ struct MultiInstanceTests {
         // The first server learns something new; the second hears of it and serves it, still without asking.
         phase.advance()
         #expect(try await HTTPClient.send("POST", firstURL + "/v1/watches/\(number.digits)/refresh").status == 200)
-        let heard = await askAgainUntil(timeout: .seconds(10)) { await label() == "配達中" }
-        #expect(heard, "the second server kept serving the old status")
+        // The second server says so once its cache has the new answer.
+        let heard = await second.waitForLog(
+            "shared last4=\(number.digits.suffix(4)) status=\(StatusCode.outForDelivery)", timeout: .seconds(10))
+        #expect(heard, "the second server was not told of the new status")
+        #expect(await label() == "配達中", "the second server kept serving the old status")
         #expect(upstream.requests.count == posts + 1, "only the first server's refresh reached Yamato")
     }
 
@@ -285,15 +288,4 @@ struct MultiInstanceTests {
         if case .string(let id)? = (try? JSON(data: body))?["id"] { return id }
         return nil
     }
-}
-
-/// Waits for a state only a server's answers show, with no event to wait on: the second server taking a
-/// notification another server's commit sent it. Asks again every 100 ms, for at most `timeout`.
-func askAgainUntil(timeout: Duration, _ condition: @Sendable () async -> Bool) async -> Bool {
-    let deadline = ContinuousClock.now + timeout
-    while ContinuousClock.now < deadline {
-        if await condition() { return true }
-        try? await Task.sleep(for: .milliseconds(100))
-    }
-    return await condition()
 }

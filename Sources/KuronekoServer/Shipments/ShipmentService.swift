@@ -102,9 +102,14 @@ public final class ShipmentService: @unchecked Sendable {
 
     /// Takes a copy another server fetched (told through the shared database) when it is newer than the
     /// cached one, so every server serves the latest answer any of them got.
-    public func adopt(_ shipment: Shipment, fetchedAt: Date) {
-        if let cached = cache.entry(for: shipment.trackingNumber), cached.fetchedAt >= fetchedAt { return }
+    /// - Returns: whether this server now serves another status for the number than the one it had cached
+    ///   (`false` when it had none cached, or the copy was not newer).
+    @discardableResult
+    public func adopt(_ shipment: Shipment, fetchedAt: Date) -> Bool {
+        let cached = cache.entry(for: shipment.trackingNumber)
+        if let cached, cached.fetchedAt >= fetchedAt { return false }
         cache.store(shipment, fetchedAt: fetchedAt)
+        return cached.map { $0.shipment.status.code != shipment.status.code } ?? false
     }
 
     /// Asks Yamato now, whatever the cache holds (the poller at background priority, a watch's refresh at
