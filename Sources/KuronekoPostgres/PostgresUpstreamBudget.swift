@@ -16,7 +16,8 @@ import Synchronization
 /// its reservation (a busy machine), so the reservation alone would let two POSTs leave closer together than
 /// the interval: ``started()``, called just before a POST goes on the wire, is the gate. It locks the pacing
 /// row again and lets the POST go only once the last one sent is at least the interval (plus ``margin``)
-/// back, recording this one as the last sent. All servers read one clock, so their own clocks' drift does
+/// back, recording this one as the last sent; a grant that reaches its task late (``staleGrant``) is spent and
+/// asked for again. All servers read one clock, so their own clocks' drift does
 /// not matter. When every slot is taken, the grant is tried again every ``retryDelay``; when the database
 /// cannot be reached, every ``unreachableDelay``, and nothing is sent meanwhile (lookups then time out at
 /// their deadline rather than go over the budget).
@@ -39,9 +40,22 @@ public final class PostgresUpstreamBudget: UpstreamBudget {
     /// The database calls block their thread: they run here, not on the tasks' threads.
     private let queue = DispatchQueue(label: "kuroneko.upstream-budget")
 
-    public init(
+    /// Runs after each answer from the gate, before it is used (tests make it slow there).
+    private let afterGate: @Sendable () async -> Void
+
+    public convenience init(
         database: PostgresDatabase, maxConcurrent: Int, minimumInterval: Duration, clock: any TrackingClock
     ) throws {
+        try self.init(
+            database: database, maxConcurrent: maxConcurrent, minimumInterval: minimumInterval, clock: clock,
+            afterGate: {})
+    }
+
+    init(
+        database: PostgresDatabase, maxConcurrent: Int, minimumInterval: Duration, clock: any TrackingClock,
+        afterGate: @escaping @Sendable () async -> Void
+    ) throws {
+        self.afterGate = afterGate
         self.database = database
         self.maxConcurrent = max(1, maxConcurrent)
         self.minimumInterval = max(.zero, minimumInterval)
@@ -86,32 +100,51 @@ public final class PostgresUpstreamBudget: UpstreamBudget {
     }
 
     public func started() async {
+        var staleGrants = 0
         // A POST given up meanwhile (its task cancelled) stops waiting here; its send fails at once.
         while !Task.isCancelled {
-            guard let wait = await gate() else {
+            guard let (wait, readAt) = await gate() else {
                 // The database is out of reach: nothing leaves until it is back.
                 try? await clock.sleep(until: clock.uptime + Self.unreachableDelay)
                 continue
             }
-            guard wait > 0 else { return }
+            await afterGate()
+            if wait <= 0 {
+                // The grant is for the moment the database's clock was read. If this task resumes much later
+                // (a slow commit, a busy machine), the POST would leave that much closer to the next server's:
+                // the grant is spent and the gate asked again, which waits a whole interval from it. A few
+                // times at most, so that a machine this slow still sends.
+                guard ContinuousClock.now - readAt > Self.staleGrant, staleGrants < Self.staleGrantsAtMost else {
+                    return
+                }
+                staleGrants += 1
+                continue
+            }
             try? await clock.sleep(until: clock.uptime + .milliseconds(Int64((wait * 1000).rounded(.up))))
         }
     }
 
+    /// A grant used later than this after the database's clock was read is asked for again.
+    public static let staleGrant = Duration.milliseconds(200)
+    /// How many stale grants one POST asks again for before it goes anyway.
+    static let staleGrantsAtMost = 3
+
     /// Lets one POST leave: `0` when it may go now (and it is recorded as sent), the seconds to wait
-    /// otherwise, `nil` when the database cannot be reached.
-    private func gate() async -> Double? {
+    /// otherwise, with when (on this process's monotonic clock) the database's clock was read; `nil` when
+    /// the database cannot be reached.
+    private func gate() async -> (wait: Double, readAt: ContinuousClock.Instant)? {
         let interval = minimumInterval
         let seconds = Double(interval.components.seconds) + Double(interval.components.attoseconds) / 1e18
         let spacing = seconds > 0 ? seconds + Self.margin : 0
         return await onQueue { [database] in
-            try? database.write { connection -> Double in
+            try? database.write { connection -> (wait: Double, readAt: ContinuousClock.Instant) in
                 let pacing = try connection.run(
                     "SELECT last_sent, extract(epoch FROM clock_timestamp()) FROM upstream_pacing WHERE id = 1 FOR UPDATE"
                 )
-                guard let last = pacing.first?.double(0), let now = pacing.first?.double(1) else { return 0 }
+                let readAt = ContinuousClock.now
+                guard let last = pacing.first?.double(0), let now = pacing.first?.double(1) else { return (0, readAt) }
                 let wait = last + spacing - now
-                guard wait <= 0 else { return wait }
+                guard wait <= 0 else { return (wait, readAt) }
                 // The shortest gap between two POSTs let through, by the database's clock, for anyone to check.
                 try connection.run(
                     """
@@ -120,7 +153,7 @@ public final class PostgresUpstreamBudget: UpstreamBudget {
                                             ELSE shortest_gap END
                     WHERE id = 1
                     """, [.real(now), .real(now), .real(now), .real(now)])
-                return 0
+                return (0, readAt)
             }
         }
     }

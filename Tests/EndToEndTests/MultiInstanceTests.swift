@@ -1,6 +1,6 @@
 import Foundation
 import Kuroneko
-import KuronekoPostgres
+@testable import KuronekoPostgres
 import KuronekoTestSupport
 import Synchronization
 import Testing
@@ -187,6 +187,42 @@ struct MultiInstanceTests {
         #expect(heard, "the second server was not told of the new status")
         #expect(await label() == "配達中", "the second server kept serving the old status")
         #expect(upstream.requests.count == posts + 1, "only the first server's refresh reached Yamato")
+    }
+
+    @Test("a grant from the gate used late is asked for again, so two servers' POSTs still leave an interval apart")
+    func staleGrant() async throws {
+        let store = try PostgresWatchStore(url: try PostgresForTests.freshDatabaseURL())
+        let (granted, grant) = AsyncStream<Void>.makeStream()
+        let firstTime = Mutex(true)
+        // The first grant is used 1.2 s after the database gave it, as by a server too busy to resume the task
+        // in time: that delay is what is tested.
+        let late = try PostgresUpstreamBudget(
+            database: store.database, maxConcurrent: 2, minimumInterval: .seconds(1), clock: SystemClock(),
+            afterGate: {
+                guard
+                    firstTime.withLock({ first in
+                        defer { first = false }; return first
+                    })
+                else { return }
+                grant.yield()
+                try? await Task.sleep(for: .milliseconds(1200))
+            })
+        let other = try PostgresUpstreamBudget(
+            database: store.database, maxConcurrent: 2, minimumInterval: .seconds(1), clock: SystemClock())
+        try await late.acquire()
+        try await other.acquire()
+        async let lateLeft: ContinuousClock.Instant = {
+            await late.started()
+            return .now
+        }()
+        // The other server comes to the gate once the late one holds its grant.
+        for await _ in granted { break }
+        await other.started()
+        let otherLeft = ContinuousClock.now
+        let gap = await lateLeft - otherLeft
+        #expect(gap >= .milliseconds(900), "the late server's POST left \(gap) after the other's")
+        await late.release()
+        await other.release()
     }
 
     @Test("the watch-list commands work on the shared database and ask Yamato within its shared budget")
