@@ -4,12 +4,14 @@ import KuronekoHTTP
 import KuronekoServer
 import KuronekoTestSupport
 import KuronekoWatch
+import Synchronization
 
 // A cache hit through the API and all its middleware, in one process, without sockets: what the
 // application adds to libmicrohttpd's work, with warm caches (the same request answered in a loop) and with
 // cold ones (4 MiB of other memory touched between two answers, as the kernel's network work does between
-// two requests on a server); then the middleware added one layer at a time, cold. Run by hand:
-// bench/hit-path.sh
+// two requests on a server), and warm on two threads at once (as the server's two workers answer); then the
+// middleware added one layer at a time, cold. Run by hand: bench/hit-path.sh. With `serve PORT LAYERS` it
+// serves the same stack over HTTP instead (see below; bench/layers.sh).
 let clock = ManualClock()
 let metrics = Metrics()
 let client = TrackingClient(
@@ -33,8 +35,26 @@ let responder = APIResponder(service: service, metrics: metrics, httpMetrics: ht
 let request = HTTPRequest(method: "GET", path: "/v1/shipments/3277-5445-9830", headers: ["Host": "127.0.0.1"])
 _ = await MiddlewareStack([], around: responder).respond(to: request)  // fetched once: every answer is a hit
 
+// `HitPathBenchmark serve PORT LAYERS`: the same API behind its first LAYERS middleware layers (0 to 6, in the
+// order above), served over libmicrohttpd by KuronekoHTTP with `serve`'s defaults until the process is
+// killed. bench/layers.sh measures each beside the bare servers.
+let arguments = Array(CommandLine.arguments.dropFirst())
+if arguments.first == "serve" {
+    guard arguments.count == 3, let port = UInt16(arguments[1]), let count = Int(arguments[2]),
+        (0...layers.count).contains(count)
+    else {
+        FileHandle.standardError.write(Data("usage: HitPathBenchmark serve PORT LAYERS (0 to \(layers.count))\n".utf8))
+        exit(2)
+    }
+    let server = try HTTPServer(
+        configuration: HTTPServer.Configuration(port: port),
+        application: MiddlewareStack(layers.prefix(count).map(\.layer), around: responder))
+    FileHandle.standardError.write(Data("serving on \(server.port) with \(count) layers\n".utf8))
+    while true { try await Task.sleep(for: .seconds(3_600)) }
+}
+
 /// Nanoseconds per answer over `count` answers, not counting the time spent touching `other`.
-func measure(_ stack: MiddlewareStack<APIResponder>, count: Int, touching other: inout [UInt8]) -> Double {
+@Sendable func measure(_ stack: MiddlewareStack<APIResponder>, count: Int, touching other: inout [UInt8]) -> Double {
     var answering: UInt64 = 0
     var hits = 0
     for _ in 0..<count {
@@ -47,13 +67,34 @@ func measure(_ stack: MiddlewareStack<APIResponder>, count: Int, touching other:
     return Double(answering) / Double(count)
 }
 
+/// Nanoseconds per answer on each of two threads answering at once (as the server's two workers do), warm:
+/// what the answers' shared state (locks, counters, reference counts) costs when two cores touch it.
+func measureOnTwoThreads(_ stack: MiddlewareStack<APIResponder>, count: Int) -> Double {
+    let results = Mutex<[Double]>([])
+    let done = DispatchSemaphore(value: 0)
+    for _ in 0..<2 {
+        Thread {
+            var none: [UInt8] = []
+            let each = measure(stack, count: count, touching: &none)
+            results.withLock { $0.append(each) }
+            done.signal()
+        }.start()
+    }
+    done.wait()
+    done.wait()
+    return results.withLock { $0.reduce(0, +) / Double($0.count) }
+}
+
 var none: [UInt8] = []
 var other = [UInt8](repeating: 1, count: 4 << 20)
 let everything = MiddlewareStack(layers.map(\.layer), around: responder)
 for round in 1...5 {
     let warm = measure(everything, count: 200_000, touching: &none)
     let cold = measure(everything, count: 5_000, touching: &other)
-    print("round \(round): \(Int(warm)) ns per answer with warm caches, \(Int(cold)) ns with cold ones")
+    let two = measureOnTwoThreads(everything, count: 200_000)
+    print(
+        "round \(round): \(Int(warm)) ns per answer with warm caches, \(Int(cold)) ns with cold ones, "
+            + "\(Int(two)) ns warm on each of two threads at once")
 }
 print("cold, layers added one at a time (median of 5 runs of 2,000 answers):")
 for count in 0...layers.count {
