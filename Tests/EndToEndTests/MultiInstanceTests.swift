@@ -193,9 +193,12 @@ struct MultiInstanceTests {
     func staleGrant() async throws {
         let store = try PostgresWatchStore(url: try PostgresForTests.freshDatabaseURL())
         let (granted, grant) = AsyncStream<Void>.makeStream()
+        let (otherLeftGate, otherPassed) = AsyncStream<Void>.makeStream()
+        defer { otherPassed.finish() }
         let firstTime = Mutex(true)
-        // The first grant is used 1.2 s after the database gave it, as by a server too busy to resume the task
-        // in time: that delay is what is tested.
+        // The first grant is held until the other server's POST has left its gate (about an interval later,
+        // since the other waits an interval after this grant), as by a server too busy to resume the task in
+        // time: a grant used that late is what is tested.
         let late = try PostgresUpstreamBudget(
             database: store.database, maxConcurrent: 2, minimumInterval: .seconds(1), clock: SystemClock(),
             afterGate: {
@@ -205,7 +208,7 @@ struct MultiInstanceTests {
                     })
                 else { return }
                 grant.yield()
-                try? await Task.sleep(for: .milliseconds(1200))
+                for await _ in otherLeftGate { break }
             })
         let other = try PostgresUpstreamBudget(
             database: store.database, maxConcurrent: 2, minimumInterval: .seconds(1), clock: SystemClock())
@@ -219,6 +222,7 @@ struct MultiInstanceTests {
         for await _ in granted { break }
         await other.started()
         let otherLeft = ContinuousClock.now
+        otherPassed.yield()
         let gap = await lateLeft - otherLeft
         #expect(gap >= .milliseconds(900), "the late server's POST left \(gap) after the other's")
         await late.release()
