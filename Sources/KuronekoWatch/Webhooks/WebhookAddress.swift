@@ -1,7 +1,8 @@
 import Foundation
 
 /// A webhook URL, checked: http or https, a host, no credentials, at most 2,048 characters; and the rule
-/// about where it may lead: not to loopback, private, link-local, multicast or unspecified addresses (unless
+/// about where it may lead: not to any block of ``AddressBlocks`` (loopback, private, link-local, multicast,
+/// documentation, benchmarking and the other non-global blocks, unless
 /// private webhooks are allowed), checked on every address the host resolves to when it is given, and
 /// again on the address actually connected to when a delivery is made.
 public struct WebhookAddress: Sendable, Hashable {
@@ -30,7 +31,15 @@ public struct WebhookAddress: Sendable, Hashable {
         url = text
         secure = scheme == "https"
         self.host = host.hasPrefix("[") ? String(host.dropFirst().dropLast()) : host
-        port = UInt16(components.port ?? (secure ? 443 : 80))
+        // URLComponents reads any run of digits as the port: 70000 or -1 must be refused, never converted.
+        // The port's own text decides (too long a run of digits reads as no port at all).
+        let portText = components.rangeOfPort.map { String(text[$0]) }
+        let defaultPort: UInt16 = secure ? 443 : 80
+        let port = portText.map { $0.isEmpty ? defaultPort : UInt16($0) ?? 0 } ?? defaultPort
+        guard port > 0 else {
+            throw .port(portText ?? "")
+        }
+        self.port = port
         let path = components.percentEncodedPath.isEmpty ? "/" : components.percentEncodedPath
         target = path + (components.percentEncodedQuery.map { "?" + $0 } ?? "")
     }
@@ -86,33 +95,9 @@ public struct WebhookAddress: Sendable, Hashable {
         }
     }
 
-    static func refusal(ipv4 value: UInt32) -> String? {
-        func within(_ network: UInt32, _ bits: UInt32) -> Bool {
-            let mask: UInt32 = bits == 0 ? 0 : ~UInt32(0) << (32 - bits)
-            return value & mask == network & mask
-        }
-        if within(0x7F00_0000, 8) { return "a loopback address" }
-        if within(0x0A00_0000, 8) || within(0xAC10_0000, 12) || within(0xC0A8_0000, 16) { return "a private address" }
-        if within(0x6440_0000, 10) { return "a shared (carrier-grade NAT) address" }
-        if within(0xA9FE_0000, 16) { return "a link-local address" }
-        if within(0xE000_0000, 4) { return "a multicast address" }
-        if within(0x0000_0000, 8) || within(0xF000_0000, 4) { return "an unspecified or reserved address" }
-        return nil
-    }
+    static func refusal(ipv4 value: UInt32) -> String? { AddressBlocks.refusal(ipv4: value) }
 
-    static func refusal(ipv6 bytes: [UInt8]) -> String? {
-        if bytes[0..<10].allSatisfy({ $0 == 0 }), bytes[10] == 0xFF, bytes[11] == 0xFF {
-            let value = bytes[12..<16].reduce(UInt32(0)) { $0 << 8 | UInt32($1) }
-            return refusal(ipv4: value)
-        }
-        if bytes[0..<15].allSatisfy({ $0 == 0 }) {
-            return bytes[15] == 1 ? "a loopback address" : "an unspecified address"
-        }
-        if bytes[0] & 0xFE == 0xFC { return "a private address" }
-        if bytes[0] == 0xFE, bytes[1] & 0xC0 == 0x80 { return "a link-local address" }
-        if bytes[0] == 0xFF { return "a multicast address" }
-        return nil
-    }
+    static func refusal(ipv6 bytes: [UInt8]) -> String? { AddressBlocks.refusal(ipv6: bytes) }
 }
 
 /// Why a webhook URL is refused: one line naming it.
@@ -121,6 +106,7 @@ public enum WebhookAddressError: Error, Sendable, Equatable, CustomStringConvert
     case malformed(String)
     case scheme(String)
     case credentials
+    case port(String)
     case unresolvable(String)
     case privateAddress(host: String, reason: String)
 
@@ -131,6 +117,7 @@ public enum WebhookAddressError: Error, Sendable, Equatable, CustomStringConvert
         case .malformed(let reason): "webhook_url is not a usable URL: \(reason)"
         case .scheme(let scheme): "webhook_url uses \(scheme)://; only http:// and https:// are allowed"
         case .credentials: "webhook_url carries a user name or password; put credentials in the path or a token"
+        case .port(let port): "webhook_url's port \(port.prefix(20)) is not a port number from 1 to 65535"
         case .unresolvable(let host): "webhook_url's host \(host) does not resolve"
         case .privateAddress(let host, let reason):
             "webhook_url's host \(host) leads to \(reason); webhooks go to public addresses only "
