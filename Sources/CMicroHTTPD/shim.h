@@ -37,6 +37,10 @@ static inline size_t kuroneko_unescape(void *context, struct MHD_Connection *con
     return (size_t)(write - text);
 }
 
+/// Called with the request target as it arrived (before unescaping or splitting off the query), when the
+/// request line has been read: MHD_OPTION_URI_LOG_CALLBACK's callback.
+typedef void *(*kuroneko_target_callback)(void *context, const char *target, struct MHD_Connection *connection);
+
 /// Starts a daemon with the options Kuroneko's servers use; MHD_start_daemon itself is variadic.
 /// `address` is the IPv4 address to listen on, with its port (0 picks a free one). Connections per client
 /// are counted through `connections` rather than libmicrohttpd's own cap, which drops the extra connection
@@ -44,7 +48,8 @@ static inline size_t kuroneko_unescape(void *context, struct MHD_Connection *con
 static inline struct MHD_Daemon *kuroneko_start_daemon(
     unsigned int flags, const struct sockaddr_in *address, unsigned int threads, unsigned int timeoutSeconds,
     unsigned int connectionLimit, unsigned int perAddressLimit, size_t connectionMemoryLimit, MHD_AccessHandlerCallback handler, void *handlerContext,
-    MHD_RequestCompletedCallback completed, MHD_NotifyConnectionCallback connections, void *context) {
+    MHD_RequestCompletedCallback completed, MHD_NotifyConnectionCallback connections, kuroneko_target_callback target,
+    void *context) {
     return MHD_start_daemon(flags, ntohs(address->sin_port), NULL, NULL, handler, handlerContext,
                             MHD_OPTION_SOCK_ADDR, (const struct sockaddr *)address,
                             MHD_OPTION_THREAD_POOL_SIZE, threads,
@@ -55,6 +60,7 @@ static inline struct MHD_Daemon *kuroneko_start_daemon(
                             MHD_OPTION_NOTIFY_COMPLETED, completed, context,
                             MHD_OPTION_NOTIFY_CONNECTION, connections, context,
                             MHD_OPTION_UNESCAPE_CALLBACK, kuroneko_unescape, NULL,
+                            MHD_OPTION_URI_LOG_CALLBACK, target, context,
                             MHD_OPTION_END);
 }
 

@@ -26,7 +26,9 @@ func handleRequest(
             url.map { UnsafeRawBufferPointer(start: $0, count: strlen($0)) }
             ?? UnsafeRawBufferPointer(start: nil, count: 0)
         if let refusal = RequestFraming.refusal(
-            headers: headerFields(of: connection, framingOnly: true), path: path, maxBodyBytes: server.maxBodyBytes)
+            headers: headerFields(of: connection, framingOnly: true), path: path, maxBodyBytes: server.maxBodyBytes,
+            requestLineIntact: requestLineIntact(connection: connection, target: url, version: version),
+            version: version.map { String(cString: $0) } ?? "")
         {
             let context = RequestContext()
             context.refused = true
@@ -161,6 +163,41 @@ private final class FirstAnswer: Sendable {
     }
 }
 
+/// Called when the request line has been read, with the target as it arrived: notes where it is kept and
+/// its length up to the first NUL byte (or that it holds a raw control character), for
+/// ``requestLineIntact(connection:target:version:)``. Returns no per-request context.
+func requestTargetRead(
+    serverContext: UnsafeMutableRawPointer?, target: UnsafePointer<CChar>?, connection: OpaquePointer?
+) -> UnsafeMutableRawPointer? {
+    guard let target, let connection, let open = openConnection(connection) else { return nil }
+    let length = strlen(target)
+    var start = UInt(bitPattern: target)
+    for index in 0..<length {
+        let byte = UInt8(bitPattern: target[index])
+        if byte < 0x20 || byte == 0x7F {
+            start = .max
+            break
+        }
+    }
+    open.rawTarget.store(start, ordering: .relaxed)
+    open.rawTargetLength.store(length, ordering: .relaxed)
+    return nil
+}
+
+/// Whether the request line reached the server whole. libmicrohttpd keeps the target and the version
+/// side by side, the version one byte after the target's end; a NUL byte inside the target makes the
+/// target (as a C string) end earlier than that. When the layout is not the one expected, nothing is
+/// concluded.
+private func requestLineIntact(
+    connection: OpaquePointer, target: UnsafePointer<CChar>?, version: UnsafePointer<CChar>?
+) -> Bool {
+    guard let open = openConnection(connection), let target, let version, version.pointee != 0 else { return true }
+    let start = open.rawTarget.load(ordering: .relaxed)
+    if start == .max { return false }
+    guard start == UInt(bitPattern: target) else { return true }
+    return UInt(bitPattern: version) == start &+ UInt(open.rawTargetLength.load(ordering: .relaxed)) &+ 1
+}
+
 /// Called when a request ends for any reason (answered, aborted, timed out, shut down): frees its context.
 func requestCompleted(
     serverContext: UnsafeMutableRawPointer?, connection: OpaquePointer?,
@@ -243,7 +280,7 @@ private func values(of connection: OpaquePointer, kind: MHD_ValueKind) -> [(name
 
 /// Header fields by lower-case name; a name that repeats gets its values joined with ", " (RFC 9110,
 /// section 5.3), so `Content-Length: 5` twice reads as `5, 5`. With `framingOnly`, only the fields that say
-/// how the body is framed (`Content-Length`, `Transfer-Encoding`), read when the headers arrive: nothing is
+/// how the body is framed (`Content-Length`, `Transfer-Encoding`) and `Host`, read when the headers arrive: nothing is
 /// allocated for a request that has neither.
 private func headerFields(of connection: OpaquePointer, framingOnly: Bool = false) -> HTTPFields {
     var collected = CollectedFields(framingOnly: framingOnly)
@@ -254,7 +291,9 @@ private func headerFields(of connection: OpaquePointer, framingOnly: Bool = fals
                 guard let context, let key else { return .YES }
                 let collected = context.assumingMemoryBound(to: CollectedFields.self)
                 let name = lowercasedASCII(key)
-                if collected.pointee.framingOnly, name != "content-length", name != "transfer-encoding" {
+                if collected.pointee.framingOnly, name != "content-length", name != "transfer-encoding",
+                    name != "host"
+                {
                     return .YES
                 }
                 collected.pointee.fields.add(name, value.map { String(cString: $0) } ?? "")

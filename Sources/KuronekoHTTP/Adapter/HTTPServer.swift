@@ -76,7 +76,7 @@ public final class HTTPServer: Sendable {
                 UInt32(configuration.connectionTimeoutSeconds), UInt32(connectionLimit),
                 UInt32(configuration.connectionsPerAddress + Self.perAddressMargin), configuration.headerMemoryBytes,
                 handleRequest,
-                Unmanaged.passUnretained(state).toOpaque(), requestCompleted, connectionChanged,
+                Unmanaged.passUnretained(state).toOpaque(), requestCompleted, connectionChanged, requestTargetRead,
                 Unmanaged.passUnretained(state).toOpaque())
         else {
             throw ServerStartError(
@@ -265,6 +265,11 @@ final class OpenConnection: Sendable {
     let waitingSince: Atomic<UInt64>
     /// Its socket was shut down for missing the receive deadline.
     let shutDown = Atomic<Bool>(false)
+    /// The current request's target as it arrived: where libmicrohttpd keeps it, and its length up to the
+    /// first NUL byte; or `UInt.max` when it held a raw control character. Written when the request line is
+    /// read and read when the headers are in, both on the connection's worker thread.
+    let rawTarget = Atomic<UInt>(0)
+    let rawTargetLength = Atomic<Int>(0)
 
     init(socket: Int32, client: UInt64, overCap: Bool) {
         self.socket = socket

@@ -1,12 +1,25 @@
 /// Requests refused as soon as their headers are in, before any body is read: ambiguous framing (the ways
-/// to smuggle a second request past a proxy), hidden bytes in the path, and bodies declared too large.
+/// to smuggle a second request past a proxy), hidden bytes in the request line or the path, an HTTP/1.1
+/// request without `Host`, and bodies declared too large.
 enum RequestFraming {
     /// The answer that refuses the request, with `Connection: close`; `nil` when it may proceed.
     /// - Parameter headers: by lower-case name, the values of a repeated name joined with ", ".
     /// - Parameter path: the path's bytes, percent-decoded.
-    static func refusal(headers: HTTPFields, path: some Sequence<UInt8>, maxBodyBytes: Int) -> HTTPResponse? {
+    /// - Parameter requestLineIntact: false when the request line held a NUL byte or another control
+    ///   character (libmicrohttpd itself would cut the target at a NUL and carry on).
+    /// - Parameter version: the request's HTTP version as sent, e.g. `HTTP/1.1`.
+    static func refusal(
+        headers: HTTPFields, path: some Sequence<UInt8>, maxBodyBytes: Int, requestLineIntact: Bool = true,
+        version: String = "HTTP/1.1"
+    ) -> HTTPResponse? {
+        if !requestLineIntact {
+            return closing(400, "the request line holds a NUL byte or a control character; send a plain request line")
+        }
         if path.contains(where: { $0 < 0x20 || $0 == 0x7F }) {
             return closing(400, "the path holds a control character (such as %00); remove it")
+        }
+        if version == "HTTP/1.1", headers["host"] == nil {
+            return closing(400, "the HTTP/1.1 request has no Host header; send Host (RFC 9112, section 3.2)")
         }
         let lengths = headers["content-length"]?.split(separator: ",", omittingEmptySubsequences: false) ?? []
         let codings = headers["transfer-encoding"].map { [$0] } ?? []
