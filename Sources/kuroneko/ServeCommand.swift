@@ -133,7 +133,7 @@ struct ServeCommand {
             transport = SimulatorTransport(simulator: SimulatorResponder(clock: SimulatorClock()))
             client.endpoint = URL(string: "http://simulator.invalid/cgi-bin/tneko") ?? client.endpoint
         } else {
-            transport = URLSessionTransport()
+            transport = CurlTransport()
         }
         let watchList = try WatchListSetup.open(
             path: databasePath, demo: demo, environment: environment, pollSpeed: pollSpeed)

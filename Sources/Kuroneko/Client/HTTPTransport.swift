@@ -57,6 +57,8 @@ public struct TransportError: Error, Hashable, Sendable, CustomStringConvertible
         case timeout
         /// The connection could not be made or broke.
         case connection
+        /// The answer's body was larger than the transport reads (declared, or as decoded).
+        case bodyTooLarge
         /// Anything else the HTTP stack refused (a malformed URL, TLS failure, …).
         case other
     }

@@ -11,14 +11,14 @@ public struct TrackingClient: Sendable {
     public let scheduler: UpstreamScheduler
 
     /// - Parameters:
-    ///   - transport: default ``URLSessionTransport``.
+    ///   - transport: default ``CurlTransport``.
     ///   - clock: default ``SystemClock``; drives pacing, backoff, deadlines and the reference time for dates.
     ///   - budget: default a ``LocalUpstreamBudget`` with the configuration's limits.
     ///   - randomFraction: the source of backoff jitter, a number in [0, 1).
     ///   - observer: told of every POST attempt as it ends.
     public init(
         configuration: Configuration = Configuration(),
-        transport: any HTTPTransport = URLSessionTransport(),
+        transport: any HTTPTransport = CurlTransport(),
         clock: any TrackingClock = SystemClock(),
         budget: (any UpstreamBudget)? = nil,
         randomFraction: @escaping @Sendable () -> Double = { Double.random(in: 0..<1) },

@@ -14,6 +14,8 @@ public struct TrackingError: Error, Hashable, Sendable, CustomStringConvertible 
         public static let httpStatus = Code(rawValue: "http_status")
         /// The upstream answered a page the parser refused; see ``TrackingError/pageError``.
         public static let page = Code(rawValue: "page")
+        /// The upstream's answer was larger than a tracking page may be (declared, or once decoded): not read.
+        public static let upstreamBodyTooLarge = Code(rawValue: "upstream_body_too_large")
         /// Any other transport failure.
         public static let transport = Code(rawValue: "transport")
         /// The queue ahead is longer than the lookup's deadline allows (or full): not queued; see

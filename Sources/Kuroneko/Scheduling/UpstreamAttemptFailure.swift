@@ -24,11 +24,14 @@ enum UpstreamAttemptFailure: Error, Sendable {
                 switch error.kind {
                 case .timeout: .timeout
                 case .connection: .connection
+                case .bodyTooLarge: .upstreamBodyTooLarge
                 case .other: .transport
                 }
             return TrackingError(code, error.message + tries)
         case .httpStatus(let status, let endpoint):
-            return TrackingError(.httpStatus, "\(endpoint) answered HTTP \(status)\(tries)", httpStatus: status)
+            let redirect = (300..<400).contains(status) ? ", a redirect, which is not followed" : ""
+            return TrackingError(
+                .httpStatus, "\(endpoint) answered HTTP \(status)\(redirect)\(tries)", httpStatus: status)
         case .page(let error, let endpoint):
             return TrackingError(
                 .page, "\(endpoint) answered a page that cannot be read: \(error.message)", pageError: error)

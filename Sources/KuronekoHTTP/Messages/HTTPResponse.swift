@@ -65,10 +65,12 @@ public struct HTTPResponse: Sendable {
     }
 
     /// An RFC 9457 problem document: what went wrong, in terms the client can act on.
-    public static func problem(status: Int, title: String, detail: String, type: String = "about:blank")
-        -> HTTPResponse
-    {
-        let document = ProblemDetails(type: type, title: title, status: status, detail: detail)
+    /// - Parameter reason: a stable code for what happened (an extension member), e.g.
+    ///   `upstream_body_too_large`; left out when `nil`.
+    public static func problem(
+        status: Int, title: String, detail: String, type: String = "about:blank", reason: String? = nil
+    ) -> HTTPResponse {
+        let document = ProblemDetails(type: type, title: title, status: status, detail: detail, reason: reason)
         var response = json(document, status: status)
         response.headers = [("Content-Type", "application/problem+json")]
         return response
@@ -81,4 +83,6 @@ public struct ProblemDetails: Codable, Sendable, Hashable {
     public var title: String
     public var status: Int
     public var detail: String
+    /// A stable code for what happened, where the server has one (`upstream_body_too_large`, `timeout`, …).
+    public var reason: String?
 }

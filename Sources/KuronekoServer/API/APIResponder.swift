@@ -222,11 +222,12 @@ public struct APIResponder: HTTPResponder {
     static func problem(for error: ServiceError) -> HTTPResponse {
         switch error.kind {
         case .badUpstream:
-            return .problem(status: 502, title: "Bad Gateway", detail: error.message)
+            return .problem(status: 502, title: "Bad Gateway", detail: error.message, reason: error.reason)
         case .upstreamTimeout:
-            return .problem(status: 504, title: "Gateway Timeout", detail: error.message)
+            return .problem(status: 504, title: "Gateway Timeout", detail: error.message, reason: error.reason)
         case .unavailable(let retryAfter):
-            var response = HTTPResponse.problem(status: 503, title: "Service Unavailable", detail: error.message)
+            var response = HTTPResponse.problem(
+                status: 503, title: "Service Unavailable", detail: error.message, reason: error.reason)
             response.headers.append(("Retry-After", String(max(1, Int((retryAfter / .seconds(1)).rounded(.up))))))
             return response
         case .cancelled:

@@ -1285,6 +1285,10 @@ enum OpenAPIDocument {
                   },
                   "detail": {
                     "type": "string"
+                  },
+                  "reason": {
+                    "type": "string",
+                    "description": "For a lookup Yamato could not answer, a stable code: timeout, connection, http_status, page, transport, upstream_body_too_large, overloaded, circuit_open, deadline_exceeded or shutting_down"
                   }
                 }
               },

@@ -168,8 +168,12 @@ public struct ServiceError: Error, Sendable {
 
     public let kind: Kind
     public let message: String
+    /// The lookup's error code (``TrackingError/Code``), e.g. `upstream_body_too_large`; `nil` when not a
+    /// tracking error.
+    public let reason: String?
 
     init(_ error: any Error) {
+        reason = (error as? TrackingError)?.code.rawValue
         switch error {
         case let tracking as TrackingError:
             message = tracking.message

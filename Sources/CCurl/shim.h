@@ -1,0 +1,46 @@
+#ifndef KURONEKO_CCURL_SHIM_H
+#define KURONEKO_CCURL_SHIM_H
+
+#include <curl/curl.h>
+
+// curl_easy_setopt and curl_easy_getinfo are variadic; each kind of argument gets a wrapper.
+
+static inline CURLcode kuroneko_curl_set_long(CURL *handle, CURLoption option, long value) {
+    return curl_easy_setopt(handle, option, value);
+}
+
+static inline CURLcode kuroneko_curl_set_pointer(CURL *handle, CURLoption option, const void *value) {
+    return curl_easy_setopt(handle, option, value);
+}
+
+static inline CURLcode kuroneko_curl_set_size(CURL *handle, CURLoption option, curl_off_t value) {
+    return curl_easy_setopt(handle, option, value);
+}
+
+typedef size_t (*kuroneko_curl_data_callback)(char *bytes, size_t size, size_t count, void *context);
+typedef int (*kuroneko_curl_progress_callback)(
+    void *context, curl_off_t download_total, curl_off_t downloaded, curl_off_t upload_total, curl_off_t uploaded);
+
+static inline CURLcode kuroneko_curl_set_write(CURL *handle, kuroneko_curl_data_callback callback, void *context) {
+    CURLcode result = curl_easy_setopt(handle, CURLOPT_WRITEFUNCTION, callback);
+    return result != CURLE_OK ? result : curl_easy_setopt(handle, CURLOPT_WRITEDATA, context);
+}
+
+static inline CURLcode kuroneko_curl_set_header(CURL *handle, kuroneko_curl_data_callback callback, void *context) {
+    CURLcode result = curl_easy_setopt(handle, CURLOPT_HEADERFUNCTION, callback);
+    return result != CURLE_OK ? result : curl_easy_setopt(handle, CURLOPT_HEADERDATA, context);
+}
+
+static inline CURLcode kuroneko_curl_set_progress(
+    CURL *handle, kuroneko_curl_progress_callback callback, void *context) {
+    CURLcode result = curl_easy_setopt(handle, CURLOPT_XFERINFOFUNCTION, callback);
+    if (result == CURLE_OK) result = curl_easy_setopt(handle, CURLOPT_XFERINFODATA, context);
+    return result != CURLE_OK ? result : curl_easy_setopt(handle, CURLOPT_NOPROGRESS, 0L);
+}
+
+static inline long kuroneko_curl_response_code(CURL *handle) {
+    long code = 0;
+    return curl_easy_getinfo(handle, CURLINFO_RESPONSE_CODE, &code) == CURLE_OK ? code : 0;
+}
+
+#endif
