@@ -112,6 +112,13 @@ enum PostgresSchema {
             ALTER TABLE upstream_pacing ADD COLUMN shortest_gap double precision;
             """
         ),
+        (
+            4,
+            """
+            ALTER TABLE subscriptions ADD COLUMN ended_at double precision;
+            ALTER TABLE subscriptions ADD COLUMN ended_reason text;
+            """
+        ),
     ]
 
     /// Applies what is missing, on one connection holding the advisory lock.

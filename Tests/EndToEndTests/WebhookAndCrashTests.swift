@@ -8,11 +8,11 @@ import Testing
 /// `kill -9`.
 @Suite("watch lists: webhooks and crashes", .serialized)
 struct WebhookAndCrashTests {
-    private static func temporaryPath() -> String {
+    static func temporaryPath() -> String {
         FileManager.default.temporaryDirectory.appendingPathComponent("e2e-\(UUID().uuidString).sqlite").path
     }
 
-    private static func shipment(_ number: TrackingNumber, _ label: String, _ code: StatusCode) -> Shipment {
+    static func shipment(_ number: TrackingNumber, _ label: String, _ code: StatusCode) -> Shipment {
         Shipment(
             trackingNumber: number,
             status: ShipmentStatus(

@@ -1499,7 +1499,8 @@ enum OpenAPIDocument {
                   "active",
                   "checked_at",
                   "shipment",
-                  "webhook_url"
+                  "webhook_url",
+                  "webhook_ended"
                 ],
                 "properties": {
                   "number": {
@@ -1540,6 +1541,30 @@ enum OpenAPIDocument {
                     "type": [
                       "string",
                       "null"
+                    ]
+                  },
+                  "webhook_ended": {
+                    "description": "When and why the receiver ended the webhook (it answered 410 Gone); nothing is posted to it after that",
+                    "oneOf": [
+                      {
+                        "type": "object",
+                        "required": [
+                          "at",
+                          "reason"
+                        ],
+                        "properties": {
+                          "at": {
+                            "type": "string",
+                            "format": "date-time"
+                          },
+                          "reason": {
+                            "type": "string"
+                          }
+                        }
+                      },
+                      {
+                        "type": "null"
+                      }
                     ]
                   }
                 }

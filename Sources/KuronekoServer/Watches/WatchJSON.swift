@@ -21,6 +21,16 @@ enum WatchJSON {
         appendString(&out, watch.number.digits)
         append(&out, #","shipment":"#)
         if let json = watch.latest?.json { out.append(json) } else { append(&out, "null") }
+        append(&out, #","webhook_ended":"#)
+        if let ended = watch.webhookEnded {
+            append(&out, #"{"at":"#)
+            appendDate(&out, ended.at)
+            append(&out, #","reason":"#)
+            appendString(&out, ended.reason)
+            append(&out, "}")
+        } else {
+            append(&out, "null")
+        }
         if let webhookSecret {
             append(&out, #","webhook_secret":"#)
             appendString(&out, webhookSecret)

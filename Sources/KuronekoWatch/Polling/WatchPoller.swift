@@ -80,7 +80,12 @@ public final class WatchPoller: Sendable {
 }
 
 /// Sends the outbox's due deliveries, signed, and records every attempt: delivered, retried later with
-/// backoff, or given up 24 hours after the change.
+/// backoff, or given up 24 hours after the change. Attempts are independent: up to ``concurrency`` go out at
+/// once, each as soon as a slot is free, so a slow or hanging receiver holds only its own watch's queue (one
+/// slot, for at most the sender's deadline per attempt) while every other watch's deliveries go out on time.
+/// A receiver that answers 410 Gone ends its subscription: recorded on the watch, its pending deliveries
+/// given up, nothing posted to it again. Any other failure (another status, no answer in time) is retried
+/// with backoff.
 public final class WebhookDeliverer: Sendable {
     private let store: any WatchStore
     private let sender: any WebhookSender
@@ -89,16 +94,22 @@ public final class WebhookDeliverer: Sendable {
     private let random: @Sendable () -> Double
     private let log: (@Sendable (String) -> Void)?
     private let counters = Mutex((delivered: 0, failedAttempts: 0, givenUp: 0))
+    /// Watches whose delivery is being attempted now.
+    private let busy = Mutex(Set<Int64>())
     /// How long a claimed delivery stays with this server by default: six times an attempt's timeout.
     public static let defaultLease: TimeInterval = 60
+    /// Attempts in flight at most, by default.
+    public static let defaultConcurrency = 16
     private let lease: TimeInterval
+    public let concurrency: Int
 
     /// - Parameter log: told of every attempt, one line: `webhook change=… attempt=2 status=204 result=delivered`.
     public init(
         store: any WatchStore, sender: any WebhookSender, clock: any TrackingClock,
         retry: DeliveryRetryPolicy = DeliveryRetryPolicy(),
         random: @escaping @Sendable () -> Double = { Double.random(in: 0..<1) },
-        lease: TimeInterval = WebhookDeliverer.defaultLease, log: (@Sendable (String) -> Void)? = nil
+        lease: TimeInterval = WebhookDeliverer.defaultLease, concurrency: Int = WebhookDeliverer.defaultConcurrency,
+        log: (@Sendable (String) -> Void)? = nil
     ) {
         self.lease = lease
         self.store = store
@@ -107,19 +118,34 @@ public final class WebhookDeliverer: Sendable {
         self.retry = retry
         self.random = random
         self.log = log
+        self.concurrency = max(1, concurrency)
     }
 
     public var statistics: (delivered: Int, failedAttempts: Int, givenUp: Int) { counters.withLock { $0 } }
 
-    /// Sends what is due now (the oldest pending delivery of each webhook). - Returns: how many were tried.
+    /// Attempts in flight now.
+    public var inFlight: Int { busy.withLock { $0.count } }
+
+    /// Claims what is due now (the oldest pending delivery of each webhook not already being attempted),
+    /// at most as many as there are free slots, and marks their watches busy.
+    private func claim(limit: Int) -> [PendingDelivery] {
+        let now = clock.now
+        let excluded = busy.withLock { $0 }
+        let free = min(limit, concurrency - excluded.count)
+        guard free > 0,
+            let due = try? store.claimDeliveries(
+                at: now, limit: free, leaseUntil: now.addingTimeInterval(lease), excludingWatches: excluded)
+        else { return [] }
+        busy.withLock { busy in
+            for delivery in due { busy.insert(delivery.change.watchID) }
+        }
+        return due
+    }
+
+    /// Sends what is due now and waits for those attempts. - Returns: how many were tried.
     @discardableResult
     public func deliverOnce(limit: Int = 16) async -> Int {
-        let now = clock.now
-        guard
-            let due = try? store.claimDeliveries(
-                at: now, limit: limit, leaseUntil: now.addingTimeInterval(lease)),
-            !due.isEmpty
-        else { return 0 }
+        let due = claim(limit: limit)
         await withTaskGroup(of: Void.self) { group in
             for delivery in due {
                 group.addTask { await self.attempt(delivery) }
@@ -129,20 +155,29 @@ public final class WebhookDeliverer: Sendable {
     }
 
     private func attempt(_ delivery: PendingDelivery) async {
+        defer { _ = busy.withLock { $0.remove(delivery.change.watchID) } }
         let body = WebhookPayload.body(for: delivery.change)
         let started = clock.now
         let signature = WebhookPayload.signature(of: body, secret: delivery.secret, at: started)
-        let outcome = await sender.send(body, signature: signature, to: delivery.url)
+        var outcome = await sender.send(body, signature: signature, to: delivery.url)
         let ended = clock.now
         let milliseconds = max(0, ended.timeIntervalSince(started) * 1000)
+        let gone = outcome.status == 410
+        if gone {
+            outcome = DeliveryOutcome(
+                status: 410, error: "the receiver answered 410 Gone: the webhook is ended and nothing more is sent")
+        }
         let retryAt =
-            outcome.delivered
+            outcome.delivered || gone
             ? nil
             : retry.retry(after: delivery.attempts + 1, createdAt: delivery.createdAt, now: ended, random: random())
         try? store.recordAttempt(
             delivery.outboxID, at: ended, status: outcome.status, error: outcome.error,
             durationMilliseconds: milliseconds, delivered: outcome.delivered, retryAt: retryAt)
-        let result = outcome.delivered ? "delivered" : retryAt == nil ? "given_up" : "retry"
+        if gone {
+            try? store.endSubscription(ofDelivery: delivery.outboxID, at: ended, reason: "the receiver answered 410 Gone")
+        }
+        let result = outcome.delivered ? "delivered" : gone ? "ended" : retryAt == nil ? "given_up" : "retry"
         log?(
             "webhook change=\(delivery.change.id) attempt=\(delivery.attempts + 1) "
                 + "status=\(outcome.status.map(String.init) ?? "-") result=\(result)")
@@ -156,11 +191,41 @@ public final class WebhookDeliverer: Sendable {
         }
     }
 
-    /// Delivers until the task is cancelled, looking for due work every `tick` when there was none.
+    /// Delivers until the task is cancelled: whenever a slot is free, claims what is due and starts each
+    /// attempt on its own; looks again every `tick`, or as soon as an attempt ends. Waits for the attempts in
+    /// flight before returning.
     public func run(tick: Duration = .seconds(1)) async {
-        while !Task.isCancelled {
-            if await deliverOnce() == 0 {
-                try? await clock.sleep(until: clock.uptime + tick)
+        // Each child says whether it was an attempt (true) or the tick (false).
+        await withTaskGroup(of: Bool.self) { group in
+            var running = 0
+            var tickPending = false
+            while !Task.isCancelled {
+                let due = claim(limit: concurrency)
+                for delivery in due {
+                    running += 1
+                    group.addTask {
+                        await self.attempt(delivery)
+                        return true
+                    }
+                }
+                if !due.isEmpty, running < concurrency { continue }
+                guard running > 0 else {
+                    try? await clock.sleep(until: clock.uptime + tick)
+                    continue
+                }
+                if !tickPending {
+                    tickPending = true
+                    let clock = self.clock
+                    group.addTask {
+                        try? await clock.sleep(until: clock.uptime + tick)
+                        return false
+                    }
+                }
+                switch await group.next() {
+                case true?: running -= 1
+                case false?: tickPending = false
+                case nil: break
+                }
             }
         }
     }

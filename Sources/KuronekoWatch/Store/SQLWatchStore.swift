@@ -15,7 +15,7 @@ public final class SQLWatchStore<Database: SQLDatabase>: WatchStore {
     private static var watchColumns: String {
         """
         SELECT w.id, w.owner, w.number, w.label, w.created_at, w.active, w.checked_at, w.next_check_at,
-               s.json, s.fetched_at, sub.url
+               s.json, s.fetched_at, sub.url, sub.ended_at, sub.ended_reason
         FROM watches w
         LEFT JOIN shipments s ON s.number = w.number
         LEFT JOIN subscriptions sub ON sub.watch_id = w.id
@@ -237,7 +237,7 @@ public final class SQLWatchStore<Database: SQLDatabase>: WatchStore {
                     try connection.run(
                         """
                         INSERT INTO outbox (change_id, subscription_id, created_at, next_attempt_at)
-                        SELECT ?, id, ?, ? FROM subscriptions WHERE watch_id = ?
+                        SELECT ?, id, ?, ? FROM subscriptions WHERE watch_id = ? AND ended_at IS NULL
                         """,
                         [
                             .text(change.id), .real(fetchedAt.timeIntervalSince1970),
@@ -303,7 +303,11 @@ public final class SQLWatchStore<Database: SQLDatabase>: WatchStore {
 
     // MARK: The outbox
 
-    public func claimDeliveries(at now: Date, limit: Int, leaseUntil: Date) throws -> [PendingDelivery] {
+    public func claimDeliveries(at now: Date, limit: Int, leaseUntil: Date, excludingWatches busy: Set<Int64>)
+        throws -> [PendingDelivery]
+    {
+        let busyClause =
+            busy.isEmpty ? "" : " AND c.watch_id NOT IN (" + Array(repeating: "?", count: busy.count).joined(separator: ", ") + ")"
         let rows = try database.write { connection in
             let due = try connection.run(
                 """
@@ -313,10 +317,10 @@ public final class SQLWatchStore<Database: SQLDatabase>: WatchStore {
                 JOIN subscriptions sub ON sub.id = o.subscription_id
                 JOIN changes c ON c.id = o.change_id
                 JOIN watches w ON w.id = c.watch_id
-                WHERE o.state = 'pending' AND o.next_attempt_at <= ?
+                WHERE o.state = 'pending' AND o.next_attempt_at <= ? AND sub.ended_at IS NULL
                   AND o.id = (SELECT MIN(id) FROM outbox p WHERE p.subscription_id = o.subscription_id AND p.state = 'pending')
-                ORDER BY o.next_attempt_at LIMIT ?
-                """ + Database.skippingLocked(of: "o"), [.real(now.timeIntervalSince1970), .integer(Int64(limit))])
+                """ + busyClause + " ORDER BY o.next_attempt_at LIMIT ?" + Database.skippingLocked(of: "o"),
+                [.real(now.timeIntervalSince1970)] + busy.sorted().map { .integer($0) } + [.integer(Int64(limit))])
             guard Database.leasesClaims else { return due }
             return try due.filter { row in
                 try connection.run(
@@ -362,6 +366,21 @@ public final class SQLWatchStore<Database: SQLDatabase>: WatchStore {
                     .text(state), .real((retryAt ?? at).timeIntervalSince1970),
                     state == "pending" ? .null : .real(at.timeIntervalSince1970), .integer(outboxID),
                 ])
+        }
+    }
+
+    public func endSubscription(ofDelivery outboxID: Int64, at: Date, reason: String) throws {
+        _ = try database.write { connection in
+            try connection.run(
+                """
+                UPDATE subscriptions SET ended_at = ?, ended_reason = ?
+                WHERE id = (SELECT subscription_id FROM outbox WHERE id = ?) AND ended_at IS NULL
+                """, [.real(at.timeIntervalSince1970), .text(reason), .integer(outboxID)])
+            try connection.run(
+                """
+                UPDATE outbox SET state = 'failed', finished_at = ?
+                WHERE state = 'pending' AND subscription_id = (SELECT subscription_id FROM outbox WHERE id = ?)
+                """, [.real(at.timeIntervalSince1970), .integer(outboxID)])
         }
     }
 
@@ -435,7 +454,8 @@ public final class SQLWatchStore<Database: SQLDatabase>: WatchStore {
         return Watch(
             id: Int64(id), owner: WatchOwner(id: owner), number: number, label: row.text(3),
             createdAt: row.date(4) ?? .distantPast, active: row.int(5) == 1, checkedAt: row.date(6),
-            nextCheckAt: row.date(7) ?? .distantPast, latest: latest, webhookURL: row.text(10))
+            nextCheckAt: row.date(7) ?? .distantPast, latest: latest, webhookURL: row.text(10),
+            webhookEnded: row.date(11).map { WebhookEnd(at: $0, reason: row.text(12) ?? "") })
     }
 
     /// The `status` object of a served shipment's JSON.

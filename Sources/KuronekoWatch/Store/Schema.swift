@@ -91,5 +91,12 @@ enum Schema {
                     revoked_at REAL
                 );
                 """),
+        // 4: a subscription ended by its receiver (410 Gone), kept with its deliveries.
+        SQLiteDatabase.Migration(
+            version: 4,
+            sql: """
+                ALTER TABLE subscriptions ADD COLUMN ended_at REAL;
+                ALTER TABLE subscriptions ADD COLUMN ended_reason TEXT;
+                """),
     ]
 }

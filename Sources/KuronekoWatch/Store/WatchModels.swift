@@ -52,6 +52,14 @@ public struct Watch: Sendable, Hashable {
     public let latest: LatestShipment?
     /// Where its changes are posted, when it has a webhook.
     public let webhookURL: String?
+    /// When and why the receiver ended the webhook (it answered 410 Gone); nothing is posted after that.
+    public var webhookEnded: WebhookEnd? = nil
+}
+
+/// A webhook subscription its receiver ended.
+public struct WebhookEnd: Sendable, Hashable {
+    public let at: Date
+    public let reason: String
 }
 
 /// One status change of a watch: what it was and what it became.
@@ -155,7 +163,13 @@ public protocol WatchStore: Sendable {
     /// watch go out in order: the next waits until the one before is delivered or given up). Where servers
     /// share the database, a claimed delivery is not due again until `leaseUntil` (its attempt, once
     /// recorded, decides what comes next), so each is sent once; one that dies leaves it to the others.
-    func claimDeliveries(at now: Date, limit: Int, leaseUntil: Date) throws -> [PendingDelivery]
+    /// - Parameter busy: watches whose delivery is being attempted now, by this server: none of theirs is
+    ///   claimed again meanwhile.
+    func claimDeliveries(at now: Date, limit: Int, leaseUntil: Date, excludingWatches busy: Set<Int64>) throws
+        -> [PendingDelivery]
+    /// Ends the subscription a delivery belongs to (its receiver answered 410 Gone): its pending deliveries
+    /// are given up, the watch shows when and why, and later changes post nothing.
+    func endSubscription(ofDelivery outboxID: Int64, at: Date, reason: String) throws
     /// Records an attempt; `delivered`, or retried at `retryAt`, or given up when `retryAt` is `nil`.
     func recordAttempt(
         _ outboxID: Int64, at: Date, status: Int?, error: String?, durationMilliseconds: Double, delivered: Bool,
@@ -192,5 +206,12 @@ public enum WatchStoreError: Error, Sendable, Equatable, CustomStringConvertible
         case .limitReached(let limit): "this owner already has \(limit) watches, the most allowed; remove some first"
         case .duplicateKeyName(let name): "a key named \"\(name)\" exists already; choose another name"
         }
+    }
+}
+
+extension WatchStore {
+    /// Claims due deliveries, none excluded.
+    public func claimDeliveries(at now: Date, limit: Int, leaseUntil: Date) throws -> [PendingDelivery] {
+        try claimDeliveries(at: now, limit: limit, leaseUntil: leaseUntil, excludingWatches: [])
     }
 }

@@ -1,5 +1,6 @@
 import CCrypto
 import Foundation
+import Synchronization
 
 /// How one delivery attempt ended.
 public struct DeliveryOutcome: Sendable, Equatable {
@@ -63,7 +64,24 @@ public struct SocketWebhookSender: WebhookSender {
             return DeliveryOutcome(status: nil, error: "could not connect to \(address.host):\(address.port) in time")
         }
         defer { close(socket) }
-        var seconds = timeval(tv_sec: Int(max(1, deadline.timeIntervalSinceNow.rounded(.up))), tv_usec: 0)
+        // One deadline for the whole attempt: when it passes, the socket is shut down, which ends any read,
+        // write or TLS handshake at once, however slowly the receiver trickles its bytes.
+        let watchdog = SocketWatchdog(socket: socket, deadline: deadline)
+        defer { watchdog.finish() }
+        let outcome = exchange(body, signature: signature, address: address, socket: socket, timeout: timeout)
+        if watchdog.fired {
+            return DeliveryOutcome(
+                status: nil,
+                error: "\(address.host) did not take the delivery and answer within \(Int(timeout)) s (the whole attempt's limit)")
+        }
+        return outcome
+    }
+
+    /// Sends the request and reads the status line, on a connected socket.
+    private static func exchange(
+        _ body: Data, signature: String, address: WebhookAddress, socket: Int32, timeout: TimeInterval
+    ) -> DeliveryOutcome {
+        var seconds = timeval(tv_sec: max(1, Int(timeout.rounded(.up))), tv_usec: 0)
         setsockopt(socket, SOL_SOCKET, SO_RCVTIMEO, &seconds, socklen_t(MemoryLayout<timeval>.size))
         setsockopt(socket, SOL_SOCKET, SO_SNDTIMEO, &seconds, socklen_t(MemoryLayout<timeval>.size))
         let hostHeader =
@@ -92,7 +110,8 @@ public struct SocketWebhookSender: WebhookSender {
             return DeliveryOutcome(status: nil, error: "\(address.host) sent no HTTP answer within \(Int(timeout)) s")
         }
         let parts = statusLine.split(separator: " ")
-        guard parts.count >= 2, parts[0].hasPrefix("HTTP/1."), let status = Int(parts[1]) else {
+        guard parts.count >= 2, parts[0].hasPrefix("HTTP/1."), let status = Int(parts[1]), (100...999).contains(status)
+        else {
             return DeliveryOutcome(status: nil, error: "\(address.host) answered something that is not HTTP")
         }
         if (200..<300).contains(status) { return DeliveryOutcome(status: status, error: nil) }
@@ -129,6 +148,28 @@ public struct SocketWebhookSender: WebhookSender {
         }
         return nil
     }
+}
+
+/// Shuts a socket down when a deadline passes, unless the attempt finished first. The socket is closed only
+/// after ``finish()``, so a late timer never touches a descriptor that was closed and reused.
+final class SocketWatchdog: Sendable {
+    private let state: Mutex<(finished: Bool, fired: Bool)> = Mutex((false, false))
+
+    init(socket: Int32, deadline: Date) {
+        let delay = max(0, deadline.timeIntervalSinceNow)
+        DispatchQueue.global().asyncAfter(deadline: .now() + delay) { [self] in
+            state.withLock { state in
+                guard !state.finished else { return }
+                state.fired = true
+                Glibc.shutdown(socket, Int32(SHUT_RDWR))
+            }
+        }
+    }
+
+    /// Whether the deadline passed and the socket was shut down.
+    var fired: Bool { state.withLock { $0.fired } }
+
+    func finish() { state.withLock { $0.finished = true } }
 }
 
 /// The package version, for the webhook User-Agent.

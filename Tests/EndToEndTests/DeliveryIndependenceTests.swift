@@ -1,0 +1,153 @@
+import Foundation
+import Kuroneko
+import KuronekoTestSupport
+import KuronekoWatch
+import Testing
+
+#if canImport(Glibc)
+    import Glibc
+#endif
+
+/// Webhook deliveries do not wait for each other: a receiver that trickles its answer or hangs costs one
+/// attempt its deadline and delays nobody else; a receiver that answers 410 Gone ends its subscription.
+@Suite("webhooks: one slow receiver holds up nobody", .serialized, .timeLimit(.minutes(1)))
+struct DeliveryIndependenceTests {
+    private static func temporaryPath() -> String { WebhookAndCrashTests.temporaryPath() }
+
+    private static func shipment(_ number: TrackingNumber, _ label: String, _ code: StatusCode) -> Shipment {
+        WebhookAndCrashTests.shipment(number, label, code)
+    }
+
+    /// Adds a watch with a webhook and records two statuses, so one change waits in the outbox.
+    private static func watch(
+        _ number: TrackingNumber, url: String, store: SQLiteWatchStore, now: Date
+    ) throws {
+        _ = try store.add(number, label: nil, owner: .local, webhook: (url, "whsec_test"), now: now)
+        try store.record(Self.shipment(number, "荷物受付", .infoReceived), fetchedAt: now, nextCheck: { _, _ in now })
+        try store.record(Self.shipment(number, "輸送中", .inTransit), fetchedAt: now, nextCheck: { _, _ in now })
+    }
+
+    /// A receiver that takes the request, then sends its answer one byte every 200 ms, for as long as the
+    /// connection stays open.
+    private static func trickling() throws -> RawUpstream {
+        try RawUpstream { socket in
+            for byte in Data("HTTP/1.1 204 No Content\r\n".utf8).cycled() {
+                guard RawUpstream.write(socket, Data([byte])) else { return }
+                usleep(200_000)
+            }
+        }
+    }
+
+    @Test("a receiver trickling one byte at a time holds the attempt no longer than its deadline")
+    func trickle() async throws {
+        let receiver = try Self.trickling()
+        let sender = SocketWebhookSender(allowPrivate: true, timeout: 2)
+        let started = ContinuousClock.now
+        let outcome = await sender.send(
+            Data("{}".utf8), signature: "t=1,v1=x", to: "http://127.0.0.1:\(receiver.port)/hook")
+        let elapsed = ContinuousClock.now - started
+        #expect(!outcome.delivered)
+        #expect(outcome.error?.contains("within 2 s") == true, "\(String(describing: outcome.error))")
+        #expect(elapsed >= .milliseconds(1_900) && elapsed < .milliseconds(3_000), "attempt took \(elapsed)")
+        print("trickling receiver: the attempt ended after \(elapsed) (deadline 2 s)")
+    }
+
+    @Test("while one watch's receiver trickles, another watch's delivery goes out at once")
+    func independent() async throws {
+        let slow = try Self.trickling()
+        let fast = try FakeUpstream { _ in .init(status: 204, contentType: "text/plain", body: Data()) }
+        defer { fast.stop() }
+        let store = try SQLiteWatchStore(path: Self.temporaryPath())
+        let numbers = ValidNumbers.numbers(2)
+        let now = Date()
+        try Self.watch(numbers[0], url: "http://127.0.0.1:\(slow.port)/hook", store: store, now: now)
+        try Self.watch(numbers[1], url: "http://127.0.0.1:\(fast.port)/hook", store: store, now: now)
+        let lines = LogLines()
+        let deliverer = WebhookDeliverer(
+            store: store, sender: SocketWebhookSender(allowPrivate: true, timeout: 3), clock: SystemClock(),
+            log: { lines.add($0) })
+        let started = ContinuousClock.now
+        let running = Task { await deliverer.run(tick: .milliseconds(100)) }
+        defer { running.cancel() }
+        #expect(await fast.waitForAnswers(timeout: .seconds(10)) { $0.count == 1 })
+        let fastDelay = ContinuousClock.now - started
+        #expect(fastDelay < .seconds(1), "the fast receiver waited \(fastDelay)")
+        #expect(await lines.wait(for: "status=204 result=delivered", timeout: 10))
+        #expect(deliverer.inFlight == 1, "the slow attempt is still going")
+        #expect(await lines.wait(for: "result=retry", timeout: 10))
+        let slowTime = ContinuousClock.now - started
+        #expect(slowTime >= .milliseconds(2_900) && slowTime < .seconds(5), "the slow attempt took \(slowTime)")
+        let fastRecords = try #require(try store.deliveries(of: numbers[1], owner: .local))
+        #expect(fastRecords.map(\.status) == [204])
+        let slowRecords = try #require(try store.deliveries(of: numbers[0], owner: .local))
+        #expect(slowRecords.count == 1 && slowRecords[0].status == nil)
+        print("beside a trickling receiver (deadline 3 s, took \(slowTime)), another watch was delivered after \(fastDelay)")
+    }
+
+    @Test("410 Gone ends the subscription: recorded on the watch, pending deliveries given up, nothing more queued")
+    func gone() async throws {
+        let receiver = try FakeUpstream { _ in .init(status: 410, contentType: "text/plain", body: Data()) }
+        defer { receiver.stop() }
+        let store = try SQLiteWatchStore(path: Self.temporaryPath())
+        let number = ValidNumbers.numbers(1)[0]
+        let now = Date()
+        try Self.watch(number, url: "http://127.0.0.1:\(receiver.port)/hook", store: store, now: now)
+        try store.record(Self.shipment(number, "配達中", .outForDelivery), fetchedAt: now, nextCheck: { _, _ in now })
+        #expect(try store.pendingDeliveryCount() == 2)
+        let deliverer = WebhookDeliverer(
+            store: store, sender: SocketWebhookSender(allowPrivate: true, timeout: 3), clock: SystemClock())
+        #expect(await deliverer.deliverOnce() == 1)
+        #expect(try store.pendingDeliveryCount() == 0, "the second change is given up with the subscription")
+        let watch = try #require(try store.watch(number, owner: .local))
+        #expect(watch.webhookEnded?.reason.contains("410") == true)
+        #expect(watch.webhookURL != nil, "the URL stays visible beside why it ended")
+        let records = try #require(try store.deliveries(of: number, owner: .local))
+        #expect(records.map(\.status) == [410])
+        #expect(records[0].error?.contains("410 Gone") == true)
+        try store.record(Self.shipment(number, "配達完了", .delivered), fetchedAt: now, nextCheck: { _, _ in nil })
+        #expect(try store.pendingDeliveryCount() == 0, "a later change posts nothing to an ended webhook")
+        #expect(await deliverer.deliverOnce() == 0)
+        #expect(receiver.requests.count == 1)
+    }
+}
+
+extension Data {
+    /// The bytes over and over, without end.
+    fileprivate func cycled() -> AnySequence<UInt8> {
+        let bytes = Array(self)
+        return AnySequence(sequence(state: 0) { index -> UInt8? in
+            defer { index = (index + 1) % bytes.count }
+            return bytes[index]
+        })
+    }
+}
+
+/// Log lines as they are written, and a wait for one containing a text (woken by each line).
+private final class LogLines: @unchecked Sendable {
+    // @unchecked Sendable: `lines` is touched only under `condition`.
+    private let condition = NSCondition()
+    private var lines: [String] = []
+
+    func add(_ line: String) {
+        condition.lock()
+        lines.append(line)
+        condition.broadcast()
+        condition.unlock()
+    }
+
+    func wait(for text: String, timeout: TimeInterval) async -> Bool {
+        await withCheckedContinuation { continuation in
+            Thread.detachNewThread { [self] in
+                let deadline = Date().addingTimeInterval(timeout)
+                condition.lock()
+                defer { condition.unlock() }
+                while !lines.contains(where: { $0.contains(text) }) {
+                    guard condition.wait(until: deadline) else {
+                        return continuation.resume(returning: lines.contains { $0.contains(text) })
+                    }
+                }
+                continuation.resume(returning: true)
+            }
+        }
+    }
+}
