@@ -117,6 +117,7 @@ enum PostgresSchema {
             """
             ALTER TABLE subscriptions ADD COLUMN ended_at double precision;
             ALTER TABLE subscriptions ADD COLUMN ended_reason text;
+            CREATE TABLE settings (name text PRIMARY KEY, value text NOT NULL);
             """
         ),
     ]

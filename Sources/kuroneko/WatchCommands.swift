@@ -268,12 +268,27 @@ struct WatchCommands {
             guard try store.revokeKey(arguments.operands[1], now: Date()) else {
                 throw CommandFailure.usage("keys: no active key named \"\(arguments.operands[1])\"")
             }
-            terminal.print("revoked \(arguments.operands[1])")
+            if try store.keys().allSatisfy({ $0.revokedAt != nil }) {
+                terminal.print(
+                    "revoked \(arguments.operands[1]), the last active key: the API is now closed to everyone until a "
+                        + "key is created (kuroneko keys create --name NAME) or it is opened without keys (kuroneko keys open)")
+            } else {
+                terminal.print("revoked \(arguments.operands[1])")
+            }
+        case "open":
+            let active = try store.keys().filter { $0.revokedAt == nil }
+            guard active.isEmpty else {
+                throw CommandFailure.usage(
+                    "keys: \(active.count) key(s) are active; revoke them first (kuroneko keys revoke NAME) to open the API")
+            }
+            try store.openWithoutKeys(at: Date())
+            terminal.print(
+                "the API is open to everyone without a key, until a key is created (kuroneko keys create --name NAME)")
         default:
             let hint =
-                Suggestion.closest(to: action, among: ["create", "list", "revoke"]).map { "did you mean '\($0)'? " }
+                Suggestion.closest(to: action, among: ["create", "list", "revoke", "open"]).map { "did you mean '\($0)'? " }
                 ?? ""
-            throw CommandFailure.usage("keys: unknown action '\(action)'; \(hint)use create, list or revoke")
+            throw CommandFailure.usage("keys: unknown action '\(action)'; \(hint)use create, list, revoke or open")
         }
     }
 

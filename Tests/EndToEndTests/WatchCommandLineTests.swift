@@ -37,7 +37,7 @@ struct WatchCommandLineTests {
         #expect(mode as? Int == 0o600)
     }
 
-    @Test("keys: created once, listed, revoked; a duplicate name is refused")
+    @Test("keys: created once, listed, revoked (the last one closes the API, keys open opens it); a duplicate name is refused")
     func keys() throws {
         let environment = ["KURONEKO_DB": Self.database()]
         let created = try KuronekoBinary.run(["keys", "create", "--name", "shop"], environment: environment)
@@ -47,7 +47,11 @@ struct WatchCommandLineTests {
                 != nil)
         let again = try KuronekoBinary.run(["keys", "create", "--name", "shop"], environment: environment)
         #expect(again.status == 2 && again.standardError.contains("exists already"))
-        #expect(try KuronekoBinary.run(["keys", "revoke", "shop"], environment: environment).status == 0)
+        let revoked = try KuronekoBinary.run(["keys", "revoke", "shop"], environment: environment)
+        #expect(revoked.status == 0)
+        #expect(revoked.standardOutput.contains("the last active key: the API is now closed"), "\(revoked.standardOutput)")
+        let opened = try KuronekoBinary.run(["keys", "open"], environment: environment)
+        #expect(opened.status == 0 && opened.standardOutput.contains("open to everyone"))
         let listed = try KuronekoBinary.run(["keys", "list"], environment: environment)
         #expect(listed.standardOutput.contains("shop") && listed.standardOutput.contains("revoked"))
         #expect(!listed.standardOutput.contains("kn_"), "a key is never shown again")

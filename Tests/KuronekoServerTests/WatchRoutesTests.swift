@@ -113,6 +113,28 @@ struct WatchRoutesTests {
         #expect(await harness.get("/v1/watches", headers: asShop).status == 401)
     }
 
+    @Test("revoking the last key closes the API, never opens it; only keys open opens it, until a key is made again")
+    func lastKeyRevoked() async throws {
+        let harness = Harness()
+        let now = Date()
+        #expect(await harness.get("/v1/watches").status == 200, "no key has ever existed: open")
+        let only = try harness.store.createKey(
+            name: "only", keyHash: Secrets.sha256("kn_only"), calendarHash: Secrets.sha256("cal_only"), now: now)
+        #expect(await harness.get("/v1/watches").status == 401)
+        _ = try harness.store.revokeKey(String(only.id), now: now.addingTimeInterval(1))
+        let closed = await harness.get("/v1/watches")
+        #expect(closed.status == 401)
+        #expect(String(decoding: closed.body, as: UTF8.self).contains("kuroneko keys open"))
+        #expect(await harness.get("/v1/watches", headers: ["Authorization": "Bearer kn_only"]).status == 401)
+        try harness.store.openWithoutKeys(at: now.addingTimeInterval(2))
+        #expect(await harness.get("/v1/watches").status == 200, "opened by the operator")
+        let again = try harness.store.createKey(
+            name: "again", keyHash: Secrets.sha256("kn_again"), calendarHash: Secrets.sha256("cal_again"), now: now)
+        #expect(await harness.get("/v1/watches").status == 401)
+        _ = try harness.store.revokeKey(String(again.id), now: now.addingTimeInterval(3))
+        #expect(await harness.get("/v1/watches").status == 401, "a later revocation closes it again")
+    }
+
     @Test("a fresh fetch of a watched number, whoever asked, records it; a status change is logged once")
     func changesFromAnyFetch() async throws {
         // The first POST (the add's own check) finds the parcel accepted; every later one, in transit.

@@ -10,6 +10,7 @@ import os
 import re
 import subprocess
 import sys
+import tempfile
 import unittest
 
 from selenium.webdriver.common.action_chains import ActionChains
@@ -333,6 +334,55 @@ class APIKeyTests(unittest.TestCase):
         finally:
             driver.quit()
             server.stop()
+
+
+class CrossOriginTests(unittest.TestCase):
+    """A page on another origin uses the API with a key: the preflight lets Authorization and DELETE through."""
+
+    def test_another_origin_adds_lists_and_deletes_with_a_key(self):
+        import functools
+        import http.server
+        import threading
+
+        folder = tempfile.mkdtemp(prefix="kuroneko-origin-")
+        with open(os.path.join(folder, "index.html"), "w") as page:
+            page.write("<!doctype html><title>shop</title><p>another origin</p>")
+        class Quiet(http.server.SimpleHTTPRequestHandler):
+            def log_message(self, *args):
+                pass
+
+        handler = functools.partial(Quiet, directory=folder)
+        origin_server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
+        threading.Thread(target=origin_server.serve_forever, daemon=True).start()
+        origin = f"http://127.0.0.1:{origin_server.server_address[1]}"
+        server = Server("--cors-origins", origin)
+        created = subprocess.run([BINARY, "keys", "create", "--name", "shop", "--db", server.database],
+                                 capture_output=True, text=True, check=True)
+        key = re.search(r"key shop: (\S+)", created.stdout).group(1)
+        server.start()
+        driver = chromium()
+        number = tracking_numbers(1, seed=7)[0]
+        try:
+            driver.get(origin + "/")
+            steps = driver.execute_async_script("""
+                const [api, key, number, done] = arguments;
+                const auth = {"Authorization": "Bearer " + key};
+                (async () => {
+                  const added = await fetch(api + "/v1/watches", {method: "POST",
+                    headers: {...auth, "Content-Type": "application/json"}, body: JSON.stringify({number})});
+                  const listed = await fetch(api + "/v1/watches", {headers: {...auth, "X-Request-ID": "shop-1"}});
+                  const list = await listed.json();
+                  const removed = await fetch(api + "/v1/watches/" + number, {method: "DELETE", headers: auth});
+                  const after = await (await fetch(api + "/v1/watches", {headers: auth})).json();
+                  done({added: added.status, listed: listed.status, count: list.watches.length,
+                        removed: removed.status, after: after.watches.length});
+                })().catch(error => done({error: String(error)}));
+            """, server.url, key, number)
+            self.assertEqual(steps, {"added": 201, "listed": 200, "count": 1, "removed": 204, "after": 0})
+        finally:
+            driver.quit()
+            server.stop()
+            origin_server.shutdown()
 
 
 if __name__ == "__main__":

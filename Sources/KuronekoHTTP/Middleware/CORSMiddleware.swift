@@ -1,10 +1,12 @@
 /// Cross-origin requests for the origins configured (`*` for any): preflight `OPTIONS` answered 204 with
 /// the allowed methods and headers, and `Access-Control-Allow-Origin` on every answer to an allowed origin.
+/// The preflight allows every method the API has and every request header it reads, `Authorization`
+/// included, so a page on another origin can use keys and delete watches.
 public struct CORSMiddleware: HTTPMiddleware {
     private let origins: Set<String>
     private let anyOrigin: Bool
-    static let allowedMethods = "GET, HEAD, POST, OPTIONS"
-    static let allowedHeaders = "Content-Type, If-None-Match, X-Request-ID"
+    static let allowedMethods = "GET, HEAD, POST, DELETE, OPTIONS"
+    static let allowedHeaders = "Authorization, Content-Type, If-None-Match, X-Request-ID"
     static let exposedHeaders = "ETag, Age, X-Cache, X-Request-ID, Retry-After"
 
     /// - Parameter origins: exact origins (`https://shop.example`), or `*`.

@@ -17,15 +17,38 @@ public final class APIKeyRing: Sendable {
     /// would give the ring a side table, which every request's retain of it would then go through.
     private final class Snapshot: Sendable {
         private let keys = Mutex<[APIKeyRecord]>([])
-        /// Whether `keys` is empty, readable without the lock (every request asks).
-        private let empty = Atomic<Bool>(true)
+        /// Whether the API is open without a key, readable without the lock (every request asks).
+        private let open = Atomic<Bool>(true)
 
         var current: [APIKeyRecord] { keys.withLock { $0 } }
-        var isEmpty: Bool { empty.load(ordering: .acquiring) }
+        var isOpen: Bool { open.load(ordering: .acquiring) }
 
-        func replace(with keys: [APIKeyRecord]) {
-            self.keys.withLock { $0 = keys }
-            empty.store(keys.isEmpty, ordering: .releasing)
+        func replace(with policy: KeyPolicy) {
+            self.keys.withLock { $0 = policy.active }
+            open.store(policy.openWithoutKey, ordering: .releasing)
+        }
+    }
+
+    /// The keys in force and whether a request without one is let in.
+    struct KeyPolicy: Sendable {
+        let active: [APIKeyRecord]
+        /// No key is active, and either none ever existed or the operator opened the API after the last
+        /// revocation. Revoking the last key therefore closes the API; it never opens it.
+        let openWithoutKey: Bool
+
+        /// No key and not open: what a store out of reach at start reads as.
+        static let closed = KeyPolicy(active: [], openWithoutKey: false)
+
+        private init(active: [APIKeyRecord], openWithoutKey: Bool) {
+            self.active = active
+            self.openWithoutKey = openWithoutKey
+        }
+
+        init(keys: [APIKeyRecord], openedAt: Date?) {
+            active = keys.filter { $0.revokedAt == nil }
+            let lastRevoked = keys.compactMap(\.revokedAt).max()
+            openWithoutKey =
+                active.isEmpty && (lastRevoked == nil || (openedAt.map { $0 >= lastRevoked! } ?? false))
         }
     }
 
@@ -35,10 +58,12 @@ public final class APIKeyRing: Sendable {
         snapshot.replace(with: Self.load(store))
     }
 
-    /// No key is active (as of the last read).
-    public var isEmpty: Bool {
-        if maxAge == .zero { return active().isEmpty }
-        return snapshot.isEmpty
+    /// Requests without a key are let in (as of the last read): no key is active and the API is not closed.
+    public var isOpen: Bool {
+        if maxAge == .zero, let policy = try? Self.loadOrThrow(store) {
+            snapshot.replace(with: policy)
+        }
+        return snapshot.isOpen
     }
 
     deinit {
@@ -52,8 +77,8 @@ public final class APIKeyRing: Sendable {
             while !Task.isCancelled {
                 try? await Task.sleep(for: maxAge)
                 // A database out of reach keeps the keys last read: an outage must not open the API.
-                guard !Task.isCancelled, let keys = try? Self.loadOrThrow(store) else { continue }
-                snapshot.replace(with: keys)
+                guard !Task.isCancelled, let policy = try? Self.loadOrThrow(store) else { continue }
+                snapshot.replace(with: policy)
             }
         }
         refresher.withLock { $0 = task }
@@ -61,19 +86,20 @@ public final class APIKeyRing: Sendable {
 
     /// The keys not revoked.
     public func active() -> [APIKeyRecord] {
-        if maxAge == .zero, let keys = try? Self.loadOrThrow(store) {
-            snapshot.replace(with: keys)
-            return keys
+        if maxAge == .zero, let policy = try? Self.loadOrThrow(store) {
+            snapshot.replace(with: policy)
+            return policy.active
         }
         return snapshot.current
     }
 
-    private static func load(_ store: any WatchStore) -> [APIKeyRecord] {
-        (try? loadOrThrow(store)) ?? []
+    /// The keys as stored; a store out of reach at start reads as closed (no key, not open).
+    private static func load(_ store: any WatchStore) -> KeyPolicy {
+        (try? loadOrThrow(store)) ?? .closed
     }
 
-    private static func loadOrThrow(_ store: any WatchStore) throws -> [APIKeyRecord] {
-        try store.keys().filter { $0.revokedAt == nil }
+    private static func loadOrThrow(_ store: any WatchStore) throws -> KeyPolicy {
+        KeyPolicy(keys: try store.keys(), openedAt: try store.keysOpenedAt())
     }
 }
 
@@ -94,10 +120,16 @@ public struct APIKeyMiddleware: HTTPMiddleware {
         // By the first segment, as the router sees it (it skips empty segments: //v1//watches is /v1/watches).
         guard Self.firstSegmentIsV1(request.path) else { return nil }
         // Without keys (the usual local set-up) the snapshot is not even copied.
-        let keys = required || !ring.isEmpty ? ring.active() : []
-        if keys.isEmpty, !required {
+        let open = !required && ring.isOpen
+        let keys = open ? [] : ring.active()
+        if open {
             request.principal = WatchOwner.local.id
             return nil
+        }
+        if keys.isEmpty, !required {
+            return Self.refusal(
+                "the API is closed: its last key was revoked; create a key (kuroneko keys create --name NAME) "
+                    + "or open the API to everyone (kuroneko keys open)")
         }
         if request.path.split(separator: "/") == ["v1", "calendar.ics"], let token = request.queryValue("token") {
             let hash = Secrets.sha256(token)

@@ -420,6 +420,23 @@ public final class SQLWatchStore<Database: SQLDatabase>: WatchStore {
         }
     }
 
+    public func keysOpenedAt() throws -> Date? {
+        let rows = try database.read { connection in
+            try connection.run("SELECT value FROM settings WHERE name = 'keys_opened_at'")
+        }
+        return rows.first?.text(0).flatMap(Double.init).map(Date.init(timeIntervalSince1970:))
+    }
+
+    public func openWithoutKeys(at: Date) throws {
+        _ = try database.write { connection in
+            try connection.run(
+                """
+                INSERT INTO settings (name, value) VALUES ('keys_opened_at', ?)
+                ON CONFLICT (name) DO UPDATE SET value = excluded.value
+                """, [.text(String(at.timeIntervalSince1970))])
+        }
+    }
+
     public func keys() throws -> [APIKeyRecord] {
         let rows = try database.read { connection in
             try connection.run(

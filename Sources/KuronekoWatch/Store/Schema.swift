@@ -91,12 +91,14 @@ enum Schema {
                     revoked_at REAL
                 );
                 """),
-        // 4: a subscription ended by its receiver (410 Gone), kept with its deliveries.
+        // 4: a subscription ended by its receiver (410 Gone), kept with its deliveries; settings the operator
+        // made (the API opened without keys).
         SQLiteDatabase.Migration(
             version: 4,
             sql: """
                 ALTER TABLE subscriptions ADD COLUMN ended_at REAL;
                 ALTER TABLE subscriptions ADD COLUMN ended_reason TEXT;
+                CREATE TABLE settings (name TEXT PRIMARY KEY, value TEXT NOT NULL);
                 """),
     ]
 }

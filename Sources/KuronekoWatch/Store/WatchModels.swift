@@ -184,6 +184,10 @@ public protocol WatchStore: Sendable {
 
     func createKey(name: String, keyHash: Data, calendarHash: Data, now: Date) throws -> APIKeyRecord
     func keys() throws -> [APIKeyRecord]
+    /// When the operator last opened the API to everyone without a key (`kuroneko keys open`), if ever.
+    func keysOpenedAt() throws -> Date?
+    /// Opens the API to everyone while no key is active (persisted; a key revoked later closes it again).
+    func openWithoutKeys(at: Date) throws
     /// Revokes by name or id; false when no such key is active.
     func revokeKey(_ nameOrID: String, now: Date) throws -> Bool
 }

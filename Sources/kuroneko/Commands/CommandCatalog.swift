@@ -148,13 +148,15 @@ enum CommandCatalog {
         examples: [("kuroneko import orders.csv --column tracking_no > statuses.csv", "a shop's orders")])
 
     static let keys = CommandSpec(
-        name: "keys", synopsis: "create --name NAME | list | revoke NAME", summary: "API keys for kuroneko serve",
+        name: "keys", synopsis: "create --name NAME | list | revoke NAME | open", summary: "API keys for kuroneko serve",
         description: [
             "Creates, lists and revokes the keys `kuroneko serve` asks for once any exists. A new key and its "
-                + "read-only calendar token are printed once; only their hashes are stored."
+                + "read-only calendar token are printed once; only their hashes are stored. Once a key has "
+                + "existed, revoking the last one leaves the API closed to everyone; `keys open` opens it to "
+                + "everyone without a key (kept in the database) until a key is created again."
         ],
         options: [.value("--name", "NAME", "the new key's name"), database],
-        operands: .choices(["create", "list", "revoke"]),
+        operands: .choices(["create", "list", "revoke", "open"]),
         examples: [
             ("kuroneko keys create --name shop", "a key for the shop's system"),
             ("kuroneko keys revoke shop", "revoke it"),
