@@ -12,6 +12,7 @@ public final class PostgresDatabase: SQLDatabase {
     public static let insertionOrder = "seq"
     public static let lockingRead = " FOR UPDATE"
     public static let leasesClaims = true
+    public static let ownerLock: String? = "SELECT pg_advisory_xact_lock(7001, hashtext(?))"
     public static func skippingLocked(of alias: String) -> String { " FOR UPDATE OF \(alias) SKIP LOCKED" }
 
     public let url: String

@@ -103,11 +103,13 @@ struct WatchCommands {
 
     private func add(_ store: any WatchStore) async throws {
         let numbers = try numbers()
-        let label = arguments.text("--label")
-        if let label, label.count > WatchLimits.labelLength || label.unicodeScalars.contains(where: { $0.value < 0x20 })
-        {
-            throw CommandFailure.usage(
-                "add: --label must be plain text of at most \(WatchLimits.labelLength) characters")
+        var label: String?
+        if let text = arguments.text("--label") {
+            do {
+                label = try WatchLabel.validated(text)
+            } catch {
+                throw CommandFailure.usage("add: --\(error)")
+            }
         }
         for number in numbers {
             do {

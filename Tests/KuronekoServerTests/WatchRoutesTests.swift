@@ -48,7 +48,7 @@ struct WatchRoutesTests {
             (#"{"number": 327754459830}"#, "number is missing or not a string"),
             (#"{"number": "1234-5678-9015"}"#, "check digit"),
             (#"{"number": "3277-5445-9830", "label": 5}"#, "label is not a string"),
-            (#"{"number": "3277-5445-9830", "label": "a\u0007b"}"#, "control characters"),
+            (#"{"number": "3277-5445-9830", "label": "a\u0007b"}"#, "control character (U+0007)"),
             (#"{"number": "3277-5445-9830", "webhook_url": "ftp://x.example/"}"#, "only http:// and https://"),
             (#"{"number": "3277-5445-9830", "webhook_url": "http://u:p@x.example/"}"#, "user name or password"),
         ])

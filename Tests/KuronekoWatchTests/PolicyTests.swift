@@ -174,3 +174,31 @@ private final class CheckLog: @unchecked Sendable {
     func add(_ number: TrackingNumber) { lock.withLock { numbers.append(number) } }
     var all: [TrackingNumber] { lock.withLock { numbers } }
 }
+
+@Suite("The label rule, shared by the API and the command line")
+struct WatchLabelTests {
+    @Test(
+        "refused: control characters (C0, DEL, C1 such as U+0085), separators, too many characters or bytes",
+        arguments: [
+            ("a\u{7}b", "U+0007"), ("a\u{7F}b", "U+007F"), ("a\u{85}b", "U+0085"), ("a\u{2028}b", "U+2028"),
+            (String(repeating: "あ", count: 201), "201 characters"),
+            ("e" + String(repeating: "\u{301}", count: 10_000), "bytes long in UTF-8"),
+            (String(repeating: "🇯🇵", count: 101), "bytes long in UTF-8"),
+        ])
+    func refused(text: String, reason: String) {
+        do {
+            _ = try WatchLabel.validated(text)
+            Issue.record("accepted \(text.prefix(20))")
+        } catch {
+            #expect(error.description.contains(reason), "\(error.description)")
+        }
+    }
+
+    @Test("accepted: 200 characters of Japanese; spaces of every kind become one plain space, ends trimmed")
+    func accepted() throws {
+        #expect(try WatchLabel.validated(String(repeating: "あ", count: 200))?.count == 200)
+        #expect(try WatchLabel.validated("\u{3000}靴\u{A0}と\u{3000}") == "靴 と")
+        #expect(try WatchLabel.validated("   ") == nil)
+        #expect(try WatchLabel.validated("") == nil)
+    }
+}

@@ -73,14 +73,11 @@ public struct WatchRoutes: Sendable {
         var label: String?
         if let value = object["label"], !(value is NSNull) {
             guard let text = value as? String else { return Self.bad("label is not a string") }
-            guard text.count <= WatchLimits.labelLength else {
-                return Self.bad(
-                    "label is \(text.count) characters long; at most \(WatchLimits.labelLength) are allowed")
+            do {
+                label = try WatchLabel.validated(text)
+            } catch {
+                return Self.bad(error.description)
             }
-            guard !text.unicodeScalars.contains(where: { $0.properties.generalCategory == .control }) else {
-                return Self.bad("label contains control characters; use plain text")
-            }
-            label = text.isEmpty ? nil : text
         }
         var webhook: (url: String, secret: String)?
         if let value = object["webhook_url"], !(value is NSNull) {

@@ -31,11 +31,17 @@ public protocol SQLDatabase: Sendable {
     /// its own checks and deliveries before it claims again, and after a crash must not find its work held
     /// by a lease of its dead self.
     static var leasesClaims: Bool { get }
+    /// A statement taking one `?` (an owner) that makes concurrent adds for that owner take turns until the
+    /// transaction ends, so the per-owner limit holds across servers (an advisory lock on PostgreSQL; `nil`
+    /// on SQLite, whose writer holds the whole file).
+    static var ownerLock: String? { get }
     /// Tells the other servers, once the transaction commits, that a number has a new latest shipment.
     func announceFetched(_ served: LatestShipment, digits: String, on connection: Connection) throws
 }
 
 extension SQLDatabase {
+    public static var ownerLock: String? { nil }
+
     /// One server alone: nobody to tell.
     public func announceFetched(_ served: LatestShipment, digits: String, on connection: Connection) throws {}
 }

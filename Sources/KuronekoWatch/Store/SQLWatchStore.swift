@@ -26,15 +26,14 @@ public final class SQLWatchStore<Database: SQLDatabase>: WatchStore {
         _ number: TrackingNumber, label: String?, owner: WatchOwner, webhook: (url: String, secret: String)?,
         now: Date
     ) throws -> AddedWatch {
-        let outcome: (created: Bool, secret: String?)
+        let outcome: (created: Bool, secret: String?, watch: Watch?)
         do {
             outcome = try addRow(number, label: label, owner: owner, webhook: webhook, now: now)
         } catch let error as StoreError where error.code == Self.limitCode {
             throw WatchStoreError.limitReached(WatchLimits.watchesPerOwner)
         }
-        guard let watch = try watch(number, owner: owner) else {
-            throw StoreError(code: 0, message: "the watch of \(number) vanished after it was added")
-        }
+        // Read in the same transaction as the insert: missing only when a delete of the same number won.
+        guard let watch = outcome.watch else { throw WatchStoreError.removedWhileAdding(number.formatted) }
         return AddedWatch(watch: watch, created: outcome.created, webhookSecret: outcome.secret)
     }
 
@@ -44,8 +43,13 @@ public final class SQLWatchStore<Database: SQLDatabase>: WatchStore {
     private func addRow(
         _ number: TrackingNumber, label: String?, owner: WatchOwner, webhook: (url: String, secret: String)?,
         now: Date
-    ) throws -> (created: Bool, secret: String?) {
+    ) throws -> (created: Bool, secret: String?, watch: Watch?) {
         try database.write { connection in
+            if let lock = Database.ownerLock { try connection.run(lock, [.text(owner.id)]) }
+            func row(_ id: Int64?) throws -> Watch? {
+                guard let id else { return nil }
+                return try connection.run(Self.watchColumns + " WHERE w.id = ?", [.integer(id)]).first.flatMap(Self.watch(from:))
+            }
             let existing = try connection.run(
                 "SELECT id FROM watches WHERE owner = ? AND number = ?", [.text(owner.id), .text(number.digits)])
             var watchID = existing.first?.int(0).map(Int64.init)
@@ -81,14 +85,14 @@ public final class SQLWatchStore<Database: SQLDatabase>: WatchStore {
                     created = false
                 }
             }
-            guard let watchID, let webhook else { return (created, nil) }
+            guard let watchID, let webhook else { return (created, nil, try row(watchID)) }
             let subscribed = try connection.run(
                 "SELECT id FROM subscriptions WHERE watch_id = ?", [.integer(watchID)])
-            guard subscribed.isEmpty else { return (created, nil) }
+            guard subscribed.isEmpty else { return (created, nil, try row(watchID)) }
             try connection.run(
                 "INSERT INTO subscriptions (watch_id, url, secret, created_at) VALUES (?, ?, ?, ?)",
                 [.integer(watchID), .text(webhook.url), .text(webhook.secret), .real(now.timeIntervalSince1970)])
-            return (created, webhook.secret)
+            return (created, webhook.secret, try row(watchID))
         }
     }
 

@@ -198,15 +198,21 @@ public enum WatchLimits {
     public static let watchesPerOwner = 10_000
     /// The longest label, in characters.
     public static let labelLength = 200
+    /// The longest label, in UTF-8 bytes.
+    public static let labelBytes = 800
 }
 
 /// What the store refuses, with a stable code.
 public enum WatchStoreError: Error, Sendable, Equatable, CustomStringConvertible {
     case limitReached(Int)
     case duplicateKeyName(String)
+    /// The same number was removed by another request while this one added it.
+    case removedWhileAdding(String)
 
     public var description: String {
         switch self {
+        case .removedWhileAdding(let number):
+            "\(number) was removed by another request at the same moment it was being added; add it again to keep it"
         case .limitReached(let limit): "this owner already has \(limit) watches, the most allowed; remove some first"
         case .duplicateKeyName(let name): "a key named \"\(name)\" exists already; choose another name"
         }
