@@ -48,7 +48,7 @@ struct DeliveryIndependenceTests {
         let elapsed = ContinuousClock.now - started
         #expect(!outcome.delivered)
         #expect(outcome.error?.contains("within 2 s") == true, "\(String(describing: outcome.error))")
-        #expect(elapsed >= .milliseconds(1_900) && elapsed < .milliseconds(3_000), "attempt took \(elapsed)")
+        #expect(elapsed >= .milliseconds(1_900) && elapsed < .seconds(5), "attempt took \(elapsed)")
         print("trickling receiver: the attempt ended after \(elapsed) (deadline 2 s)")
     }
 
@@ -76,7 +76,7 @@ struct DeliveryIndependenceTests {
         #expect(deliverer.inFlight == 1, "the slow attempt is still going")
         #expect(await lines.wait(for: "result=retry", timeout: 10))
         let slowTime = ContinuousClock.now - started
-        #expect(slowTime >= .milliseconds(2_900) && slowTime < .seconds(5), "the slow attempt took \(slowTime)")
+        #expect(slowTime >= .milliseconds(2_900) && slowTime < .seconds(8), "the slow attempt took \(slowTime)")
         let fastRecords = try #require(try store.deliveries(of: numbers[1], owner: .local))
         #expect(fastRecords.map(\.status) == [204])
         let slowRecords = try #require(try store.deliveries(of: numbers[0], owner: .local))

@@ -7,6 +7,7 @@ extension Shipment: Codable {
     enum CodingKeys: String, CodingKey {
         case trackingNumber = "tracking_number", carrier, status, product
         case scheduledDelivery = "scheduled_delivery", events
+        case requestedDelivery = "requested_delivery"
         case deliveredAt = "delivered_at"
     }
 
@@ -17,6 +18,7 @@ extension Shipment: Codable {
         try container.encode(status, forKey: .status)
         try container.encode(product, forKey: .product)
         try container.encode(scheduledDelivery, forKey: .scheduledDelivery)
+        try container.encode(requestedDelivery, forKey: .requestedDelivery)
         try container.encode(events, forKey: .events)
         try container.encode(deliveredAt, forKey: .deliveredAt)
     }
@@ -34,6 +36,7 @@ extension Shipment: Codable {
         status = try container.decode(ShipmentStatus.self, forKey: .status)
         product = try container.decodeIfPresent(String.self, forKey: .product)
         scheduledDelivery = try container.decodeIfPresent(ScheduledDelivery.self, forKey: .scheduledDelivery)
+        requestedDelivery = try container.decodeIfPresent(ScheduledDelivery.self, forKey: .requestedDelivery)
         events = try container.decode([TrackingEvent].self, forKey: .events)
         deliveredAt = try container.decodeIfPresent(JapanDateTime.self, forKey: .deliveredAt)
     }

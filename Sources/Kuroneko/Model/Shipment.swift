@@ -8,6 +8,9 @@ public struct Shipment: Hashable, Sendable {
     public var product: String?
     /// お届け予定日時, or `nil` when the page shows `-` or nothing.
     public var scheduledDelivery: ScheduledDelivery?
+    /// お届け希望日時 or お届け希望時間: the window the recipient asked for (it can be set while the forecast
+    /// is `-`), or `nil` when the page shows none.
+    public var requestedDelivery: ScheduledDelivery?
     /// The history rows in page order, oldest first.
     public var events: [TrackingEvent]
     /// When the parcel was delivered: the time of the last delivered row, if the parcel is delivered.
@@ -15,8 +18,10 @@ public struct Shipment: Hashable, Sendable {
 
     public init(
         trackingNumber: TrackingNumber, carrier: String = "yamato", status: ShipmentStatus, product: String?,
-        scheduledDelivery: ScheduledDelivery?, events: [TrackingEvent], deliveredAt: JapanDateTime?
+        scheduledDelivery: ScheduledDelivery?, requestedDelivery: ScheduledDelivery? = nil, events: [TrackingEvent],
+        deliveredAt: JapanDateTime?
     ) {
+        self.requestedDelivery = requestedDelivery
         self.trackingNumber = trackingNumber
         self.carrier = carrier
         self.status = status

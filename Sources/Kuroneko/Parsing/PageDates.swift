@@ -44,24 +44,38 @@ struct PageDates {
         return latestYear(month: month, day: day, time: time)
     }
 
-    /// Reads お届け予定日時: `MM/DD`, optionally followed by a window `HH:MM-HH:MM`.
-    /// The raw text is always kept; the date is `nil` when the text does not start with `MM/DD`, and the
-    /// window is `nil` when its wording is not `HH:MM-HH:MM`.
+    /// Reads お届け予定日時 (and お届け希望日時, お届け希望時間): `MM/DD`, optionally followed by a window
+    /// `HH:MM-HH:MM`; or a window alone (`08:00-12:00`); or a deadline alone (`10:00まで`, the end of a window
+    /// with no start). The raw text is always kept; the date is `nil` when the text does not start with
+    /// `MM/DD`, and the window is `nil` when its wording is none of those.
     func scheduledDelivery(from text: String) -> ScheduledDelivery {
         var scanner = ByteScanner(text)
         guard let month = scanner.number(maxDigits: 2), scanner.skip("/"),
             let day = scanner.number(maxDigits: 2)
         else {
+            var times = ByteScanner(text)
+            if let start = times.time() {
+                if times.skipDash(), let end = times.time(), times.isAtEnd {
+                    return ScheduledDelivery(raw: text, date: nil, windowStart: start.text, windowEnd: end.text)
+                }
+                var deadline = ByteScanner(text)
+                _ = deadline.time()
+                if deadline.skip("まで"), deadline.isAtEnd {
+                    return ScheduledDelivery(raw: text, date: nil, windowStart: nil, windowEnd: start.text)
+                }
+            }
             return ScheduledDelivery(raw: text, date: nil, windowStart: nil, windowEnd: nil)
         }
         let date = closestYear(month: month, day: day)
         var windowStart: String?
         var windowEnd: String?
-        if scanner.skipSpaces(), let start = scanner.time(), scanner.skipDash(), let end = scanner.time(),
-            scanner.isAtEnd
-        {
-            windowStart = start.text
-            windowEnd = end.text
+        if scanner.skipSpaces(), let start = scanner.time() {
+            if scanner.skipDash(), let end = scanner.time(), scanner.isAtEnd {
+                windowStart = start.text
+                windowEnd = end.text
+            } else if scanner.skip("まで"), scanner.isAtEnd {
+                windowEnd = start.text
+            }
         }
         return ScheduledDelivery(raw: text, date: date, windowStart: windowStart, windowEnd: windowEnd)
     }
@@ -121,13 +135,14 @@ private struct ByteScanner {
         return true
     }
 
-    /// Skips ASCII spaces and ideographic spaces (U+3000); true if there was at least one.
+    /// Skips ASCII spaces, no-break spaces (U+00A0) and ideographic spaces (U+3000); true if there was at
+    /// least one.
     mutating func skipSpaces() -> Bool {
         let start = index
         while true {
             if index < bytes.count, bytes[index] == 0x20 {
                 index += 1
-            } else if !skip("\u{3000}") {
+            } else if !skip("\u{3000}"), !skip("\u{A0}") {
                 break
             }
         }

@@ -128,6 +128,17 @@ struct PageScanner {
         }
     }
 
+    /// No-break and the other Unicode spaces (`&nbsp;`, thin, en and em spaces) read as a plain space; the
+    /// ideographic space U+3000, which the page itself writes between a date and its window, is kept.
+    static func plainSpaces(_ text: String) -> String {
+        guard text.unicodeScalars.contains(where: isOddSpace) else { return text }
+        return String(String.UnicodeScalarView(text.unicodeScalars.map { isOddSpace($0) ? " " : $0 }))
+    }
+
+    private static func isOddSpace(_ scalar: Unicode.Scalar) -> Bool {
+        scalar.value > 0x7F && scalar.value != 0x3000 && scalar.properties.generalCategory == .spaceSeparator
+    }
+
     private mutating func startCapture(_ field: Field) {
         capture = (field, depth)
         text.removeAll(keepingCapacity: true)
@@ -135,7 +146,7 @@ struct PageScanner {
 
     private mutating func finishCapture(_ field: Field) {
         capture = nil
-        let value = String(decoding: text, as: UTF8.self).trimmingWhitespace()
+        let value = Self.plainSpaces(String(decoding: text, as: UTF8.self)).trimmingWhitespace()
         let nonEmpty = value.isEmpty ? nil : value
         switch field {
         case .documentTitle: page.documentTitle = value

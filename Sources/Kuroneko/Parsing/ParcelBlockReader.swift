@@ -10,11 +10,14 @@ struct ParcelBlockReader {
         let events = try self.events(of: number)
         let status = try self.status(events: events, number: number)
         let scheduled = summaryValue(named: "お届け予定日時").map(dates.scheduledDelivery(from:))
+        let requested =
+            (summaryValue(named: "お届け希望日時") ?? summaryValue(named: "お届け希望時間"))
+            .map(dates.scheduledDelivery(from:))
         let deliveredAt =
             status.code == .delivered ? events.last(where: { $0.code == .delivered })?.at : nil
         return Shipment(
             trackingNumber: number, status: status, product: summaryValue(named: "商品名"),
-            scheduledDelivery: scheduled, events: events, deliveredAt: deliveredAt)
+            scheduledDelivery: scheduled, requestedDelivery: requested, events: events, deliveredAt: deliveredAt)
     }
 
     /// The number from the block title, `1件目：6230-2386-6161`.

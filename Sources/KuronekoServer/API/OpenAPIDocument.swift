@@ -1444,6 +1444,7 @@ enum OpenAPIDocument {
                   "status",
                   "product",
                   "scheduled_delivery",
+                  "requested_delivery",
                   "events",
                   "delivered_at",
                   "fetched_at"
@@ -1469,6 +1470,10 @@ enum OpenAPIDocument {
                     ]
                   },
                   "scheduled_delivery": {
+                    "$ref": "#/components/schemas/ScheduledDelivery"
+                  },
+                  "requested_delivery": {
+                    "description": "お届け希望日時 or お届け希望時間: the window the recipient asked for, same shape as scheduled_delivery (10:00まで gives window_end 10:00 and window_start null); null when the page shows none",
                     "$ref": "#/components/schemas/ScheduledDelivery"
                   },
                   "events": {
@@ -1788,6 +1793,7 @@ enum OpenAPIDocument {
                   "fetched_at": "2026-10-28T12:00:00+09:00",
                   "product": "宅急便",
                   "scheduled_delivery": null,
+                  "requested_delivery": null,
                   "status": {
                     "code": "delivered",
                     "label": "配達完了",
