@@ -33,6 +33,7 @@ struct DeliveryIndependenceTests {
         try RawUpstream { socket in
             for byte in Data("HTTP/1.1 204 No Content\r\n".utf8).cycled() {
                 guard RawUpstream.write(socket, Data([byte])) else { return }
+                // The pause is the hostile receiver's behaviour under test, not a wait for an event.
                 usleep(200_000)
             }
         }

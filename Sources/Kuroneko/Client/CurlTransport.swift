@@ -75,7 +75,9 @@ private final class CurlTransfer: @unchecked Sendable {
         fields = curl_slist_append(fields, "Expect:")
         defer { curl_slist_free_all(fields) }
         let context = Unmanaged.passUnretained(self).toOpaque()
-        let milliseconds = max(1, Int((request.timeout / .milliseconds(1)).rounded(.up)))
+        // Clamped before the conversion: a timeout of any size (or not finite) must not trap.
+        let requested = (request.timeout / .milliseconds(1)).rounded(.up)
+        let milliseconds = requested.isFinite ? Int(min(max(1, requested), 86_400_000)) : 86_400_000
         let result: CURLcode = url.absoluteString.withCString { address in
             request.method.withCString { method in
                 request.body.withUnsafeBytes { body in
