@@ -53,6 +53,14 @@ public enum Scenario: String, Sendable, Hashable, CaseIterable {
         }
     }
 
+    /// When the redelivery asked for after 持戻 is due, after hand-in: the day of the second attempt.
+    var redeliveryOffset: TimeInterval? {
+        self == .absentThenDelivered ? 44 * 3600 : nil
+    }
+
+    /// The window asked for on a redelivery request.
+    static let redeliveryWindow = "18:00-20:00"
+
     /// Whether the planned delivery comes with a time window (mail goes into the mailbox on a day).
     var hasDeliveryWindow: Bool { self != .mailScheduledThenDelivered }
 

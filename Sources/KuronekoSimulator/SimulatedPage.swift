@@ -136,6 +136,12 @@ public enum SimulatedPage {
         let colour = tracked.statusCode == .delivered ? "is-complete-grey" : "is-safe-blue"
         let scheduled =
             tracked.scheduledDate.map { monthDaySlash($0) + (tracked.scheduledWindow.map { "　" + $0 } ?? "") } ?? "-"
+        let requested = tracked.requestedDate.map { date in
+            """
+
+                           <li><div class="item">お届け希望日時：</div><div class="data">\(monthDaySlash(date))　\(tracked.requestedWindow ?? "")</div></li>
+            """
+        }
         let rows = tracked.events.map { event in
             """
                <li>
@@ -160,7 +166,7 @@ public enum SimulatedPage {
              <div class="tracking-invoice-block-summary">
               <ul>
                <li><div class="item">商品名：</div><div class="data">\(tracked.product)</div></li>
-               <li><div class="item">お届け予定日時：</div><div class="data">\(scheduled)</div></li>
+               <li><div class="item">お届け予定日時：</div><div class="data">\(scheduled)</div></li>\(requested ?? "")
               </ul>
              </div>
              <div class="tracking-invoice-block-detail">

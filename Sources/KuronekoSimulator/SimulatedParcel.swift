@@ -31,14 +31,19 @@ public struct SimulatedParcel: Sendable, Hashable {
                 place: place(for: step.office))
         }
         guard let latest = steps.last else { return .unregistered }
+        // Brought back with nobody home, the recipient asks for a redelivery: the page then shows the window
+        // they asked for (お届け希望日時) and no forecast of its own.
+        let redelivery = latest.statusCode == .attemptFailed ? scenario.redeliveryOffset : nil
         let scheduled: JapanDateTime? =
-            [.delivered, .returned, .exception].contains(latest.statusCode)
+            [.delivered, .returned, .exception].contains(latest.statusCode) || redelivery != nil
             ? nil : scenario.scheduledOffset.map { JapanDateTime(registeredAt.addingTimeInterval($0)) }
         return .tracked(
             Tracked(
                 statusLabel: latest.label, statusCode: latest.statusCode, summary: latest.summary,
                 isTerminal: latest.isTerminal, product: scenario.product, scheduledDate: scheduled,
-                scheduledWindow: scheduled != nil && scenario.hasDeliveryWindow ? "14:00-16:00" : nil, events: events))
+                scheduledWindow: scheduled != nil && scenario.hasDeliveryWindow ? "14:00-16:00" : nil,
+                requestedDate: redelivery.map { JapanDateTime(registeredAt.addingTimeInterval($0)) },
+                requestedWindow: redelivery == nil ? nil : Scenario.redeliveryWindow, events: events))
     }
 
     /// What the page says about a number.
@@ -59,6 +64,10 @@ public struct SimulatedParcel: Sendable, Hashable {
         public let scheduledDate: JapanDateTime?
         /// The time window of the planned delivery, `HH:MM-HH:MM`, when the page gives one.
         public let scheduledWindow: String?
+        /// The day the recipient asked for (a redelivery after 持戻), while it is still ahead.
+        public let requestedDate: JapanDateTime?
+        /// The window the recipient asked for, `HH:MM-HH:MM`.
+        public let requestedWindow: String?
         public let events: [Event]
     }
 

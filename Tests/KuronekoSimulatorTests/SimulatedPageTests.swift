@@ -14,6 +14,7 @@ struct SimulatedPageTests {
         var pages = 0
         var parcels = 0
         var seenCodes = Set<StatusCode>()
+        var requestedWindows = 0
         for _ in 0..<1_200 {
             seed = seed &* 6_364_136_223_846_793_005 &+ 1_442_695_040_888_963_407
             let count = Int(seed >> 60 % 10) + 1
@@ -34,12 +35,14 @@ struct SimulatedPageTests {
             for (entry, shipment) in zip(entries, shipments) {
                 check(shipment, against: entry, now: now)
                 seenCodes.insert(shipment.status.code)
+                if shipment.requestedDelivery != nil { requestedWindows += 1 }
             }
             pages += 1
             parcels += entries.count
         }
         #expect(pages == 1_200)
         #expect(parcels > 5_000)
+        #expect(requestedWindows > 20, "too few pages show a requested window to test it")
         #expect(
             seenCodes.isSuperset(of: [
                 .infoReceived, .inTransit, .outForDelivery, .attemptFailed, .delivered, .exception, .returned,
@@ -72,6 +75,14 @@ struct SimulatedPageTests {
                     shipment.scheduledDelivery?.windowStart == tracked.scheduledWindow?.components(separatedBy: "-")[0])
                 #expect(
                     shipment.scheduledDelivery?.windowEnd == tracked.scheduledWindow?.components(separatedBy: "-")[1])
+                #expect(
+                    shipment.requestedDelivery?.date
+                        == tracked.requestedDate.flatMap {
+                            JapanDateTime(year: $0.year, month: $0.month, day: $0.day)
+                        })
+                #expect(
+                    shipment.requestedDelivery.map { "\($0.windowStart ?? "")-\($0.windowEnd ?? "")" }
+                        == tracked.requestedWindow)
                 #expect(shipment.events.map(\.label) == tracked.events.map(\.label))
                 #expect(shipment.events.map(\.code) == tracked.events.map(\.code))
                 #expect(shipment.events.map(\.at) == tracked.events.map(\.at))

@@ -108,6 +108,39 @@ struct PolicyTests {
         #expect(feed.contains("DTSTART:20261201T050000Z\r\nDTEND:20261201T070000Z"))
         for line in feed.components(separatedBy: "\r\n") { #expect(line.utf8.count <= 75) }
     }
+
+    @Test("the calendar takes the requested window when the forecast has no date, and the forecast over it")
+    func calendarRequestedWindow() throws {
+        let numbers = ValidNumbers.numbers(3)
+        let requested = ScheduledDelivery(
+            raw: "12/02　18:00-20:00", date: JapanDateTime(year: 2026, month: 12, day: 2), windowStart: "18:00",
+            windowEnd: "20:00")
+        func watch(_ id: Int64, _ number: TrackingNumber, scheduled: ScheduledDelivery?) throws -> Watch {
+            var shipment = WatchStoreTests.shipment(number, "持戻（ご不在）", .attemptFailed)
+            shipment.scheduledDelivery = scheduled
+            shipment.requestedDelivery = requested
+            return Watch(
+                id: id, owner: .local, number: number, label: nil, createdAt: now, active: true, checkedAt: now,
+                nextCheckAt: now, latest: LatestShipment(fetchedAt: now, json: try JSONEncoder().encode(shipment)),
+                webhookURL: nil)
+        }
+        let timeOnly = ScheduledDelivery(raw: "08:00-12:00", date: nil, windowStart: "08:00", windowEnd: "12:00")
+        let dated = ScheduledDelivery(
+            raw: "12/03", date: JapanDateTime(year: 2026, month: 12, day: 3), windowStart: nil, windowEnd: nil)
+        let feed = DeliveryCalendar.feed(
+            for: [
+                try watch(1, numbers[0], scheduled: nil), try watch(2, numbers[1], scheduled: timeOnly),
+                try watch(3, numbers[2], scheduled: dated),
+            ], now: now)
+        let events = feed.components(separatedBy: "BEGIN:VEVENT").dropFirst().map { $0.replacingOccurrences(of: "\r\n ", with: "") }
+        try #require(events.count == 3)
+        for event in events.prefix(2) {
+            #expect(event.contains("DTSTART:20261202T090000Z\r\nDTEND:20261202T110000Z"))
+            #expect(event.contains("requested 12/02　18:00-20:00"))
+        }
+        #expect(events[2].contains("DTSTART;VALUE=DATE:20261203\r\nDTEND;VALUE=DATE:20261204"))
+        #expect(events[2].contains("scheduled 12/03") && !events[2].contains("requested"))
+    }
 }
 
 /// The poller over a real store, with an injected clock and a scripted check.

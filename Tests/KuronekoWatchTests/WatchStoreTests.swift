@@ -167,6 +167,82 @@ struct WatchStoreTests {
             ValidNumbers.numbers(1)[0], label: nil, owner: WatchOwner(id: "key:1"), webhook: nil, now: now)
     }
 
+    @Test(
+        "the per-owner limit holds exactly when four servers add at once, 20 below it",
+        .timeLimit(.minutes(2)), arguments: StoreEngine.available)
+    func limitUnderConcurrentServers(engine: StoreEngine) async throws {
+        let engineStore = try engine.makeStore()
+        let room = 20
+        try engineStore.write(
+            "INSERT INTO watches (owner, number, created_at, next_check_at) VALUES ('local', ?, 1, 1)",
+            ValidNumbers.numbers(WatchLimits.watchesPerOwner - room, from: 20_000_000_000).map { [.text($0.digits)] })
+        let stores: [any WatchStore] = [engineStore.store] + (try (0..<3).map { _ in try engineStore.another() })
+        let numbers = ValidNumbers.numbers(stores.count * 10)
+        let outcomes = await withTaskGroup(of: [String].self) { group in
+            for (index, store) in stores.enumerated() {
+                let mine = Array(numbers[(index * 10)..<(index * 10 + 10)])
+                group.addTask {
+                    await onOwnThread {
+                        mine.map { number in
+                            do {
+                                _ = try store.add(number, label: nil, owner: .local, webhook: nil, now: self.now)
+                                return "added"
+                            } catch WatchStoreError.limitReached {
+                                return "limit"
+                            } catch {
+                                return "\(error)"
+                            }
+                        }
+                    }
+                }
+            }
+            var all: [String] = []
+            for await outcome in group { all += outcome }
+            return all
+        }
+        #expect(outcomes.filter { $0 == "added" }.count == room)
+        #expect(outcomes.filter { $0 == "limit" }.count == numbers.count - room)
+        #expect(Set(outcomes).isSubset(of: ["added", "limit"]), "no other answer: \(Set(outcomes))")
+        let counted = try stores[1].watches(owner: .local, filter: .all, after: nil, limit: 20_000).count
+        #expect(counted == WatchLimits.watchesPerOwner)
+    }
+
+    @Test(
+        "an add racing a delete of the same number answers the watch or the race, never a storage failure",
+        .timeLimit(.minutes(2)), arguments: StoreEngine.available)
+    func addRacingDelete(engine: StoreEngine) async throws {
+        let engineStore = try engine.makeStore()
+        let adder = engineStore.store
+        let remover = try engineStore.another()
+        let number = ValidNumbers.numbers(1)[0]
+        let rounds = 300
+        async let adds: [String] = onOwnThread {
+            (0..<rounds).map { _ in
+                do {
+                    let added = try adder.add(number, label: "race", owner: .local, webhook: nil, now: self.now)
+                    return added.watch.number == number ? "added" : "wrong watch"
+                } catch WatchStoreError.removedWhileAdding(let named) {
+                    return named == number.formatted ? "race" : "race naming \(named)"
+                } catch {
+                    return "\(error)"
+                }
+            }
+        }
+        async let removes: [String] = onOwnThread {
+            (0..<rounds).map { _ in
+                do {
+                    return try remover.remove(number, owner: .local) ? "removed" : "absent"
+                } catch {
+                    return "\(error)"
+                }
+            }
+        }
+        let (added, removed) = await (adds, removes)
+        #expect(Set(added).isSubset(of: ["added", "race"]), "\(Set(added))")
+        #expect(Set(removed).isSubset(of: ["removed", "absent"]), "\(Set(removed))")
+        #expect(added.contains("added") && removed.contains("removed"))
+    }
+
     @Test("an answer older than one already recorded changes nothing", arguments: StoreEngine.available)
     func olderAnswer(engine: StoreEngine) throws {
         let store = try engine.makeStore().store

@@ -20,7 +20,7 @@ from selenium.webdriver.support.select import Select
 from selenium.webdriver.support.ui import WebDriverWait
 
 sys.path.insert(0, os.path.dirname(__file__))
-from server import BINARY, ROOT, Server, chromium, tracking_numbers  # noqa: E402
+from server import BINARY, ROOT, Server, check_digit, chromium, tracking_numbers  # noqa: E402
 
 OUTPUT = os.environ.get("WEBAPP_OUTPUT", os.path.join(ROOT, ".build", "webapp-test-output"))
 WAIT = 30
@@ -331,6 +331,55 @@ class APIKeyTests(unittest.TestCase):
             driver.refresh()
             wait(driver, lambda: driver.find_elements(By.ID, "add-form"), "the key was not kept")
             self.assertEqual(driver.execute_script("return localStorage.getItem('kuroneko.key')"), key)
+        finally:
+            driver.quit()
+            server.stop()
+
+
+def redelivery_number() -> str:
+    """A number the demo's simulator shows as 持戻（ご不在） with a redelivery window asked for, for the first hour
+    after the server starts: the simulator picks the journey from the first eleven digits modulo 7 (the second
+    journey brings the parcel back at 22 h), and the hand-in time from 36 h before its start onwards, one minute
+    per step of (digits / 7) modulo 2880; steps 60 to 780 put the parcel between 23 h and 35 h after hand-in."""
+    for eleven in range(40_000_000_000, 40_000_100_000):
+        if eleven % 7 == 1 and 60 <= eleven // 7 % 2880 <= 780:
+            return f"{eleven}{check_digit(str(eleven))}"
+    raise AssertionError("no number fits")
+
+
+class RequestedWindowTests(unittest.TestCase):
+    """The window the recipient asked for (お届け希望日時) shows on the card beside the forecast, and on the page."""
+
+    def test_the_requested_window_is_shown(self):
+        server = Server().start()
+        driver = chromium()
+        number = redelivery_number()
+        try:
+            status, _ = server.api("POST", "/v1/watches", json.dumps({"number": number}).encode())
+            self.assertIn(status, (200, 201))
+            watch = {}
+
+            def checked():
+                watch.update(json.loads(server.api("GET", f"/v1/watches/{number}")[1]))
+                return watch.get("shipment") and watch["shipment"]["status"]["code"] != "pending"
+            wait(driver, lambda _=None: checked(), "the watch was never checked", timeout=30)
+            requested = watch["shipment"]["requested_delivery"]
+            self.assertIsNotNone(requested, watch["shipment"]["status"])
+            self.assertEqual(watch["shipment"]["status"]["code"], "attempt_failed")
+            self.assertIsNone(watch["shipment"]["scheduled_delivery"])
+            hours = f"{requested['window_start']}–{requested['window_end']}"
+            driver.get(server.url + "/")
+            wait(driver, lambda _=None: driver.find_elements(By.CSS_SELECTOR, ".card-window"), "no window on the card")
+            card_text = driver.find_element(By.CSS_SELECTOR, ".card-window").text
+            self.assertIn("Requested: ", card_text)
+            self.assertIn(hours, card_text)
+            driver.get(server.url + f"/parcel/{number}")
+            wait(driver, lambda _=None: driver.find_elements(By.CSS_SELECTOR, ".facts"), "no parcel page")
+            facts = driver.find_element(By.CSS_SELECTOR, ".facts").text
+            self.assertIn("Requested", facts)
+            self.assertIn(hours, facts)
+            _, calendar = server.api("GET", "/v1/calendar.ics")
+            self.assertIn(b"requested", calendar.replace(b"\r\n ", b""))
         finally:
             driver.quit()
             server.stop()

@@ -117,6 +117,9 @@ enum StatusVocabulary {
                 ("持戻（住所不明）", "Brought Back (Address Unknown)"),
                 ("持戻（ポスト投函不可）", "Brought Back (Mailbox Unusable)"),
                 ("持戻（受取ご辞退）", "Brought Back (Delivery Refused)"),
+                ("持戻（置き配不能）", "Brought Back (Could Not Be Left Unattended)"),
+                // Words after the bracket give the reason the unattended drop failed.
+                ("持戻（置き配不能）サイズオーバー", "Brought Back (Too Large to Leave Unattended)"),
             ])
         add(
             .delivered,

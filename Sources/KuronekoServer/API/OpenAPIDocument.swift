@@ -769,7 +769,7 @@ enum OpenAPIDocument {
             "/v1/calendar.ics": {
               "get": {
                 "summary": "Expected deliveries as an iCalendar feed",
-                "description": "One event per active watch with a scheduled delivery. With API keys, a calendar app subscribes with ?token= (the key's read-only calendar token).",
+                "description": "One event per active watch with a dated forecast (scheduled_delivery), or else a dated requested_delivery. With API keys, a calendar app subscribes with ?token= (the key's read-only calendar token).",
                 "operationId": "deliveryCalendar",
                 "parameters": [
                   {

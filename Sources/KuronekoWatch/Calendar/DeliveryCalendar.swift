@@ -2,8 +2,9 @@ import Foundation
 import Kuroneko
 
 /// The expected deliveries of active watches as an iCalendar feed (RFC 5545): one event per watch with a
-/// scheduled delivery, in its window (all-day when the page gives no hours), with a UID that stays the
-/// same as the schedule moves, so a calendar app updates the event instead of adding another.
+/// dated forecast (お届け予定日時), or else a dated window the recipient asked for (お届け希望日時), in its
+/// window (all-day when the page gives no start and end hours), with a UID that stays the same as the
+/// schedule moves, so a calendar app updates the event instead of adding another.
 public enum DeliveryCalendar {
     public static func feed(for watches: [Watch], now: Date) -> String {
         var lines = [
@@ -11,7 +12,7 @@ public enum DeliveryCalendar {
             "METHOD:PUBLISH", "X-WR-CALNAME:Kuroneko deliveries",
         ]
         for watch in watches where watch.active {
-            guard let shipment = watch.latest?.shipment, let scheduled = shipment.scheduledDelivery,
+            guard let shipment = watch.latest?.shipment, let (scheduled, wording) = expected(shipment),
                 let date = scheduled.date
             else { continue }
             lines += ["BEGIN:VEVENT", "UID:watch-\(watch.id)-\(watch.number.digits)@kuroneko", "DTSTAMP:\(utc(now))"]
@@ -30,12 +31,19 @@ public enum DeliveryCalendar {
             lines.append(
                 "DESCRIPTION:"
                     + escape(
-                        "Yamato \(watch.number.formatted), \(shipment.status.labelEnglish ?? shipment.status.label); scheduled \(scheduled.raw)"
+                        "Yamato \(watch.number.formatted), \(shipment.status.labelEnglish ?? shipment.status.label); \(wording) \(scheduled.raw)"
                     ))
             lines.append("END:VEVENT")
         }
         lines.append("END:VCALENDAR")
         return lines.flatMap(fold).joined(separator: "\r\n") + "\r\n"
+    }
+
+    /// The forecast when it has a date, else the requested window when that has one.
+    private static func expected(_ shipment: Shipment) -> (ScheduledDelivery, String)? {
+        if let scheduled = shipment.scheduledDelivery, scheduled.date != nil { return (scheduled, "scheduled") }
+        if let requested = shipment.requestedDelivery, requested.date != nil { return (requested, "requested") }
+        return nil
     }
 
     private static func hour(_ text: String?) -> TimeInterval? {

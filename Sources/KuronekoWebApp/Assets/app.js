@@ -350,6 +350,7 @@ function drawParcel() {
       [t("note"), status && status.note],
       [t("product"), shipment && shipment.product],
       [t("scheduled"), deliveryWindow(shipment && shipment.scheduled_delivery)],
+      [t("requested"), deliveryWindow(shipment && shipment.requested_delivery)],
       [t("lastChecked"), watch.checked_at ? `${formatTime(watch.checked_at)} (${relativeTime(watch.checked_at)})` : t("neverChecked")],
     ]),
     h("div", { class: "actions" }, refresh, removeButton, yamatoForm(watch.number)),

@@ -40,18 +40,29 @@ function lastEvent(shipment) {
   return events.length ? events[events.length - 1] : null;
 }
 
+/** A forecast or a requested window: its date and hours, `by 10:00` for a deadline alone, else as printed. */
 export function deliveryWindow(scheduled) {
   if (!scheduled) return null;
-  if (!scheduled.date) return scheduled.raw || null;
-  const window = scheduled.window_start ? ` ${scheduled.window_start}–${scheduled.window_end || ""}` : "";
-  return formatDate(scheduled.date) + window;
+  const hours = scheduled.window_start ? `${scheduled.window_start}–${scheduled.window_end || ""}`
+    : scheduled.window_end ? t("until", { time: scheduled.window_end }) : "";
+  if (!scheduled.date) return hours || scheduled.raw || null;
+  return hours ? `${formatDate(scheduled.date)} ${hours}` : formatDate(scheduled.date);
+}
+
+/** The forecast and, beside it, the window the recipient asked for: "Delivery window: … · Requested: …". */
+function windows(shipment) {
+  const parts = [
+    [t("scheduled"), deliveryWindow(shipment && shipment.scheduled_delivery)],
+    [t("requested"), deliveryWindow(shipment && shipment.requested_delivery)],
+  ].filter(([, value]) => value);
+  return parts.length ? parts.map(([name, value]) => `${name}: ${value}`).join(" · ") : null;
 }
 
 /** One parcel in the list: a link to its page. */
 export function card(watch) {
   const shipment = watch.shipment;
   const event = lastEvent(shipment);
-  const window = deliveryWindow(shipment && shipment.scheduled_delivery);
+  const window = windows(shipment);
   const title = watch.label || formatNumber(watch.number);
   return h("li", { class: `card family-${familyOf(shipment && shipment.status)}`, "data-number": watch.number },
     h("a", { class: "card-link", href: `/parcel/${watch.number}` },
@@ -62,7 +73,7 @@ export function card(watch) {
       progress(shipment),
       h("span", { class: "card-event" },
         event ? `${formatTime(event.at)} · ${statusLabel(event)}${event.place ? ` · ${event.place}` : ""}` : t("noEvents")),
-      window ? h("span", { class: "card-window" }, `${t("scheduled")}: ${window}`) : null,
+      window ? h("span", { class: "card-window" }, window) : null,
       h("span", { class: "card-checked" },
         watch.checked_at ? t("checked", { when: relativeTime(watch.checked_at) }) : t("neverChecked"))));
 }
