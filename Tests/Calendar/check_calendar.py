@@ -1,5 +1,5 @@
 """The calendar feed of `kuroneko serve --demo`, read by the icalendar package: every active watch with a
-scheduled delivery is one event, with a stable UID, in its window (or all-day)."""
+dated forecast (or else a dated requested window) is one event, with a stable UID, in its window (or all-day)."""
 import datetime
 import json
 import sys
@@ -34,9 +34,16 @@ for number in numbers:
 watches = [json.loads(call("POST", f"/v1/watches/{number}/refresh")[1]) for number in numbers]
 check(all(watch["shipment"] is not None for watch in watches), "a refreshed watch has no shipment")
 
-scheduled = {watch["number"]: watch["shipment"]["scheduled_delivery"] for watch in watches
-             if watch["active"] and watch["shipment"]["scheduled_delivery"]
-             and watch["shipment"]["scheduled_delivery"]["date"]}
+def expected(shipment):
+    """The dated forecast, or else the dated window the recipient asked for (a redelivery after 持戻)."""
+    for key in ("scheduled_delivery", "requested_delivery"):
+        if shipment[key] and shipment[key]["date"]:
+            return shipment[key]
+    return None
+
+
+scheduled = {watch["number"]: expected(watch["shipment"]) for watch in watches
+             if watch["active"] and expected(watch["shipment"])}
 status, body = call("GET", "/v1/calendar.ics")
 check(status == 200, f"calendar.ics answered {status}")
 calendar = icalendar.Calendar.from_ical(body)
