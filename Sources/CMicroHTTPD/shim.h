@@ -42,16 +42,19 @@ static inline size_t kuroneko_unescape(void *context, struct MHD_Connection *con
 typedef void *(*kuroneko_target_callback)(void *context, const char *target, struct MHD_Connection *connection);
 
 /// Starts a daemon with the options Kuroneko's servers use; MHD_start_daemon itself is variadic.
-/// `address` is the IPv4 address to listen on, with its port (0 picks a free one). Connections per client
+/// `address` is the IPv4 or IPv6 address to listen on, with its port (0 picks a free one); for IPv6 the
+/// flags must include MHD_USE_IPv6 (and MHD_USE_DUAL_STACK to take IPv4 too on `::`). Connections per client
 /// are counted through `connections` rather than libmicrohttpd's own cap, which drops the extra connection
 /// without an answer; the server answers it with 503 instead.
 static inline struct MHD_Daemon *kuroneko_start_daemon(
-    unsigned int flags, const struct sockaddr_in *address, unsigned int threads, unsigned int timeoutSeconds,
+    unsigned int flags, const struct sockaddr *address, unsigned int threads, unsigned int timeoutSeconds,
     unsigned int connectionLimit, unsigned int perAddressLimit, size_t connectionMemoryLimit, MHD_AccessHandlerCallback handler, void *handlerContext,
     MHD_RequestCompletedCallback completed, MHD_NotifyConnectionCallback connections, kuroneko_target_callback target,
     void *context) {
-    return MHD_start_daemon(flags, ntohs(address->sin_port), NULL, NULL, handler, handlerContext,
-                            MHD_OPTION_SOCK_ADDR, (const struct sockaddr *)address,
+    uint16_t port = address->sa_family == AF_INET6 ? ((const struct sockaddr_in6 *)address)->sin6_port
+                                                   : ((const struct sockaddr_in *)address)->sin_port;
+    return MHD_start_daemon(flags, ntohs(port), NULL, NULL, handler, handlerContext,
+                            MHD_OPTION_SOCK_ADDR, address,
                             MHD_OPTION_THREAD_POOL_SIZE, threads,
                             MHD_OPTION_CONNECTION_TIMEOUT, timeoutSeconds,
                             MHD_OPTION_CONNECTION_LIMIT, connectionLimit,

@@ -14,6 +14,8 @@ public final class PostgresDatabase: SQLDatabase {
     public static let leasesClaims = true
     public static let ownerLock: String? = "SELECT pg_advisory_xact_lock(7001, hashtext(?))"
     public static func skippingLocked(of alias: String) -> String { " FOR UPDATE OF \(alias) SKIP LOCKED" }
+    public static let engineName = "PostgreSQL"
+    public static let schemaVersionQuery = "SELECT MAX(version) FROM kuroneko_schema"
 
     public let url: String
     public let maximumConnections: Int
@@ -23,13 +25,18 @@ public final class PostgresDatabase: SQLDatabase {
 
     /// Connects once (to fail early with a clear message) and brings the schema up to date, under an
     /// advisory lock so that servers starting together migrate once.
-    public init(url: String, maximumConnections: Int = 4, waitLimit: Duration = .seconds(5)) throws {
+    /// A database from a newer Kuroneko is refused untouched (``NewerSchemaError``); `announce` is told what
+    /// each migration does before it runs.
+    public init(
+        url: String, maximumConnections: Int = 4, waitLimit: Duration = .seconds(5),
+        announce: (@Sendable (String) -> Void)? = nil
+    ) throws {
         self.url = url
         self.maximumConnections = maximumConnections
         self.waitLimit = waitLimit
         permits = DispatchSemaphore(value: maximumConnections)
         slots = (0..<maximumConnections).map { _ in Slot() }
-        try PostgresSchema.migrate(self)
+        try PostgresSchema.migrate(self, announce: announce)
     }
 
     public func write<T: Sendable>(_ body: (PostgresConnection) throws -> T) throws -> T {

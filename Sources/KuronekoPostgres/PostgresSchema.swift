@@ -123,13 +123,24 @@ enum PostgresSchema {
     ]
 
     /// Applies what is missing, on one connection holding the advisory lock.
-    static func migrate(_ database: PostgresDatabase) throws {
+    static func migrate(_ database: PostgresDatabase, announce: (@Sendable (String) -> Void)?) throws {
+        let location = PostgresDatabase.redacted(database.url)
         try database.withConnection { connection in
             try connection.execute("SELECT pg_advisory_lock(\(migrationLock))")
             defer { try? connection.execute("SELECT pg_advisory_unlock(\(migrationLock))") }
             try connection.execute("CREATE TABLE IF NOT EXISTS kuroneko_schema (version integer NOT NULL)")
-            let current = try connection.run("SELECT MAX(version) FROM kuroneko_schema").first?.int(0) ?? 0
+            var current = try connection.run("SELECT MAX(version) FROM kuroneko_schema").first?.int(0) ?? 0
+            try SchemaVersions.check(
+                found: current, supported: migrations.map(\.version).max() ?? 0, location: location)
+            let found = current
+            if found == 0, let last = migrations.map(\.version).max() {
+                announce?(SchemaVersions.creation(location: location, version: last))
+            }
             for migration in migrations where migration.version > current {
+                if found > 0 {
+                    announce?(SchemaVersions.announcement(location: location, from: current, to: migration.version))
+                }
+                current = migration.version
                 try connection.transaction {
                     try connection.execute(migration.sql)
                     try connection.execute("INSERT INTO kuroneko_schema (version) VALUES (\(migration.version))")
@@ -144,7 +155,7 @@ public typealias PostgresWatchStore = SQLWatchStore<PostgresDatabase>
 
 extension SQLWatchStore where Database == PostgresDatabase {
     /// Connects to `url` (a libpq connection string or `postgres://` URL) and migrates.
-    public convenience init(url: String) throws {
-        self.init(database: try PostgresDatabase(url: url))
+    public convenience init(url: String, announce: (@Sendable (String) -> Void)? = nil) throws {
+        self.init(database: try PostgresDatabase(url: url, announce: announce))
     }
 }

@@ -56,6 +56,8 @@ struct CommandLineTool {
             try completion(rest)
         case "import":
             try await ImportCommand(arguments: rest, terminal: terminal).run(on: terminal)
+        case "db":
+            try DatabaseCommand(arguments: rest, terminal: terminal).run()
         case "add", "list", "show", "remove", "refresh", "watch", "keys":
             try await WatchCommands(spec, arguments: rest, terminal: terminal).run()
         default:

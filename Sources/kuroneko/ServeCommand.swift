@@ -20,6 +20,7 @@ struct ServeCommand {
     private let requireAPIKey: Bool
     private let webApp: Bool
     private let environment: [String: String]
+    private let logFormat: LogFormat
     /// How long a lookup waits for Yamato by default: a person or a program behind an HTTP client is waiting.
     static let defaultQueueDeadline = Duration.seconds(10)
 
@@ -101,6 +102,7 @@ struct ServeCommand {
         allowPrivateWebhooks = try arguments.flagOrVariable("--allow-private-webhooks")
         requireAPIKey = try arguments.flagOrVariable("--require-api-key")
         webApp = try !arguments.flagOrVariable("--no-web-app")
+        logFormat = try arguments.choice("--log-format").flatMap(LogFormat.init(rawValue:)) ?? .text
         self.environment = environment
         try arguments.expectNoOperands()
         self.server = server
@@ -124,7 +126,21 @@ struct ServeCommand {
         return origins
     }
 
+    /// Serves until SIGTERM or SIGINT. With `--log-format json`, a failure is written as a JSON line too.
     func run(on terminal: Terminal) async throws {
+        let notices = ServerLog(format: logFormat, write: { [terminal] line in terminal.printError(line) })
+        do {
+            try await serve(notices: notices)
+        } catch let failure as CommandFailure where logFormat == .json {
+            notices.notice(failure.message, level: .error)
+            throw CommandFailure.reported(failure.status)
+        } catch let error where logFormat == .json && !(error is CommandFailure) {
+            notices.notice("\(error)", level: .error)
+            throw CommandFailure.reported(.lookupFailed)
+        }
+    }
+
+    private func serve(notices: ServerLog) async throws {
         let clock = SystemClock()
         let metrics = Metrics()
         var client = self.client
@@ -136,7 +152,8 @@ struct ServeCommand {
             transport = CurlTransport()
         }
         let watchList = try WatchListSetup.open(
-            path: databasePath, demo: demo, environment: environment, pollSpeed: pollSpeed)
+            path: databasePath, demo: demo, environment: environment, pollSpeed: pollSpeed,
+            announce: { line in notices.notice(line) })
         defer { watchList.removeTemporaryFile() }
         let service = ShipmentService(
             client: TrackingClient(
@@ -144,22 +161,19 @@ struct ServeCommand {
                 budget: try watchList.upstreamBudget(client, clock: clock), observer: metrics.recordUpstream),
             clock: clock, metrics: metrics, configuration: self.service, fetched: watchList.recorder(clock: clock),
             shared: watchList.sharedShipments())
-        let logWriter = BufferedLogWriter()
-        let listener = watchList.listenForOtherServers(
-            service: service,
-            log: { [logWriter] line in
-                logWriter.write(line)
-            })
+        let logWriter = BufferedLogWriter(format: logFormat)
+        let events = ServerLog(format: logFormat, write: { [logWriter] line in logWriter.write(line) })
+        let listener = watchList.listenForOtherServers(service: service, log: { line in events.event(line) })
         defer { listener?.stop() }
         let background = watchList.start(
             service: service, clock: clock, sender: SocketWebhookSender(allowPrivate: allowPrivateWebhooks),
-            log: { [logWriter] line in logWriter.write(line) })
+            log: { line in events.event(line) })
         defer { background.stop() }
         let keyRing = APIKeyRing(store: watchList.store)
         keyRing.startRefreshing()
         let application = APIApplication.make(
             service: service, metrics: metrics, httpMetrics: HTTPMetrics(), clock: clock, corsOrigins: corsOrigins,
-            log: logWriter,
+            log: logWriter, logFormat: logFormat,
             watches: WatchRoutes(
                 store: watchList.store, service: service, clock: clock, allowPrivateWebhooks: allowPrivateWebhooks),
             keys: APIKeyMiddleware(ring: keyRing, required: requireAPIKey),
@@ -171,47 +185,62 @@ struct ServeCommand {
         } catch {
             throw CommandFailure.usage("serve: \(error.message)")
         }
-        terminal.printError(
-            "kuroneko serve: listening on http://\(server.host):\(running.port) "
-                + "upstream=\(demo ? "demo-simulator" : client.endpoint.absoluteString) "
-                + "timeout_s=\(client.requestTimeout / .seconds(1)) max_concurrent=\(client.maxConcurrentRequests) "
-                + "min_interval_s=\(client.minimumRequestInterval / .seconds(1)) cache_size=\(self.service.cache.capacity) "
-                + "ttl_terminal_s=\(self.service.cache.terminalTTL / .seconds(1)) "
-                + "ttl_active_s=\(self.service.cache.activeTTL / .seconds(1)) "
-                + "ttl_invalid_s=\(self.service.cache.invalidTTL / .seconds(1)) "
-                + "batch_window_ms=\(client.batchWindow / .milliseconds(1)) "
-                + "queue_deadline_s=\((client.lookupDeadline ?? .zero) / .seconds(1)) queue_capacity=\(client.queueCapacity) "
-                + "breaker_failures=\(client.circuitBreaker.failureThreshold) "
-                + "breaker_cool_down_s=\(client.circuitBreaker.coolDown / .seconds(1)) "
-                + "connections_per_client=\(server.connectionsPerAddress) max_connections=\(running.connectionLimit) "
-                + "receive_timeout_s=\(server.receiveTimeoutSeconds) "
-                + "cors_origins=\(corsOrigins.isEmpty ? "none" : corsOrigins.joined(separator: ",")) "
-                + "shutdown_timeout_s=\(shutdownTimeout / .seconds(1)) db=\(watchList.location) "
-                + "poll_speed=\(pollSpeed) allow_private_webhooks=\(allowPrivateWebhooks) "
-                + "require_api_key=\(requireAPIKey) web_app=\(webApp ? "/" : "off")")
+        let url = "http://\(running.urlHost):\(running.port)"
+        notices.notice("listening on \(url)", startFields(client: client, running: running, watchList: watchList),
+            jsonFields: [("url", .text(url))])
+        let manager = ServiceManagerNotifier(environment: environment)
+        manager.notify("READY=1\nSTATUS=listening on \(url)")
         let signal = await TerminationSignals.wait()
         let started = ContinuousClock.now
+        manager.notify("STOPPING=1\nSTATUS=\(signal) received, draining")
         logWriter.flush()
-        terminal.printError(
-            "kuroneko serve: \(signal) received: refusing new connections, answering queued lookups 503, "
-                + "finishing requests in flight for up to \(shutdownTimeout / .seconds(1)) s; a second signal exits now"
-        )
-        Self.exitOnSecondSignal(terminal: terminal, flush: { logWriter.flush(timeout: .milliseconds(500)) })
+        notices.notice(
+            "\(signal) received: refusing new connections, answering queued lookups 503, "
+                + "finishing requests in flight for up to \(shutdownTimeout / .seconds(1)) s; a second signal exits now",
+            jsonFields: [("signal", .text(signal))])
+        Self.exitOnSecondSignal(notices: notices, flush: { logWriter.flush(timeout: .milliseconds(500)) })
         running.stopAccepting()
         await service.client.scheduler.shutDown()
         let cutOff = await running.shutdown(deadline: shutdownTimeout)
         logWriter.flush()
-        terminal.printError(
-            "kuroneko serve: stopped after \((ContinuousClock.now - started) / .seconds(1)) s; "
-                + "requests cut off at the deadline: \(cutOff)")
+        notices.notice(
+            "stopped after \((ContinuousClock.now - started) / .seconds(1)) s; requests cut off at the deadline: \(cutOff)",
+            jsonFields: [("cut_off", .number(cutOff))])
+    }
+
+    /// The settings in force, for the start-up line.
+    private func startFields(client: TrackingClient.Configuration, running: HTTPServer, watchList: WatchListSetup)
+        -> [(String, LogValue)]
+    {
+        let seconds = { (duration: Duration) in LogValue.decimal(duration / .seconds(1)) }
+        return [
+            ("upstream", .text(demo ? "demo-simulator" : client.endpoint.absoluteString)),
+            ("timeout_s", seconds(client.requestTimeout)), ("max_concurrent", .number(client.maxConcurrentRequests)),
+            ("min_interval_s", seconds(client.minimumRequestInterval)),
+            ("cache_size", .number(service.cache.capacity)), ("ttl_terminal_s", seconds(service.cache.terminalTTL)),
+            ("ttl_active_s", seconds(service.cache.activeTTL)), ("ttl_invalid_s", seconds(service.cache.invalidTTL)),
+            ("batch_window_ms", .decimal(client.batchWindow / .milliseconds(1))),
+            ("queue_deadline_s", seconds(client.lookupDeadline ?? .zero)),
+            ("queue_capacity", .number(client.queueCapacity)),
+            ("breaker_failures", .number(client.circuitBreaker.failureThreshold)),
+            ("breaker_cool_down_s", seconds(client.circuitBreaker.coolDown)),
+            ("connections_per_client", .number(server.connectionsPerAddress)),
+            ("max_connections", .number(running.connectionLimit)),
+            ("receive_timeout_s", .number(server.receiveTimeoutSeconds)),
+            ("cors_origins", .text(corsOrigins.isEmpty ? "none" : corsOrigins.joined(separator: ","))),
+            ("shutdown_timeout_s", seconds(shutdownTimeout)), ("db", .text(watchList.location)),
+            ("poll_speed", .decimal(pollSpeed)), ("allow_private_webhooks", .flag(allowPrivateWebhooks)),
+            ("require_api_key", .flag(requireAPIKey)), ("web_app", .text(webApp ? "/" : "off")),
+            ("log_format", .text(logFormat.rawValue)),
+        ]
     }
 
     /// Exits at once, with 128 + the signal's number, when SIGINT or SIGTERM comes again during the drain.
-    static func exitOnSecondSignal(terminal: Terminal, flush: @escaping @Sendable () -> Void) {
+    static func exitOnSecondSignal(notices: ServerLog, flush: @escaping @Sendable () -> Void) {
         Task.detached {
             let again = await TerminationSignals.wait()
             flush()
-            terminal.printError("kuroneko serve: \(again) received again, exiting now")
+            notices.notice("\(again) received again, exiting now", level: .warning)
             exit(again == "SIGINT" ? 130 : 143)
         }
     }

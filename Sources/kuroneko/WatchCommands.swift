@@ -21,10 +21,9 @@ struct WatchCommands {
         let path = arguments.text("--db") ?? SQLiteWatchStore.defaultPath(environment: terminal.environment)
         let store: any WatchStore
         do {
-            store = try WatchStoreLocation.open(path)
+            store = try WatchStoreLocation.open(path) { [terminal] line in terminal.printError("kuroneko: \(line)") }
         } catch {
-            throw CommandFailure.usage(
-                "\(spec.name): the watch list \(WatchStoreLocation.shown(path)) cannot be opened: \(error)")
+            throw CommandFailure.usage(WatchStoreLocation.failure(spec.name, path, error))
         }
         switch spec.name {
         case "add": try await add(store)

@@ -14,9 +14,11 @@ struct WatchListSetup {
     /// A file of `--demo`'s own, removed at exit.
     private let temporaryDirectory: URL?
 
-    static func open(path: String?, demo: Bool, environment: [String: String], pollSpeed: Double) throws
-        -> WatchListSetup
-    {
+    /// - Parameter announce: told what each migration does before it runs.
+    static func open(
+        path: String?, demo: Bool, environment: [String: String], pollSpeed: Double,
+        announce: @escaping @Sendable (String) -> Void
+    ) throws -> WatchListSetup {
         var temporary: URL?
         let file: String
         if let path {
@@ -31,12 +33,11 @@ struct WatchListSetup {
         }
         do {
             return WatchListSetup(
-                store: try WatchStoreLocation.open(file), location: WatchStoreLocation.shown(file),
+                store: try WatchStoreLocation.open(file, announce: announce), location: WatchStoreLocation.shown(file),
                 schedule: PollSchedule(speed: pollSpeed),
                 temporaryDirectory: temporary)
         } catch {
-            throw CommandFailure.usage(
-                "serve: the watch list database \(WatchStoreLocation.shown(file)) cannot be opened: \(error)")
+            throw CommandFailure.usage(WatchStoreLocation.failure("serve", file, error))
         }
     }
 

@@ -13,16 +13,22 @@ enum WatchStoreLocation {
         location.contains("://") ? PostgresDatabase.redacted(location) : location
     }
 
-    /// Opens (creating and migrating) the store.
-    static func open(_ location: String) throws -> any WatchStore {
-        if isPostgres(location) { return try PostgresWatchStore(url: location) }
+    /// Opens (creating and migrating) the store; `announce` is told what each migration does before it runs.
+    static func open(_ location: String, announce: @escaping @Sendable (String) -> Void) throws -> any WatchStore {
+        if isPostgres(location) { return try PostgresWatchStore(url: location, announce: announce) }
         // Any other URL is a mistake, not a file to create.
         if let scheme = location.range(of: "://").map({ location[..<$0.lowerBound] }), !scheme.contains("/") {
             throw UnknownLocation(
                 description: "--db \"\(scheme)://…\" is not a database this can use; give a postgres:// URL "
                     + "or the path of an SQLite file")
         }
-        return try SQLiteWatchStore(path: location)
+        return try SQLiteWatchStore(path: location, announce: announce)
+    }
+
+    /// The one line for a store that cannot be opened: a newer schema says so by itself.
+    static func failure(_ command: String, _ location: String, _ error: any Error) -> String {
+        if let newer = error as? NewerSchemaError { return "\(command): \(newer)" }
+        return "\(command): the watch list \(shown(location)) cannot be opened: \(error)"
     }
 
     struct UnknownLocation: Error, CustomStringConvertible {

@@ -21,13 +21,13 @@ enum StoreEngine: String, CaseIterable, Sendable, CustomTestStringConvertible {
         case .sqlite:
             let path = WatchStoreTests.temporaryPath()
             let store = try SQLiteWatchStore(path: path)
-            return EngineStore(store: store, another: { try SQLiteWatchStore(path: path) }) { sql, arguments in
+            return EngineStore(store: store, another: { try SQLiteWatchStore(path: path, announce: $0) }) { sql, arguments in
                 _ = try store.database.write { connection -> Int in try connection.run(sql, arguments).count }
             }
         case .postgres:
             let url = try PostgresTestServer.freshDatabase()
             let store = try PostgresWatchStore(url: url)
-            return EngineStore(store: store, another: { try PostgresWatchStore(url: url) }) { sql, arguments in
+            return EngineStore(store: store, another: { try PostgresWatchStore(url: url, announce: $0) }) { sql, arguments in
                 _ = try store.database.write { connection -> Int in try connection.run(sql, arguments).count }
             }
         }
@@ -37,17 +37,22 @@ enum StoreEngine: String, CaseIterable, Sendable, CustomTestStringConvertible {
 /// A store and a way to write to its tables directly (to set up states the API cannot reach quickly).
 struct EngineStore {
     let store: any WatchStore
-    /// Another store on the same database, as a second server would open it.
-    let another: () throws -> any WatchStore
+    /// Another store on the same database, as a second server would open it, told of each migration.
+    let anotherAnnouncing: ((@Sendable (String) -> Void)?) throws -> any WatchStore
     let write: (String, [[SQLValue]]) throws -> Void
 
     init(
-        store: any WatchStore, another: @escaping () throws -> any WatchStore,
+        store: any WatchStore, another: @escaping ((@Sendable (String) -> Void)?) throws -> any WatchStore,
         run: @escaping (String, [SQLValue]) throws -> Void
     ) {
         self.store = store
-        self.another = another
+        anotherAnnouncing = another
         write = { sql, rows in for arguments in rows { try run(sql, arguments) } }
+    }
+
+    /// Another store on the same database, as a second server would open it.
+    func another(announce: (@Sendable (String) -> Void)? = nil) throws -> any WatchStore {
+        try anotherAnnouncing(announce)
     }
 }
 

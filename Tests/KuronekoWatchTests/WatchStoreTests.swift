@@ -1,6 +1,7 @@
 import Foundation
 import Kuroneko
 import KuronekoTestSupport
+import Synchronization
 import Testing
 
 @testable import KuronekoWatch
@@ -46,6 +47,59 @@ struct WatchStoreTests {
             #expect(try upgraded.watch(TrackingNumber(parsing: "327754459830"), owner: .local) != nil)
             #expect(try upgraded.database.integrityCheck() == ["ok"])
         }
+    }
+
+    @Test("every migration says what it does before it runs, from the version the file is at")
+    func migrationsAnnounced() throws {
+        let path = Self.temporaryPath()
+        let lines = Mutex<[String]>([])
+        _ = try SQLiteDatabase(
+            path: path, migrations: Schema.migrations, upTo: 2, announce: { line in lines.withLock { $0.append(line) } })
+        #expect(lines.withLock { $0 } == ["creating the watch list \(path) at schema version 2"], "a new file: one line")
+        lines.withLock { $0.removeAll() }
+        _ = try SQLiteWatchStore(path: path, announce: { line in lines.withLock { $0.append(line) } })
+        #expect(
+            lines.withLock { $0 } == [
+                "migrating \(path) from schema version 2 to 3: adds API keys and their calendar tokens (stored hashed)",
+                "migrating \(path) from schema version 3 to 4: adds the end of a subscription its receiver refused "
+                    + "(410 Gone) and the operator's settings",
+            ])
+        lines.withLock { $0.removeAll() }
+        _ = try SQLiteWatchStore(path: path, announce: { line in lines.withLock { $0.append(line) } })
+        #expect(lines.withLock { $0 }.isEmpty, "a file at the last version migrates nothing")
+        #expect(SchemaVersions.latest == Schema.migrations.count)
+    }
+
+    @Test("a database from a newer Kuroneko is refused with both versions named, and left untouched", arguments: StoreEngine.available)
+    func newerSchemaRefused(engine: StoreEngine) throws {
+        let newer = SchemaVersions.latest + 1
+        let number = ValidNumbers.numbers(1)[0]
+        let opened: EngineStore
+        do {
+            opened = try engine.makeStore()
+            _ = try opened.store.add(number, label: "kept", owner: .local, webhook: nil, now: now)
+            switch engine {
+            case .sqlite: try opened.write("PRAGMA user_version = \(newer)", [[]])
+            case .postgres: try opened.write("INSERT INTO kuroneko_schema (version) VALUES (?)", [[.integer(Int64(newer))]])
+            }
+        }
+        let path = (opened.store as? SQLiteWatchStore)?.database.path
+        let files = { (path: String) in
+            [path, path + "-wal"].map { FileManager.default.contents(atPath: $0) ?? Data() }
+        }
+        let before = path.map(files)
+        let announced = Mutex<[String]>([])
+        let error = #expect(throws: NewerSchemaError.self) {
+            _ = try opened.another(announce: { line in announced.withLock { $0.append(line) } })
+        }
+        #expect(error?.found == newer && error?.supported == SchemaVersions.latest)
+        #expect(
+            error?.description.contains(
+                "is at schema version \(newer), written by a newer Kuroneko; this one (\(KuronekoVersion.version)) knows "
+                    + "versions up to \(SchemaVersions.latest) and left the database untouched") == true)
+        #expect(announced.withLock { $0 }.isEmpty)
+        if let path, let before { #expect(files(path) == before, "the file and its write-ahead log are unchanged") }
+        #expect(try opened.store.watch(number, owner: .local)?.label == "kept")
     }
 
     @Test(
@@ -215,27 +269,34 @@ struct WatchStoreTests {
         let adder = engineStore.store
         let remover = try engineStore.another()
         let number = ValidNumbers.numbers(1)[0]
-        let rounds = 300
+        let removing = RaceFlag()
+        // The adder adds again and again while the remover runs; the remover goes on until it has removed
+        // the watch 100 times (or 20,000 tries), so the two overlap however the threads are scheduled.
         async let adds: [String] = onOwnThread {
-            (0..<rounds).map { _ in
+            var outcomes: [String] = []
+            while removing.value.load(ordering: .acquiring) || outcomes.isEmpty {
                 do {
                     let added = try adder.add(number, label: "race", owner: .local, webhook: nil, now: self.now)
-                    return added.watch.number == number ? "added" : "wrong watch"
+                    outcomes.append(added.watch.number == number ? "added" : "wrong watch")
                 } catch WatchStoreError.removedWhileAdding(let named) {
-                    return named == number.formatted ? "race" : "race naming \(named)"
+                    outcomes.append(named == number.formatted ? "race" : "race naming \(named)")
                 } catch {
-                    return "\(error)"
+                    outcomes.append("\(error)")
                 }
             }
+            return outcomes
         }
         async let removes: [String] = onOwnThread {
-            (0..<rounds).map { _ in
+            var outcomes: [String] = []
+            while outcomes.filter({ $0 == "removed" }).count < 100, outcomes.count < 20_000 {
                 do {
-                    return try remover.remove(number, owner: .local) ? "removed" : "absent"
+                    outcomes.append(try remover.remove(number, owner: .local) ? "removed" : "absent")
                 } catch {
-                    return "\(error)"
+                    outcomes.append("\(error)")
                 }
             }
+            removing.value.store(false, ordering: .releasing)
+            return outcomes
         }
         let (added, removed) = await (adds, removes)
         #expect(Set(added).isSubset(of: ["added", "race"]), "\(Set(added))")
@@ -335,4 +396,9 @@ struct WatchStoreTests {
         #expect(claimed.count == numbers.count && Set(claimed) == Set(numbers), "each number claimed exactly once")
         #expect(delivered.count == numbers.count && Set(delivered).count == numbers.count, "each delivery once")
     }
+}
+
+/// Whether the remover of a race test is still at work.
+final class RaceFlag: Sendable {
+    let value = Atomic<Bool>(true)
 }

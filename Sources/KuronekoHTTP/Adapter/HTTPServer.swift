@@ -53,39 +53,41 @@ public final class HTTPServer: Sendable {
     private let state: ServerState
 
     /// Starts listening.
-    /// - Throws: ``ServerStartError`` when the address is not an IPv4 address or the port cannot be bound.
+    /// - Throws: ``ServerStartError`` when the host is not an address or a name that resolves, or the port cannot
+    ///   be bound.
     public init(configuration: Configuration, application: any HTTPApplication) throws(ServerStartError) {
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_port = configuration.port.bigEndian
-        guard inet_pton(AF_INET, configuration.host, &address.sin_addr) == 1 else {
-            throw ServerStartError(
-                message: "--host \"\(configuration.host)\" is not an IPv4 address; expected e.g. 127.0.0.1 or 0.0.0.0")
-        }
+        let address = try ListenAddress.resolve(configuration.host)
         let state = ServerState(
             application: application, maxBodyBytes: configuration.maxBodyBytes,
             connectionsPerAddress: configuration.connectionsPerAddress,
             receiveDeadlines: ReceiveDeadlines(seconds: configuration.receiveTimeoutSeconds))
         let connectionLimit = Self.connectionLimit(configuration.maxConnections)
         self.connectionLimit = connectionLimit
-        let flags =
+        var flags =
             MHD_USE_INTERNAL_POLLING_THREAD.rawValue | MHD_USE_EPOLL.rawValue | MHD_ALLOW_SUSPEND_RESUME.rawValue
-        guard
-            let started = kuroneko_start_daemon(
-                UInt32(flags), &address, UInt32(max(1, configuration.threads)),
+        if address.isIPv6 { flags |= MHD_USE_IPv6.rawValue }
+        if address.isIPv6Any { flags |= MHD_USE_DUAL_STACK.rawValue }
+        let started = address.withSocketAddress(port: configuration.port) { socketAddress in
+            kuroneko_start_daemon(
+                UInt32(flags), socketAddress, UInt32(max(1, configuration.threads)),
                 UInt32(configuration.connectionTimeoutSeconds), UInt32(connectionLimit),
                 UInt32(configuration.connectionsPerAddress + Self.perAddressMargin), configuration.headerMemoryBytes,
                 handleRequest,
                 Unmanaged.passUnretained(state).toOpaque(), requestCompleted, connectionChanged, requestTargetRead,
                 Unmanaged.passUnretained(state).toOpaque())
-        else {
+        }
+        guard let started else {
             throw ServerStartError(
-                message: "cannot listen on \(configuration.host):\(configuration.port); is the port in use?")
+                message: "cannot listen on \(address.urlHost):\(configuration.port); is the port in use?")
         }
         daemon = DaemonHandle(started)
         self.state = state
         port = kuroneko_daemon_port(started)
+        urlHost = address.urlHost
     }
+
+    /// The address listened on as a URL writes it: `127.0.0.1`, `[::1]`.
+    public let urlHost: String
 
     /// The connections allowed at once from all clients.
     public let connectionLimit: Int

@@ -16,12 +16,14 @@ public final class BufferedLogWriter: LogSink, @unchecked Sendable {
     private let batch: Batch
     private let timer: any DispatchSourceTimer
 
-    /// - Parameter limit: the most bytes waiting to be written; lines beyond it are dropped.
+    /// - Parameters:
+    ///   - limit: the most bytes waiting to be written; lines beyond it are dropped.
+    ///   - format: how the line counting dropped lines is written.
     public init(
         handle: FileHandle = .standardError, interval: DispatchTimeInterval = .milliseconds(200),
-        limit: Int = 1 << 20
+        limit: Int = 1 << 20, format: LogFormat = .text
     ) {
-        let batch = Batch(handle: handle, limit: limit)
+        let batch = Batch(handle: handle, limit: limit, format: format)
         self.batch = batch
         timer = DispatchSource.makeTimerSource(queue: batch.queue)
         timer.schedule(deadline: .now() + interval, repeating: interval)
@@ -79,9 +81,12 @@ public final class BufferedLogWriter: LogSink, @unchecked Sendable {
         private var droppedTotal = 0
         private var flushScheduled = false
 
-        init(handle: FileHandle, limit: Int) {
+        private let format: LogFormat
+
+        init(handle: FileHandle, limit: Int, format: LogFormat) {
             self.handle = handle
             self.limit = limit
+            self.format = format
         }
 
         var droppedLines: Int {
@@ -109,7 +114,7 @@ public final class BufferedLogWriter: LogSink, @unchecked Sendable {
         /// On the writer's queue only.
         func writePending() {
             var (pending, droppedNow) = takePending()
-            Self.write(pending, dropped: droppedNow, to: handle)
+            Self.write(pending, dropped: droppedNow, format: format, to: handle)
             pending.removeAll(keepingCapacity: true)
             lock.lock()
             if spare.capacity < pending.capacity { spare = pending }
@@ -147,12 +152,19 @@ public final class BufferedLogWriter: LogSink, @unchecked Sendable {
             }
         }
 
-        private static func write(_ pending: [UInt8], dropped: Int, to handle: FileHandle) {
+        private static func write(_ pending: [UInt8], dropped: Int, format: LogFormat, to handle: FileHandle) {
             // Straight from the buffer: a Data copy would allocate as much again at every flush.
             if !pending.isEmpty { pending.withUnsafeBytes { writeAll($0, to: handle.fileDescriptor) } }
-            if dropped > 0 {
-                handle.write(Data("log dropped=\(dropped) reason=the log's reader did not keep up\n".utf8))
-            }
+            guard dropped > 0 else { return }
+            let reason = "the log's reader did not keep up"
+            let line =
+                switch format {
+                case .text: "log dropped=\(dropped) reason=\(reason)"
+                case .json:
+                    ServerLog.object(
+                        level: .warning, message: "log", fields: [("dropped", .number(dropped)), ("reason", .text(reason))])
+                }
+            handle.write(Data((line + "\n").utf8))
         }
     }
 }

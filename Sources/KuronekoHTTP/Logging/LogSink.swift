@@ -47,6 +47,21 @@ struct LogLineBuilder: ~Copyable {
         count += 1
     }
 
+    /// Printable ASCII as a JSON string, quotes and backslashes escaped (the access log's fields are
+    /// printable ASCII already); any other byte is written as `?`.
+    mutating func appendJSONString(_ text: String) {
+        append(byte: UInt8(ascii: "\""))
+        for byte in text.utf8 {
+            if byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "\\") {
+                append(byte: UInt8(ascii: "\\"))
+                append(byte: byte)
+            } else {
+                append(byte: byte >= 0x20 && byte < 0x7F ? byte : UInt8(ascii: "?"))
+            }
+        }
+        append(byte: UInt8(ascii: "\""))
+    }
+
     /// A non-negative number in decimal, at least `minimumDigits` long (zeros in front).
     mutating func append(decimal value: Int, minimumDigits: Int = 1) {
         let value = max(0, value)

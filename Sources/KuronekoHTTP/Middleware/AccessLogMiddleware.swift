@@ -8,24 +8,31 @@ import Synchronization
 /// duration_ms=0.412 cache=hit`
 public struct AccessLogMiddleware: HTTPMiddleware {
     private let sink: any LogSink
+    private let format: LogFormat
     private let clock = LogTimestamps()
-    /// Longer lines are cut off (they cannot be: every field is from a closed set or at most 64 bytes).
-    private static let capacity = 384
+    /// Longer lines are cut off (they cannot be: every field is from a closed set or at most 64 bytes, 384
+    /// when each byte of the request ID is escaped for JSON).
+    private static let capacity = 640
 
-    /// - Parameter sink: where lines go (the server passes a ``BufferedLogWriter`` on standard error).
-    public init(sink: any LogSink) {
+    /// - Parameters:
+    ///   - sink: where lines go (the server passes a ``BufferedLogWriter`` on standard error).
+    ///   - format: `text`, or one JSON object per line with the same fields: `{"time":…,"level":"info",
+    ///     "msg":"request","id":…,"method":"GET","route":…,"status":200,"duration_ms":0.412,"cache":"hit"}`.
+    public init(sink: any LogSink, format: LogFormat = .text) {
         self.sink = sink
+        self.format = format
     }
 
     /// Lines as strings, to a closure.
-    public init(write: @escaping @Sendable (String) -> Void) {
-        self.init(sink: StringLogSink(write))
+    public init(format: LogFormat = .text, write: @escaping @Sendable (String) -> Void) {
+        self.init(sink: StringLogSink(write), format: format)
     }
 
     public func finish(_ request: HTTPRequest, _ response: inout HTTPResponse) {
         // Formatted into a buffer on the stack: this runs once per request, on the hot path of cache hits.
         let microseconds = Int((DispatchTime.now().uptimeNanoseconds &- request.receivedAt) / 1000)
         let cache = response.header("X-Cache")
+        if format == .json { return finishJSON(request, response, microseconds: microseconds, cache: cache) }
         withUnsafeTemporaryAllocation(of: UInt8.self, capacity: Self.capacity) { buffer in
             var line = LogLineBuilder(buffer)
             line.append("request time=")
@@ -49,6 +56,36 @@ public struct AccessLogMiddleware: HTTPMiddleware {
             sink.write(line: line.bytes)
         }
     }
+
+    private func finishJSON(_ request: HTTPRequest, _ response: HTTPResponse, microseconds: Int, cache: String?) {
+        withUnsafeTemporaryAllocation(of: UInt8.self, capacity: Self.capacity) { buffer in
+            var line = LogLineBuilder(buffer)
+            line.append("{\"time\":\"")
+            clock.append(to: &line)
+            line.append("\",\"level\":\"info\",\"msg\":\"request\",\"id\":")
+            if let id = request.id {
+                line.appendJSONString(id)
+            } else {
+                line.append("null")
+            }
+            line.append(",\"method\":\"")
+            line.append(HTTPMethod.label(request.method))
+            line.append("\",\"route\":")
+            line.appendJSONString(response.route ?? "unmatched")
+            line.append(",\"status\":")
+            line.append(decimal: response.status)
+            line.append(",\"duration_ms\":")
+            line.append(decimal: microseconds / 1000)
+            line.append(byte: UInt8(ascii: "."))
+            line.append(decimal: microseconds % 1000, minimumDigits: 3)
+            if let cache, RequestIDMiddleware.isSane(cache) {
+                line.append(",\"cache\":")
+                line.appendJSONString(cache)
+            }
+            line.append(byte: UInt8(ascii: "}"))
+            sink.write(line: line.bytes)
+        }
+    }
 }
 
 /// RFC 3339 UTC timestamps with milliseconds: the time of day by arithmetic, the date from `gmtime_r` once a
@@ -56,6 +93,15 @@ public struct AccessLogMiddleware: HTTPMiddleware {
 struct LogTimestamps: Sendable {
     /// The day last asked for: `(days since 1970 + 1) << 32 | year << 9 | month << 5 | day`; 0 for none.
     private static let today = Atomic<UInt64>(0)
+
+    /// `2026-11-30T00:40:00.123Z` as a string.
+    func now() -> String {
+        withUnsafeTemporaryAllocation(of: UInt8.self, capacity: 32) { buffer in
+            var line = LogLineBuilder(buffer)
+            append(to: &line)
+            return String(decoding: line.bytes, as: UTF8.self)
+        }
+    }
 
     /// `2026-11-30T00:40:00.123Z`
     func append(to line: inout LogLineBuilder) {

@@ -8,15 +8,15 @@ import KuronekoWebApp
 public enum APIApplication {
     /// - Parameters:
     ///   - corsOrigins: origins allowed to call the API from a browser (`*` for any); empty: no CORS headers.
-    ///   - log: where access-log lines go; `nil` logs nothing.
+    ///   - log: where access-log lines go; `nil` logs nothing. `logFormat`: text or JSON lines.
     ///   - watches: the watch list's routes; `keys`: API keys for every `/v1` route; `webApp`: the dashboard.
     public static func make(
         service: ShipmentService, metrics: Metrics, httpMetrics: HTTPMetrics, clock: any TrackingClock,
-        corsOrigins: [String] = [], log: (any LogSink)?, watches: WatchRoutes? = nil, keys: APIKeyMiddleware? = nil,
+        corsOrigins: [String] = [], log: (any LogSink)?, logFormat: LogFormat = .text, watches: WatchRoutes? = nil, keys: APIKeyMiddleware? = nil,
         webApp: WebApp? = nil, moreMetrics: (@Sendable () -> [String])? = nil
     ) -> MiddlewareStack<APIResponder> {
         var middleware: [any HTTPMiddleware] = [RequestIDMiddleware()]
-        if let log { middleware.append(AccessLogMiddleware(sink: log)) }
+        if let log { middleware.append(AccessLogMiddleware(sink: log, format: logFormat)) }
         middleware.append(MetricsMiddleware(httpMetrics))
         if !corsOrigins.isEmpty { middleware.append(CORSMiddleware(origins: corsOrigins)) }
         if let keys { middleware.append(keys) }

@@ -123,6 +123,19 @@ public final class SQLiteConnection: SQLConnection {
         sqlite3_close_v2(handle)
     }
 
+    /// Copies the whole database into `destination` with SQLite's online backup, in one step: one read
+    /// transaction, so the copy is one consistent moment while writers go on (WAL).
+    func backup(into destination: SQLiteConnection) throws(StoreError) {
+        guard let backup = sqlite3_backup_init(destination.handle, "main", handle, "main") else {
+            throw StoreError.sqlite(sqlite3_errcode(destination.handle), destination.handle, "cannot start the backup")
+        }
+        let result = sqlite3_backup_step(backup, -1)
+        let finished = sqlite3_backup_finish(backup)
+        guard result == SQLITE_DONE, finished == SQLITE_OK else {
+            throw StoreError.sqlite(result == SQLITE_DONE ? finished : result, destination.handle, "the backup failed")
+        }
+    }
+
     /// Runs SQL that returns no rows the caller needs (several statements allowed).
     public func execute(_ sql: String) throws(StoreError) {
         var message: UnsafeMutablePointer<CChar>?

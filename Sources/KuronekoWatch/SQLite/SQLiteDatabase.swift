@@ -12,6 +12,8 @@ public final class SQLiteDatabase: SQLDatabase {
     /// One server per file: nobody to share work with.
     public static let leasesClaims = false
     public static func skippingLocked(of alias: String) -> String { "" }
+    public static let engineName = "SQLite"
+    public static let schemaVersionQuery = "PRAGMA user_version"
 
     /// One step of the schema: applied once, in order, in a transaction of its own.
     public struct Migration: Sendable {
@@ -29,18 +31,34 @@ public final class SQLiteDatabase: SQLDatabase {
     private let reader: Mutex<SQLiteConnection>
 
     /// Opens the file and brings its schema up to the last migration. Two processes opening one file at
-    /// once migrate it once: the version is read again inside the write lock.
-    /// - Parameter upTo: stop after this version (tests of upgrades from earlier versions).
-    public init(path: String, migrations: [Migration], upTo: Int? = nil) throws {
+    /// once migrate it once: the version is read again inside the write lock. A file at a version newer than
+    /// the last migration is refused before anything is written (``NewerSchemaError``).
+    /// - Parameters:
+    ///   - upTo: stop after this version (tests of upgrades from earlier versions).
+    ///   - announce: told what each migration does, one line, before it runs.
+    public init(
+        path: String, migrations: [Migration], upTo: Int? = nil, announce: (@Sendable (String) -> Void)? = nil
+    ) throws {
         self.path = path
+        let reading = try SQLiteConnection(path: path)
+        let found = try reading.run("PRAGMA user_version").first?.int(0) ?? 0
+        try SchemaVersions.check(
+            found: found, supported: migrations.map(\.version).max() ?? 0, location: path)
+        reader = Mutex(reading)
         connection = Mutex(try SQLiteConnection(path: path))
-        reader = Mutex(try SQLiteConnection(path: path))
-        for migration in migrations.sorted(by: { $0.version < $1.version }) {
-            if let upTo, migration.version > upTo { break }
+        let steps = migrations.sorted(by: { $0.version < $1.version }).filter { $0.version <= (upTo ?? .max) }
+        // A new file is made whole in one breath: said once, not step by step.
+        if found == 0, let last = steps.last {
+            announce?(SchemaVersions.creation(location: path, version: last.version))
+        }
+        for migration in steps {
             try write { (connection: SQLiteConnection) in
                 let rows = try connection.run("PRAGMA user_version")
                 let current = rows.first?.int(0) ?? 0
                 guard current < migration.version else { return }
+                if found > 0 {
+                    announce?(SchemaVersions.announcement(location: path, from: current, to: migration.version))
+                }
                 try connection.execute(migration.sql)
                 try connection.execute("PRAGMA user_version = \(migration.version)")
             }
@@ -70,6 +88,23 @@ public final class SQLiteDatabase: SQLDatabase {
     /// consistent snapshot: every transaction committed before it began).
     public func read<T: Sendable>(_ body: (SQLiteConnection) throws -> T) throws -> T {
         try reader.withLock { (connection: inout SQLiteConnection) throws -> T in try body(connection) }
+    }
+
+    /// Writes a copy of the database to a new file at `path` (mode 0600), safe while a server uses the
+    /// database; the copy's `PRAGMA integrity_check` (`["ok"]` for a sound copy).
+    /// - Throws: ``StoreError`` when `path` exists already or cannot be written.
+    public func backup(to path: String) throws -> [String] {
+        guard !FileManager.default.fileExists(atPath: path) else {
+            throw StoreError(code: 0, message: "\(path) exists already; give the backup a new file's path")
+        }
+        do {
+            let destination = try SQLiteConnection(path: path)
+            try reader.withLock { (source: inout SQLiteConnection) throws(StoreError) in
+                try source.backup(into: destination)
+            }
+        }
+        let copy = try SQLiteConnection(path: path)
+        return try copy.run("PRAGMA integrity_check").compactMap { $0.text(0) }
     }
 
     /// `PRAGMA integrity_check`: `["ok"]` for a sound file.

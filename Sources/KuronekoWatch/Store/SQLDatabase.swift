@@ -37,6 +37,10 @@ public protocol SQLDatabase: Sendable {
     static var ownerLock: String? { get }
     /// Tells the other servers, once the transaction commits, that a number has a new latest shipment.
     func announceFetched(_ served: LatestShipment, digits: String, on connection: Connection) throws
+    /// `SQLite` or `PostgreSQL`, for `kuroneko db status`.
+    static var engineName: String { get }
+    /// A query of one row and one integer: the schema version the database is at.
+    static var schemaVersionQuery: String { get }
 }
 
 extension SQLDatabase {

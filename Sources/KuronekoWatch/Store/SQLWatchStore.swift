@@ -388,6 +388,20 @@ public final class SQLWatchStore<Database: SQLDatabase>: WatchStore {
         }
     }
 
+    public func summary() throws -> StoreSummary {
+        try database.read { connection in
+            func count(_ sql: String) throws -> Int { try connection.run(sql, []).first?.int(0) ?? 0 }
+            return StoreSummary(
+                engine: Database.engineName, schemaVersion: try count(Database.schemaVersionQuery),
+                activeWatches: try count("SELECT COUNT(*) FROM watches WHERE active = 1"),
+                finishedWatches: try count("SELECT COUNT(*) FROM watches WHERE active = 0"),
+                shipments: try count("SELECT COUNT(*) FROM shipments"),
+                changes: try count("SELECT COUNT(*) FROM changes"),
+                pendingDeliveries: try count("SELECT COUNT(*) FROM outbox WHERE state = 'pending'"),
+                activeKeys: try count("SELECT COUNT(*) FROM api_keys WHERE revoked_at IS NULL"))
+        }
+    }
+
     public func pendingDeliveryCount() throws -> Int {
         let rows = try database.read { connection in
             try connection.run("SELECT COUNT(*) FROM outbox WHERE state = 'pending'")
@@ -492,9 +506,10 @@ public final class SQLWatchStore<Database: SQLDatabase>: WatchStore {
 public typealias SQLiteWatchStore = SQLWatchStore<SQLiteDatabase>
 
 extension SQLWatchStore where Database == SQLiteDatabase {
-    /// Opens (creating and migrating) the database at `path`.
-    public convenience init(path: String) throws {
-        self.init(database: try SQLiteDatabase(path: path, migrations: Schema.migrations))
+    /// Opens (creating and migrating) the database at `path`; `announce` is told what each migration does
+    /// before it runs. A file from a newer Kuroneko is refused untouched (``NewerSchemaError``).
+    public convenience init(path: String, announce: (@Sendable (String) -> Void)? = nil) throws {
+        self.init(database: try SQLiteDatabase(path: path, migrations: Schema.migrations, announce: announce))
     }
 
     /// The default file: `$XDG_DATA_HOME/kuroneko/kuroneko.sqlite`, else `~/.local/share/kuroneko/…`.

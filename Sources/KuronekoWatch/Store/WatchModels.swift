@@ -126,7 +126,22 @@ public struct AddedWatch: Sendable {
 /// The watch list's persistence, with every SQL statement behind it in one implementation
 /// (``SQLiteWatchStore``), so another engine can be added without touching the API, the poller or the
 /// command line.
+/// What a watch list holds, for `kuroneko db status`.
+public struct StoreSummary: Sendable, Equatable {
+    public var engine: String
+    public var schemaVersion: Int
+    public var activeWatches: Int
+    public var finishedWatches: Int
+    public var shipments: Int
+    public var changes: Int
+    public var pendingDeliveries: Int
+    public var activeKeys: Int
+}
+
 public protocol WatchStore: Sendable {
+    /// The engine, the schema version and how many of each thing the database holds.
+    func summary() throws -> StoreSummary
+
     /// Adds a watch (idempotent per owner and number), with a webhook when `webhook` is given.
     /// - Throws: ``WatchStoreError/limitReached`` past ``WatchLimits/watchesPerOwner``.
     func add(

@@ -1,7 +1,7 @@
 /// Every command of the tool, described once.
 enum CommandCatalog {
     static let all = [
-        track, parse, add, list, show, remove, refresh, watch, importCSV, keys, serve, simulate, completion, help,
+        track, parse, add, list, show, remove, refresh, watch, importCSV, keys, db, serve, simulate, completion, help,
     ]
 
     static func command(named name: String) -> CommandSpec? {
@@ -162,6 +162,25 @@ enum CommandCatalog {
             ("kuroneko keys revoke shop", "revoke it"),
         ])
 
+    static let db = CommandSpec(
+        name: "db", synopsis: "status | backup FILE", summary: "the watch list's database: what it holds, a backup",
+        description: [
+            "`db status` prints the engine, the schema version and how many watches, shipments, changes, pending "
+                + "webhook deliveries and active keys the database holds. `db backup FILE` writes a copy of an "
+                + "SQLite watch list to a new FILE with SQLite's online backup, safe while `kuroneko serve` uses "
+                + "it, and checks the copy (PRAGMA integrity_check). A PostgreSQL watch list is backed up with "
+                + "pg_dump."
+        ],
+        options: [database],
+        operands: .choices(["status", "backup"]),
+        examples: [
+            ("kuroneko db status", "what the default watch list holds"),
+            (
+                "kuroneko db backup /var/backups/kuroneko-$(date +%F).sqlite --db /var/lib/kuroneko/kuroneko.sqlite",
+                "a copy of the service's database while it runs"
+            ),
+        ])
+
     static let serve = CommandSpec(
         name: "serve", synopsis: "[options]", summary: "run the REST API (--demo: against a built-in simulator)",
         description: [
@@ -170,7 +189,9 @@ enum CommandCatalog {
                 + "can also be set with the environment variable named beside it; the flag wins."
         ],
         options: [
-            .value("--host", "ADDRESS", environment: "KURONEKO_HOST", "IPv4 address to listen on (default 127.0.0.1)"),
+            .value(
+                "--host", "ADDRESS", environment: "KURONEKO_HOST",
+                "address or name to listen on: 127.0.0.1 (the default), 0.0.0.0, ::1, :: (IPv6 and IPv4), localhost"),
             .value("--port", "PORT", environment: "KURONEKO_PORT", "port, 0 for any free one (default 8080)"),
             endpoint,
             .flag("--demo", environment: "KURONEKO_DEMO", "use a built-in simulator as Yamato"),
@@ -236,6 +257,9 @@ enum CommandCatalog {
             .flag(
                 "--no-web-app", environment: "KURONEKO_NO_WEB_APP",
                 "leave out the parcel dashboard at / (the API alone)"),
+            .value(
+                "--log-format", "FORMAT", choices: ["text", "json"], environment: "KURONEKO_LOG_FORMAT",
+                "text (the default) or json: every line on standard error one JSON object with time, level and msg"),
             .value(
                 "--shutdown-timeout", "SECONDS", environment: "KURONEKO_SHUTDOWN_TIMEOUT",
                 "on SIGTERM or SIGINT, how long requests in flight may still take before they are answered 503 "

@@ -19,10 +19,15 @@ final class ServerProcess {
     static let startTimeout = Duration.seconds(30)
 
     /// Starts `kuroneko ARGUMENTS --port 0` and waits (at most ``startTimeout``) for its "listening on" line.
-    init(_ arguments: [String]) throws {
+    /// - Parameters:
+    ///   - environment: set on top of this process's own.
+    ///   - host: the address the line names, as a regular expression (`\[::1\]` for IPv6 loopback).
+    init(_ arguments: [String], environment: [String: String] = [:], host: String = #"127\.0\.0\.1"#) throws {
         let nothing = try FileHandle(forUpdating: URL(fileURLWithPath: "/dev/null"))
+        var merged = ProcessInfo.processInfo.environment
+        merged.merge(environment) { $1 }
         child = try ChildProcess(
-            KuronekoBinary.url.path, arguments + ["--port", "0"], input: nothing.fileDescriptor,
+            KuronekoBinary.url.path, arguments + ["--port", "0"], environment: merged, input: nothing.fileDescriptor,
             output: nothing.fileDescriptor, error: errorPipe.fileHandleForWriting.fileDescriptor)
         try nothing.close()
         try errorPipe.fileHandleForWriting.close()
@@ -30,7 +35,7 @@ final class ServerProcess {
         let deadline = ContinuousClock.now + Self.startTimeout
         while true {
             let text = log.snapshot()
-            if let range = text.range(of: #"listening on http://127\.0\.0\.1:(\d+)"#, options: .regularExpression) {
+            if let range = text.range(of: "listening on http://\(host):(\\d+)", options: .regularExpression) {
                 let address = text[range]
                 port = address.split(separator: ":").last.flatMap { Int($0) } ?? 0
                 return

@@ -1,0 +1,47 @@
+import Kuroneko
+
+/// The schema versions of the watch store, the same on SQLite and PostgreSQL: what each one does, said before
+/// it runs, and the refusal of a database written by a newer Kuroneko.
+public enum SchemaVersions {
+    /// What migrating to each version does, in the words printed before it runs.
+    public static let summaries: [Int: String] = [
+        1: "creates the watch list (watches, the latest shipment per number, events, the log of changes)",
+        2: "adds webhook subscriptions, their outbox and the log of delivery attempts",
+        3: "adds API keys and their calendar tokens (stored hashed)",
+        4: "adds the end of a subscription its receiver refused (410 Gone) and the operator's settings",
+    ]
+
+    /// The newest version this build knows.
+    public static var latest: Int { summaries.keys.max() ?? 0 }
+
+    /// `migrating kuroneko.sqlite from schema version 3 to 4: adds …`
+    public static func announcement(location: String, from: Int, to: Int) -> String {
+        "migrating \(location) from schema version \(from) to \(to): \(summaries[to] ?? "no description")"
+    }
+
+    /// `creating the watch list kuroneko.sqlite at schema version 4`: a new database is made whole, in one
+    /// step said once.
+    public static func creation(location: String, version: Int) -> String {
+        "creating the watch list \(location) at schema version \(version)"
+    }
+
+    /// Refuses a version newer than `supported`, before anything is written.
+    public static func check(found: Int, supported: Int, location: String) throws(NewerSchemaError) {
+        guard found <= supported else {
+            throw NewerSchemaError(location: location, found: found, supported: supported)
+        }
+    }
+}
+
+/// A database at a schema version this build does not know: written by a newer Kuroneko. Nothing was changed.
+public struct NewerSchemaError: Error, CustomStringConvertible, Equatable {
+    public let location: String
+    public let found: Int
+    public let supported: Int
+
+    public var description: String {
+        "the database \(location) is at schema version \(found), written by a newer Kuroneko; this one "
+            + "(\(KuronekoVersion.version)) knows versions up to \(supported) and left the database untouched: "
+            + "run the newer kuroneko, or restore a backup made before the upgrade"
+    }
+}

@@ -1,0 +1,83 @@
+import Foundation
+import KuronekoWatch
+
+/// `kuroneko db status` and `kuroneko db backup FILE`: the watch list's database for its operator.
+struct DatabaseCommand {
+    let arguments: ArgumentList
+    let terminal: Terminal
+
+    init(arguments: [String], terminal: Terminal) throws(CommandFailure) {
+        self.arguments = try ArgumentList(arguments, spec: CommandCatalog.db, environment: terminal.environment)
+        self.terminal = terminal
+    }
+
+    func run() throws {
+        let location = arguments.text("--db") ?? SQLiteWatchStore.defaultPath(environment: terminal.environment)
+        let action = arguments.operands.first ?? "status"
+        if action == "backup" {
+            guard arguments.operands.count == 2, !arguments.operands[1].isEmpty else {
+                throw CommandFailure.usage("db: usage: kuroneko db backup FILE (a new file for the copy)")
+            }
+            guard !FileManager.default.fileExists(atPath: arguments.operands[1]) else {
+                throw CommandFailure.usage(
+                    "db: \(arguments.operands[1]) exists already; give the backup a new file's path")
+            }
+            guard !WatchStoreLocation.isPostgres(location) else {
+                throw CommandFailure.usage(
+                    "db: the watch list \(WatchStoreLocation.shown(location)) is on PostgreSQL; back it up with "
+                        + "pg_dump, e.g. pg_dump --format=custom --file=kuroneko.dump '\(WatchStoreLocation.shown(location))'")
+            }
+        } else if arguments.operands.count > 1 {
+            throw CommandFailure.usage("db: unexpected argument '\(arguments.operands[1])'; usage: kuroneko db status")
+        }
+        guard WatchStoreLocation.isPostgres(location) || FileManager.default.fileExists(atPath: location) else {
+            throw CommandFailure.usage(
+                "db: there is no watch list at \(location); give its path with --db (or KURONEKO_DB)")
+        }
+        let store: any WatchStore
+        do {
+            store = try WatchStoreLocation.open(location) { [terminal] line in terminal.printError("kuroneko: \(line)") }
+        } catch {
+            throw CommandFailure.usage(WatchStoreLocation.failure("db", location, error))
+        }
+        if action == "backup" {
+            try backup(store, to: arguments.operands[1])
+        } else {
+            try status(store, location: location)
+        }
+    }
+
+    private func status(_ store: any WatchStore, location: String) throws {
+        let summary = try store.summary()
+        terminal.print(
+            """
+            engine: \(summary.engine)
+            location: \(WatchStoreLocation.shown(location))
+            schema version: \(summary.schemaVersion) (this kuroneko knows up to \(SchemaVersions.latest))
+            watches: \(summary.activeWatches) active, \(summary.finishedWatches) finished
+            shipments: \(summary.shipments)
+            changes: \(summary.changes)
+            webhook deliveries pending: \(summary.pendingDeliveries)
+            API keys: \(summary.activeKeys) active
+            """)
+    }
+
+    private func backup(_ store: any WatchStore, to path: String) throws {
+        guard let sqlite = store as? SQLiteWatchStore else { return }
+        let check: [String]
+        do {
+            check = try sqlite.database.backup(to: path)
+        } catch {
+            throw CommandFailure.lookup("db: backup to \(path) failed: \(error)")
+        }
+        guard check == ["ok"] else {
+            throw CommandFailure.lookup(
+                "db: the copy at \(path) fails its integrity check: \(check.prefix(3).joined(separator: "; "))")
+        }
+        let summary = try store.summary()
+        let watches = summary.activeWatches + summary.finishedWatches
+        terminal.print(
+            "backup written to \(path): schema version \(summary.schemaVersion), "
+                + "\(watches) \(watches == 1 ? "watch" : "watches"); integrity check ok")
+    }
+}
