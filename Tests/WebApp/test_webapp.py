@@ -351,9 +351,9 @@ class RequestedWindowTests(unittest.TestCase):
     """The window the recipient asked for (お届け希望日時) shows on the card beside the forecast, and on the page."""
 
     def test_the_requested_window_is_shown(self):
+        number = redelivery_number()
         server = Server().start()
         driver = chromium()
-        number = redelivery_number()
         try:
             status, _ = server.api("POST", "/v1/watches", json.dumps({"number": number}).encode())
             self.assertIn(status, (200, 201))

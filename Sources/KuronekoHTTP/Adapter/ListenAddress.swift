@@ -86,12 +86,17 @@ enum ListenAddress: Equatable {
         case .ipv4(var address):
             var text = [CChar](repeating: 0, count: Int(INET_ADDRSTRLEN))
             inet_ntop(AF_INET, &address, &text, socklen_t(text.count))
-            return String(cString: text)
+            return Self.string(text)
         case .ipv6(var address):
             var text = [CChar](repeating: 0, count: Int(INET6_ADDRSTRLEN))
             inet_ntop(AF_INET6, &address, &text, socklen_t(text.count))
-            return "[\(String(cString: text))]"
+            return "[\(Self.string(text))]"
         }
+    }
+
+    /// The text before the first NUL.
+    private static func string(_ characters: [CChar]) -> String {
+        String(decoding: characters.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
     }
 
     /// Calls `body` with the socket address for `port`.
