@@ -57,7 +57,9 @@ let package = Package(
         .target(
             name: "KuronekoWebApp", dependencies: ["KuronekoHTTP"], exclude: ["Assets"],
             plugins: ["EmbedWebAssets"]),
-        .target(name: "KuronekoServer", dependencies: ["Kuroneko", "KuronekoHTTP", "KuronekoWatch", "KuronekoWebApp"]),
+        .target(
+            name: "KuronekoServer",
+            dependencies: ["Kuroneko", "KuronekoHTTP", "KuronekoWatch", "KuronekoPostgres", "KuronekoWebApp"]),
         .executableTarget(
             name: "kuroneko",
             dependencies: [

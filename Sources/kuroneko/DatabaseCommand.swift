@@ -1,4 +1,5 @@
 import Foundation
+import KuronekoServer
 import KuronekoWatch
 
 /// `kuroneko db status` and `kuroneko db backup FILE`: the watch list's database for its operator.
@@ -22,23 +23,23 @@ struct DatabaseCommand {
                 throw CommandFailure.usage(
                     "db: \(arguments.operands[1]) exists already; give the backup a new file's path")
             }
-            guard !WatchStoreLocation.isPostgres(location) else {
+            guard !DatabaseLocation.isPostgres(location) else {
                 throw CommandFailure.usage(
-                    "db: the watch list \(WatchStoreLocation.shown(location)) is on PostgreSQL; back it up with "
-                        + "pg_dump, e.g. pg_dump --format=custom --file=kuroneko.dump '\(WatchStoreLocation.shown(location))'")
+                    "db: the watch list \(DatabaseLocation.shown(location)) is on PostgreSQL; back it up with "
+                        + "pg_dump, e.g. pg_dump --format=custom --file=kuroneko.dump '\(DatabaseLocation.shown(location))'")
             }
         } else if arguments.operands.count > 1 {
             throw CommandFailure.usage("db: unexpected argument '\(arguments.operands[1])'; usage: kuroneko db status")
         }
-        guard WatchStoreLocation.isPostgres(location) || FileManager.default.fileExists(atPath: location) else {
+        guard DatabaseLocation.isPostgres(location) || FileManager.default.fileExists(atPath: location) else {
             throw CommandFailure.usage(
                 "db: there is no watch list at \(location); give its path with --db (or KURONEKO_DB)")
         }
         let store: any WatchStore
         do {
-            store = try WatchStoreLocation.open(location) { [terminal] line in terminal.printError("kuroneko: \(line)") }
+            store = try DatabaseLocation.open(location) { [terminal] line in terminal.printError("kuroneko: \(line)") }
         } catch {
-            throw CommandFailure.usage(WatchStoreLocation.failure("db", location, error))
+            throw CommandFailure.usage(DatabaseLocation.failure("db", location, error))
         }
         if action == "backup" {
             try backup(store, to: arguments.operands[1])
@@ -52,7 +53,7 @@ struct DatabaseCommand {
         terminal.print(
             """
             engine: \(summary.engine)
-            location: \(WatchStoreLocation.shown(location))
+            location: \(DatabaseLocation.shown(location))
             schema version: \(summary.schemaVersion) (this kuroneko knows up to \(SchemaVersions.latest))
             watches: \(summary.activeWatches) active, \(summary.finishedWatches) finished
             shipments: \(summary.shipments)

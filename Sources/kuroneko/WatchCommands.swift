@@ -1,7 +1,7 @@
 import Foundation
 import Kuroneko
-import KuronekoPostgres
 import KuronekoProcess
+import KuronekoServer
 import KuronekoWatch
 
 /// `add`, `list`, `show`, `remove`, `refresh` and `keys`: the watch list on the local database, no server
@@ -21,9 +21,9 @@ struct WatchCommands {
         let path = arguments.text("--db") ?? SQLiteWatchStore.defaultPath(environment: terminal.environment)
         let store: any WatchStore
         do {
-            store = try WatchStoreLocation.open(path) { [terminal] line in terminal.printError("kuroneko: \(line)") }
+            store = try DatabaseLocation.open(path) { [terminal] line in terminal.printError("kuroneko: \(line)") }
         } catch {
-            throw CommandFailure.usage(WatchStoreLocation.failure(spec.name, path, error))
+            throw CommandFailure.usage(DatabaseLocation.failure(spec.name, path, error))
         }
         switch spec.name {
         case "add": try await add(store)
@@ -50,12 +50,12 @@ struct WatchCommands {
         var configuration = TrackingClient.Configuration()
         configuration.endpoint = try arguments.endpoint("--endpoint") ?? configuration.endpoint
         configuration.requestTimeout = try arguments.seconds("--timeout", in: 0.1...600) ?? configuration.requestTimeout
-        guard let shared = store as? PostgresWatchStore else { return TrackingClient(configuration: configuration) }
+        guard let shared = store.shared else { return TrackingClient(configuration: configuration) }
         let clock = SystemClock()
         return TrackingClient(
             configuration: configuration, clock: clock,
-            budget: try PostgresUpstreamBudget(
-                database: shared.database, maxConcurrent: configuration.maxConcurrentRequests,
+            budget: try shared.upstreamBudget(
+                maxConcurrent: configuration.maxConcurrentRequests,
                 minimumInterval: configuration.minimumRequestInterval, clock: clock))
     }
 

@@ -12,25 +12,26 @@ import Testing
 struct RouteConventionsTests {
     private static let origin = "https://shop.example"
 
-    /// The same stack `serve --demo --cors-origins https://shop.example` runs.
-    private static func inProcess() -> InProcessClient {
-        let clock = SystemClock()
-        let metrics = Metrics()
-        var configuration = TrackingClient.Configuration(minimumRequestInterval: .zero)
-        configuration.endpoint = URL(string: "http://simulator.invalid/cgi-bin/tneko") ?? configuration.endpoint
-        let client = TrackingClient(
+    /// The server `serve --demo --min-interval 0 --cors-origins https://shop.example` runs, built the same way
+    /// (``Server``), on a watch list of its own.
+    private static func inProcess() throws -> InProcessClient {
+        var configuration = Server.Configuration()
+        configuration.client.minimumRequestInterval = .zero
+        configuration.client.endpoint = URL(string: "http://simulator.invalid/cgi-bin/tneko") ?? configuration.client.endpoint
+        configuration.corsOrigins = [origin]
+        configuration.upstreamName = "demo-simulator"
+        configuration.database =
+            FileManager.default.temporaryDirectory.appendingPathComponent("conventions-\(UUID().uuidString).sqlite").path
+        let server = try Server(
             configuration: configuration,
-            transport: SimulatorTransport(simulator: SimulatorResponder(clock: SimulatorClock())), clock: clock)
-        let service = ShipmentService(client: client, clock: clock, metrics: metrics, configuration: .init())
-        return InProcessClient(
-            APIApplication.make(
-                service: service, metrics: metrics, httpMetrics: HTTPMetrics(), clock: clock, corsOrigins: [origin],
-                log: nil))
+            transport: SimulatorTransport(simulator: SimulatorResponder(clock: SimulatorClock())), clock: SystemClock(),
+            notices: ServerLog(format: .text) { _ in })
+        return InProcessClient(server.application)
     }
 
     /// Runs `check` with each client.
     private func withEachClient(_ check: (any APITestClient) async throws -> Void) async throws {
-        try await check(Self.inProcess())
+        try await check(try Self.inProcess())
         let server = try ServerProcess(["serve", "--demo", "--min-interval", "0", "--cors-origins", Self.origin])
         defer { _ = server.stop() }
         try await check(SocketClient(port: server.port))

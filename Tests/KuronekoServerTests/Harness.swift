@@ -7,13 +7,15 @@ import KuronekoWatch
 import KuronekoWebApp
 import Synchronization
 
-/// The API stack in-process: a scripted upstream, a manual clock, no sockets.
+/// The API stack in-process: the same ``Server`` `kuroneko serve` runs, with a scripted upstream, a manual
+/// clock and no sockets.
 struct Harness {
     let clock: ManualClock
     let transport: ScriptedTransport
-    let service: ShipmentService
-    let metrics: Metrics
-    let api: MiddlewareStack<APIResponder>
+    let server: Server
+    var service: ShipmentService { server.service }
+    var metrics: Metrics { server.metrics }
+    var api: MiddlewareStack<APIResponder> { server.application }
     /// The watch list, in a file of its own under the temporary directory.
     let store: SQLiteWatchStore
     /// The access-log lines written so far.
@@ -30,30 +32,25 @@ struct Harness {
         self.clock = clock
         let transport = answer.map { ScriptedTransport(clock: clock, answer: $0) } ?? .pages(clock: clock)
         self.transport = transport
-        metrics = Metrics()
-        let client = TrackingClient(
-            configuration: .init(
-                minimumRequestInterval: .zero, retry: RetryPolicy(maxRetries: 0), batchWindow: batchWindow,
-                circuitBreaker: .init(failureThreshold: 3, coolDown: .seconds(30))),
-            transport: transport, clock: clock, observer: metrics.recordUpstream)
-        let path = FileManager.default.temporaryDirectory.appendingPathComponent("harness-\(UUID().uuidString).sqlite")
-        let store = try! SQLiteWatchStore(path: path.path)
-        self.store = store
-        let schedule = PollSchedule()
-        service = ShipmentService(
-            client: client, clock: clock, metrics: metrics, configuration: .init(cache: cache),
-            fetched: { shipment, fetchedAt in
-                _ = try? store.record(shipment, fetchedAt: fetchedAt) { watch, shipment in
-                    schedule.nextCheck(for: shipment, watchCreatedAt: watch.createdAt, now: fetchedAt, random: 0.5)
-                }
-            })
-        api = APIApplication.make(
-            service: service, metrics: metrics, httpMetrics: HTTPMetrics(), clock: clock, corsOrigins: corsOrigins,
-            log: StringLogSink { [log] line in log.append(line) },
-            watches: WatchRoutes(
-                store: store, service: service, clock: clock, allowPrivateWebhooks: allowPrivateWebhooks),
-            keys: APIKeyMiddleware(ring: APIKeyRing(store: store, maxAge: .zero), required: false),
-            webApp: webApp)
+        var configuration = Server.Configuration()
+        configuration.client = .init(
+            minimumRequestInterval: .zero, retry: RetryPolicy(maxRetries: 0), batchWindow: batchWindow,
+            circuitBreaker: .init(failureThreshold: 3, coolDown: .seconds(30)))
+        configuration.shipments = .init(cache: cache)
+        configuration.corsOrigins = corsOrigins
+        configuration.allowPrivateWebhooks = allowPrivateWebhooks
+        configuration.webApp = webApp != nil
+        configuration.keyRefresh = .zero
+        configuration.database =
+            FileManager.default.temporaryDirectory.appendingPathComponent("harness-\(UUID().uuidString).sqlite").path
+        do {
+            server = try Server(
+                configuration: configuration, transport: transport, clock: clock, notices: ServerLog(format: .text) { _ in },
+                log: StringLogSink { [log] line in log.append(line) }, jitter: { 0.5 })
+            store = try SQLiteWatchStore(path: configuration.database)
+        } catch {
+            fatalError("the harness's server could not be built: \(error)")
+        }
     }
 
     func get(_ target: String, headers: [String: String] = [:]) async -> HTTPResponse {

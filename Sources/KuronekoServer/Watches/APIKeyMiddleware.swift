@@ -1,4 +1,5 @@
 import Foundation
+import Kuroneko
 import KuronekoHTTP
 import KuronekoWatch
 import Synchronization
@@ -7,14 +8,13 @@ import Synchronization
 /// every `maxAge` (two seconds by default, so a key created or revoked with `kuroneko keys` while the server
 /// runs takes effect within that) by a task of its own, started with ``startRefreshing()``. With `maxAge`
 /// zero (tests) every read goes to the store.
-public final class APIKeyRing: Sendable {
+public final class APIKeyRing: Service {
     private let store: any WatchStore
     private let maxAge: Duration
+    private let clock: any TrackingClock
     private let snapshot = Snapshot()
-    private let refresher = Mutex<Task<Void, Never>?>(nil)
 
-    /// The keys last read. The refreshing task holds this, not the ring: a task holding the ring weakly
-    /// would give the ring a side table, which every request's retain of it would then go through.
+    /// The keys last read.
     private final class Snapshot: Sendable {
         private let keys = Mutex<[APIKeyRecord]>([])
         /// Whether the API is open without a key, readable without the lock (every request asks).
@@ -52,9 +52,11 @@ public final class APIKeyRing: Sendable {
         }
     }
 
-    public init(store: any WatchStore, maxAge: Duration = .seconds(2)) {
+    /// - Parameter maxAge: how often ``run()`` rereads the keys; zero rereads them for every request.
+    public init(store: any WatchStore, maxAge: Duration = .seconds(2), clock: any TrackingClock = SystemClock()) {
         self.store = store
         self.maxAge = maxAge
+        self.clock = clock
         snapshot.replace(with: Self.load(store))
     }
 
@@ -66,22 +68,15 @@ public final class APIKeyRing: Sendable {
         return snapshot.isOpen
     }
 
-    deinit {
-        refresher.withLock { $0?.cancel() }
-    }
-
-    /// Rereads the keys every `maxAge` until the ring goes away (its deinit cancels the task).
-    public func startRefreshing() {
+    /// Rereads the keys every `maxAge` (on the injected clock) until cancelled.
+    public func run() async {
         guard maxAge > .zero else { return }
-        let task = Task { [store, snapshot, maxAge] in
-            while !Task.isCancelled {
-                try? await Task.sleep(for: maxAge)
-                // A database out of reach keeps the keys last read: an outage must not open the API.
-                guard !Task.isCancelled, let policy = try? Self.loadOrThrow(store) else { continue }
-                snapshot.replace(with: policy)
-            }
+        while !Task.isCancelled {
+            try? await clock.sleep(until: clock.uptime + maxAge)
+            // A database out of reach keeps the keys last read: an outage must not open the API.
+            guard !Task.isCancelled, let policy = try? Self.loadOrThrow(store) else { continue }
+            snapshot.replace(with: policy)
         }
-        refresher.withLock { $0 = task }
     }
 
     /// The keys not revoked.

@@ -37,6 +37,8 @@ public protocol SQLDatabase: Sendable {
     static var ownerLock: String? { get }
     /// Tells the other servers, once the transaction commits, that a number has a new latest shipment.
     func announceFetched(_ served: LatestShipment, digits: String, on connection: Connection) throws
+    /// What servers on this database share through it; `nil` for an engine one server has to itself.
+    func sharing<Store: WatchStore>(for store: Store) -> (any SharedDatabase)?
     /// `SQLite` or `PostgreSQL`, for `kuroneko db status`.
     static var engineName: String { get }
     /// A query of one row and one integer: the schema version the database is at.
@@ -45,6 +47,9 @@ public protocol SQLDatabase: Sendable {
 
 extension SQLDatabase {
     public static var ownerLock: String? { nil }
+
+    /// One server alone: nothing to share.
+    public func sharing<Store: WatchStore>(for store: Store) -> (any SharedDatabase)? { nil }
 
     /// One server alone: nobody to tell.
     public func announceFetched(_ served: LatestShipment, digits: String, on connection: Connection) throws {}

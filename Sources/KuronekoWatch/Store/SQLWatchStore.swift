@@ -388,6 +388,8 @@ public final class SQLWatchStore<Database: SQLDatabase>: WatchStore {
         }
     }
 
+    public var shared: (any SharedDatabase)? { database.sharing(for: self) }
+
     public func summary() throws -> StoreSummary {
         try database.read { connection in
             func count(_ sql: String) throws -> Int { try connection.run(sql, []).first?.int(0) ?? 0 }

@@ -141,6 +141,9 @@ public struct StoreSummary: Sendable, Equatable {
 public protocol WatchStore: Sendable {
     /// The engine, the schema version and how many of each thing the database holds.
     func summary() throws -> StoreSummary
+    /// What servers on this database share through it (budget, shipments); `nil` when the database is one
+    /// server's own.
+    var shared: (any SharedDatabase)? { get }
 
     /// Adds a watch (idempotent per owner and number), with a webhook when `webhook` is given.
     /// - Throws: ``WatchStoreError/limitReached`` past ``WatchLimits/watchesPerOwner``.

@@ -1,20 +1,23 @@
+import Foundation
 import KuronekoPostgres
 import KuronekoWatch
 
 /// Where the watch list lives, as `--db` / `KURONEKO_DB` names it: a `postgres://` or `postgresql://` URL
 /// (several servers sharing one list), else the path of an SQLite file.
-enum WatchStoreLocation {
-    static func isPostgres(_ location: String) -> Bool {
+public enum DatabaseLocation {
+    public static func isPostgres(_ location: String) -> Bool {
         location.hasPrefix("postgres://") || location.hasPrefix("postgresql://")
     }
 
     /// The location as it may be printed: a URL's password hidden.
-    static func shown(_ location: String) -> String {
+    public static func shown(_ location: String) -> String {
         location.contains("://") ? PostgresDatabase.redacted(location) : location
     }
 
     /// Opens (creating and migrating) the store; `announce` is told what each migration does before it runs.
-    static func open(_ location: String, announce: @escaping @Sendable (String) -> Void) throws -> any WatchStore {
+    public static func open(_ location: String, announce: @escaping @Sendable (String) -> Void) throws
+        -> any WatchStore
+    {
         if isPostgres(location) { return try PostgresWatchStore(url: location, announce: announce) }
         // Any other URL is a mistake, not a file to create.
         if let scheme = location.range(of: "://").map({ location[..<$0.lowerBound] }), !scheme.contains("/") {
@@ -26,12 +29,12 @@ enum WatchStoreLocation {
     }
 
     /// The one line for a store that cannot be opened: a newer schema says so by itself.
-    static func failure(_ command: String, _ location: String, _ error: any Error) -> String {
+    public static func failure(_ command: String, _ location: String, _ error: any Error) -> String {
         if let newer = error as? NewerSchemaError { return "\(command): \(newer)" }
         return "\(command): the watch list \(shown(location)) cannot be opened: \(error)"
     }
 
-    struct UnknownLocation: Error, CustomStringConvertible {
-        let description: String
+    public struct UnknownLocation: Error, CustomStringConvertible {
+        public let description: String
     }
 }

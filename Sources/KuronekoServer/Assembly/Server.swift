@@ -1,0 +1,219 @@
+import Foundation
+import Kuroneko
+import KuronekoHTTP
+import KuronekoWatch
+import KuronekoWebApp
+
+/// The server, assembled in one place from a ``Configuration``: the watch list, the upstream budget, the
+/// shipment service, the API with its middleware, the key ring, the poller, the webhook deliverer and, on a
+/// shared database, the stream of shipments other servers record. `kuroneko serve` is flags →
+/// ``Configuration`` → ``run(environment:until:)``; the in-process tests build the same server with a scripted
+/// transport and a manual clock and call ``application``.
+public final class Server: Sendable {
+    public struct Configuration: Sendable {
+        public var http = HTTPServer.Configuration()
+        public var client = TrackingClient.Configuration()
+        public var shipments = ShipmentService.Configuration()
+        /// The watch list: an SQLite file's path or a `postgres://` URL.
+        public var database = ""
+        /// Origins allowed to call the API from a browser (`*` for any); empty: no CORS headers.
+        public var corsOrigins: [String] = []
+        /// Divides every polling interval (demos and tests).
+        public var pollSpeed = 1.0
+        public var allowPrivateWebhooks = false
+        public var requireAPIKey = false
+        public var webApp = true
+        public var logFormat: LogFormat = .text
+        /// How long requests in flight may take after the stop signal.
+        public var shutdownTimeout: Duration = .seconds(10)
+        /// How often the key ring rereads the keys; zero rereads them for every request.
+        public var keyRefresh: Duration = .seconds(2)
+        /// What the start-up line names as the upstream; the endpoint when `nil`.
+        public var upstreamName: String?
+
+        /// The defaults of `kuroneko serve`: a lookup waits at most 10 s for Yamato (a person or a program
+        /// behind an HTTP client is waiting).
+        public init() {
+            client.lookupDeadline = .seconds(10)
+        }
+    }
+
+    public let configuration: Configuration
+    public let store: any WatchStore
+    public let service: ShipmentService
+    public let metrics: Metrics
+    /// The API as it is served, middleware and all.
+    public let application: MiddlewareStack<APIResponder>
+    private let background: [any Service]
+    private let notices: ServerLog
+    private let flushLog: @Sendable () -> Void
+
+    /// - Parameters:
+    ///   - transport: how Yamato (or the simulator) is reached.
+    ///   - notices: where the operator's lines go (migrations, start-up, the drain).
+    ///   - log: where the access log and the watch list's event lines go; `nil` logs neither. `flushLog`
+    ///     writes out what it holds (before and after the drain).
+    ///   - webhookSender: the channel webhooks go out on; by default a socket sender honouring
+    ///     ``Configuration/allowPrivateWebhooks``.
+    ///   - jitter: the random share that spreads each watch's next check.
+    /// - Throws: the database's error when it cannot be opened (``NewerSchemaError`` among them).
+    public init(
+        configuration: Configuration, transport: any HTTPTransport, clock: any TrackingClock,
+        notices: ServerLog, log: (any LogSink)? = nil, flushLog: @escaping @Sendable () -> Void = {},
+        webhookSender: (any WebhookSender)? = nil,
+        jitter: @escaping @Sendable () -> Double = { Double.random(in: 0..<1) }
+    ) throws {
+        self.configuration = configuration
+        self.notices = notices
+        let store = try DatabaseLocation.open(configuration.database) { line in notices.notice(line) }
+        self.store = store
+        let shared = store.shared
+        let metrics = Metrics()
+        self.metrics = metrics
+        let schedule = PollSchedule(speed: configuration.pollSpeed)
+        let budget = try shared?.upstreamBudget(
+            maxConcurrent: configuration.client.maxConcurrentRequests,
+            minimumInterval: configuration.client.minimumRequestInterval, clock: clock)
+        // Every fresh answer, whoever asked, is recorded for the watches of its number.
+        let record: @Sendable (Shipment, Date) -> Void = { shipment, fetchedAt in
+            _ = try? store.record(shipment, fetchedAt: fetchedAt) { watch, shipment in
+                schedule.nextCheck(for: shipment, watchCreatedAt: watch.createdAt, now: fetchedAt, random: jitter())
+            }
+        }
+        // On a shared database, what another server fetched is found there.
+        var fetchedElsewhere: (@Sendable (TrackingNumber) -> (Shipment, Date)?)?
+        if shared != nil {
+            fetchedElsewhere = { number in
+                guard let latest = try? store.latestShipment(of: number), let shipment = latest.shipment else {
+                    return nil
+                }
+                return (shipment, latest.fetchedAt)
+            }
+        }
+        let client = TrackingClient(
+            configuration: configuration.client, transport: transport, clock: clock, budget: budget,
+            observer: metrics.recordUpstream)
+        let service = ShipmentService(
+            client: client, clock: clock, metrics: metrics, configuration: configuration.shipments, fetched: record,
+            shared: fetchedElsewhere)
+        self.service = service
+        let sink = log
+        let events = sink.map { sink in
+            ServerLog(format: configuration.logFormat) { line in
+                var line = line
+                line.withUTF8 { sink.write(line: UnsafeRawBufferPointer($0)) }
+            }
+        }
+        self.flushLog = flushLog
+
+        let poller = WatchPoller(store: store, clock: clock, schedule: schedule) { number in
+            if case .fresh = await service.check(number, priority: .background) { return true }
+            return false
+        }
+        // A delivery's lease outlasts an attempt (10 s) even on a fast poll clock.
+        let sender: any WebhookSender =
+            webhookSender ?? SocketWebhookSender(allowPrivate: configuration.allowPrivateWebhooks)
+        var attemptLog: (@Sendable (String) -> Void)?
+        if let events { attemptLog = { line in events.event(line) } }
+        let deliverer = WebhookDeliverer(
+            store: store, sender: sender, clock: clock, lease: max(15, WebhookDeliverer.defaultLease / schedule.speed),
+            log: attemptLog)
+        let tick = Duration.milliseconds(Int64(max(50, min(1_000, 1_000 / schedule.speed))))
+        let keyRing = APIKeyRing(store: store, maxAge: configuration.keyRefresh, clock: clock)
+        var background: [any Service] = [
+            ClosureService { await poller.run(tick: tick) }, ClosureService { await deliverer.run(tick: tick) }, keyRing,
+        ]
+        if let shared {
+            background.append(SharedShipmentsService(shared: shared, service: service, events: events))
+        }
+        self.background = background
+        application = APIApplication.make(
+            service: service, metrics: metrics, httpMetrics: HTTPMetrics(), clock: clock,
+            corsOrigins: configuration.corsOrigins, log: sink, logFormat: configuration.logFormat,
+            watches: WatchRoutes(
+                store: store, service: service, clock: clock, allowPrivateWebhooks: configuration.allowPrivateWebhooks),
+            keys: APIKeyMiddleware(ring: keyRing, required: configuration.requireAPIKey),
+            webApp: configuration.webApp ? WebApp.embedded : nil,
+            moreMetrics: { WatchListMetrics.lines(poller: poller, deliverer: deliverer, store: store) })
+    }
+
+    /// Listens, tells the service manager it is ready, runs every service until `stop` returns (the name of
+    /// the signal that came), then drains: new connections refused, queued lookups answered 503, requests in
+    /// flight given up to ``Configuration/shutdownTimeout``, then the services stopped.
+    /// - Throws: ``ServerStartError`` when the address cannot be listened on.
+    public func run(environment: [String: String], until stop: @escaping @Sendable () async -> String) async throws {
+        let http = try HTTPServer(configuration: configuration.http, application: application)
+        let url = "http://\(http.urlHost):\(http.port)"
+        notices.notice("listening on \(url)", startFields(http), jsonFields: [("url", .text(url))])
+        let manager = ServiceManagerNotifier(environment: environment)
+        manager.notify("READY=1\nSTATUS=listening on \(url)")
+        let services = Task { [background] in await ServiceGroup(services: background).run() }
+        let signal = await stop()
+        let started = ContinuousClock.now
+        manager.notify("STOPPING=1\nSTATUS=\(signal) received, draining")
+        flushLog()
+        notices.notice(
+            "\(signal) received: refusing new connections, answering queued lookups 503, finishing requests in "
+                + "flight for up to \(configuration.shutdownTimeout / .seconds(1)) s; a second signal exits now",
+            jsonFields: [("signal", .text(signal))])
+        http.stopAccepting()
+        await service.client.scheduler.shutDown()
+        let cutOff = await http.shutdown(deadline: configuration.shutdownTimeout)
+        services.cancel()
+        await services.value
+        flushLog()
+        notices.notice(
+            "stopped after \((ContinuousClock.now - started) / .seconds(1)) s; requests cut off at the deadline: \(cutOff)",
+            jsonFields: [("cut_off", .number(cutOff))])
+    }
+
+    /// The settings in force, for the start-up line.
+    private func startFields(_ http: HTTPServer) -> [(String, LogValue)] {
+        let client = configuration.client
+        let cache = configuration.shipments.cache
+        let seconds = { (duration: Duration) in LogValue.decimal(duration / .seconds(1)) }
+        return [
+            ("upstream", .text(configuration.upstreamName ?? client.endpoint.absoluteString)),
+            ("timeout_s", seconds(client.requestTimeout)), ("max_concurrent", .number(client.maxConcurrentRequests)),
+            ("min_interval_s", seconds(client.minimumRequestInterval)), ("cache_size", .number(cache.capacity)),
+            ("ttl_terminal_s", seconds(cache.terminalTTL)), ("ttl_active_s", seconds(cache.activeTTL)),
+            ("ttl_invalid_s", seconds(cache.invalidTTL)),
+            ("batch_window_ms", .decimal(client.batchWindow / .milliseconds(1))),
+            ("queue_deadline_s", seconds(client.lookupDeadline ?? .zero)),
+            ("queue_capacity", .number(client.queueCapacity)),
+            ("breaker_failures", .number(client.circuitBreaker.failureThreshold)),
+            ("breaker_cool_down_s", seconds(client.circuitBreaker.coolDown)),
+            ("connections_per_client", .number(configuration.http.connectionsPerAddress)),
+            ("max_connections", .number(http.connectionLimit)),
+            ("receive_timeout_s", .number(configuration.http.receiveTimeoutSeconds)),
+            ("cors_origins", .text(configuration.corsOrigins.isEmpty ? "none" : configuration.corsOrigins.joined(separator: ","))),
+            ("shutdown_timeout_s", seconds(configuration.shutdownTimeout)),
+            ("db", .text(DatabaseLocation.shown(configuration.database))),
+            ("poll_speed", .decimal(configuration.pollSpeed)),
+            ("allow_private_webhooks", .flag(configuration.allowPrivateWebhooks)),
+            ("require_api_key", .flag(configuration.requireAPIKey)),
+            ("web_app", .text(configuration.webApp ? "/" : "off")), ("log_format", .text(configuration.logFormat.rawValue)),
+        ]
+    }
+}
+
+/// On a shared database, caches the shipments other servers record, so every server serves the latest answer
+/// any of them got. When that changes the status this server serves for a number, one event line:
+/// `shared last4=9830 status=out_for_delivery` (the number's last four digits only).
+struct SharedShipmentsService: Service {
+    let shared: any SharedDatabase
+    let service: ShipmentService
+    let events: ServerLog?
+
+    func run() async {
+        let stream = shared.shipmentStream { [service, events] number, latest in
+            guard let shipment = latest.shipment, service.adopt(shipment, fetchedAt: latest.fetchedAt) else { return }
+            events?.event("shared last4=\(number.digits.suffix(4)) status=\(shipment.status.code)")
+        }
+        while !Task.isCancelled {
+            // Wakes at once when cancelled: the stream runs on a thread of its own meanwhile.
+            try? await Task.sleep(for: .seconds(3_600))
+        }
+        stream.stop()
+    }
+}

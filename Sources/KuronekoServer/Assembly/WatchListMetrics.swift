@@ -1,0 +1,29 @@
+import KuronekoWatch
+
+/// The poller's and the deliverer's figures for `/metrics`.
+enum WatchListMetrics {
+    static func lines(poller: WatchPoller, deliverer: WebhookDeliverer, store: any WatchStore) -> [String] {
+        let polls = poller.statistics
+        let deliveries = deliverer.statistics
+        let pending = (try? store.pendingDeliveryCount()) ?? 0
+        return [
+            "# HELP kuroneko_poller_budget_share The share of the upstream budget the poller may use at most.",
+            "# TYPE kuroneko_poller_budget_share gauge",
+            "kuroneko_poller_budget_share \(WatchPoller.budgetShare)",
+            "# HELP kuroneko_poller_checks_total Watched numbers the poller checked.",
+            "# TYPE kuroneko_poller_checks_total counter",
+            "kuroneko_poller_checks_total \(polls.checks)",
+            "# HELP kuroneko_poller_failures_total Poller checks Yamato did not answer.",
+            "# TYPE kuroneko_poller_failures_total counter",
+            "kuroneko_poller_failures_total \(polls.failures)",
+            "# HELP kuroneko_webhook_deliveries_total Webhook attempts, by result.",
+            "# TYPE kuroneko_webhook_deliveries_total counter",
+            "kuroneko_webhook_deliveries_total{result=\"delivered\"} \(deliveries.delivered)",
+            "kuroneko_webhook_deliveries_total{result=\"failed\"} \(deliveries.failedAttempts)",
+            "kuroneko_webhook_deliveries_total{result=\"given_up\"} \(deliveries.givenUp)",
+            "# HELP kuroneko_webhook_pending Webhook deliveries waiting in the outbox.",
+            "# TYPE kuroneko_webhook_pending gauge",
+            "kuroneko_webhook_pending \(pending)",
+        ]
+    }
+}
