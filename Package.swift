@@ -59,7 +59,8 @@ let package = Package(
             plugins: ["EmbedWebAssets"]),
         .target(
             name: "KuronekoServer",
-            dependencies: ["Kuroneko", "KuronekoHTTP", "KuronekoWatch", "KuronekoPostgres", "KuronekoWebApp"]),
+            dependencies: ["Kuroneko", "KuronekoHTTP", "KuronekoWatch", "KuronekoPostgres", "KuronekoWebApp"],
+            exclude: ["Assets"], plugins: ["EmbedWebAssets"]),
         .executableTarget(
             name: "kuroneko",
             dependencies: [

@@ -57,6 +57,7 @@ struct DatabaseCommand {
             schema version: \(summary.schemaVersion) (this kuroneko knows up to \(SchemaVersions.latest))
             watches: \(summary.activeWatches) active, \(summary.finishedWatches) finished
             shipments: \(summary.shipments)
+            events: \(summary.events)
             changes: \(summary.changes)
             webhook deliveries pending: \(summary.pendingDeliveries)
             API keys: \(summary.activeKeys) active

@@ -130,7 +130,7 @@ struct WatchCommands {
             owner: .local, filter: arguments.flag("--all") ? .all : .active, after: nil,
             limit: WatchLimits.watchesPerOwner)
         if arguments.flag("--json") {
-            let objects = watches.map { WatchJSON.object($0) }
+            let objects = try watches.map(Self.object)
             let data = try JSONSerialization.data(
                 withJSONObject: objects, options: [.sortedKeys, .prettyPrinted, .withoutEscapingSlashes])
             return terminal.print(String(decoding: data, as: UTF8.self))
@@ -150,7 +150,7 @@ struct WatchCommands {
         }
         let changes = try store.changes(of: number, owner: .local) ?? []
         if arguments.flag("--json") {
-            var object = WatchJSON.object(watch)
+            var object = try Self.object(watch)
             object["changes"] = changes.map { change in
                 [
                     "id": change.id, "created_at": JapanDateTime(change.createdAt).iso8601,
@@ -293,22 +293,16 @@ struct WatchCommands {
         }
     }
 
+    /// A watch exactly as the API serves it (``WatchJSON``), as an object to print pretty or add to.
+    static func object(_ watch: Watch) throws -> [String: Any] {
+        try JSONSerialization.jsonObject(with: WatchJSON.encode(watch)) as? [String: Any] ?? [:]
+    }
+
     static func label(ofStatus json: Data) -> String {
         ((try? JSONSerialization.jsonObject(with: json)) as? [String: Any])?["label"] as? String ?? "?"
     }
 }
 
-/// A watch as JSON for the command line (the server's shape).
-enum WatchJSON {
-    static func object(_ watch: Watch) -> [String: Any] {
-        [
-            "number": watch.number.digits, "label": watch.label ?? NSNull(),
-            "created_at": JapanDateTime(watch.createdAt).iso8601, "active": watch.active,
-            "checked_at": watch.checkedAt.map { JapanDateTime($0).iso8601 } ?? NSNull(),
-            "shipment": watch.latest.flatMap { try? JSONSerialization.jsonObject(with: $0.json) } ?? NSNull(),
-        ]
-    }
-}
 
 /// The home screen: number, label, status, last event, scheduled delivery, last checked.
 struct WatchTable {

@@ -25,6 +25,14 @@ struct WatchCommandLineTests {
         let watches = try JSON(data: Data(listed.standardOutput.utf8)).elements
         #expect(watches.count == 2)
         #expect(watches.allSatisfy { $0["checked_at"] != .null && $0["shipment"] != .null })
+        // The API's shape exactly: the keys of GET /v1/watches/{number}.
+        #expect(
+            watches.allSatisfy { watch in
+                guard case .object(let fields) = watch else { return false }
+                return fields.keys.sorted() == [
+                    "active", "checked_at", "created_at", "label", "number", "shipment", "webhook_ended", "webhook_url",
+                ]
+            }, "\(listed.standardOutput.prefix(300))")
         let shown = try KuronekoBinary.run(["show", numbers[0].formatted], environment: environment)
         #expect(shown.status == 0 && shown.standardOutput.contains("changes:"))
         #expect(try KuronekoBinary.run(["refresh", "-q"], environment: environment).status == 0)

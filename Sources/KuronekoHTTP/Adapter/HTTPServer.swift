@@ -144,9 +144,6 @@ public final class HTTPServer: Sendable {
         return cutOff
     }
 
-    /// The number of requests being answered now.
-    public var requestsInFlight: Int { state.inFlight }
-
     deinit {
         daemon.stop(whenNothingSuspended: state)
     }
@@ -160,40 +157,44 @@ public struct ServerStartError: Error, CustomStringConvertible, Sendable {
 
 /// The daemon pointer, stopped exactly once.
 ///
-/// `@unchecked Sendable`: libmicrohttpd's quiesce and stop are called from one task, guarded by `lock`.
-private final class DaemonHandle: @unchecked Sendable {
-    private let lock = NSLock()
-    private var daemon: OpaquePointer?
-    private var quiesced = false
+/// libmicrohttpd's quiesce and stop are called inside `state`'s lock, one at a time.
+private final class DaemonHandle: Sendable {
+    /// `@unchecked Sendable`: the C pointer is only touched inside the Mutex that holds it.
+    private struct State: @unchecked Sendable {
+        var daemon: OpaquePointer?
+        var quiesced = false
+    }
+
+    private let state: Mutex<State>
 
     init(_ daemon: OpaquePointer) {
-        self.daemon = daemon
+        state = Mutex(State(daemon: daemon))
     }
 
     /// Stops accepting: libmicrohttpd hands back the listening socket, which is closed so that new clients
     /// are refused at once instead of waiting in the backlog.
     func quiesce() {
-        lock.lock()
-        defer { lock.unlock() }
-        guard let daemon, !quiesced else { return }
-        quiesced = true
-        let listener = MHD_quiesce_daemon(daemon)
-        if listener >= 0 { close(listener) }
+        state.withLock { state in
+            guard let daemon = state.daemon, !state.quiesced else { return }
+            state.quiesced = true
+            let listener = MHD_quiesce_daemon(daemon)
+            if listener >= 0 { close(listener) }
+        }
     }
 
     /// Stops the daemon, unless a connection is still suspended: stopping then is undefined behaviour in
     /// libmicrohttpd, so the daemon is left running instead, and the state its callbacks use is kept alive
     /// for good (its threads end with the process).
-    func stop(whenNothingSuspended state: ServerState) {
-        lock.lock()
-        defer { lock.unlock() }
-        guard let daemon else { return }
-        guard state.suspended == 0 else {
-            _ = Unmanaged.passRetained(state)
-            return
+    func stop(whenNothingSuspended server: ServerState) {
+        state.withLock { state in
+            guard let daemon = state.daemon else { return }
+            guard server.suspended == 0 else {
+                _ = Unmanaged.passRetained(server)
+                return
+            }
+            MHD_stop_daemon(daemon)
+            state.daemon = nil
         }
-        MHD_stop_daemon(daemon)
-        self.daemon = nil
     }
 }
 

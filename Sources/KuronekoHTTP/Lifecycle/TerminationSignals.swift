@@ -1,5 +1,6 @@
 import Dispatch
 import Foundation
+import Synchronization
 
 /// SIGINT and SIGTERM, delivered to one dispatch queue instead of whichever thread the kernel picks.
 public enum TerminationSignals {
@@ -37,21 +38,18 @@ private final class SourceBox: @unchecked Sendable {
 }
 
 /// Resumes a continuation at most once, however many signals arrive.
-///
-/// `@unchecked Sendable`: `continuation` is taken under `lock`.
-private final class ResumeOnce: @unchecked Sendable {
-    private let lock = NSLock()
-    private var continuation: CheckedContinuation<String, Never>?
+private final class ResumeOnce: Sendable {
+    private let continuation: Mutex<CheckedContinuation<String, Never>?>
 
     init(_ continuation: CheckedContinuation<String, Never>) {
-        self.continuation = continuation
+        self.continuation = Mutex(continuation)
     }
 
     func resume(returning value: String) {
-        lock.lock()
-        let pending = continuation
-        continuation = nil
-        lock.unlock()
+        let pending = continuation.withLock { continuation in
+            defer { continuation = nil }
+            return continuation
+        }
         pending?.resume(returning: value)
     }
 }

@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 
 /// Writes log lines to a file handle in batches, on a queue of its own: every 200 ms, as soon as 8 KiB are
 /// waiting, and on ``flush(timeout:)``. At tens of thousands of requests a second, one `write` per access-log line
@@ -11,7 +12,7 @@ import Foundation
 /// every request, would then go through). Dropping the writer cancels the timer.
 ///
 /// `@unchecked Sendable`: the timer is set up in `init` and only cancelled in `deinit`; everything else is
-/// in the ``Batch``, behind its lock.
+/// in the ``Batch``, behind its Mutex.
 public final class BufferedLogWriter: LogSink, @unchecked Sendable {
     private let batch: Batch
     private let timer: any DispatchSourceTimer
@@ -65,23 +66,22 @@ public final class BufferedLogWriter: LogSink, @unchecked Sendable {
         return done.wait(timeout: .now() + .nanoseconds(Int(timeout / .nanoseconds(1)))) == .success
     }
 
-    /// The bytes waiting and the counters.
-    ///
-    /// `@unchecked Sendable`: `buffer`, `spare` and the counters are guarded by `lock`; only `queue` writes to
-    /// the handle.
-    private final class Batch: @unchecked Sendable {
+    /// The bytes waiting and the counters, in one Mutex; only `queue` writes to the handle.
+    private final class Batch: Sendable {
+        private struct State {
+            var buffer: [UInt8] = []
+            /// The buffer being written, handed back empty for reuse so that neither side allocates.
+            var spare: [UInt8] = []
+            var dropped = 0
+            var droppedTotal = 0
+            var flushScheduled = false
+        }
+
         let queue = DispatchQueue(label: "kuroneko.log")
         private let handle: FileHandle
         private let limit: Int
-        private let lock = NSLock()
-        private var buffer: [UInt8] = []
-        /// The buffer being written, handed back empty for reuse so that neither side allocates.
-        private var spare: [UInt8] = []
-        private var dropped = 0
-        private var droppedTotal = 0
-        private var flushScheduled = false
-
         private let format: LogFormat
+        private let state = Mutex(State())
 
         init(handle: FileHandle, limit: Int, format: LogFormat) {
             self.handle = handle
@@ -89,25 +89,22 @@ public final class BufferedLogWriter: LogSink, @unchecked Sendable {
             self.format = format
         }
 
-        var droppedLines: Int {
-            lock.lock()
-            defer { lock.unlock() }
-            return droppedTotal
-        }
+        var droppedLines: Int { state.withLock { $0.droppedTotal } }
 
         func append(_ line: UnsafeRawBufferPointer) {
-            lock.lock()
-            guard buffer.count + line.count < limit else {
-                dropped += 1
-                droppedTotal += 1
-                lock.unlock()
-                return
+            let limit = self.limit
+            let schedule = state.withLock { state -> Bool in
+                guard state.buffer.count + line.count < limit else {
+                    state.dropped += 1
+                    state.droppedTotal += 1
+                    return false
+                }
+                state.buffer.append(contentsOf: line)
+                state.buffer.append(UInt8(ascii: "\n"))
+                let schedule = state.buffer.count >= 8192 && !state.flushScheduled
+                if schedule { state.flushScheduled = true }
+                return schedule
             }
-            buffer.append(contentsOf: line)
-            buffer.append(UInt8(ascii: "\n"))
-            let schedule = buffer.count >= 8192 && !flushScheduled
-            if schedule { flushScheduled = true }
-            lock.unlock()
             if schedule { queue.async { self.writePending() } }
         }
 
@@ -116,25 +113,23 @@ public final class BufferedLogWriter: LogSink, @unchecked Sendable {
             var (pending, droppedNow) = takePending()
             Self.write(pending, dropped: droppedNow, format: format, to: handle)
             pending.removeAll(keepingCapacity: true)
-            lock.lock()
-            if spare.capacity < pending.capacity { spare = pending }
-            lock.unlock()
+            state.withLock { state in
+                if state.spare.capacity < pending.capacity { swap(&state.spare, &pending) }
+            }
         }
 
         private func takePending() -> ([UInt8], Int) {
-            lock.lock()
-            defer { lock.unlock() }
-            var pending: [UInt8] = []
-            swap(&pending, &spare)
-            swap(&pending, &buffer)
-            flushScheduled = false
-            let droppedNow = dropped
-            dropped = 0
-            return (pending, droppedNow)
+            state.withLock { state in
+                var pending: [UInt8] = []
+                swap(&pending, &state.spare)
+                swap(&pending, &state.buffer)
+                state.flushScheduled = false
+                let droppedNow = state.dropped
+                state.dropped = 0
+                return (pending, droppedNow)
+            }
         }
 
-        /// Writes every byte unless the descriptor fails, or stays full for a second (a non-blocking log
-        /// whose reader stopped): a closed, broken or stuck log loses what it could not take.
         private static func writeAll(_ bytes: UnsafeRawBufferPointer, to descriptor: Int32) {
             var offset = 0
             while offset < bytes.count, let base = bytes.baseAddress {

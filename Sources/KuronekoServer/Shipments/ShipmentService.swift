@@ -1,11 +1,11 @@
 import Foundation
 import Kuroneko
+import Synchronization
 
 /// Answers lookups from the cache when it can, and otherwise through the client's ``UpstreamScheduler``,
 /// which coalesces, batches, paces, sheds and breaks the circuit for every lookup of the process.
 ///
-/// `@unchecked Sendable`: the refresh times are guarded by `lock`; everything else is immutable or Sendable.
-public final class ShipmentService: @unchecked Sendable {
+public final class ShipmentService: Sendable {
     public struct Configuration: Sendable {
         public var cache: ShipmentCache.Policy
         /// The least time between two `?refresh=1` fetches of the same number; more are served from cache.
@@ -32,8 +32,8 @@ public final class ShipmentService: @unchecked Sendable {
     public let client: TrackingClient
     private let clock: any TrackingClock
     private let metrics: Metrics
-    private let lock = NSLock()
-    private var lastRefresh: [TrackingNumber: Duration] = [:]
+    /// When each number was last refreshed on request (at most about the cache's capacity of them).
+    private let lastRefresh = Mutex<[TrackingNumber: Duration]>([:])
     /// Told of every fresh answer from Yamato, whoever asked (the watch list records it).
     private let fetched: (@Sendable (Shipment, Date) -> Void)?
     /// Where copies fetched by other servers are found (a shared database), and when they were fetched.
@@ -140,15 +140,17 @@ public final class ShipmentService: @unchecked Sendable {
     }
 
     private func mayRefresh(_ number: TrackingNumber) -> Bool {
-        lock.lock()
-        defer { lock.unlock() }
         let now = clock.uptime
-        if let last = lastRefresh[number], now - last < configuration.refreshInterval { return false }
-        lastRefresh[number] = now
-        if lastRefresh.count > configuration.cache.capacity {
-            lastRefresh = lastRefresh.filter { now - $0.value < configuration.refreshInterval }
+        let interval = configuration.refreshInterval
+        let capacity = configuration.cache.capacity
+        return lastRefresh.withLock { lastRefresh in
+            if let last = lastRefresh[number], now - last < interval { return false }
+            lastRefresh[number] = now
+            if lastRefresh.count > capacity {
+                lastRefresh = lastRefresh.filter { now - $0.value < interval }
+            }
+            return true
         }
-        return true
     }
 }
 

@@ -2,11 +2,11 @@ import Foundation
 import Kuroneko
 import KuronekoWatch
 
-/// A watch as the API serves it, written directly as bytes (keys sorted, the shipment's stored JSON copied
-/// in as it is): adding and listing watches is on the hot path of a shop's import, and a generic
-/// serializer sorting dictionaries cost more than the database write.
-enum WatchJSON {
-    static func encode(_ watch: Watch, webhookSecret: String? = nil) -> Data {
+/// A watch as the API serves it and the command line prints it, written directly as bytes (keys sorted, the
+/// shipment's stored JSON copied in as it is): adding and listing watches is on the hot path of a shop's
+/// import, and a generic serializer sorting dictionaries cost more than the database write.
+public enum WatchJSON {
+    public static func encode(_ watch: Watch, webhookSecret: String? = nil) -> Data {
         var out = Data()
         out.reserveCapacity(256 + (watch.latest?.json.count ?? 0))
         append(&out, #"{"active":"#)

@@ -1,13 +1,17 @@
 import Foundation
+import Synchronization
 
 /// The simulator's time: it starts where it is set and runs `speed` times as fast as real time.
-///
-/// `@unchecked Sendable`: all state is guarded by `lock`.
-public final class SimulatorClock: @unchecked Sendable {
-    private let lock = NSLock()
-    private var realAnchor: Date
-    private var simulatedAnchor: Date
-    private var rate: Double
+public final class SimulatorClock: Sendable {
+    private struct Anchor {
+        var real: Date
+        var simulated: Date
+        var rate: Double
+
+        func time(at real: Date) -> Date { simulated.addingTimeInterval(real.timeIntervalSince(self.real) * rate) }
+    }
+
+    private let anchor: Mutex<Anchor>
     private let realNow: @Sendable () -> Date
 
     /// - Parameters:
@@ -16,31 +20,26 @@ public final class SimulatorClock: @unchecked Sendable {
     ///   - realNow: the real clock, injectable for tests.
     public init(start: Date? = nil, speed: Double = 1, realNow: @escaping @Sendable () -> Date = Date.init) {
         self.realNow = realNow
-        realAnchor = realNow()
-        simulatedAnchor = start ?? realAnchor
-        rate = speed
+        let real = realNow()
+        anchor = Mutex(Anchor(real: real, simulated: start ?? real, rate: speed))
     }
 
     public var now: Date {
-        lock.lock()
-        defer { lock.unlock() }
-        return simulatedAnchor.addingTimeInterval(realNow().timeIntervalSince(realAnchor) * rate)
+        anchor.withLock { $0.time(at: realNow()) }
     }
 
     public var speed: Double {
-        lock.lock()
-        defer { lock.unlock() }
-        return rate
+        anchor.withLock { $0.rate }
     }
 
     /// Moves the clock and/or changes its speed; what is not given stays as it is.
     public func set(now: Date?, speed: Double?) {
-        lock.lock()
-        defer { lock.unlock() }
-        let real = realNow()
-        let current = simulatedAnchor.addingTimeInterval(real.timeIntervalSince(realAnchor) * rate)
-        realAnchor = real
-        simulatedAnchor = now ?? current
-        if let speed { rate = speed }
+        anchor.withLock { anchor in
+            let real = realNow()
+            let current = anchor.time(at: real)
+            anchor.real = real
+            anchor.simulated = now ?? current
+            if let speed { anchor.rate = speed }
+        }
     }
 }

@@ -180,9 +180,6 @@ public final class SQLiteConnection: SQLConnection {
         return rows
     }
 
-    /// The rowid of the last row inserted on this connection.
-    var lastInsertedRowID: Int64 { sqlite3_last_insert_rowid(handle) }
-
     /// Rows changed by the last statement.
     public var changes: Int { Int(sqlite3_changes(handle)) }
 

@@ -166,15 +166,6 @@ public final class SQLWatchStore<Database: SQLDatabase>: WatchStore {
         }
     }
 
-    public func events(of number: TrackingNumber) throws -> [(label: String, at: String, place: String)] {
-        let rows = try database.read { connection in
-            try connection.run(
-                "SELECT label, at, place FROM events WHERE number = ? ORDER BY \(Database.insertionOrder)",
-                [.text(number.digits)])
-        }
-        return rows.map { ($0.text(0) ?? "", $0.text(1) ?? "", $0.text(2) ?? "") }
-    }
-
     // MARK: Fresh answers and the poller
 
     @discardableResult
@@ -398,6 +389,7 @@ public final class SQLWatchStore<Database: SQLDatabase>: WatchStore {
                 activeWatches: try count("SELECT COUNT(*) FROM watches WHERE active = 1"),
                 finishedWatches: try count("SELECT COUNT(*) FROM watches WHERE active = 0"),
                 shipments: try count("SELECT COUNT(*) FROM shipments"),
+                events: try count("SELECT COUNT(*) FROM events"),
                 changes: try count("SELECT COUNT(*) FROM changes"),
                 pendingDeliveries: try count("SELECT COUNT(*) FROM outbox WHERE state = 'pending'"),
                 activeKeys: try count("SELECT COUNT(*) FROM api_keys WHERE revoked_at IS NULL"))

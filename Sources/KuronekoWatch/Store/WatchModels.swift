@@ -133,6 +133,8 @@ public struct StoreSummary: Sendable, Equatable {
     public var activeWatches: Int
     public var finishedWatches: Int
     public var shipments: Int
+    /// Distinct history rows kept for the watched numbers.
+    public var events: Int
     public var changes: Int
     public var pendingDeliveries: Int
     public var activeKeys: Int
@@ -158,8 +160,6 @@ public protocol WatchStore: Sendable {
     func remove(_ number: TrackingNumber, owner: WatchOwner) throws -> Bool
     func changes(of number: TrackingNumber, owner: WatchOwner) throws -> [StatusChange]?
     func deliveries(of number: TrackingNumber, owner: WatchOwner) throws -> [DeliveryRecord]?
-    /// Every distinct event seen for a number, oldest first: label, time, place.
-    func events(of number: TrackingNumber) throws -> [(label: String, at: String, place: String)]
 
     /// Records a fresh answer for a number: the latest shipment, new events, and for every watch of it the
     /// check time, the next check, and a change (with its webhook deliveries) when the status differs
