@@ -62,9 +62,7 @@ public final class APIKeyRing: Service {
 
     /// Requests without a key are let in (as of the last read): no key is active and the API is not closed.
     public var isOpen: Bool {
-        if maxAge == .zero, let policy = try? Self.loadOrThrow(store) {
-            snapshot.replace(with: policy)
-        }
+        if maxAge == .zero, let policy = try? Self.loadOrThrow(store) { return policy.openWithoutKey }
         return snapshot.isOpen
     }
 
@@ -81,10 +79,7 @@ public final class APIKeyRing: Service {
 
     /// The keys not revoked.
     public func active() -> [APIKeyRecord] {
-        if maxAge == .zero, let policy = try? Self.loadOrThrow(store) {
-            snapshot.replace(with: policy)
-            return policy.active
-        }
+        if maxAge == .zero, let policy = try? Self.loadOrThrow(store) { return policy.active }
         return snapshot.current
     }
 

@@ -21,101 +21,81 @@ public struct WatchRoutes: Sendable {
 
     func register(into router: inout Router) {
         let routes = self
-        router.add("POST", "/v1/watches") { request, _ in await routes.add(request) }
-        router.add("GET", "/v1/watches") { request, _ in routes.list(request) }
+        router.add("POST", "/v1/watches") { request, _ in await Self.answer { try await routes.add(request) } }
+        router.add("GET", "/v1/watches") { request, _ in await Self.answer { try routes.list(request) } }
         router.add("GET", "/v1/watches/{number}") { request, parameters in
-            routes.withWatch(request, parameters) { watch in .jsonData(Self.json(watch)) }
+            await Self.answer { .jsonData(Self.json(try routes.lookUp(request, parameters))) }
         }
-        router.add("DELETE", "/v1/watches/{number}") { request, parameters in routes.remove(request, parameters) }
+        router.add("DELETE", "/v1/watches/{number}") { request, parameters in
+            await Self.answer {
+                let watch = try routes.lookUp(request, parameters)
+                _ = try routes.store.remove(watch.number, owner: watch.owner)
+                return HTTPResponse(status: 204)
+            }
+        }
         router.add("GET", "/v1/watches/{number}/changes") { request, parameters in
-            routes.withWatch(request, parameters) { watch in
-                let changes = (try? routes.store.changes(of: watch.number, owner: watch.owner)) ?? []
+            await Self.answer {
+                let watch = try routes.lookUp(request, parameters)
+                let changes = try routes.store.changes(of: watch.number, owner: watch.owner) ?? []
                 return .jsonData(Self.object(["changes": changes.map(Self.json)]))
             }
         }
         router.add("GET", "/v1/watches/{number}/deliveries") { request, parameters in
-            routes.withWatch(request, parameters) { watch in
-                let deliveries = (try? routes.store.deliveries(of: watch.number, owner: watch.owner)) ?? []
+            await Self.answer {
+                let watch = try routes.lookUp(request, parameters)
+                let deliveries = try routes.store.deliveries(of: watch.number, owner: watch.owner) ?? []
                 return .jsonData(Self.object(["deliveries": deliveries.map(Self.json)]))
             }
         }
         router.add("POST", "/v1/watches/{number}/refresh") { request, parameters in
-            await routes.refresh(request, parameters)
+            await Self.answer { try await routes.refresh(request, parameters) }
         }
-        router.add("GET", "/v1/calendar.ics") { request, _ in routes.calendar(request) }
+        router.add("GET", "/v1/calendar.ics") { request, _ in await Self.answer { try routes.calendar(request) } }
+    }
+
+    /// Runs a route: a thrown ``RouteProblem`` is its answer, a ``WatchStoreError`` (a conflict the store
+    /// found) a 409, and any other error, which only the database throws, a 503. No failure is an empty 200.
+    static func answer(_ route: () async throws -> HTTPResponse) async -> HTTPResponse {
+        do {
+            return try await route()
+        } catch let problem as RouteProblem {
+            return problem.response
+        } catch let error as WatchStoreError {
+            return .problem(status: 409, title: "Conflict", detail: error.description)
+        } catch {
+            return RouteProblem.storeFailure(error).response
+        }
     }
 
     // MARK: Routes
 
-    private static let fields: Set<String> = ["number", "label", "webhook_url"]
     /// Webhook addresses resolved at once, at most (each on a thread of its own).
     static let resolutionLimit = 32
     private static let resolutions = ConcurrencyLimit(resolutionLimit)
 
-    private func add(_ request: HTTPRequest) async -> HTTPResponse {
+    private func add(_ request: HTTPRequest) async throws -> HTTPResponse {
         let owner = Self.owner(of: request)
-        guard let object = (try? JSONSerialization.jsonObject(with: request.body)) as? [String: Any] else {
-            return Self.bad(
-                "the body is not a JSON object such as {\"number\": \"XXXX-XXXX-XXXX\", \"label\": \"shoes\"}")
-        }
-        if let unknown = object.keys.sorted().first(where: { !Self.fields.contains($0) }) {
-            return Self.bad("unknown field \"\(unknown.prefix(40))\"; the fields are number, label and webhook_url")
-        }
-        guard let input = object["number"] as? String else {
-            return Self.bad("number is missing or not a string; expected \"XXXX-XXXX-XXXX\"")
-        }
+        let body = try AddWatchRequest.decode(request.body)
         let number: TrackingNumber
         do {
-            number = try TrackingNumber(parsing: input)
+            number = try TrackingNumber(parsing: body.number)
         } catch {
-            return .invalidNumber(error)
+            throw RouteProblem(response: .invalidNumber(error))
         }
         var label: String?
-        if let value = object["label"], !(value is NSNull) {
-            guard let text = value as? String else { return Self.bad("label is not a string") }
+        if let text = body.label {
             do {
                 label = try WatchLabel.validated(text)
             } catch {
-                return Self.bad(error.description)
+                throw RouteProblem.bad(error.description)
             }
         }
         var webhook: (url: String, secret: String)?
-        if let value = object["webhook_url"], !(value is NSNull) {
-            guard let text = value as? String else { return Self.bad("webhook_url is not a string") }
-            do {
-                let address = try WebhookAddress(text)
-                let allowPrivate = allowPrivateWebhooks
-                // Each resolution waits on a thread of its own: at most `resolutionLimit` at once.
-                guard Self.resolutions.enter() else {
-                    var busy = HTTPResponse.problem(
-                        status: 503, title: "Service Unavailable",
-                        detail: "too many webhook addresses are being checked at once; try again in a second")
-                    busy.headers.append(("Retry-After", "1"))
-                    return busy
-                }
-                defer { Self.resolutions.leave() }
-                let resolved: Result<Void, WebhookAddressError> = await withCheckedContinuation { continuation in
-                    Thread.detachNewThread {
-                        continuation.resume(
-                            returning: Result { () throws(WebhookAddressError) in
-                                _ = try address.resolve(allowPrivate: allowPrivate)
-                            })
-                    }
-                }
-                try resolved.get()
-                webhook = (text, Secrets.random(prefix: "whsec_"))
-            } catch {
-                return Self.bad(error.description)
-            }
+        if let text = body.webhookURL {
+            try await checkWebhook(text)
+            webhook = (text, Secrets.random(prefix: "whsec_"))
         }
-        let added: AddedWatch
-        do {
-            added = try store.add(number, label: label, owner: owner, webhook: webhook, now: clock.now)
-        } catch let error as WatchStoreError {
-            return .problem(status: 409, title: "Conflict", detail: error.description)
-        } catch {
-            return Self.storeFailure(error)
-        }
+        let added = try store.add(number, label: label, owner: owner, webhook: webhook, now: clock.now)
         if added.created {
             // The first check is queued at refresh priority; the answer does not wait for it.
             let service = self.service
@@ -127,78 +107,87 @@ public struct WatchRoutes: Sendable {
         return response
     }
 
-    private func list(_ request: HTTPRequest) -> HTTPResponse {
+    /// The address's form, then what it resolves to: each resolution waits on a thread of its own, at most
+    /// ``resolutionLimit`` at once (more are answered 503).
+    private func checkWebhook(_ text: String) async throws(RouteProblem) {
+        let address: WebhookAddress
+        do {
+            address = try WebhookAddress(text)
+        } catch {
+            throw .bad(error.description)
+        }
+        let allowPrivate = allowPrivateWebhooks
+        guard Self.resolutions.enter() else {
+            throw .busy("too many webhook addresses are being checked at once; try again in a second")
+        }
+        defer { Self.resolutions.leave() }
+        let resolved: Result<Void, WebhookAddressError> = await withCheckedContinuation { continuation in
+            Thread.detachNewThread {
+                continuation.resume(
+                    returning: Result { () throws(WebhookAddressError) in
+                        _ = try address.resolve(allowPrivate: allowPrivate)
+                    })
+            }
+        }
+        do {
+            try resolved.get()
+        } catch {
+            throw .bad(error.description)
+        }
+    }
+
+    private func list(_ request: HTTPRequest) throws -> HTTPResponse {
         let owner = Self.owner(of: request)
         var limit = 100
         if let text = request.queryValue("limit") {
             guard let value = Int(text), (1...500).contains(value) else {
-                return Self.bad("limit \"\(text.prefix(20))\" is not a number from 1 to 500")
+                throw RouteProblem.bad("limit \"\(text.prefix(20))\" is not a number from 1 to 500")
             }
             limit = value
         }
         var cursor: Int64?
         if let text = request.queryValue("cursor") {
             guard let value = Int64(text), value >= 0 else {
-                return Self.bad("cursor \"\(text.prefix(20))\" is not one this server gave; use next_cursor as given")
+                throw RouteProblem.bad("cursor \"\(text.prefix(20))\" is not one this server gave; use next_cursor as given")
             }
             cursor = value
         }
         var filter = WatchFilter.all
         if let text = request.queryValue("status") {
             guard let value = WatchFilter(rawValue: text), value != .all else {
-                return Self.bad("status \"\(text.prefix(20))\" is not allowed; use active or finished")
+                throw RouteProblem.bad("status \"\(text.prefix(20))\" is not allowed; use active or finished")
             }
             filter = value
         }
-        do {
-            let page = try store.watches(owner: owner, filter: filter, after: cursor, limit: limit + 1)
-            let shown = Array(page.prefix(limit))
-            var body = Data(#"{"next_cursor":"#.utf8)
-            WatchJSON.appendString(&body, page.count > limit ? String(shown.last?.id ?? 0) : nil)
-            body.append(Data(#","watches":["#.utf8))
-            for (index, watch) in shown.enumerated() {
-                if index > 0 { body.append(UInt8(ascii: ",")) }
-                body.append(WatchJSON.encode(watch))
-            }
-            body.append(Data("]}".utf8))
-            return .jsonData(body)
-        } catch {
-            return Self.storeFailure(error)
+        let page = try store.watches(owner: owner, filter: filter, after: cursor, limit: limit + 1)
+        let shown = Array(page.prefix(limit))
+        var body = Data(#"{"next_cursor":"#.utf8)
+        WatchJSON.appendString(&body, page.count > limit ? String(shown.last?.id ?? 0) : nil)
+        body.append(Data(#","watches":["#.utf8))
+        for (index, watch) in shown.enumerated() {
+            if index > 0 { body.append(UInt8(ascii: ",")) }
+            body.append(WatchJSON.encode(watch))
         }
+        body.append(Data("]}".utf8))
+        return .jsonData(body)
     }
 
-    private func remove(_ request: HTTPRequest, _ parameters: [String: String]) -> HTTPResponse {
-        withWatch(request, parameters) { watch in
-            do {
-                _ = try store.remove(watch.number, owner: watch.owner)
-                return HTTPResponse(status: 204)
-            } catch {
-                return Self.storeFailure(error)
-            }
-        }
-    }
-
-    private func refresh(_ request: HTTPRequest, _ parameters: [String: String]) async -> HTTPResponse {
-        let watch: Watch
-        switch lookUp(request, parameters) {
-        case .success(let found): watch = found
-        case .failure(let box): return box.response
-        }
+    private func refresh(_ request: HTTPRequest, _ parameters: [String: String]) async throws -> HTTPResponse {
+        let watch = try lookUp(request, parameters)
         // A check that could not reach Yamato says why; the watch is unchanged and still readable.
         switch await service.check(watch.number, priority: .refresh) {
         case .fresh: break
         case .stale(_, let error), .failed(let error): return APIResponder.problem(for: error)
         }
-        guard let current = try? store.watch(watch.number, owner: watch.owner) else {
-            return Self.notFound(watch.number.formatted)
+        guard let current = try store.watch(watch.number, owner: watch.owner) else {
+            throw RouteProblem.notFound(watch.number.formatted)
         }
         return .jsonData(Self.json(current))
     }
 
-    private func calendar(_ request: HTTPRequest) -> HTTPResponse {
+    private func calendar(_ request: HTTPRequest) throws -> HTTPResponse {
         let owner = Self.owner(of: request)
-        let watches =
-            (try? store.watches(owner: owner, filter: .active, after: nil, limit: WatchLimits.watchesPerOwner)) ?? []
+        let watches = try store.watches(owner: owner, filter: .active, after: nil, limit: WatchLimits.watchesPerOwner)
         var response = HTTPResponse.content(
             Data(DeliveryCalendar.feed(for: watches, now: clock.now).utf8), type: "text/calendar; charset=utf-8")
         response.headers.append(("Cache-Control", "no-cache"))
@@ -208,51 +197,21 @@ public struct WatchRoutes: Sendable {
     // MARK: Helpers
 
     /// The watch the path names, for the request's owner; or the problem that says why there is none.
-    private func lookUp(_ request: HTTPRequest, _ parameters: [String: String]) -> Result<Watch, HTTPResponseBox> {
+    private func lookUp(_ request: HTTPRequest, _ parameters: [String: String]) throws -> Watch {
         let number: TrackingNumber
         do {
             number = try TrackingNumber(parsing: parameters["number"] ?? "")
         } catch {
-            return .failure(
-                HTTPResponseBox(
-                    .invalidNumber(error)))
+            throw RouteProblem(response: .invalidNumber(error))
         }
-        do {
-            guard let watch = try store.watch(number, owner: Self.owner(of: request)) else {
-                return .failure(HTTPResponseBox(Self.notFound(number.formatted)))
-            }
-            return .success(watch)
-        } catch {
-            return .failure(HTTPResponseBox(Self.storeFailure(error)))
+        guard let watch = try store.watch(number, owner: Self.owner(of: request)) else {
+            throw RouteProblem.notFound(number.formatted)
         }
-    }
-
-    private func withWatch(
-        _ request: HTTPRequest, _ parameters: [String: String], _ body: (Watch) -> HTTPResponse
-    ) -> HTTPResponse {
-        switch lookUp(request, parameters) {
-        case .success(let watch): body(watch)
-        case .failure(let box): box.response
-        }
+        return watch
     }
 
     static func owner(of request: HTTPRequest) -> WatchOwner {
         WatchOwner(id: request.principal ?? WatchOwner.local.id)
-    }
-
-    private static func bad(_ detail: String) -> HTTPResponse {
-        .problem(status: 400, title: "Bad Request", detail: detail)
-    }
-
-    private static func notFound(_ number: String) -> HTTPResponse {
-        .problem(status: 404, title: "Not Found", detail: "\(number) is not on this watch list")
-    }
-
-    private static func storeFailure(_ error: any Error) -> HTTPResponse {
-        var response = HTTPResponse.problem(
-            status: 503, title: "Service Unavailable", detail: "the watch list could not be read or written: \(error)")
-        response.headers.append(("Retry-After", "1"))
-        return response
     }
 
     private static func date(_ date: Date?) -> Any {
@@ -280,15 +239,6 @@ public struct WatchRoutes: Sendable {
     static func object(_ value: [String: Any]) -> Data {
         (try? JSONSerialization.data(withJSONObject: value, options: [.sortedKeys, .withoutEscapingSlashes]))
             ?? Data("{}".utf8)
-    }
-}
-
-/// A response carried as an error (a `Result`'s failure must be an `Error`).
-struct HTTPResponseBox: Error {
-    let response: HTTPResponse
-
-    init(_ response: HTTPResponse) {
-        self.response = response
     }
 }
 

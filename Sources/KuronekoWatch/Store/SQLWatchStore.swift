@@ -26,19 +26,12 @@ public final class SQLWatchStore<Database: SQLDatabase>: WatchStore {
         _ number: TrackingNumber, label: String?, owner: WatchOwner, webhook: (url: String, secret: String)?,
         now: Date
     ) throws -> AddedWatch {
-        let outcome: (created: Bool, secret: String?, watch: Watch?)
-        do {
-            outcome = try addRow(number, label: label, owner: owner, webhook: webhook, now: now)
-        } catch let error as StoreError where error.code == Self.limitCode {
-            throw WatchStoreError.limitReached(WatchLimits.watchesPerOwner)
-        }
+        // The limit is refused inside the transaction, which it rolls back, as the typed error it is.
+        let outcome = try addRow(number, label: label, owner: owner, webhook: webhook, now: now)
         // Read in the same transaction as the insert: missing only when a delete of the same number won.
         guard let watch = outcome.watch else { throw WatchStoreError.removedWhileAdding(number.formatted) }
         return AddedWatch(watch: watch, created: outcome.created, webhookSecret: outcome.secret)
     }
-
-    /// Marks the refusal of a watch past the limit inside the transaction.
-    private static var limitCode: Int32 { -1 }
 
     private func addRow(
         _ number: TrackingNumber, label: String?, owner: WatchOwner, webhook: (url: String, secret: String)?,
@@ -57,7 +50,7 @@ public final class SQLWatchStore<Database: SQLDatabase>: WatchStore {
             if watchID == nil {
                 let count = try connection.run("SELECT COUNT(*) FROM watches WHERE owner = ?", [.text(owner.id)])
                 guard (count.first?.int(0) ?? 0) < WatchLimits.watchesPerOwner else {
-                    throw StoreError(code: Self.limitCode, message: "limit")
+                    throw WatchStoreError.limitReached(WatchLimits.watchesPerOwner)
                 }
                 // A shipment already known for the number is the new watch's baseline.
                 let known = try connection.run(

@@ -1,0 +1,81 @@
+import Foundation
+import KuronekoHTTP
+
+/// A refusal as the problem document it is answered with: a route throws it, ``WatchRoutes`` renders it.
+struct RouteProblem: Error {
+    let response: HTTPResponse
+
+    static func bad(_ detail: String) -> RouteProblem {
+        RouteProblem(response: .problem(status: 400, title: "Bad Request", detail: detail))
+    }
+
+    static func notFound(_ number: String) -> RouteProblem {
+        RouteProblem(response: .problem(status: 404, title: "Not Found", detail: "\(number) is not on this watch list"))
+    }
+
+    /// 503 with `Retry-After`: the watch list could not be read or written (a database out of reach).
+    static func storeFailure(_ error: any Error) -> RouteProblem {
+        var response = HTTPResponse.problem(
+            status: 503, title: "Service Unavailable", detail: "the watch list could not be read or written: \(error)")
+        response.headers.append(("Retry-After", "1"))
+        return RouteProblem(response: response)
+    }
+
+    /// 503 with `Retry-After`: too much of one kind of work at once.
+    static func busy(_ detail: String) -> RouteProblem {
+        var response = HTTPResponse.problem(status: 503, title: "Service Unavailable", detail: detail)
+        response.headers.append(("Retry-After", "1"))
+        return RouteProblem(response: response)
+    }
+}
+
+/// The body of `POST /v1/watches`: `{"number": …, "label": …?, "webhook_url": …?}`, nothing else.
+struct AddWatchRequest: Decodable {
+    let number: String
+    let label: String?
+    let webhookURL: String?
+
+    static let fields = ["number", "label", "webhook_url"]
+
+    private struct Key: CodingKey {
+        let stringValue: String
+        var intValue: Int? { nil }
+        init(_ name: String) { stringValue = name }
+        init?(stringValue: String) { self.stringValue = stringValue }
+        init?(intValue: Int) { nil }
+    }
+
+    init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: Key.self)
+        if let unknown = container.allKeys.map(\.stringValue).sorted().first(where: { !Self.fields.contains($0) }) {
+            throw RouteProblem.bad("unknown field \"\(unknown.prefix(40))\"; the fields are number, label and webhook_url")
+        }
+        guard let number = try? container.decode(String.self, forKey: Key("number")) else {
+            throw RouteProblem.bad("number is missing or not a string; expected \"XXXX-XXXX-XXXX\"")
+        }
+        self.number = number
+        label = try Self.optionalText(container, "label")
+        webhookURL = try Self.optionalText(container, "webhook_url")
+    }
+
+    /// A string, or nothing for a missing key or `null`; anything else is refused by name.
+    private static func optionalText(_ container: KeyedDecodingContainer<Key>, _ name: String) throws -> String? {
+        let key = Key(name)
+        guard container.contains(key), (try? container.decodeNil(forKey: key)) == false else { return nil }
+        guard let text = try? container.decode(String.self, forKey: key) else {
+            throw RouteProblem.bad("\(name) is not a string")
+        }
+        return text
+    }
+
+    /// The request in `body`, or the problem that says what is wrong with it.
+    static func decode(_ body: Data) throws(RouteProblem) -> AddWatchRequest {
+        do {
+            return try JSONDecoder().decode(AddWatchRequest.self, from: body)
+        } catch let problem as RouteProblem {
+            throw problem
+        } catch {
+            throw .bad("the body is not a JSON object such as {\"number\": \"XXXX-XXXX-XXXX\", \"label\": \"shoes\"}")
+        }
+    }
+}
