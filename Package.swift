@@ -43,13 +43,16 @@ let package = Package(
             pkgConfig: "openssl",
             providers: [.apt(["libssl-dev"])]
         ),
-        .target(name: "KuronekoWatch", dependencies: ["Kuroneko", "CSQLite", "CCrypto"]),
+        // The watch list behind a protocol: models, statements, migrations, the SQLite engine, the outbox.
+        .target(name: "KuronekoStore", dependencies: ["Kuroneko", "CSQLite"]),
+        // Outbound channels (today the signed webhook and the address guard); knows no storage.
+        .target(name: "KuronekoNotify", dependencies: ["Kuroneko", "CCrypto"]),
         .systemLibrary(
             name: "CPostgres",
             pkgConfig: "libpq",
             providers: [.apt(["libpq-dev"])]
         ),
-        .target(name: "KuronekoPostgres", dependencies: ["Kuroneko", "KuronekoWatch", "CPostgres"]),
+        .target(name: "KuronekoPostgres", dependencies: ["Kuroneko", "KuronekoStore", "CPostgres"]),
         .target(name: "KuronekoProcess"),
         .target(name: "KuronekoSimulator", dependencies: ["Kuroneko", "KuronekoHTTP"]),
         .executableTarget(name: "EmbedWebAssetsTool", path: "Plugins/EmbedWebAssetsTool"),
@@ -59,13 +62,15 @@ let package = Package(
             plugins: ["EmbedWebAssets"]),
         .target(
             name: "KuronekoServer",
-            dependencies: ["Kuroneko", "KuronekoHTTP", "KuronekoWatch", "KuronekoPostgres", "KuronekoWebApp"],
+            dependencies: [
+                "Kuroneko", "KuronekoHTTP", "KuronekoStore", "KuronekoPostgres", "KuronekoNotify", "KuronekoWebApp",
+            ],
             exclude: ["Assets"], plugins: ["EmbedWebAssets"]),
         .executableTarget(
             name: "kuroneko",
             dependencies: [
-                "Kuroneko", "KuronekoHTTP", "KuronekoServer", "KuronekoSimulator", "KuronekoWatch", "KuronekoProcess",
-                "KuronekoWebApp", "KuronekoPostgres",
+                "Kuroneko", "KuronekoHTTP", "KuronekoServer", "KuronekoSimulator", "KuronekoStore", "KuronekoNotify",
+                "KuronekoProcess", "KuronekoWebApp",
             ]),
         .executableTarget(
             name: "ParserBenchmark",
@@ -75,7 +80,7 @@ let package = Package(
         .executableTarget(name: "BareServer", dependencies: ["KuronekoHTTP"], path: "bench/BareServer"),
         .executableTarget(
             name: "HitPathBenchmark",
-            dependencies: ["Kuroneko", "KuronekoHTTP", "KuronekoServer", "KuronekoTestSupport", "KuronekoWatch"],
+            dependencies: ["Kuroneko", "KuronekoHTTP", "KuronekoServer", "KuronekoTestSupport", "KuronekoStore"],
             path: "bench/HitPathBenchmark"),
         .target(
             name: "KuronekoTestSupport",
@@ -88,14 +93,19 @@ let package = Package(
         .testTarget(
             name: "KuronekoServerTests",
             dependencies: [
-                "KuronekoServer", "KuronekoHTTP", "KuronekoWatch", "KuronekoWebApp", "KuronekoTestSupport",
+                "KuronekoServer", "KuronekoHTTP", "KuronekoStore", "KuronekoNotify", "KuronekoWebApp",
+                "KuronekoTestSupport",
             ]),
         .testTarget(
-            name: "KuronekoWatchTests", dependencies: ["KuronekoWatch", "KuronekoPostgres", "KuronekoTestSupport"]),
+            name: "KuronekoStoreTests",
+            dependencies: [
+                "KuronekoStore", "KuronekoNotify", "KuronekoServer", "KuronekoPostgres", "KuronekoTestSupport",
+            ]),
         .testTarget(
             name: "EndToEndTests",
             dependencies: [
-                "kuroneko", "KuronekoServer", "KuronekoSimulator", "KuronekoHTTP", "KuronekoWatch", "KuronekoProcess",
+                "kuroneko", "KuronekoServer", "KuronekoSimulator", "KuronekoHTTP", "KuronekoStore", "KuronekoNotify",
+                "KuronekoProcess",
                 "KuronekoPostgres", "KuronekoTestSupport",
             ]),
     ]

@@ -1,6 +1,6 @@
 import CPostgres
-import KuronekoWatch
 import Foundation
+import KuronekoStore
 
 /// One libpq connection and the statements prepared on it. Not `Sendable`: one owner at a time (the pool
 /// in ``PostgresDatabase`` hands it out under a `Mutex`), and it closes the handle when it goes.

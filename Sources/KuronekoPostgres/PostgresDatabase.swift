@@ -1,5 +1,5 @@
 import Foundation
-import KuronekoWatch
+import KuronekoStore
 import Synchronization
 
 /// A PostgreSQL database as the watch store uses it: a small pool of connections (at most

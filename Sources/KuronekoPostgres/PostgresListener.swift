@@ -1,6 +1,6 @@
 import CPostgres
 import Foundation
-import KuronekoWatch
+import KuronekoStore
 import Synchronization
 
 /// Listens on a PostgreSQL channel on a connection and a thread of its own, handing each notification's

@@ -1,4 +1,4 @@
-import KuronekoWatch
+import KuronekoStore
 
 /// The watch store's tables on PostgreSQL, one migration per version, applied at start under an advisory
 /// lock (servers starting together migrate once; the version is read again inside the lock). Times are

@@ -1,6 +1,6 @@
 import Foundation
 import Kuroneko
-import KuronekoWatch
+import KuronekoStore
 
 /// What servers on one PostgreSQL database share: ``PostgresUpstreamBudget`` and the shipments announced on
 /// ``PostgresDatabase/shipmentsChannel``.

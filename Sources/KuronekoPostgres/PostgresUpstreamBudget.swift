@@ -1,7 +1,7 @@
 import Dispatch
 import Foundation
 import Kuroneko
-import KuronekoWatch
+import KuronekoStore
 import Synchronization
 
 /// The politeness budget shared by every server on one PostgreSQL database: across all of them at most

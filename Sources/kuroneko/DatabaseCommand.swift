@@ -1,6 +1,6 @@
 import Foundation
 import KuronekoServer
-import KuronekoWatch
+import KuronekoStore
 
 /// `kuroneko db status` and `kuroneko db backup FILE`: the watch list's database for its operator.
 struct DatabaseCommand {

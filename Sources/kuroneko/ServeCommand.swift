@@ -2,9 +2,9 @@ import Foundation
 import Kuroneko
 import KuronekoHTTP
 import KuronekoServer
-import KuronekoWebApp
 import KuronekoSimulator
-import KuronekoWatch
+import KuronekoStore
+import KuronekoWebApp
 
 /// `kuroneko serve`: flags and `KURONEKO_…` variables → ``Server/Configuration`` → ``Server/run(environment:until:)``,
 /// until SIGINT or SIGTERM.

@@ -1,8 +1,9 @@
 import Foundation
 import Kuroneko
+import KuronekoNotify
 import KuronekoProcess
 import KuronekoServer
-import KuronekoWatch
+import KuronekoStore
 
 /// `add`, `list`, `show`, `remove`, `refresh` and `keys`: the watch list on the local database, no server
 /// needed (a server may use the same file at once).

@@ -1,7 +1,9 @@
 import Foundation
 import Kuroneko
+import KuronekoNotify
+import KuronekoServer
+import KuronekoStore
 import KuronekoTestSupport
-import KuronekoWatch
 import Testing
 
 #if canImport(Glibc)

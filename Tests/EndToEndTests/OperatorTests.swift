@@ -1,7 +1,7 @@
 import Foundation
 import Kuroneko
+import KuronekoStore
 import KuronekoTestSupport
-import KuronekoWatch
 import Testing
 
 /// What an operator meets: the addresses `--host` takes, JSON log lines, readiness through `NOTIFY_SOCKET`,

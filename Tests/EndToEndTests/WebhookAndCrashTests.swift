@@ -1,7 +1,9 @@
 import Foundation
 import Kuroneko
+import KuronekoNotify
+import KuronekoServer
+import KuronekoStore
 import KuronekoTestSupport
-import KuronekoWatch
 import Testing
 
 /// Webhooks through real sockets to a local receiver that checks signatures, and the watch list surviving

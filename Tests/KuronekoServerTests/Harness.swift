@@ -2,8 +2,8 @@ import Foundation
 import Kuroneko
 import KuronekoHTTP
 import KuronekoServer
+import KuronekoStore
 import KuronekoTestSupport
-import KuronekoWatch
 import KuronekoWebApp
 import Synchronization
 

@@ -5,7 +5,8 @@ import KuronekoTestSupport
 import Synchronization
 import Testing
 
-@testable import KuronekoWatch
+@testable import KuronekoStore
+import KuronekoNotify
 
 /// `/v1/watches` in-process: adding, listing, paging, changes, keys and isolation, hostile bodies.
 @Suite("API: watch lists")

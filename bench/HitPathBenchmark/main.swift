@@ -2,8 +2,8 @@ import Foundation
 import Kuroneko
 import KuronekoHTTP
 import KuronekoServer
+import KuronekoStore
 import KuronekoTestSupport
-import KuronekoWatch
 import Synchronization
 
 // A cache hit through the API and all its middleware, in one process, without sockets: what the

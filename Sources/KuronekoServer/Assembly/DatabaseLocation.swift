@@ -1,6 +1,6 @@
 import Foundation
 import KuronekoPostgres
-import KuronekoWatch
+import KuronekoStore
 
 /// Where the watch list lives, as `--db` / `KURONEKO_DB` names it: a `postgres://` or `postgresql://` URL
 /// (several servers sharing one list), else the path of an SQLite file.

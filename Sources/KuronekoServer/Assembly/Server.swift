@@ -1,7 +1,8 @@
 import Foundation
 import Kuroneko
 import KuronekoHTTP
-import KuronekoWatch
+import KuronekoNotify
+import KuronekoStore
 import KuronekoWebApp
 
 /// The server, assembled in one place from a ``Configuration``: the watch list, the upstream budget, the

@@ -1,4 +1,4 @@
-import KuronekoWatch
+import KuronekoStore
 
 /// The poller's and the deliverer's figures for `/metrics`.
 enum WatchListMetrics {

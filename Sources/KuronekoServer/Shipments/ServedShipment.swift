@@ -1,6 +1,6 @@
 import Foundation
 import Kuroneko
-import KuronekoWatch
+import KuronekoStore
 
 /// Why one input of a multi-number lookup has no shipment.
 struct LookupError: Encodable {

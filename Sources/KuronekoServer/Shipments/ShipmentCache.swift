@@ -1,7 +1,7 @@
 import Foundation
 import Kuroneko
 import KuronekoHTTP
-import KuronekoWatch
+import KuronekoStore
 import Synchronization
 
 /// The shipments fetched recently, bounded in number (least recently used go first) and in age (a time to

@@ -1,7 +1,8 @@
 import Foundation
 import Kuroneko
 import KuronekoHTTP
-import KuronekoWatch
+import KuronekoNotify
+import KuronekoStore
 import Synchronization
 
 /// The API keys in force. Requests read a snapshot and never touch the database: the snapshot is reread

@@ -1,6 +1,6 @@
 import Foundation
 import Kuroneko
-import KuronekoWatch
+import KuronekoStore
 
 /// A watch as the API serves it and the command line prints it, written directly as bytes (keys sorted, the
 /// shipment's stored JSON copied in as it is): adding and listing watches is on the hot path of a shop's

@@ -1,7 +1,8 @@
 import Foundation
 import Kuroneko
 import KuronekoHTTP
-import KuronekoWatch
+import KuronekoNotify
+import KuronekoStore
 import Synchronization
 
 /// `/v1/watches` and `/v1/calendar.ics`: the watch list of the request's owner (its API key, or the one

@@ -8,16 +8,17 @@ public enum WebhookPayload {
     public static let signatureHeader = "Kuroneko-Signature"
     public static let type = "shipment.status_changed"
 
-    /// The JSON body of a change (keys sorted; `previous` the status before, `shipment` the shipment after).
-    public static func body(for change: StatusChange) -> Data {
+    /// The JSON body of a change (keys sorted; `previous` the status before as JSON, empty for none;
+    /// `shipment` the shipment after, as JSON).
+    public static func body(id: String, createdAt: Date, previous: Data, shipment: Data) -> Data {
         var body = Data(#"{"created_at":""#.utf8)
-        body.append(Data(ISO8601DateFormatter().string(from: change.createdAt).utf8))
+        body.append(Data(ISO8601DateFormatter().string(from: createdAt).utf8))
         body.append(Data(#"","id":""#.utf8))
-        body.append(Data(change.id.utf8))
+        body.append(Data(id.utf8))
         body.append(Data(#"","previous":"#.utf8))
-        body.append(change.previous.isEmpty ? Data("null".utf8) : change.previous)
+        body.append(previous.isEmpty ? Data("null".utf8) : previous)
         body.append(Data(#","shipment":"#.utf8))
-        body.append(change.shipment)
+        body.append(shipment)
         body.append(Data(#","type":"\#(type)"}"#.utf8))
         return body
     }

@@ -1,5 +1,6 @@
 import Foundation
 import Kuroneko
+import KuronekoStore
 
 /// When the poller checks a watched number next: by its status, jittered so that watches added together
 /// spread out, sharper around a scheduled delivery window, never again once the parcel is finished.

@@ -4,7 +4,9 @@ import KuronekoTestSupport
 import Synchronization
 import Testing
 
-@testable import KuronekoWatch
+@testable import KuronekoNotify
+@testable import KuronekoServer
+@testable import KuronekoStore
 
 /// The watch store on both engines (SQLite on temporary files, PostgreSQL in a database of each test's
 /// own): migrations, watches, changes, the outbox, keys.

@@ -1,7 +1,7 @@
 import Foundation
 import KuronekoPostgres
+import KuronekoStore
 import KuronekoTestSupport
-import KuronekoWatch
 import Testing
 
 /// The engines the store tests run on: SQLite always; PostgreSQL when `KURONEKO_TEST_POSTGRES` gives libpq

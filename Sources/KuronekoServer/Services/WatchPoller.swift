@@ -1,5 +1,7 @@
 import Foundation
 import Kuroneko
+import KuronekoNotify
+import KuronekoStore
 import Synchronization
 
 /// Checks watched numbers when they are due, ten at a time at the scheduler's background priority: one

@@ -1,7 +1,8 @@
 import Foundation
 import Testing
 
-@testable import KuronekoWatch
+@testable import KuronekoStore
+import KuronekoNotify
 
 @Suite("The webhook address guard, block by block")
 struct AddressBlocksTests {

@@ -1,5 +1,6 @@
 import CCrypto
 import Foundation
+import Kuroneko
 import Synchronization
 
 /// How one delivery attempt ended.
@@ -89,7 +90,7 @@ public struct SocketWebhookSender: WebhookSender {
             + ((address.secure && address.port == 443) || (!address.secure && address.port == 80)
                 ? "" : ":\(address.port)")
         var request = Data(
-            ("POST \(address.target) HTTP/1.1\r\nHost: \(hostHeader)\r\nUser-Agent: Kuroneko-Webhook/\(KuronekoWatchVersion.version)\r\n"
+            ("POST \(address.target) HTTP/1.1\r\nHost: \(hostHeader)\r\nUser-Agent: Kuroneko-Webhook/\(KuronekoVersion.version)\r\n"
                 + "Content-Type: application/json\r\nContent-Length: \(body.count)\r\n"
                 + "\(WebhookPayload.signatureHeader): \(signature)\r\nConnection: close\r\n\r\n").utf8)
         request.append(body)
@@ -170,11 +171,6 @@ final class SocketWatchdog: Sendable {
     var fired: Bool { state.withLock { $0.fired } }
 
     func finish() { state.withLock { $0.finished = true } }
-}
-
-/// The package version, for the webhook User-Agent.
-public enum KuronekoWatchVersion {
-    public static let version = "0.1.0"
 }
 
 /// Bytes to and from the receiver, in the clear or over TLS.

@@ -3,7 +3,9 @@ import Kuroneko
 import KuronekoTestSupport
 import Testing
 
-@testable import KuronekoWatch
+@testable import KuronekoNotify
+@testable import KuronekoServer
+@testable import KuronekoStore
 
 /// Pure policy: poll intervals, delivery retries, signatures, webhook addresses, the calendar.
 @Suite("Watch policies")

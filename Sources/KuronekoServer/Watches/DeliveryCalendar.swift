@@ -1,5 +1,6 @@
 import Foundation
 import Kuroneko
+import KuronekoStore
 
 /// The expected deliveries of active watches as an iCalendar feed (RFC 5545): one event per watch with a
 /// dated forecast (お届け予定日時), or else a dated window the recipient asked for (お届け希望日時), in its
