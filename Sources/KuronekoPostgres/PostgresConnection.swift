@@ -98,6 +98,7 @@ public final class PostgresConnection: SQLConnection {
         let count = PQntuples(result)
         let columns = PQnfields(result)
         let types = (0..<columns).map { PQftype(result, $0) }
+        let names = SQLColumns((0..<columns).map { column in PQfname(result, column).map { String(cString: $0) } ?? "" })
         var rows: [SQLRow] = []
         rows.reserveCapacity(Int(count))
         for row in 0..<count {
@@ -117,7 +118,7 @@ public final class PostgresConnection: SQLConnection {
                 default: values.append(.text(value))
                 }
             }
-            rows.append(SQLRow(values: values))
+            rows.append(SQLRow(values: values, columns: names))
         }
         return rows
     }

@@ -6,7 +6,7 @@ import Testing
 
 /// What an operator meets: the addresses `--host` takes, JSON log lines, readiness through `NOTIFY_SOCKET`,
 /// a database from a newer Kuroneko, and `kuroneko db status|backup`.
-@Suite("the operator's basics", .timeLimit(.minutes(3)))
+@Suite("the operator's basics", .serialized, .timeLimit(.minutes(3)))
 struct OperatorTests {
     private static func database() -> String {
         FileManager.default.temporaryDirectory.appendingPathComponent("operator-\(UUID().uuidString).sqlite").path
@@ -55,9 +55,9 @@ struct OperatorTests {
     }
 
     @Test("a --host that is neither an address nor a name that resolves is one line and exit 2")
-    func badHosts() throws {
+    func badHosts() async throws {
         for host in ["bad host", "nowhere.invalid", "1.2.3.4.5", "::g"] {
-            let outcome = try KuronekoBinary.run(["serve", "--demo", "--port", "0", "--host", host])
+            let outcome = try await KuronekoBinary.runAside(["serve", "--demo", "--port", "0", "--host", host])
             #expect(outcome.status == 2, "\(host)")
             let lines = outcome.standardError.split(separator: "\n").filter { !$0.contains("creating the watch list") }
             #expect(lines.count == 1 && lines[0].contains("--host \"\(host)\""), "\(outcome.standardError)")
@@ -108,7 +108,7 @@ struct OperatorTests {
     }
 
     @Test("a database from a newer Kuroneko: serve and the commands refuse it in one line naming both versions; it stays as it was")
-    func newerSchema() throws {
+    func newerSchema() async throws {
         let path = Self.database()
         do {
             let store = try SQLiteWatchStore(path: path)
@@ -117,7 +117,7 @@ struct OperatorTests {
         }
         let before = FileManager.default.contents(atPath: path)
         for arguments in [["serve", "--port", "0"], ["list"], ["db", "status"]] {
-            let outcome = try KuronekoBinary.run(arguments + ["--db", path])
+            let outcome = try await KuronekoBinary.runAside(arguments + ["--db", path])
             #expect(outcome.status == 2, "\(arguments)")
             let lines = outcome.standardError.split(separator: "\n")
             #expect(lines.count == 1, "\(outcome.standardError)")
@@ -160,13 +160,13 @@ struct OperatorTests {
         let summary = try copied.summary()
         let held = summary.activeWatches + summary.finishedWatches
         #expect((20...30).contains(held), "the copy holds the 20 added before and some of those added meanwhile")
-        let status = try KuronekoBinary.run(["db", "status", "--db", path])
+        let status = try await KuronekoBinary.runAside(["db", "status", "--db", path])
         #expect(status.status == 0)
         #expect(status.standardOutput.contains("engine: SQLite\nlocation: \(path)\nschema version: \(SchemaVersions.latest)"))
         let counts = try #require(
             status.standardOutput.firstMatch(of: /watches: (\d+) active, (\d+) finished/), "\(status.standardOutput)")
         #expect(Int(counts.1)! + Int(counts.2)! == 30)
-        let again = try KuronekoBinary.run(["db", "backup", copy, "--db", path])
+        let again = try await KuronekoBinary.runAside(["db", "backup", copy, "--db", path])
         #expect(again.status == 2 && again.standardError.contains("exists already"))
         let mode = try FileManager.default.attributesOfItem(atPath: copy)[.posixPermissions] as? Int
         #expect(mode == 0o600)

@@ -3,7 +3,7 @@ import KuronekoTestSupport
 import Testing
 
 /// The upstream scheduler seen from outside: `kuroneko serve` in front of `kuroneko simulate`.
-@Suite("kuroneko serve: the upstream scheduler under faults and overload", .serialized)
+@Suite("kuroneko serve: the upstream scheduler under faults and overload", .serialized, .timeLimit(.minutes(3)))
 struct SchedulerTests {
     /// Polls `read` every 50 ms until it satisfies `done`, for at most `timeout`; the last value read.
     private static func waitFor<T>(

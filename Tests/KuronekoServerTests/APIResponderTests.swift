@@ -6,7 +6,7 @@ import KuronekoTestSupport
 import Testing
 
 /// The REST API in-process: a scripted upstream, a manual clock, no sockets.
-@Suite("API responder")
+@Suite("API responder", .timeLimit(.minutes(2)))
 struct APIResponderTests {
     private static func json(_ response: HTTPResponse) throws -> JSON { try JSON(data: response.body) }
 

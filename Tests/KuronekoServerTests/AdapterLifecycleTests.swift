@@ -7,7 +7,7 @@ private struct Fixed: HTTPApplication {
 }
 
 /// Starting, stopping and dropping the libmicrohttpd adapter in-process, with every option it has.
-@Suite("HTTP adapter lifecycle")
+@Suite("HTTP adapter lifecycle", .timeLimit(.minutes(2)))
 struct AdapterLifecycleTests {
     @Test(
         "a server with the receive deadline on or off stops, is released without a trap, and its port is free again",

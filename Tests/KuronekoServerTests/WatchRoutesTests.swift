@@ -9,7 +9,7 @@ import Testing
 import KuronekoNotify
 
 /// `/v1/watches` in-process: adding, listing, paging, changes, keys and isolation, hostile bodies.
-@Suite("API: watch lists")
+@Suite("API: watch lists", .timeLimit(.minutes(2)))
 struct WatchRoutesTests {
     private static func json(_ response: HTTPResponse) throws -> JSON { try JSON(data: response.body) }
 

@@ -5,7 +5,7 @@ import KuronekoTestSupport
 import KuronekoWebApp
 import Testing
 
-@Suite("The web app's files, as the server sends them")
+@Suite("The web app's files, as the server sends them", .timeLimit(.minutes(2)))
 struct WebAppTests {
     let harness = Harness(webApp: .embedded)
     let app = WebApp.embedded

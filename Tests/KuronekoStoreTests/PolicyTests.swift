@@ -8,7 +8,7 @@ import Testing
 @testable import KuronekoStore
 
 /// Pure policy: poll intervals, delivery retries, signatures, webhook addresses, the calendar.
-@Suite("Watch policies")
+@Suite("Watch policies", .timeLimit(.minutes(2)))
 struct PolicyTests {
     let now = Date(timeIntervalSince1970: 1_795_000_000)
 
@@ -146,7 +146,7 @@ struct PolicyTests {
 }
 
 /// The poller over a real store, with an injected clock and a scripted check.
-@Suite("Watch poller")
+@Suite("Watch poller", .timeLimit(.minutes(2)))
 struct WatchPollerTests {
     @Test("due numbers are checked ten at a time; a failed check is postponed, not retried at once")
     func batches() async throws {
@@ -178,7 +178,7 @@ struct WatchPollerTests {
 }
 
 /// The poller fills a POST with numbers due soon.
-@Suite("Watch poller: full POSTs")
+@Suite("Watch poller: full POSTs", .timeLimit(.minutes(2)))
 struct WatchPollerFillTests {
     @Test("three due now and seven due within two minutes go out together; one due later waits")
     func fill() async throws {
@@ -210,7 +210,7 @@ private final class CheckLog: @unchecked Sendable {
     var all: [TrackingNumber] { lock.withLock { numbers } }
 }
 
-@Suite("The label rule, shared by the API and the command line")
+@Suite("The label rule, shared by the API and the command line", .timeLimit(.minutes(2)))
 struct WatchLabelTests {
     @Test(
         "refused: control characters (C0, DEL, C1 such as U+0085), separators, too many characters or bytes",

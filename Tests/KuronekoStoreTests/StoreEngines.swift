@@ -71,7 +71,7 @@ enum PostgresTestServer {
     }
 }
 
-@Suite("Store engines")
+@Suite("Store engines", .timeLimit(.minutes(2)))
 struct StoreEngineTests {
     @Test("PostgreSQL is tested when the test command asks for it")
     func postgresPresent() {
@@ -85,7 +85,7 @@ struct StoreEngineTests {
 }
 
 @Suite(
-    "PostgreSQL store",
+    "PostgreSQL store", .timeLimit(.minutes(2)),
     .enabled(if: PostgresTestServer.settings != nil, "needs KURONEKO_TEST_POSTGRES (scripts/test sets it)"))
 struct PostgresStoreTests {
     @Test("servers starting together migrate once: four at once on an empty database, each migration applied once")

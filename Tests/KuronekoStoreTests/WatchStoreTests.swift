@@ -10,7 +10,7 @@ import Testing
 
 /// The watch store on both engines (SQLite on temporary files, PostgreSQL in a database of each test's
 /// own): migrations, watches, changes, the outbox, keys.
-@Suite("Watch store")
+@Suite("Watch store", .timeLimit(.minutes(3)))
 struct WatchStoreTests {
     static func temporaryPath() -> String {
         FileManager.default.temporaryDirectory.appendingPathComponent("store-\(UUID().uuidString).sqlite").path

@@ -36,21 +36,41 @@ public struct StoreError: Error, Sendable, CustomStringConvertible {
     }
 }
 
-/// One result row: values by column index.
-public struct SQLRow: Sendable {
-    public let values: [SQLValue]
+/// The names of a result's columns, shared by all its rows.
+public final class SQLColumns: Sendable {
+    public let names: [String]
+    private let positions: [String: Int]
 
-    public init(values: [SQLValue]) {
-        self.values = values
+    public init(_ names: [String]) {
+        self.names = names
+        positions = Dictionary(names.enumerated().map { ($1, $0) }, uniquingKeysWith: { first, _ in first })
     }
 
+    func position(of name: String) -> Int? { positions[name] }
+}
+
+/// One result row. The store reads its columns by name: a name the result lacks, or a value of another
+/// type than asked for, throws (never a silent default); NULL reads as `nil`, and the `required` forms
+/// throw for it too.
+public struct SQLRow: Sendable {
+    public let values: [SQLValue]
+    public let columns: SQLColumns
+
+    public init(values: [SQLValue], columns: SQLColumns = SQLColumns([])) {
+        self.values = values
+        self.columns = columns
+    }
+
+    /// The value at `index`; `.null` past the end (a positional read never traps).
+    private func value(at index: Int) -> SQLValue { values.indices.contains(index) ? values[index] : .null }
+
     public func int(_ index: Int) -> Int? {
-        if case .integer(let value) = values[index] { return Int(value) }
+        if case .integer(let value) = value(at: index) { return Int(value) }
         return nil
     }
 
     public func double(_ index: Int) -> Double? {
-        switch values[index] {
+        switch value(at: index) {
         case .real(let value): value
         case .integer(let value): Double(value)
         default: nil
@@ -58,12 +78,12 @@ public struct SQLRow: Sendable {
     }
 
     public func text(_ index: Int) -> String? {
-        if case .text(let value) = values[index] { return value }
+        if case .text(let value) = value(at: index) { return value }
         return nil
     }
 
     public func data(_ index: Int) -> Data? {
-        switch values[index] {
+        switch value(at: index) {
         case .blob(let value): value
         case .text(let value): Data(value.utf8)
         default: nil
@@ -73,6 +93,91 @@ public struct SQLRow: Sendable {
     public func date(_ index: Int) -> Date? {
         double(index).map(Date.init(timeIntervalSince1970:))
     }
+
+    // MARK: By name
+
+    private func value(_ name: String) throws(StoreError) -> SQLValue {
+        guard let index = columns.position(of: name), values.indices.contains(index) else {
+            throw StoreError(
+                code: 0, message: "the result has no column \(name); it has \(columns.names.joined(separator: ", "))")
+        }
+        return values[index]
+    }
+
+    private func mismatch(_ name: String, _ expected: String, _ found: SQLValue) -> StoreError {
+        StoreError(code: 0, message: "column \(name) holds \(found.kind), not \(expected)")
+    }
+
+    public func int(_ name: String) throws(StoreError) -> Int? {
+        switch try value(name) {
+        case .null: return nil
+        case .integer(let value): return Int(value)
+        case let other: throw mismatch(name, "an integer", other)
+        }
+    }
+
+    public func double(_ name: String) throws(StoreError) -> Double? {
+        switch try value(name) {
+        case .null: return nil
+        case .real(let value): return value
+        case .integer(let value): return Double(value)
+        case let other: throw mismatch(name, "a number", other)
+        }
+    }
+
+    public func text(_ name: String) throws(StoreError) -> String? {
+        switch try value(name) {
+        case .null: return nil
+        case .text(let value): return value
+        case let other: throw mismatch(name, "text", other)
+        }
+    }
+
+    public func data(_ name: String) throws(StoreError) -> Data? {
+        switch try value(name) {
+        case .null: return nil
+        case .blob(let value): return value
+        case .text(let value): return Data(value.utf8)
+        case let other: throw mismatch(name, "bytes", other)
+        }
+    }
+
+    public func date(_ name: String) throws(StoreError) -> Date? {
+        try double(name).map(Date.init(timeIntervalSince1970:))
+    }
+
+    public func requiredInt(_ name: String) throws(StoreError) -> Int {
+        guard let value = try int(name) else { throw StoreError(code: 0, message: "column \(name) is NULL") }
+        return value
+    }
+
+    public func requiredText(_ name: String) throws(StoreError) -> String {
+        guard let value = try text(name) else { throw StoreError(code: 0, message: "column \(name) is NULL") }
+        return value
+    }
+
+    public func requiredData(_ name: String) throws(StoreError) -> Data {
+        guard let value = try data(name) else { throw StoreError(code: 0, message: "column \(name) is NULL") }
+        return value
+    }
+
+    public func requiredDate(_ name: String) throws(StoreError) -> Date {
+        guard let value = try date(name) else { throw StoreError(code: 0, message: "column \(name) is NULL") }
+        return value
+    }
+}
+
+extension SQLValue {
+    /// What the value is, for a mismatch's message.
+    var kind: String {
+        switch self {
+        case .null: "NULL"
+        case .integer: "an integer"
+        case .real: "a real number"
+        case .text: "text"
+        case .blob: "bytes"
+        }
+    }
 }
 
 /// One SQLite connection and its prepared statements. Not `Sendable`: exactly one owner uses it at a time
@@ -80,6 +185,7 @@ public struct SQLRow: Sendable {
 public final class SQLiteConnection: SQLConnection {
     private let handle: OpaquePointer
     private var statements: [String: OpaquePointer] = [:]
+    private var columnNames: [String: SQLColumns] = [:]
 
     /// Opens (creating with mode 0600 when missing) the file at `path`, in WAL mode with foreign keys on,
     /// `synchronous=NORMAL` (a committed transaction survives the process being killed) and a busy timeout,
@@ -171,13 +277,26 @@ public final class SQLiteConnection: SQLConnection {
             guard result == SQLITE_OK else { throw .sqlite(result, handle, "binding \(sql.prefix(60))") }
         }
         var rows: [SQLRow] = []
+        var columns: SQLColumns?
         while true {
             let step = sqlite3_step(statement)
             if step == SQLITE_DONE { break }
             guard step == SQLITE_ROW else { throw .sqlite(step, handle, sql.prefix(60).description) }
-            rows.append(row(of: statement))
+            if columns == nil { columns = self.columns(of: statement, sql: sql) }
+            rows.append(row(of: statement, columns: columns ?? SQLColumns([])))
         }
         return rows
+    }
+
+    /// The statement's column names, read once per statement and kept.
+    private func columns(of statement: OpaquePointer, sql: String) -> SQLColumns {
+        if let known = columnNames[sql] { return known }
+        let names = (0..<sqlite3_column_count(statement)).map { column in
+            sqlite3_column_name(statement, column).map { String(cString: $0) } ?? ""
+        }
+        let columns = SQLColumns(names)
+        columnNames[sql] = columns
+        return columns
     }
 
     /// Rows changed by the last statement.
@@ -192,7 +311,7 @@ public final class SQLiteConnection: SQLConnection {
         return statement
     }
 
-    private func row(of statement: OpaquePointer) -> SQLRow {
+    private func row(of statement: OpaquePointer, columns: SQLColumns) -> SQLRow {
         let count = sqlite3_column_count(statement)
         var values: [SQLValue] = []
         values.reserveCapacity(Int(count))
@@ -209,6 +328,6 @@ public final class SQLiteConnection: SQLConnection {
             default: values.append(.null)
             }
         }
-        return SQLRow(values: values)
+        return SQLRow(values: values, columns: columns)
     }
 }

@@ -41,22 +41,22 @@ public final class SQLWatchStore<Database: SQLDatabase>: WatchStore {
             if let lock = Database.ownerLock { try connection.run(lock, [.text(owner.id)]) }
             func row(_ id: Int64?) throws -> Watch? {
                 guard let id else { return nil }
-                return try connection.run(Self.watchColumns + " WHERE w.id = ?", [.integer(id)]).first.flatMap(Self.watch(from:))
+                return try connection.run(Self.watchColumns + " WHERE w.id = ?", [.integer(id)]).first.map(Self.watch(from:))
             }
             let existing = try connection.run(
                 "SELECT id FROM watches WHERE owner = ? AND number = ?", [.text(owner.id), .text(number.digits)])
-            var watchID = existing.first?.int(0).map(Int64.init)
+            var watchID = try existing.first.map { Int64(try $0.requiredInt("id")) }
             var created = watchID == nil
             if watchID == nil {
-                let count = try connection.run("SELECT COUNT(*) FROM watches WHERE owner = ?", [.text(owner.id)])
-                guard (count.first?.int(0) ?? 0) < WatchLimits.watchesPerOwner else {
+                let count = try connection.run("SELECT COUNT(*) AS n FROM watches WHERE owner = ?", [.text(owner.id)])
+                guard try (count.first?.requiredInt("n") ?? 0) < WatchLimits.watchesPerOwner else {
                     throw WatchStoreError.limitReached(WatchLimits.watchesPerOwner)
                 }
                 // A shipment already known for the number is the new watch's baseline.
                 let known = try connection.run(
                     "SELECT status_label, json FROM shipments WHERE number = ?", [.text(number.digits)])
-                let baselineLabel = known.first?.text(0)
-                let baselineJSON = known.first?.data(1).flatMap(Self.statusJSON(ofServed:))
+                let baselineLabel = try known.first?.text("status_label")
+                let baselineJSON = try known.first?.data("json").flatMap(Self.statusJSON(ofServed:))
                 // Another server may add the same watch at the same moment: the unique key decides.
                 let inserted = try connection.run(
                     """
@@ -69,12 +69,12 @@ public final class SQLWatchStore<Database: SQLDatabase>: WatchStore {
                         .real(now.timeIntervalSince1970), baselineLabel.map(SQLValue.text) ?? .null,
                         baselineJSON.map(SQLValue.blob) ?? .null, .real(now.timeIntervalSince1970),
                     ])
-                watchID = inserted.first?.int(0).map(Int64.init)
+                watchID = try inserted.first.map { Int64(try $0.requiredInt("id")) }
                 if watchID == nil {
                     let winner = try connection.run(
                         "SELECT id FROM watches WHERE owner = ? AND number = ?",
                         [.text(owner.id), .text(number.digits)])
-                    watchID = winner.first?.int(0).map(Int64.init)
+                    watchID = try winner.first.map { Int64(try $0.requiredInt("id")) }
                     created = false
                 }
             }
@@ -94,7 +94,7 @@ public final class SQLWatchStore<Database: SQLDatabase>: WatchStore {
             try connection.run(
                 Self.watchColumns + " WHERE w.owner = ? AND w.number = ?", [.text(owner.id), .text(number.digits)])
         }
-        return rows.first.flatMap(Self.watch(from:))
+        return try rows.first.map(Self.watch(from:))
     }
 
     public func watches(owner: WatchOwner, filter: WatchFilter, after cursor: Int64?, limit: Int) throws -> [Watch] {
@@ -109,7 +109,7 @@ public final class SQLWatchStore<Database: SQLDatabase>: WatchStore {
                 Self.watchColumns + " WHERE w.owner = ? AND w.id > ?" + condition + " ORDER BY w.id LIMIT ?",
                 [.text(owner.id), .integer(cursor ?? 0), .integer(Int64(limit))])
         }
-        return rows.compactMap(Self.watch(from:))
+        return try rows.map(Self.watch(from:))
     }
 
     public func remove(_ number: TrackingNumber, owner: WatchOwner) throws -> Bool {
@@ -135,10 +135,12 @@ public final class SQLWatchStore<Database: SQLDatabase>: WatchStore {
                     + Database.insertionOrder,
                 [.integer(watch.id)])
         }
-        return rows.map { row in
+        return try rows.map { row in
             StatusChange(
-                id: row.text(0) ?? "", watchID: watch.id, number: number, createdAt: row.date(1) ?? .distantPast,
-                previous: row.data(2) ?? Data(), shipment: row.data(3) ?? Data())
+                id: try row.requiredText("id"), watchID: watch.id, number: number,
+                createdAt: try row.requiredDate("created_at"),
+                // The first change of a watch has no status before it.
+                previous: try row.data("previous_json") ?? Data(), shipment: try row.requiredData("shipment_json"))
         }
     }
 
@@ -152,10 +154,11 @@ public final class SQLWatchStore<Database: SQLDatabase>: WatchStore {
                 WHERE c.watch_id = ? ORDER BY a.id
                 """, [.integer(watch.id)])
         }
-        return rows.map { row in
+        return try rows.map { row in
             DeliveryRecord(
-                changeID: row.text(0) ?? "", state: row.text(1) ?? "pending", at: row.date(2) ?? .distantPast,
-                status: row.int(3), error: row.text(4), durationMilliseconds: row.double(5) ?? 0)
+                changeID: try row.requiredText("change_id"), state: try row.requiredText("state"),
+                at: try row.requiredDate("at"), status: try row.int("status"), error: try row.text("error"),
+                durationMilliseconds: try row.double("duration_ms") ?? 0)
         }
     }
 
@@ -209,13 +212,14 @@ public final class SQLWatchStore<Database: SQLDatabase>: WatchStore {
                     [.integer(watchID)])
                 // An answer older than one already recorded (two checks of a number at once, on one server or
                 // two) changes nothing: the watch never steps back.
-                guard let row = current.first, (row.double(2) ?? 0) <= fetchedAt.timeIntervalSince1970 else {
+                guard let row = current.first, try (row.double("checked_at") ?? 0) <= fetchedAt.timeIntervalSince1970
+                else {
                     continue
                 }
-                if let previousLabel = row.text(0), previousLabel != shipment.status.label {
+                if let previousLabel = try row.text("status_label"), previousLabel != shipment.status.label {
                     let change = StatusChange(
                         id: UUID().uuidString.lowercased(), watchID: watchID, number: number, createdAt: fetchedAt,
-                        previous: row.data(1) ?? Data("{}".utf8), shipment: served)
+                        previous: try row.data("status_json") ?? Data("{}".utf8), shipment: served)
                     try connection.run(
                         "INSERT INTO changes (id, watch_id, created_at, previous_json, shipment_json) VALUES (?, ?, ?, ?, ?)",
                         [
@@ -258,9 +262,12 @@ public final class SQLWatchStore<Database: SQLDatabase>: WatchStore {
                 ORDER BY w.next_check_at LIMIT ?
                 """ + Database.skippingLocked(of: "w"),
                 [.real(horizon.timeIntervalSince1970), .integer(Int64(limit * 4))])
-            guard let first = rows.first?.double(1), first <= now.timeIntervalSince1970 else { return [] }
+            guard let first = try rows.first?.double("next_check_at"), first <= now.timeIntervalSince1970 else {
+                return []
+            }
             var seen: Set<String> = []
-            let candidates = rows.compactMap { $0.text(0) }.filter { seen.insert($0).inserted }.prefix(limit)
+            let candidates = try rows.map { try $0.requiredText("number") }.filter { seen.insert($0).inserted }
+                .prefix(limit)
             var claimed: [TrackingNumber] = []
             for digits in candidates {
                 guard let number = try? TrackingNumber(parsing: digits) else { continue }
@@ -299,8 +306,9 @@ public final class SQLWatchStore<Database: SQLDatabase>: WatchStore {
         let rows = try database.write { connection in
             let due = try connection.run(
                 """
-                SELECT o.id, o.attempts, o.created_at, sub.url, sub.secret, c.id, c.watch_id, w.number, c.created_at,
-                       c.previous_json, c.shipment_json
+                SELECT o.id AS outbox_id, o.attempts, o.created_at AS queued_at, sub.url, sub.secret,
+                       c.id AS change_id, c.watch_id, w.number, c.created_at AS changed_at, c.previous_json,
+                       c.shipment_json
                 FROM outbox o
                 JOIN subscriptions sub ON sub.id = o.subscription_id
                 JOIN changes c ON c.id = o.change_id
@@ -314,22 +322,23 @@ public final class SQLWatchStore<Database: SQLDatabase>: WatchStore {
                 try connection.run(
                     "UPDATE outbox SET next_attempt_at = ? WHERE id = ? AND state = 'pending' AND next_attempt_at <= ?",
                     [
-                        .real(leaseUntil.timeIntervalSince1970), .integer(Int64(row.int(0) ?? 0)),
+                        .real(leaseUntil.timeIntervalSince1970), .integer(Int64(try row.requiredInt("outbox_id"))),
                         .real(now.timeIntervalSince1970),
                     ])
                 return connection.changes > 0
             }
         }
-        return rows.compactMap { row in
-            guard let id = row.int(0), let number = row.text(7).flatMap({ try? TrackingNumber(parsing: $0) })
-            else { return nil }
+        return try rows.compactMap { row in
+            // A number stored by this program always parses; one that does not is skipped, never delivered.
+            guard let number = try? TrackingNumber(parsing: try row.requiredText("number")) else { return nil }
             let change = StatusChange(
-                id: row.text(5) ?? "", watchID: Int64(row.int(6) ?? 0), number: number,
-                createdAt: row.date(8) ?? .distantPast, previous: row.data(9) ?? Data(),
-                shipment: row.data(10) ?? Data())
+                id: try row.requiredText("change_id"), watchID: Int64(try row.requiredInt("watch_id")), number: number,
+                createdAt: try row.requiredDate("changed_at"), previous: try row.data("previous_json") ?? Data(),
+                shipment: try row.requiredData("shipment_json"))
             return PendingDelivery(
-                outboxID: Int64(id), change: change, url: row.text(3) ?? "", secret: row.text(4) ?? "",
-                attempts: row.int(1) ?? 0, createdAt: row.date(2) ?? .distantPast)
+                outboxID: Int64(try row.requiredInt("outbox_id")), change: change, url: try row.requiredText("url"),
+                secret: try row.requiredText("secret"), attempts: try row.requiredInt("attempts"),
+                createdAt: try row.requiredDate("queued_at"))
         }
     }
 
@@ -376,7 +385,7 @@ public final class SQLWatchStore<Database: SQLDatabase>: WatchStore {
 
     public func summary() throws -> StoreSummary {
         try database.read { connection in
-            func count(_ sql: String) throws -> Int { try connection.run(sql, []).first?.int(0) ?? 0 }
+            func count(_ sql: String) throws -> Int { try Self.scalar(connection.run(sql, [])) }
             return StoreSummary(
                 engine: Database.engineName, schemaVersion: try count(Database.schemaVersionQuery),
                 activeWatches: try count("SELECT COUNT(*) FROM watches WHERE active = 1"),
@@ -393,15 +402,15 @@ public final class SQLWatchStore<Database: SQLDatabase>: WatchStore {
         let rows = try database.read { connection in
             try connection.run("SELECT COUNT(*) FROM outbox WHERE state = 'pending'")
         }
-        return rows.first?.int(0) ?? 0
+        return try Self.scalar(rows)
     }
 
     public func latestShipment(of number: TrackingNumber) throws -> LatestShipment? {
         let rows = try database.read { connection in
             try connection.run("SELECT json, fetched_at FROM shipments WHERE number = ?", [.text(number.digits)])
         }
-        guard let row = rows.first, let json = row.data(0), let fetchedAt = row.date(1) else { return nil }
-        return LatestShipment(fetchedAt: fetchedAt, json: json)
+        guard let row = rows.first else { return nil }
+        return LatestShipment(fetchedAt: try row.requiredDate("fetched_at"), json: try row.requiredData("json"))
     }
 
     public func checkReachable() throws {
@@ -416,7 +425,8 @@ public final class SQLWatchStore<Database: SQLDatabase>: WatchStore {
                 let rows = try connection.run(
                     "INSERT INTO api_keys (name, key_hash, calendar_hash, created_at) VALUES (?, ?, ?, ?) RETURNING id",
                     [.text(name), .blob(keyHash), .blob(calendarHash), .real(now.timeIntervalSince1970)])
-                return Int64(rows.first?.int(0) ?? 0)
+                guard let row = rows.first else { throw StoreError(code: 0, message: "the new key's id was not returned") }
+                return Int64(try row.requiredInt("id"))
             }
             return APIKeyRecord(
                 id: id, name: name, keyHash: keyHash, calendarHash: calendarHash, createdAt: now, revokedAt: nil)
@@ -429,7 +439,8 @@ public final class SQLWatchStore<Database: SQLDatabase>: WatchStore {
         let rows = try database.read { connection in
             try connection.run("SELECT value FROM settings WHERE name = 'keys_opened_at'")
         }
-        return rows.first?.text(0).flatMap(Double.init).map(Date.init(timeIntervalSince1970:))
+        guard let row = rows.first else { return nil }
+        return Double(try row.requiredText("value")).map(Date.init(timeIntervalSince1970:))
     }
 
     public func openWithoutKeys(at: Date) throws {
@@ -447,10 +458,11 @@ public final class SQLWatchStore<Database: SQLDatabase>: WatchStore {
             try connection.run(
                 "SELECT id, name, key_hash, calendar_hash, created_at, revoked_at FROM api_keys ORDER BY id")
         }
-        return rows.map { row in
+        return try rows.map { row in
             APIKeyRecord(
-                id: Int64(row.int(0) ?? 0), name: row.text(1) ?? "", keyHash: row.data(2) ?? Data(),
-                calendarHash: row.data(3) ?? Data(), createdAt: row.date(4) ?? .distantPast, revokedAt: row.date(5))
+                id: Int64(try row.requiredInt("id")), name: try row.requiredText("name"),
+                keyHash: try row.requiredData("key_hash"), calendarHash: try row.requiredData("calendar_hash"),
+                createdAt: try row.requiredDate("created_at"), revokedAt: try row.date("revoked_at"))
         }
     }
 
@@ -465,19 +477,37 @@ public final class SQLWatchStore<Database: SQLDatabase>: WatchStore {
 
     // MARK: Rows
 
-    private static func watch(from row: SQLRow) -> Watch? {
-        guard let id = row.int(0), let owner = row.text(1),
-            let number = row.text(2).flatMap({ try? TrackingNumber(parsing: $0) })
-        else { return nil }
+    /// A row of ``watchColumns``.
+    private static func watch(from row: SQLRow) throws -> Watch {
+        let digits = try row.requiredText("number")
+        guard let number = try? TrackingNumber(parsing: digits) else {
+            throw StoreError(code: 0, message: "the watch list holds \"\(digits.prefix(20))\", which is not a tracking number")
+        }
         var latest: LatestShipment?
-        if let json = row.data(8), let fetchedAt = row.date(9) {
+        if let json = try row.data("json"), let fetchedAt = try row.date("fetched_at") {
             latest = LatestShipment(fetchedAt: fetchedAt, json: json)
         }
+        var ended: WebhookEnd?
+        if let at = try row.date("ended_at") { ended = WebhookEnd(at: at, reason: try row.text("ended_reason") ?? "") }
         return Watch(
-            id: Int64(id), owner: WatchOwner(id: owner), number: number, label: row.text(3),
-            createdAt: row.date(4) ?? .distantPast, active: row.int(5) == 1, checkedAt: row.date(6),
-            nextCheckAt: row.date(7) ?? .distantPast, latest: latest, webhookURL: row.text(10),
-            webhookEnded: row.date(11).map { WebhookEnd(at: $0, reason: row.text(12) ?? "") })
+            id: Int64(try row.requiredInt("id")), owner: WatchOwner(id: try row.requiredText("owner")), number: number,
+            label: try row.text("label"), createdAt: try row.requiredDate("created_at"),
+            active: try row.requiredInt("active") == 1, checkedAt: try row.date("checked_at"),
+            nextCheckAt: try row.requiredDate("next_check_at"), latest: latest, webhookURL: try row.text("url"),
+            webhookEnded: ended)
+    }
+
+    /// The one integer of a one-column result (a count, a version); 0 for no row or NULL.
+    private static func scalar(_ rows: [SQLRow]) throws -> Int {
+        guard let row = rows.first else { return 0 }
+        guard row.values.count == 1 else {
+            throw StoreError(code: 0, message: "expected one column, found \(row.columns.names.joined(separator: ", "))")
+        }
+        switch row.values[0] {
+        case .null: return 0
+        case .integer(let value): return Int(value)
+        case let other: throw StoreError(code: 0, message: "expected an integer, found \(other.kind)")
+        }
     }
 
     /// The `status` object of a served shipment's JSON.

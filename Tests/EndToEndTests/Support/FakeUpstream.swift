@@ -17,6 +17,8 @@ final class FakeUpstream: @unchecked Sendable {
         let path: String
         let headers: [String: String]
         let body: Data
+        /// When the request had arrived whole, on the fake's own thread.
+        var receivedAt = ContinuousClock.now
     }
 
     struct Response: Sendable {
