@@ -1,0 +1,61 @@
+import Foundation
+import Kuroneko
+
+/// API keys, and the setting that opens the API without them.
+extension SQLWatchStore {
+    public func createKey(name: String, keyHash: Data, calendarHash: Data, now: Date) throws -> APIKeyRecord {
+        do {
+            let id = try database.write { connection in
+                let rows = try connection.run(
+                    "INSERT INTO api_keys (name, key_hash, calendar_hash, created_at) VALUES (?, ?, ?, ?) RETURNING id",
+                    [.text(name), .blob(keyHash), .blob(calendarHash), .real(now.timeIntervalSince1970)])
+                guard let row = rows.first else { throw StoreError(code: 0, message: "the new key's id was not returned") }
+                return Int64(try row.requiredInt("id"))
+            }
+            return APIKeyRecord(
+                id: id, name: name, keyHash: keyHash, calendarHash: calendarHash, createdAt: now, revokedAt: nil)
+        } catch let error as StoreError where error.isUniqueViolation {
+            throw WatchStoreError.duplicateKeyName(name)
+        }
+    }
+
+    public func keysOpenedAt() throws -> Date? {
+        let rows = try database.read { connection in
+            try connection.run("SELECT value FROM settings WHERE name = 'keys_opened_at'")
+        }
+        guard let row = rows.first else { return nil }
+        return Double(try row.requiredText("value")).map(Date.init(timeIntervalSince1970:))
+    }
+
+    public func openWithoutKeys(at: Date) throws {
+        _ = try database.write { connection in
+            try connection.run(
+                """
+                INSERT INTO settings (name, value) VALUES ('keys_opened_at', ?)
+                ON CONFLICT (name) DO UPDATE SET value = excluded.value
+                """, [.text(String(at.timeIntervalSince1970))])
+        }
+    }
+
+    public func keys() throws -> [APIKeyRecord] {
+        let rows = try database.read { connection in
+            try connection.run(
+                "SELECT id, name, key_hash, calendar_hash, created_at, revoked_at FROM api_keys ORDER BY id")
+        }
+        return try rows.map { row in
+            APIKeyRecord(
+                id: Int64(try row.requiredInt("id")), name: try row.requiredText("name"),
+                keyHash: try row.requiredData("key_hash"), calendarHash: try row.requiredData("calendar_hash"),
+                createdAt: try row.requiredDate("created_at"), revokedAt: try row.date("revoked_at"))
+        }
+    }
+
+    public func revokeKey(_ nameOrID: String, now: Date) throws -> Bool {
+        try database.write { connection in
+            try connection.run(
+                "UPDATE api_keys SET revoked_at = ? WHERE (name = ? OR id = ?) AND revoked_at IS NULL",
+                [.real(now.timeIntervalSince1970), .text(nameOrID), .integer(Int64(nameOrID) ?? -1)])
+            return connection.changes > 0
+        }
+    }
+}

@@ -1,0 +1,138 @@
+import Foundation
+import Kuroneko
+
+/// Fresh answers and the poller: recording a shipment for every watch of its number (changes and their
+/// deliveries), claiming due numbers, postponing one.
+extension SQLWatchStore {
+    @discardableResult
+    public func record(_ shipment: Shipment, fetchedAt: Date, nextCheck: (Watch, Shipment) -> Date?) throws
+        -> [StatusChange]
+    {
+        let number = shipment.trackingNumber
+        let served = ServedShipment.encode(shipment, fetchedAt: fetchedAt)
+        let status = (try? JSONEncoder.kuroneko().encode(shipment.status)) ?? Data("{}".utf8)
+        let watches = try database.read { connection in
+            try connection.run(Self.watchColumns + " WHERE w.number = ? AND w.active = 1", [.text(number.digits)])
+        }.compactMap(Self.watch(from:))
+        // Only watched numbers are kept: a lookup of anything else leaves no trace here.
+        guard !watches.isEmpty else { return [] }
+        let schedule = watches.map { ($0.id, nextCheck($0, shipment)) }
+        return try database.write { connection in
+            try connection.run(
+                """
+                INSERT INTO shipments (number, json, status_code, status_label, terminal, fetched_at)
+                VALUES (?, ?, ?, ?, ?, ?)
+                ON CONFLICT (number) DO UPDATE SET json = excluded.json, status_code = excluded.status_code,
+                    status_label = excluded.status_label, terminal = excluded.terminal, fetched_at = excluded.fetched_at
+                WHERE excluded.fetched_at >= shipments.fetched_at
+                """,
+                [
+                    .text(number.digits), .blob(served), .text(shipment.status.code.rawValue),
+                    .text(shipment.status.label), .integer(shipment.status.isTerminal ? 1 : 0),
+                    .real(fetchedAt.timeIntervalSince1970),
+                ])
+            for event in shipment.events {
+                try connection.run(
+                    """
+                    INSERT INTO events (number, label, at, place, first_seen_at) VALUES (?, ?, ?, ?, ?)
+                    ON CONFLICT DO NOTHING
+                    """,
+                    [
+                        .text(number.digits), .text(event.label), .text(event.at?.iso8601 ?? event.dateText ?? ""),
+                        .text(event.place ?? ""), .real(fetchedAt.timeIntervalSince1970),
+                    ])
+            }
+            try database.announceFetched(
+                LatestShipment(fetchedAt: fetchedAt, json: served), digits: number.digits, on: connection)
+            var changes: [StatusChange] = []
+            for (watchID, next) in schedule {
+                let current = try connection.run(
+                    "SELECT status_label, status_json, checked_at FROM watches WHERE id = ? AND active = 1"
+                        + Database.lockingRead,
+                    [.integer(watchID)])
+                // An answer older than one already recorded (two checks of a number at once, on one server or
+                // two) changes nothing: the watch never steps back.
+                guard let row = current.first, try (row.double("checked_at") ?? 0) <= fetchedAt.timeIntervalSince1970
+                else {
+                    continue
+                }
+                if let previousLabel = try row.text("status_label"), previousLabel != shipment.status.label {
+                    let change = StatusChange(
+                        id: UUID().uuidString.lowercased(), watchID: watchID, number: number, createdAt: fetchedAt,
+                        previous: try row.data("status_json") ?? Data("{}".utf8), shipment: served)
+                    try connection.run(
+                        "INSERT INTO changes (id, watch_id, created_at, previous_json, shipment_json) VALUES (?, ?, ?, ?, ?)",
+                        [
+                            .text(change.id), .integer(watchID), .real(fetchedAt.timeIntervalSince1970),
+                            .blob(change.previous), .blob(served),
+                        ])
+                    try connection.run(
+                        """
+                        INSERT INTO outbox (change_id, subscription_id, created_at, next_attempt_at)
+                        SELECT ?, id, ?, ? FROM subscriptions WHERE watch_id = ? AND ended_at IS NULL
+                        """,
+                        [
+                            .text(change.id), .real(fetchedAt.timeIntervalSince1970),
+                            .real(fetchedAt.timeIntervalSince1970), .integer(watchID),
+                        ])
+                    changes.append(change)
+                }
+                try connection.run(
+                    """
+                    UPDATE watches SET status_label = ?, status_json = ?, checked_at = ?, next_check_at = ?, active = ?
+                    WHERE id = ?
+                    """,
+                    [
+                        .text(shipment.status.label), .blob(status), .real(fetchedAt.timeIntervalSince1970),
+                        .real((next ?? fetchedAt).timeIntervalSince1970), .integer(next == nil ? 0 : 1),
+                        .integer(watchID),
+                    ])
+            }
+            return changes
+        }
+    }
+
+    public func claimDue(now: Date, horizon: Date, limit: Int, leaseUntil: Date) throws -> [TrackingNumber] {
+        try database.write { connection in
+            // Along the (active, next_check_at) index, most overdue first; a number several owners watch
+            // comes once (four rows a number are read, so a few shared numbers still fill the batch).
+            let rows = try connection.run(
+                """
+                SELECT w.number, w.next_check_at FROM watches w WHERE w.active = 1 AND w.next_check_at <= ?
+                ORDER BY w.next_check_at LIMIT ?
+                """ + Database.skippingLocked(of: "w"),
+                [.real(horizon.timeIntervalSince1970), .integer(Int64(limit * 4))])
+            guard let first = try rows.first?.double("next_check_at"), first <= now.timeIntervalSince1970 else {
+                return []
+            }
+            var seen: Set<String> = []
+            let candidates = try rows.map { try $0.requiredText("number") }.filter { seen.insert($0).inserted }
+                .prefix(limit)
+            var claimed: [TrackingNumber] = []
+            for digits in candidates {
+                guard let number = try? TrackingNumber(parsing: digits) else { continue }
+                guard Database.leasesClaims else {
+                    claimed.append(number)
+                    continue
+                }
+                // Another server that claimed it first has moved its watches past the horizon: on PostgreSQL
+                // this statement waits for that server's transaction and then matches nothing.
+                try connection.run(
+                    "UPDATE watches SET next_check_at = ? WHERE number = ? AND active = 1 AND next_check_at <= ?",
+                    [
+                        .real(leaseUntil.timeIntervalSince1970), .text(digits), .real(horizon.timeIntervalSince1970),
+                    ])
+                if connection.changes > 0 { claimed.append(number) }
+            }
+            return claimed
+        }
+    }
+
+    public func postpone(_ number: TrackingNumber, until: Date) throws {
+        _ = try database.write { connection in
+            try connection.run(
+                "UPDATE watches SET next_check_at = ? WHERE number = ? AND active = 1",
+                [.real(until.timeIntervalSince1970), .text(number.digits)])
+        }
+    }
+}

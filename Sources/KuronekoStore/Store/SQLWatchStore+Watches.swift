@@ -1,0 +1,146 @@
+import Foundation
+import Kuroneko
+
+/// Watches: adding (within the per-owner limit, racing deletes and other servers), reading, removing, and
+/// each watch's changes and delivery attempts.
+extension SQLWatchStore {
+    public func add(
+        _ number: TrackingNumber, label: String?, owner: WatchOwner, webhook: (url: String, secret: String)?,
+        now: Date
+    ) throws -> AddedWatch {
+        // The limit is refused inside the transaction, which it rolls back, as the typed error it is.
+        let outcome = try addRow(number, label: label, owner: owner, webhook: webhook, now: now)
+        // Read in the same transaction as the insert: missing only when a delete of the same number won.
+        guard let watch = outcome.watch else { throw WatchStoreError.removedWhileAdding(number.formatted) }
+        return AddedWatch(watch: watch, created: outcome.created, webhookSecret: outcome.secret)
+    }
+
+    private func addRow(
+        _ number: TrackingNumber, label: String?, owner: WatchOwner, webhook: (url: String, secret: String)?,
+        now: Date
+    ) throws -> (created: Bool, secret: String?, watch: Watch?) {
+        try database.write { connection in
+            if let lock = Database.ownerLock { try connection.run(lock, [.text(owner.id)]) }
+            func row(_ id: Int64?) throws -> Watch? {
+                guard let id else { return nil }
+                return try connection.run(Self.watchColumns + " WHERE w.id = ?", [.integer(id)]).first.map(Self.watch(from:))
+            }
+            let existing = try connection.run(
+                "SELECT id FROM watches WHERE owner = ? AND number = ?", [.text(owner.id), .text(number.digits)])
+            var watchID = try existing.first.map { Int64(try $0.requiredInt("id")) }
+            var created = watchID == nil
+            if watchID == nil {
+                let count = try connection.run("SELECT COUNT(*) AS n FROM watches WHERE owner = ?", [.text(owner.id)])
+                guard try (count.first?.requiredInt("n") ?? 0) < WatchLimits.watchesPerOwner else {
+                    throw WatchStoreError.limitReached(WatchLimits.watchesPerOwner)
+                }
+                // A shipment already known for the number is the new watch's baseline.
+                let known = try connection.run(
+                    "SELECT status_label, json FROM shipments WHERE number = ?", [.text(number.digits)])
+                let baselineLabel = try known.first?.text("status_label")
+                let baselineJSON = try known.first?.data("json").flatMap(Self.statusJSON(ofServed:))
+                // Another server may add the same watch at the same moment: the unique key decides.
+                let inserted = try connection.run(
+                    """
+                    INSERT INTO watches (owner, number, label, created_at, active, status_label, status_json, next_check_at)
+                    VALUES (?, ?, ?, ?, 1, ?, ?, ?)
+                    ON CONFLICT (owner, number) DO NOTHING RETURNING id
+                    """,
+                    [
+                        .text(owner.id), .text(number.digits), label.map(SQLValue.text) ?? .null,
+                        .real(now.timeIntervalSince1970), baselineLabel.map(SQLValue.text) ?? .null,
+                        baselineJSON.map(SQLValue.blob) ?? .null, .real(now.timeIntervalSince1970),
+                    ])
+                watchID = try inserted.first.map { Int64(try $0.requiredInt("id")) }
+                if watchID == nil {
+                    let winner = try connection.run(
+                        "SELECT id FROM watches WHERE owner = ? AND number = ?",
+                        [.text(owner.id), .text(number.digits)])
+                    watchID = try winner.first.map { Int64(try $0.requiredInt("id")) }
+                    created = false
+                }
+            }
+            guard let watchID, let webhook else { return (created, nil, try row(watchID)) }
+            let subscribed = try connection.run(
+                "SELECT id FROM subscriptions WHERE watch_id = ?", [.integer(watchID)])
+            guard subscribed.isEmpty else { return (created, nil, try row(watchID)) }
+            try connection.run(
+                "INSERT INTO subscriptions (watch_id, url, secret, created_at) VALUES (?, ?, ?, ?)",
+                [.integer(watchID), .text(webhook.url), .text(webhook.secret), .real(now.timeIntervalSince1970)])
+            return (created, webhook.secret, try row(watchID))
+        }
+    }
+
+    public func watch(_ number: TrackingNumber, owner: WatchOwner) throws -> Watch? {
+        let rows = try database.read { connection in
+            try connection.run(
+                Self.watchColumns + " WHERE w.owner = ? AND w.number = ?", [.text(owner.id), .text(number.digits)])
+        }
+        return try rows.first.map(Self.watch(from:))
+    }
+
+    public func watches(owner: WatchOwner, filter: WatchFilter, after cursor: Int64?, limit: Int) throws -> [Watch] {
+        let condition =
+            switch filter {
+            case .all: ""
+            case .active: " AND w.active = 1"
+            case .finished: " AND w.active = 0"
+            }
+        let rows = try database.read { connection in
+            try connection.run(
+                Self.watchColumns + " WHERE w.owner = ? AND w.id > ?" + condition + " ORDER BY w.id LIMIT ?",
+                [.text(owner.id), .integer(cursor ?? 0), .integer(Int64(limit))])
+        }
+        return try rows.map(Self.watch(from:))
+    }
+
+    public func remove(_ number: TrackingNumber, owner: WatchOwner) throws -> Bool {
+        try database.write { connection in
+            try connection.run(
+                "DELETE FROM watches WHERE owner = ? AND number = ?", [.text(owner.id), .text(number.digits)])
+            let removed = connection.changes > 0
+            // The number's history goes with its last watch.
+            let left = try connection.run("SELECT 1 FROM watches WHERE number = ? LIMIT 1", [.text(number.digits)])
+            if left.isEmpty {
+                try connection.run("DELETE FROM shipments WHERE number = ?", [.text(number.digits)])
+                try connection.run("DELETE FROM events WHERE number = ?", [.text(number.digits)])
+            }
+            return removed
+        }
+    }
+
+    public func changes(of number: TrackingNumber, owner: WatchOwner) throws -> [StatusChange]? {
+        guard let watch = try watch(number, owner: owner) else { return nil }
+        let rows = try database.read { connection in
+            try connection.run(
+                "SELECT id, created_at, previous_json, shipment_json FROM changes WHERE watch_id = ? ORDER BY "
+                    + Database.insertionOrder,
+                [.integer(watch.id)])
+        }
+        return try rows.map { row in
+            StatusChange(
+                id: try row.requiredText("id"), watchID: watch.id, number: number,
+                createdAt: try row.requiredDate("created_at"),
+                // The first change of a watch has no status before it.
+                previous: try row.data("previous_json") ?? Data(), shipment: try row.requiredData("shipment_json"))
+        }
+    }
+
+    public func deliveries(of number: TrackingNumber, owner: WatchOwner) throws -> [DeliveryRecord]? {
+        guard let watch = try watch(number, owner: owner) else { return nil }
+        let rows = try database.read { connection in
+            try connection.run(
+                """
+                SELECT o.change_id, o.state, a.at, a.status, a.error, a.duration_ms
+                FROM delivery_attempts a JOIN outbox o ON o.id = a.outbox_id JOIN changes c ON c.id = o.change_id
+                WHERE c.watch_id = ? ORDER BY a.id
+                """, [.integer(watch.id)])
+        }
+        return try rows.map { row in
+            DeliveryRecord(
+                changeID: try row.requiredText("change_id"), state: try row.requiredText("state"),
+                at: try row.requiredDate("at"), status: try row.int("status"), error: try row.text("error"),
+                durationMilliseconds: try row.double("duration_ms") ?? 0)
+        }
+    }
+}
