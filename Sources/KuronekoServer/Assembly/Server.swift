@@ -76,18 +76,20 @@ public final class Server: Sendable {
             maxConcurrent: configuration.client.maxConcurrentRequests,
             minimumInterval: configuration.client.minimumRequestInterval, clock: clock)
         // Every fresh answer, whoever asked, is recorded for the watches of its number.
-        let record: @Sendable (Shipment, Date) -> Void = { shipment, fetchedAt in
-            _ = try? store.record(shipment, fetchedAt: fetchedAt) { watch, shipment in
-                schedule.nextCheck(for: shipment, watchCreatedAt: watch.createdAt, now: fetchedAt, random: jitter())
+        let record: @Sendable (Shipment, Date) async -> Void = { shipment, fetchedAt in
+            _ = try? await StoreThreads.run {
+                try store.record(shipment, fetchedAt: fetchedAt) { watch, shipment in
+                    schedule.nextCheck(for: shipment, watchCreatedAt: watch.createdAt, now: fetchedAt, random: jitter())
+                }
             }
         }
         // On a shared database, what another server fetched is found there.
-        var fetchedElsewhere: (@Sendable (TrackingNumber) -> (Shipment, Date)?)?
+        var fetchedElsewhere: (@Sendable (TrackingNumber) async -> (Shipment, Date)?)?
         if shared != nil {
             fetchedElsewhere = { number in
-                guard let latest = try? store.latestShipment(of: number), let shipment = latest.shipment else {
-                    return nil
-                }
+                guard let latest = try? await StoreThreads.run({ try store.latestShipment(of: number) }),
+                    let shipment = latest.shipment
+                else { return nil }
                 return (shipment, latest.fetchedAt)
             }
         }

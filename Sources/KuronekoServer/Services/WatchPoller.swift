@@ -47,10 +47,13 @@ public final class WatchPoller: Sendable {
     public func pollOnce() async -> Int {
         let now = clock.now
         let lease = max(Self.minimumLease, Self.lease / schedule.speed)
+        let store = self.store
+        let horizon = now.addingTimeInterval(Self.lookahead / schedule.speed)
         guard
-            let due = try? store.claimDue(
-                now: now, horizon: now.addingTimeInterval(Self.lookahead / schedule.speed), limit: Self.batch,
-                leaseUntil: now.addingTimeInterval(lease)),
+            let due = try? await StoreThreads.run({
+                try store.claimDue(
+                    now: now, horizon: horizon, limit: Self.batch, leaseUntil: now.addingTimeInterval(lease))
+            }),
             !due.isEmpty
         else { return 0 }
         let results = await withTaskGroup(of: (TrackingNumber, Bool).self) { group in
@@ -65,8 +68,9 @@ public final class WatchPoller: Sendable {
             $0.failures += failed.count
         }
         // A failed check is tried again after a quarter of the shortest interval, not at once.
-        for number in failed {
-            try? store.postpone(number, until: now.addingTimeInterval(150 / schedule.speed))
+        let retryAt = now.addingTimeInterval(150 / schedule.speed)
+        _ = try? await StoreThreads.run {
+            for number in failed { try store.postpone(number, until: retryAt) }
         }
         return results.count
     }
@@ -130,13 +134,16 @@ public final class WebhookDeliverer: Sendable {
 
     /// Claims what is due now (the oldest pending delivery of each webhook not already being attempted),
     /// at most as many as there are free slots, and marks their watches busy.
-    private func claim(limit: Int) -> [PendingDelivery] {
+    private func claim(limit: Int) async -> [PendingDelivery] {
         let now = clock.now
         let excluded = busy.withLock { $0 }
         let free = min(limit, concurrency - excluded.count)
+        let store = self.store
+        let leaseUntil = now.addingTimeInterval(lease)
         guard free > 0,
-            let due = try? store.claimDeliveries(
-                at: now, limit: free, leaseUntil: now.addingTimeInterval(lease), excludingWatches: excluded)
+            let due = try? await StoreThreads.run({
+                try store.claimDeliveries(at: now, limit: free, leaseUntil: leaseUntil, excludingWatches: excluded)
+            })
         else { return [] }
         busy.withLock { busy in
             for delivery in due { busy.insert(delivery.change.watchID) }
@@ -147,7 +154,7 @@ public final class WebhookDeliverer: Sendable {
     /// Sends what is due now and waits for those attempts. - Returns: how many were tried.
     @discardableResult
     public func deliverOnce(limit: Int = 16) async -> Int {
-        let due = claim(limit: limit)
+        let due = await claim(limit: limit)
         await withTaskGroup(of: Void.self) { group in
             for delivery in due {
                 group.addTask { await self.attempt(delivery) }
@@ -173,11 +180,16 @@ public final class WebhookDeliverer: Sendable {
             outcome.delivered || gone
             ? nil
             : retry.retry(after: delivery.attempts + 1, createdAt: delivery.createdAt, now: ended, random: random())
-        try? store.recordAttempt(
-            delivery.outboxID, at: ended, status: outcome.status, error: outcome.error,
-            durationMilliseconds: milliseconds, delivered: outcome.delivered, retryAt: retryAt)
-        if gone {
-            try? store.endSubscription(ofDelivery: delivery.outboxID, at: ended, reason: "the receiver answered 410 Gone")
+        let store = self.store
+        let recorded = outcome
+        _ = try? await StoreThreads.run {
+            try store.recordAttempt(
+                delivery.outboxID, at: ended, status: recorded.status, error: recorded.error,
+                durationMilliseconds: milliseconds, delivered: recorded.delivered, retryAt: retryAt)
+            if gone {
+                try store.endSubscription(
+                    ofDelivery: delivery.outboxID, at: ended, reason: "the receiver answered 410 Gone")
+            }
         }
         let result = outcome.delivered ? "delivered" : gone ? "ended" : retryAt == nil ? "given_up" : "retry"
         log?(
@@ -202,7 +214,7 @@ public final class WebhookDeliverer: Sendable {
             var running = 0
             var tickPending = false
             while !Task.isCancelled {
-                let due = claim(limit: concurrency)
+                let due = await claim(limit: concurrency)
                 for delivery in due {
                     running += 1
                     group.addTask {

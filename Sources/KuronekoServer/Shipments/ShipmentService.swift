@@ -35,9 +35,9 @@ public final class ShipmentService: Sendable {
     /// When each number was last refreshed on request (at most about the cache's capacity of them).
     private let lastRefresh = Mutex<[TrackingNumber: Duration]>([:])
     /// Told of every fresh answer from Yamato, whoever asked (the watch list records it).
-    private let fetched: (@Sendable (Shipment, Date) -> Void)?
+    private let fetched: (@Sendable (Shipment, Date) async -> Void)?
     /// Where copies fetched by other servers are found (a shared database), and when they were fetched.
-    private let shared: (@Sendable (TrackingNumber) -> (Shipment, Date)?)?
+    private let shared: (@Sendable (TrackingNumber) async -> (Shipment, Date)?)?
 
     /// - Parameters:
     ///   - fetched: told of every fresh answer from Yamato, on the task that fetched it.
@@ -45,8 +45,8 @@ public final class ShipmentService: Sendable {
     ///     policy is served (and cached) without asking Yamato.
     public init(
         client: TrackingClient, clock: any TrackingClock, metrics: Metrics, configuration: Configuration,
-        fetched: (@Sendable (Shipment, Date) -> Void)? = nil,
-        shared: (@Sendable (TrackingNumber) -> (Shipment, Date)?)? = nil
+        fetched: (@Sendable (Shipment, Date) async -> Void)? = nil,
+        shared: (@Sendable (TrackingNumber) async -> (Shipment, Date)?)? = nil
     ) {
         self.shared = shared
         self.configuration = configuration
@@ -88,7 +88,7 @@ public final class ShipmentService: Sendable {
     public func lookup(_ number: TrackingNumber, refresh: Bool = false) async -> Outcome {
         var cached = cache.entry(for: number)
         let refreshing = refresh && mayRefresh(number)
-        if !refreshing, cached?.isFresh(at: clock.now) != true, let (shipment, fetchedAt) = shared?(number),
+        if !refreshing, cached?.isFresh(at: clock.now) != true, let (shipment, fetchedAt) = await shared?(number),
             fetchedAt > cached?.fetchedAt ?? .distantPast
         {
             cached = cache.store(shipment, fetchedAt: fetchedAt)
@@ -126,7 +126,7 @@ public final class ShipmentService: Sendable {
             let now = clock.now
             let entry = cache.store(shipment, fetchedAt: now)
             metrics.recordCacheLookup(.miss)
-            fetched?(shipment, now)
+            await fetched?(shipment, now)
             return .fresh(entry, fromCache: false)
         } catch {
             return fallback(cached, ServiceError(error))

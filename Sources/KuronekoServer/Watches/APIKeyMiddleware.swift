@@ -73,7 +73,10 @@ public final class APIKeyRing: Service {
         while !Task.isCancelled {
             try? await clock.sleep(until: clock.uptime + maxAge)
             // A database out of reach keeps the keys last read: an outage must not open the API.
-            guard !Task.isCancelled, let policy = try? Self.loadOrThrow(store) else { continue }
+            let store = self.store
+            guard !Task.isCancelled, let policy = try? await StoreThreads.run({ try Self.loadOrThrow(store) }) else {
+                continue
+            }
             snapshot.replace(with: policy)
         }
     }

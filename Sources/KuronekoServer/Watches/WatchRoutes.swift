@@ -23,35 +23,38 @@ public struct WatchRoutes: Sendable {
     func register(into router: inout Router) {
         let routes = self
         router.add("POST", "/v1/watches") { request, _ in await Self.answer { try await routes.add(request) } }
-        router.add("GET", "/v1/watches") { request, _ in await Self.answer { try routes.list(request) } }
+        router.add("GET", "/v1/watches") { request, _ in await Self.answer { try await routes.list(request) } }
         router.add("GET", "/v1/watches/{number}") { request, parameters in
-            await Self.answer { .jsonData(Self.json(try routes.lookUp(request, parameters))) }
+            await Self.answer { .jsonData(Self.json(try await routes.lookUp(request, parameters))) }
         }
         router.add("DELETE", "/v1/watches/{number}") { request, parameters in
             await Self.answer {
-                let watch = try routes.lookUp(request, parameters)
-                _ = try routes.store.remove(watch.number, owner: watch.owner)
+                let watch = try await routes.lookUp(request, parameters)
+                _ = try await StoreThreads.run { try routes.store.remove(watch.number, owner: watch.owner) }
                 return HTTPResponse(status: 204)
             }
         }
         router.add("GET", "/v1/watches/{number}/changes") { request, parameters in
             await Self.answer {
-                let watch = try routes.lookUp(request, parameters)
-                let changes = try routes.store.changes(of: watch.number, owner: watch.owner) ?? []
+                let watch = try await routes.lookUp(request, parameters)
+                let changes =
+                    try await StoreThreads.run { try routes.store.changes(of: watch.number, owner: watch.owner) } ?? []
                 return .jsonData(Self.object(["changes": changes.map(Self.json)]))
             }
         }
         router.add("GET", "/v1/watches/{number}/deliveries") { request, parameters in
             await Self.answer {
-                let watch = try routes.lookUp(request, parameters)
-                let deliveries = try routes.store.deliveries(of: watch.number, owner: watch.owner) ?? []
+                let watch = try await routes.lookUp(request, parameters)
+                let deliveries =
+                    try await StoreThreads.run { try routes.store.deliveries(of: watch.number, owner: watch.owner) }
+                    ?? []
                 return .jsonData(Self.object(["deliveries": deliveries.map(Self.json)]))
             }
         }
         router.add("POST", "/v1/watches/{number}/refresh") { request, parameters in
             await Self.answer { try await routes.refresh(request, parameters) }
         }
-        router.add("GET", "/v1/calendar.ics") { request, _ in await Self.answer { try routes.calendar(request) } }
+        router.add("GET", "/v1/calendar.ics") { request, _ in await Self.answer { try await routes.calendar(request) } }
     }
 
     /// Runs a route: a thrown ``RouteProblem`` is its answer, a ``WatchStoreError`` (a conflict the store
@@ -96,7 +99,10 @@ public struct WatchRoutes: Sendable {
             try await checkWebhook(text)
             webhook = (text, Secrets.random(prefix: "whsec_"))
         }
-        let added = try store.add(number, label: label, owner: owner, webhook: webhook, now: clock.now)
+        let (store, now, chosenLabel, subscription) = (self.store, clock.now, label, webhook)
+        let added = try await StoreThreads.run {
+            try store.add(number, label: chosenLabel, owner: owner, webhook: subscription, now: now)
+        }
         if added.created {
             // The first check is queued at refresh priority; the answer does not wait for it.
             let service = self.service
@@ -137,7 +143,7 @@ public struct WatchRoutes: Sendable {
         }
     }
 
-    private func list(_ request: HTTPRequest) throws -> HTTPResponse {
+    private func list(_ request: HTTPRequest) async throws -> HTTPResponse {
         let owner = Self.owner(of: request)
         var limit = 100
         if let text = request.queryValue("limit") {
@@ -160,7 +166,10 @@ public struct WatchRoutes: Sendable {
             }
             filter = value
         }
-        let page = try store.watches(owner: owner, filter: filter, after: cursor, limit: limit + 1)
+        let (store, chosen, after, asked) = (self.store, filter, cursor, limit + 1)
+        let page = try await StoreThreads.run {
+            try store.watches(owner: owner, filter: chosen, after: after, limit: asked)
+        }
         let shown = Array(page.prefix(limit))
         var body = Data(#"{"next_cursor":"#.utf8)
         WatchJSON.appendString(&body, page.count > limit ? String(shown.last?.id ?? 0) : nil)
@@ -174,21 +183,25 @@ public struct WatchRoutes: Sendable {
     }
 
     private func refresh(_ request: HTTPRequest, _ parameters: [String: String]) async throws -> HTTPResponse {
-        let watch = try lookUp(request, parameters)
+        let watch = try await lookUp(request, parameters)
         // A check that could not reach Yamato says why; the watch is unchanged and still readable.
         switch await service.check(watch.number, priority: .refresh) {
         case .fresh: break
         case .stale(_, let error), .failed(let error): return APIResponder.problem(for: error)
         }
-        guard let current = try store.watch(watch.number, owner: watch.owner) else {
+        let store = self.store
+        guard let current = try await StoreThreads.run({ try store.watch(watch.number, owner: watch.owner) }) else {
             throw RouteProblem.notFound(watch.number.formatted)
         }
         return .jsonData(Self.json(current))
     }
 
-    private func calendar(_ request: HTTPRequest) throws -> HTTPResponse {
+    private func calendar(_ request: HTTPRequest) async throws -> HTTPResponse {
         let owner = Self.owner(of: request)
-        let watches = try store.watches(owner: owner, filter: .active, after: nil, limit: WatchLimits.watchesPerOwner)
+        let store = self.store
+        let watches = try await StoreThreads.run {
+            try store.watches(owner: owner, filter: .active, after: nil, limit: WatchLimits.watchesPerOwner)
+        }
         var response = HTTPResponse.content(
             Data(DeliveryCalendar.feed(for: watches, now: clock.now).utf8), type: "text/calendar; charset=utf-8")
         response.headers.append(("Cache-Control", "no-cache"))
@@ -198,14 +211,15 @@ public struct WatchRoutes: Sendable {
     // MARK: Helpers
 
     /// The watch the path names, for the request's owner; or the problem that says why there is none.
-    private func lookUp(_ request: HTTPRequest, _ parameters: [String: String]) throws -> Watch {
+    private func lookUp(_ request: HTTPRequest, _ parameters: [String: String]) async throws -> Watch {
         let number: TrackingNumber
         do {
             number = try TrackingNumber(parsing: parameters["number"] ?? "")
         } catch {
             throw RouteProblem(response: .invalidNumber(error))
         }
-        guard let watch = try store.watch(number, owner: Self.owner(of: request)) else {
+        let (store, owner) = (self.store, Self.owner(of: request))
+        guard let watch = try await StoreThreads.run({ try store.watch(number, owner: owner) }) else {
             throw RouteProblem.notFound(number.formatted)
         }
         return watch
