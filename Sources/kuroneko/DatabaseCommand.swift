@@ -65,10 +65,9 @@ struct DatabaseCommand {
     }
 
     private func backup(_ store: any WatchStore, to path: String) throws {
-        guard let sqlite = store as? SQLiteWatchStore else { return }
         let check: [String]
         do {
-            check = try sqlite.database.backup(to: path)
+            check = try store.backup(to: path)
         } catch {
             throw CommandFailure.lookup("db: backup to \(path) failed: \(error)")
         }

@@ -161,10 +161,13 @@ struct ServeCommand {
         } catch {
             throw CommandFailure.usage(DatabaseLocation.failure("serve", configuration.database, error))
         }
+        // Listening for signals from before the server is ready, so one sent right after READY=1 is taken.
+        let signals = SignalListener()
         do {
             try await server.run(environment: environment) {
-                let signal = await TerminationSignals.wait()
-                Self.exitOnSecondSignal(notices: notices, flush: { logWriter.flush(timeout: .milliseconds(500)) })
+                let signal = await signals.next()
+                Self.exitOnSecondSignal(
+                    signals, notices: notices, flush: { logWriter.flush(timeout: .milliseconds(500)) })
                 return signal
             }
         } catch let error as ServerStartError {
@@ -173,9 +176,11 @@ struct ServeCommand {
     }
 
     /// Exits at once, with 128 + the signal's number, when SIGINT or SIGTERM comes again during the drain.
-    static func exitOnSecondSignal(notices: ServerLog, flush: @escaping @Sendable () -> Void) {
+    static func exitOnSecondSignal(
+        _ signals: SignalListener, notices: ServerLog, flush: @escaping @Sendable () -> Void
+    ) {
         Task.detached {
-            let again = await TerminationSignals.wait()
+            let again = await signals.next()
             flush()
             notices.notice("\(again) received again, exiting now", level: .warning)
             exit(again == "SIGINT" ? 130 : 143)

@@ -61,7 +61,9 @@ struct DeliveryIndependenceTests {
         // tests running at once, may hand the answer back later than the sender gave it.
         #expect(elapsed >= .milliseconds(1_900), "attempt took \(elapsed)")
         let connection = try #require(await onOwnThread { held.wait(within: 10) }, "the receiver saw no close")
-        #expect(connection >= .milliseconds(1_800) && connection < .seconds(3), "the receiver was held \(connection)")
+        // The receiver trickles for ever: only the deadline ends it. The upper bound leaves room for a machine
+        // busy with the whole suite (the receiver sees the close at its next byte, 200 ms apart).
+        #expect(connection >= .milliseconds(1_800) && connection < .seconds(8), "the receiver was held \(connection)")
         print("trickling receiver: held \(connection); the attempt ended after \(elapsed) (deadline 2 s)")
     }
 

@@ -14,42 +14,68 @@ public enum TerminationSignals {
         pthread_sigmask(SIG_BLOCK, &signals, nil)
     }
 
-    /// Returns when SIGINT or SIGTERM arrives, with the signal's name.
+    /// Returns when SIGINT or SIGTERM arrives, with the signal's name (a listener of its own, made now).
     public static func wait() async -> String {
+        await SignalListener().next()
+    }
+}
+
+/// SIGINT and SIGTERM as they arrive, from the moment it is made: make it before the server says it is
+/// ready, so that a signal sent right after readiness is never missed, then ask ``next()`` for each one
+/// (the first starts the drain, a second ends the process).
+public final class SignalListener: Sendable {
+    private struct State {
+        var arrived: [String] = []
+        var waiting: CheckedContinuation<String, Never>?
+    }
+
+    /// The signals that came and the caller waiting, in an object of its own the sources' handlers hold.
+    private final class Inbox: Sendable {
+        let state = Mutex(State())
+    }
+
+    private let inbox = Inbox()
+    private let sources: SourceBox
+
+    public init() {
         let queue = DispatchQueue(label: "kuroneko.signals")
         let box = SourceBox()
-        return await withCheckedContinuation { continuation in
-            let once = ResumeOnce(continuation)
-            for (number, name) in [(SIGINT, "SIGINT"), (SIGTERM, "SIGTERM")] {
-                let source = DispatchSource.makeSignalSource(signal: number, queue: queue)
-                source.setEventHandler { once.resume(returning: name) }
-                source.resume()
-                box.sources.append(source)
+        sources = box
+        for (number, name) in [(SIGINT, "SIGINT"), (SIGTERM, "SIGTERM")] {
+            let source = DispatchSource.makeSignalSource(signal: number, queue: queue)
+            source.setEventHandler { [inbox] in
+                let waiter = inbox.state.withLock { state -> CheckedContinuation<String, Never>? in
+                    if let waiter = state.waiting {
+                        state.waiting = nil
+                        return waiter
+                    }
+                    // Kept until asked for; two are all anyone asks for (the drain, then the exit).
+                    if state.arrived.count < 2 { state.arrived.append(name) }
+                    return nil
+                }
+                waiter?.resume(returning: name)
             }
+            source.resume()
+            box.sources.append(source)
+        }
+    }
+
+    /// The next signal: one that came already, or the next to come. One caller at a time.
+    public func next() async -> String {
+        await withCheckedContinuation { (continuation: CheckedContinuation<String, Never>) in
+            let ready = inbox.state.withLock { state -> String? in
+                if !state.arrived.isEmpty { return state.arrived.removeFirst() }
+                state.waiting = continuation
+                return nil
+            }
+            if let ready { continuation.resume(returning: ready) }
         }
     }
 }
 
-/// Keeps the signal sources alive for as long as the process waits.
+/// Keeps the signal sources alive for as long as their listener.
 ///
-/// `@unchecked Sendable`: written once, before any signal can arrive, and never read.
+/// `@unchecked Sendable`: written once, in the listener's init, before any signal can arrive, and never read.
 private final class SourceBox: @unchecked Sendable {
     var sources: [any DispatchSourceSignal] = []
-}
-
-/// Resumes a continuation at most once, however many signals arrive.
-private final class ResumeOnce: Sendable {
-    private let continuation: Mutex<CheckedContinuation<String, Never>?>
-
-    init(_ continuation: CheckedContinuation<String, Never>) {
-        self.continuation = Mutex(continuation)
-    }
-
-    func resume(returning value: String) {
-        let pending = continuation.withLock { continuation in
-            defer { continuation = nil }
-            return continuation
-        }
-        pending?.resume(returning: value)
-    }
 }

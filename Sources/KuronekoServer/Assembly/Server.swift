@@ -77,7 +77,7 @@ public final class Server: Sendable {
             minimumInterval: configuration.client.minimumRequestInterval, clock: clock)
         // Every fresh answer, whoever asked, is recorded for the watches of its number.
         let record: @Sendable (Shipment, Date) async -> Void = { shipment, fetchedAt in
-            _ = try? await StoreThreads.run {
+            _ = try? await StoreThreads.run(on: store) {
                 try store.record(shipment, fetchedAt: fetchedAt) { watch, shipment in
                     schedule.nextCheck(for: shipment, watchCreatedAt: watch.createdAt, now: fetchedAt, random: jitter())
                 }
@@ -87,7 +87,7 @@ public final class Server: Sendable {
         var fetchedElsewhere: (@Sendable (TrackingNumber) async -> (Shipment, Date)?)?
         if shared != nil {
             fetchedElsewhere = { number in
-                guard let latest = try? await StoreThreads.run({ try store.latestShipment(of: number) }),
+                guard let latest = try? await StoreThreads.run(on: store, { try store.latestShipment(of: number) }),
                     let shipment = latest.shipment
                 else { return nil }
                 return (shipment, latest.fetchedAt)

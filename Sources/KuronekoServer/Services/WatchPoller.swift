@@ -50,7 +50,7 @@ public final class WatchPoller: Sendable {
         let store = self.store
         let horizon = now.addingTimeInterval(Self.lookahead / schedule.speed)
         guard
-            let due = try? await StoreThreads.run({
+            let due = try? await StoreThreads.run(on: store, {
                 try store.claimDue(
                     now: now, horizon: horizon, limit: Self.batch, leaseUntil: now.addingTimeInterval(lease))
             }),
@@ -69,7 +69,7 @@ public final class WatchPoller: Sendable {
         }
         // A failed check is tried again after a quarter of the shortest interval, not at once.
         let retryAt = now.addingTimeInterval(150 / schedule.speed)
-        _ = try? await StoreThreads.run {
+        _ = try? await StoreThreads.run(on: store) {
             for number in failed { try store.postpone(number, until: retryAt) }
         }
         return results.count
@@ -141,7 +141,7 @@ public final class WebhookDeliverer: Sendable {
         let store = self.store
         let leaseUntil = now.addingTimeInterval(lease)
         guard free > 0,
-            let due = try? await StoreThreads.run({
+            let due = try? await StoreThreads.run(on: store, {
                 try store.claimDeliveries(at: now, limit: free, leaseUntil: leaseUntil, excludingWatches: excluded)
             })
         else { return [] }
@@ -182,7 +182,7 @@ public final class WebhookDeliverer: Sendable {
             : retry.retry(after: delivery.attempts + 1, createdAt: delivery.createdAt, now: ended, random: random())
         let store = self.store
         let recorded = outcome
-        _ = try? await StoreThreads.run {
+        _ = try? await StoreThreads.run(on: store) {
             try store.recordAttempt(
                 delivery.outboxID, at: ended, status: recorded.status, error: recorded.error,
                 durationMilliseconds: milliseconds, delivered: recorded.delivered, retryAt: retryAt)

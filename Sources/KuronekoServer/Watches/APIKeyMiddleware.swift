@@ -74,7 +74,9 @@ public final class APIKeyRing: Service {
             try? await clock.sleep(until: clock.uptime + maxAge)
             // A database out of reach keeps the keys last read: an outage must not open the API.
             let store = self.store
-            guard !Task.isCancelled, let policy = try? await StoreThreads.run({ try Self.loadOrThrow(store) }) else {
+            guard !Task.isCancelled,
+                let policy = try? await StoreThreads.run(on: store, { try Self.loadOrThrow(store) })
+            else {
                 continue
             }
             snapshot.replace(with: policy)

@@ -30,23 +30,26 @@ public struct WatchRoutes: Sendable {
         router.add("DELETE", "/v1/watches/{number}") { request, parameters in
             await Self.answer {
                 let watch = try await routes.lookUp(request, parameters)
-                _ = try await StoreThreads.run { try routes.store.remove(watch.number, owner: watch.owner) }
+                let store = routes.store
+                _ = try await StoreThreads.run(on: store) { try store.remove(watch.number, owner: watch.owner) }
                 return HTTPResponse(status: 204)
             }
         }
         router.add("GET", "/v1/watches/{number}/changes") { request, parameters in
             await Self.answer {
                 let watch = try await routes.lookUp(request, parameters)
+                let store = routes.store
                 let changes =
-                    try await StoreThreads.run { try routes.store.changes(of: watch.number, owner: watch.owner) } ?? []
+                    try await StoreThreads.run(on: store) { try store.changes(of: watch.number, owner: watch.owner) } ?? []
                 return .jsonData(Self.object(["changes": changes.map(Self.json)]))
             }
         }
         router.add("GET", "/v1/watches/{number}/deliveries") { request, parameters in
             await Self.answer {
                 let watch = try await routes.lookUp(request, parameters)
+                let store = routes.store
                 let deliveries =
-                    try await StoreThreads.run { try routes.store.deliveries(of: watch.number, owner: watch.owner) }
+                    try await StoreThreads.run(on: store) { try store.deliveries(of: watch.number, owner: watch.owner) }
                     ?? []
                 return .jsonData(Self.object(["deliveries": deliveries.map(Self.json)]))
             }
@@ -100,7 +103,7 @@ public struct WatchRoutes: Sendable {
             webhook = (text, Secrets.random(prefix: "whsec_"))
         }
         let (store, now, chosenLabel, subscription) = (self.store, clock.now, label, webhook)
-        let added = try await StoreThreads.run {
+        let added = try await StoreThreads.run(on: store) {
             try store.add(number, label: chosenLabel, owner: owner, webhook: subscription, now: now)
         }
         if added.created {
@@ -167,7 +170,7 @@ public struct WatchRoutes: Sendable {
             filter = value
         }
         let (store, chosen, after, asked) = (self.store, filter, cursor, limit + 1)
-        let page = try await StoreThreads.run {
+        let page = try await StoreThreads.run(on: store) {
             try store.watches(owner: owner, filter: chosen, after: after, limit: asked)
         }
         let shown = Array(page.prefix(limit))
@@ -190,7 +193,7 @@ public struct WatchRoutes: Sendable {
         case .stale(_, let error), .failed(let error): return APIResponder.problem(for: error)
         }
         let store = self.store
-        guard let current = try await StoreThreads.run({ try store.watch(watch.number, owner: watch.owner) }) else {
+        guard let current = try await StoreThreads.run(on: store, { try store.watch(watch.number, owner: watch.owner) }) else {
             throw RouteProblem.notFound(watch.number.formatted)
         }
         return .jsonData(Self.json(current))
@@ -199,7 +202,7 @@ public struct WatchRoutes: Sendable {
     private func calendar(_ request: HTTPRequest) async throws -> HTTPResponse {
         let owner = Self.owner(of: request)
         let store = self.store
-        let watches = try await StoreThreads.run {
+        let watches = try await StoreThreads.run(on: store) {
             try store.watches(owner: owner, filter: .active, after: nil, limit: WatchLimits.watchesPerOwner)
         }
         var response = HTTPResponse.content(
@@ -219,7 +222,7 @@ public struct WatchRoutes: Sendable {
             throw RouteProblem(response: .invalidNumber(error))
         }
         let (store, owner) = (self.store, Self.owner(of: request))
-        guard let watch = try await StoreThreads.run({ try store.watch(number, owner: owner) }) else {
+        guard let watch = try await StoreThreads.run(on: store, { try store.watch(number, owner: owner) }) else {
             throw RouteProblem.notFound(number.formatted)
         }
         return watch

@@ -13,6 +13,7 @@ public final class SQLiteDatabase: SQLDatabase {
     public static let leasesClaims = false
     public static func skippingLocked(of alias: String) -> String { "" }
     public static let engineName = "SQLite"
+    public static let isRemote = false
     public static let schemaVersionQuery = "PRAGMA user_version"
 
     /// One step of the schema: applied once, in order, in a transaction of its own.

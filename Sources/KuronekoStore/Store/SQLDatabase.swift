@@ -39,6 +39,10 @@ public protocol SQLDatabase: Sendable {
     func announceFetched(_ served: LatestShipment, digits: String, on connection: Connection) throws
     /// What servers on this database share through it; `nil` for an engine one server has to itself.
     func sharing<Store: WatchStore>(for store: Store) -> (any SharedDatabase)?
+    /// Copies the database into a new file while it is in use; the copy's integrity check.
+    func backup(to path: String) throws -> [String]
+    /// Whether the database is reached over the network (PostgreSQL), not a local file (SQLite).
+    static var isRemote: Bool { get }
     /// `SQLite` or `PostgreSQL`, for `kuroneko db status`.
     static var engineName: String { get }
     /// A query of one row and one integer: the schema version the database is at.
@@ -47,6 +51,11 @@ public protocol SQLDatabase: Sendable {
 
 extension SQLDatabase {
     public static var ownerLock: String? { nil }
+
+    /// An engine with tools of its own for backups (PostgreSQL: pg_dump).
+    public func backup(to path: String) throws -> [String] {
+        throw WatchStoreError.backupUnsupported(Self.engineName)
+    }
 
     /// One server alone: nothing to share.
     public func sharing<Store: WatchStore>(for store: Store) -> (any SharedDatabase)? { nil }

@@ -13,6 +13,10 @@ public final class SQLWatchStore<Database: SQLDatabase>: WatchStore {
 
     public var shared: (any SharedDatabase)? { database.sharing(for: self) }
 
+    public func backup(to path: String) throws -> [String] { try database.backup(to: path) }
+
+    public var isRemote: Bool { Database.isRemote }
+
     public func summary() throws -> StoreSummary {
         try database.read { connection in
             func count(_ sql: String) throws -> Int { try Self.scalar(connection.run(sql, [])) }

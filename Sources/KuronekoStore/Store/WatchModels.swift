@@ -146,6 +146,12 @@ public protocol WatchStore: Sendable {
     /// What servers on this database share through it (budget, shipments); `nil` when the database is one
     /// server's own.
     var shared: (any SharedDatabase)? { get }
+    /// Copies the database into a new file at `path` while it is in use, and checks the copy; the check's
+    /// lines (`["ok"]` for a sound copy).
+    /// - Throws: ``WatchStoreError/backupUnsupported`` where the engine has its own tools (PostgreSQL).
+    func backup(to path: String) throws -> [String]
+    /// Whether the database is reached over the network (calls may wait on round trips), not a local file.
+    var isRemote: Bool { get }
 
     /// Adds a watch (idempotent per owner and number), with a webhook when `webhook` is given.
     /// - Throws: ``WatchStoreError/limitReached`` past ``WatchLimits/watchesPerOwner``.
@@ -226,6 +232,8 @@ public enum WatchStoreError: Error, Sendable, Equatable, CustomStringConvertible
     case duplicateKeyName(String)
     /// The same number was removed by another request while this one added it.
     case removedWhileAdding(String)
+    /// The engine (named) is backed up with its own tools.
+    case backupUnsupported(String)
 
     public var description: String {
         switch self {
@@ -233,6 +241,7 @@ public enum WatchStoreError: Error, Sendable, Equatable, CustomStringConvertible
             "\(number) was removed by another request at the same moment it was being added; add it again to keep it"
         case .limitReached(let limit): "this owner already has \(limit) watches, the most allowed; remove some first"
         case .duplicateKeyName(let name): "a key named \"\(name)\" exists already; choose another name"
+        case .backupUnsupported(let engine): "a watch list on \(engine) is backed up with its own tools (pg_dump)"
         }
     }
 }
