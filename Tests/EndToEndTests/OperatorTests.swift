@@ -105,6 +105,10 @@ struct OperatorTests {
         let stopping = await onOwnThread { receiver.receive(timeoutSeconds: 30) }
         #expect(stopping?.hasPrefix("STOPPING=1") == true, "\(stopping ?? "nothing")")
         #expect(server.waitForExit().status == 0)
+        // A socket nobody listens on: said on stderr, since a Type=notify unit would wait for nothing.
+        let unheard = try ServerProcess(["serve", "--demo"], environment: ["NOTIFY_SOCKET": path + "-nobody"])
+        defer { _ = unheard.stop() }
+        #expect(await unheard.waitForLog("READY=1 could not be sent there", timeout: .seconds(30)))
     }
 
     @Test("a database from a newer Kuroneko: serve and the commands refuse it in one line naming both versions; it stays as it was")

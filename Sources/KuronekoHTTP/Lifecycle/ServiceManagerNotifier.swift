@@ -12,6 +12,9 @@ public struct ServiceManagerNotifier: Sendable {
         socketPath = path.isEmpty ? nil : path
     }
 
+    /// Whether a service manager asked to be told (`NOTIFY_SOCKET` is set).
+    public var isAsked: Bool { socketPath != nil }
+
     /// Sends `state` (`READY=1`, `STOPPING=1`, `STATUS=…`, lines joined by newlines); whether it was sent.
     @discardableResult
     public func notify(_ state: String) -> Bool {

@@ -149,7 +149,12 @@ public final class Server: Sendable {
         let url = "http://\(http.urlHost):\(http.port)"
         notices.notice("listening on \(url)", startFields(http), jsonFields: [("url", .text(url))])
         let manager = ServiceManagerNotifier(environment: environment)
-        manager.notify("READY=1\nSTATUS=listening on \(url)")
+        if !manager.notify("READY=1\nSTATUS=listening on \(url)"), manager.isAsked {
+            notices.notice(
+                "NOTIFY_SOCKET is set but READY=1 could not be sent there (a path of at most 107 bytes, or "
+                    + "@name for the abstract namespace, is expected); a Type=notify unit will time out",
+                level: .warning, jsonFields: [("notify_socket", .text(environment["NOTIFY_SOCKET"] ?? ""))])
+        }
         let services = Task { [background] in await ServiceGroup(services: background).run() }
         let signal = await stop()
         let started = ContinuousClock.now

@@ -146,23 +146,13 @@ public struct SQLRow: Sendable {
         try double(name).map(Date.init(timeIntervalSince1970:))
     }
 
-    public func requiredInt(_ name: String) throws(StoreError) -> Int {
-        guard let value = try int(name) else { throw StoreError(code: 0, message: "column \(name) is NULL") }
-        return value
-    }
+    public func requiredInt(_ name: String) throws(StoreError) -> Int { try required(name, int(name)) }
+    public func requiredText(_ name: String) throws(StoreError) -> String { try required(name, text(name)) }
+    public func requiredData(_ name: String) throws(StoreError) -> Data { try required(name, data(name)) }
+    public func requiredDate(_ name: String) throws(StoreError) -> Date { try required(name, date(name)) }
 
-    public func requiredText(_ name: String) throws(StoreError) -> String {
-        guard let value = try text(name) else { throw StoreError(code: 0, message: "column \(name) is NULL") }
-        return value
-    }
-
-    public func requiredData(_ name: String) throws(StoreError) -> Data {
-        guard let value = try data(name) else { throw StoreError(code: 0, message: "column \(name) is NULL") }
-        return value
-    }
-
-    public func requiredDate(_ name: String) throws(StoreError) -> Date {
-        guard let value = try date(name) else { throw StoreError(code: 0, message: "column \(name) is NULL") }
+    private func required<T>(_ name: String, _ value: T?) throws(StoreError) -> T {
+        guard let value else { throw StoreError(code: 0, message: "column \(name) is NULL") }
         return value
     }
 }
