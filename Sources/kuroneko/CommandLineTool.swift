@@ -34,59 +34,16 @@ struct CommandLineTool {
         default:
             break
         }
-        guard let spec = CommandCatalog.command(named: first) else {
+        guard let command = CommandCatalog.command(named: first) else {
             let known = CommandCatalog.all.map(\.name)
             let hint = Suggestion.closest(to: first, among: known).map { "did you mean '\($0)'? " } ?? ""
             throw CommandFailure.usage(
                 "unknown command '\(first)'; \(hint)the commands are \(known.dropLast().joined(separator: ", ")) "
                     + "and \(known.last ?? "")")
         }
-        if Self.wantsHelp(rest) { return terminal.print(HelpText.command(spec)) }
-        let environment = ProcessInfo.processInfo.environment
-        switch spec.name {
-        case "track":
-            try await TrackCommand(arguments: rest, terminal: terminal).run(on: terminal)
-        case "parse":
-            try ParseCommand(arguments: rest, terminal: terminal).run(on: terminal)
-        case "serve":
-            try await ServeCommand(arguments: rest, environment: environment).run(on: terminal)
-        case "simulate":
-            try await SimulateCommand(arguments: rest).run(on: terminal)
-        case "completion":
-            try completion(rest)
-        case "import":
-            try await ImportCommand(arguments: rest, terminal: terminal).run(on: terminal)
-        case "db":
-            try DatabaseCommand(arguments: rest, terminal: terminal).run()
-        case "add", "list", "show", "remove", "refresh", "watch", "keys":
-            try await WatchCommands(spec, arguments: rest, terminal: terminal).run()
-        default:
-            try help(rest)
-        }
-    }
-
-    private func completion(_ arguments: [String]) throws(CommandFailure) {
-        let parsed = try ArgumentList(arguments, spec: CommandCatalog.completion)
-        guard parsed.operands.count == 1, let script = Completions.script(for: parsed.operands[0]) else {
-            let given = parsed.operands.first.map { "'\($0)' is not a shell it knows" } ?? "no shell given"
-            throw .usage("completion: \(given); usage: kuroneko completion bash|zsh|fish")
-        }
-        terminal.print(script)
-    }
-
-    private func help(_ arguments: [String]) throws(CommandFailure) {
-        let parsed = try ArgumentList(arguments, spec: CommandCatalog.help)
-        if parsed.flag("--man") {
-            try parsed.expectNoOperands()
-            return FileHandle.standardOutput.write(Data(ManPage.text.utf8))
-        }
-        guard let name = parsed.operands.first else { return terminal.print(HelpText.tool) }
-        guard let spec = CommandCatalog.command(named: name) else {
-            let known = CommandCatalog.all.map(\.name)
-            let hint = Suggestion.closest(to: name, among: known).map { "did you mean '\($0)'? " } ?? ""
-            throw .usage("help: unknown command '\(name)'; \(hint)the commands are \(known.joined(separator: ", "))")
-        }
-        terminal.print(HelpText.command(spec))
+        if Self.wantsHelp(rest) { return terminal.print(HelpText.command(command.spec)) }
+        let arguments = try ArgumentList(rest, spec: command.spec, environment: terminal.environment)
+        try await command.init(arguments, terminal: terminal).run()
     }
 
     /// `-h` or `--help` before any `--`.

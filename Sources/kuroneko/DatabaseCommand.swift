@@ -3,14 +3,10 @@ import KuronekoServer
 import KuronekoStore
 
 /// `kuroneko db status` and `kuroneko db backup FILE`: the watch list's database for its operator.
-struct DatabaseCommand {
+struct DatabaseCommand: ArgumentsCommand {
+    static let spec = CommandCatalog.db
     let arguments: ArgumentList
     let terminal: Terminal
-
-    init(arguments: [String], terminal: Terminal) throws(CommandFailure) {
-        self.arguments = try ArgumentList(arguments, spec: CommandCatalog.db, environment: terminal.environment)
-        self.terminal = terminal
-    }
 
     func run() throws {
         let location = arguments.text("--db") ?? SQLiteWatchStore.defaultPath(environment: terminal.environment)
@@ -26,7 +22,8 @@ struct DatabaseCommand {
             guard !DatabaseLocation.isPostgres(location) else {
                 throw CommandFailure.usage(
                     "db: the watch list \(DatabaseLocation.shown(location)) is on PostgreSQL; back it up with "
-                        + "pg_dump, e.g. pg_dump --format=custom --file=kuroneko.dump '\(DatabaseLocation.shown(location))'")
+                        + "pg_dump, e.g. pg_dump --format=custom --file=kuroneko.dump '\(DatabaseLocation.shown(location))'"
+                )
             }
         } else if arguments.operands.count > 1 {
             throw CommandFailure.usage("db: unexpected argument '\(arguments.operands[1])'; usage: kuroneko db status")

@@ -8,7 +8,7 @@ enum ExitStatus: Int32 {
 }
 
 /// A failure that ends the command with a one-line message.
-struct CommandFailure: Error {
+struct CommandFailure: Error, Equatable {
     let status: ExitStatus
     let message: String
 

@@ -3,7 +3,8 @@ import Kuroneko
 
 /// `kuroneko import FILE.csv`: every number in one column, tracked ten per request, each result written as
 /// it arrives in the file's order.
-struct ImportCommand {
+struct ImportCommand: Command {
+    static let spec = CommandCatalog.importCSV
     /// The largest file read: tens of thousands of rows, read whole into memory.
     static let maximumBytes = 64 * 1_048_576
     private let path: String
@@ -12,8 +13,10 @@ struct ImportCommand {
     private let quiet: Bool
     private let configuration: TrackingClient.Configuration
 
-    init(arguments: [String], terminal: Terminal) throws(CommandFailure) {
-        let arguments = try ArgumentList(arguments, spec: CommandCatalog.importCSV, environment: terminal.environment)
+    private let terminal: Terminal
+
+    init(_ arguments: ArgumentList, terminal: Terminal) throws(CommandFailure) {
+        self.terminal = terminal
         guard arguments.operands.count == 1 else {
             throw .usage(
                 "import: expected one FILE.csv, got \(arguments.operands.count); usage: kuroneko import [options] FILE.csv"
@@ -24,12 +27,11 @@ struct ImportCommand {
         json = try arguments.choice("--output") == "json"
         quiet = arguments.flag("--quiet")
         var configuration = TrackingClient.Configuration()
-        configuration.endpoint = try arguments.endpoint("--endpoint") ?? configuration.endpoint
-        configuration.requestTimeout = try arguments.seconds("--timeout", in: 0.1...600) ?? configuration.requestTimeout
+        try configuration.read(arguments)
         self.configuration = configuration
     }
 
-    func run(on terminal: Terminal) async throws {
+    func run() async throws {
         let size = (try? FileManager.default.attributesOfItem(atPath: path)[.size] as? Int) ?? 0
         guard size <= Self.maximumBytes else {
             throw CommandFailure.usage(

@@ -2,14 +2,17 @@ import Foundation
 import Kuroneko
 
 /// `kuroneko parse FILE`: read a saved tracking page offline.
-struct ParseCommand {
+struct ParseCommand: Command {
+    static let spec = CommandCatalog.parse
     private let path: String
     private let now: Date
     private let charset: String?
     private let output: OutputOptions
 
-    init(arguments: [String], terminal: Terminal) throws(CommandFailure) {
-        let arguments = try ArgumentList(arguments, spec: CommandCatalog.parse, environment: terminal.environment)
+    private let terminal: Terminal
+
+    init(_ arguments: ArgumentList, terminal: Terminal) throws(CommandFailure) {
+        self.terminal = terminal
         output = try OutputOptions(from: arguments)
         charset = arguments.text("--charset")
         now = try arguments.time("--now") ?? Date()
@@ -20,7 +23,7 @@ struct ParseCommand {
         path = files[0]
     }
 
-    func run(on terminal: Terminal) throws {
+    func run() throws {
         let body: Data
         if path == "-" {
             body = FileHandle.standardInput.readDataToEndOfFile()

@@ -8,92 +8,60 @@ import KuronekoWebApp
 
 /// `kuroneko serve`: flags and `KURONEKO_…` variables → ``Server/Configuration`` → ``Server/run(environment:until:)``,
 /// until SIGINT or SIGTERM.
-struct ServeCommand {
+struct ServeCommand: Command {
+    static let spec = CommandCatalog.serve
     private let configuration: Server.Configuration
     private let demo: Bool
     private let databasePath: String?
     private let environment: [String: String]
+    private let terminal: Terminal
 
-    /// Every setting comes from its flag, else its `KURONEKO_…` environment variable, else the default.
-    init(arguments: [String], environment: [String: String]) throws(CommandFailure) {
-        let arguments = try ArgumentList(arguments, spec: CommandCatalog.serve, environment: environment)
-        // Every default is the server's own (Server.Configuration); flags and variables change them.
+    /// Every setting comes from its flag, else its `KURONEKO_…` environment variable, else the default the
+    /// catalogue declares (read there from ``Server/Configuration``'s own).
+    init(_ arguments: ArgumentList, terminal: Terminal) throws(CommandFailure) {
         var configuration = Server.Configuration()
         var server = configuration.http
         server.host = arguments.text("--host") ?? server.host
-        if let port = try arguments.number("--port", in: 0...65_535) {
-            server.port = UInt16(port)
-        }
-        if let cap = try arguments.number(
-            "--connections-per-client", in: 1...100_000)
-        {
-            server.connectionsPerAddress = Int(cap)
-        }
-        if let limit = try arguments.number(
-            "--max-connections", in: 16...1_000_000)
-        {
-            server.maxConnections = Int(limit)
-        }
-        if let seconds = try arguments.number(
-            "--receive-timeout", in: 0...3_600)
-        {
-            server.receiveTimeoutSeconds = Int(seconds)
-        }
+        server.port = try arguments.number("--port").map { UInt16($0) } ?? server.port
+        server.connectionsPerAddress =
+            try arguments.number("--connections-per-client").map { Int($0) }
+            ?? server.connectionsPerAddress
+        server.maxConnections = try arguments.number("--max-connections").map { Int($0) } ?? server.maxConnections
+        server.receiveTimeoutSeconds =
+            try arguments.number("--receive-timeout").map { Int($0) }
+            ?? server.receiveTimeoutSeconds
         var client = configuration.client
-        client.endpoint = try arguments.endpoint("--endpoint") ?? client.endpoint
-        client.requestTimeout =
-            try arguments.seconds("--timeout", in: 0.1...600) ?? client.requestTimeout
-        if let count = try arguments.number("--max-concurrent", in: 1...16) {
-            client.maxConcurrentRequests = Int(count)
-        }
-        client.minimumRequestInterval =
-            try arguments.seconds("--min-interval", in: 0...60)
-            ?? client.minimumRequestInterval
+        try client.read(arguments)
+        client.maxConcurrentRequests =
+            try arguments.number("--max-concurrent").map { Int($0) }
+            ?? client.maxConcurrentRequests
+        client.minimumRequestInterval = try arguments.seconds("--min-interval") ?? client.minimumRequestInterval
         var service = configuration.shipments
-        if let size = try arguments.number("--cache-size", in: 1...10_000_000) {
-            service.cache.capacity = Int(size)
-        }
-        let year = 31_536_000.0
-        service.cache.terminalTTL =
-            try arguments.seconds("--ttl-terminal", in: 0...year)
-            ?? service.cache.terminalTTL
-        service.cache.activeTTL =
-            try arguments.seconds("--ttl-active", in: 0...year)
-            ?? service.cache.activeTTL
-        service.cache.invalidTTL =
-            try arguments.seconds("--ttl-invalid", in: 0...year)
-            ?? service.cache.invalidTTL
-        if let milliseconds = try arguments.number(
-            "--batch-window-ms", in: 0...10_000)
-        {
-            client.batchWindow = .milliseconds(Int64(milliseconds))
-        }
-        client.lookupDeadline =
-            try arguments.seconds("--queue-deadline", in: 0.1...3_600)
-            ?? client.lookupDeadline
-        if let capacity = try arguments.number(
-            "--queue-capacity", in: 1...1_000_000)
-        {
-            client.queueCapacity = Int(capacity)
-        }
-        if let failures = try arguments.number(
-            "--breaker-failures", in: 1...1_000)
-        {
-            client.circuitBreaker.failureThreshold = Int(failures)
-        }
-        client.circuitBreaker.coolDown =
-            try arguments.seconds("--breaker-cool-down", in: 0.1...3_600)
-            ?? client.circuitBreaker.coolDown
+        service.cache.capacity = try arguments.number("--cache-size").map { Int($0) } ?? service.cache.capacity
+        service.cache.terminalTTL = try arguments.seconds("--ttl-terminal") ?? service.cache.terminalTTL
+        service.cache.activeTTL = try arguments.seconds("--ttl-active") ?? service.cache.activeTTL
+        service.cache.invalidTTL = try arguments.seconds("--ttl-invalid") ?? service.cache.invalidTTL
+        client.batchWindow =
+            try arguments.number("--batch-window-ms").map { .milliseconds(Int64($0)) }
+            ?? client.batchWindow
+        client.lookupDeadline = try arguments.seconds("--queue-deadline") ?? client.lookupDeadline
+        client.queueCapacity = try arguments.number("--queue-capacity").map { Int($0) } ?? client.queueCapacity
+        client.circuitBreaker.failureThreshold =
+            try arguments.number("--breaker-failures").map { Int($0) }
+            ?? client.circuitBreaker.failureThreshold
+        client.circuitBreaker.coolDown = try arguments.seconds("--breaker-cool-down") ?? client.circuitBreaker.coolDown
         demo = try arguments.flagOrVariable("--demo")
         databasePath = arguments.text("--db")
         configuration.corsOrigins = try Self.origins(arguments.text("--cors-origins"))
-        configuration.shutdownTimeout = try arguments.seconds("--shutdown-timeout", in: 0...3_600) ?? .seconds(10)
-        configuration.pollSpeed = try arguments.number("--poll-speed", in: 0.001...1_000_000) ?? 1
+        configuration.shutdownTimeout = try arguments.seconds("--shutdown-timeout") ?? configuration.shutdownTimeout
+        configuration.pollSpeed = try arguments.number("--poll-speed") ?? configuration.pollSpeed
         configuration.allowPrivateWebhooks = try arguments.flagOrVariable("--allow-private-webhooks")
         configuration.requireAPIKey = try arguments.flagOrVariable("--require-api-key")
         configuration.webApp = try !arguments.flagOrVariable("--no-web-app")
-        configuration.logFormat = try arguments.choice("--log-format").flatMap(LogFormat.init(rawValue:)) ?? .text
-        self.environment = environment
+        configuration.logFormat =
+            try arguments.choice("--log-format").flatMap(LogFormat.init(rawValue:)) ?? configuration.logFormat
+        environment = arguments.environment
+        self.terminal = terminal
         try arguments.expectNoOperands()
         if demo {
             client.endpoint = URL(string: "http://simulator.invalid/cgi-bin/tneko") ?? client.endpoint
@@ -122,8 +90,9 @@ struct ServeCommand {
     }
 
     /// Serves until SIGTERM or SIGINT. With `--log-format json`, a failure is written as a JSON line too.
-    func run(on terminal: Terminal) async throws {
-        let notices = ServerLog(format: configuration.logFormat, write: { [terminal] line in terminal.printError(line) })
+    func run() async throws {
+        let notices = ServerLog(
+            format: configuration.logFormat, write: { [terminal] line in terminal.printError(line) })
         do {
             try await serve(notices: notices)
         } catch let failure as CommandFailure where configuration.logFormat == .json {

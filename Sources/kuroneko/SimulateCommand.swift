@@ -3,26 +3,27 @@ import KuronekoHTTP
 import KuronekoSimulator
 
 /// `kuroneko simulate`: run the stand-in for Yamato's tracking page until SIGINT or SIGTERM.
-struct SimulateCommand {
+struct SimulateCommand: Command {
+    static let spec = CommandCatalog.simulate
     private let server: HTTPServer.Configuration
     private let start: Date?
     private let speed: Double
     private let faults: SimulatorFaults
 
-    init(arguments: [String]) throws(CommandFailure) {
-        let arguments = try ArgumentList(arguments, spec: CommandCatalog.simulate)
+    private let terminal: Terminal
+
+    init(_ arguments: ArgumentList, terminal: Terminal) throws(CommandFailure) {
+        self.terminal = terminal
         var server = HTTPServer.Configuration(port: 8081)
         server.host = arguments.text("--host") ?? server.host
-        if let port = try arguments.number("--port", in: 0...65_535) {
-            server.port = UInt16(port)
-        }
+        server.port = try arguments.number("--port").map { UInt16($0) } ?? server.port
         self.server = server
         start = try arguments.time("--start")
-        speed = try arguments.number("--speed", in: 0...1_000_000) ?? 1
+        speed = try arguments.number("--speed") ?? 1
         var faults = SimulatorFaults()
-        faults.latencyMilliseconds = Int(try arguments.number("--latency-ms", in: 0...600_000) ?? 0)
-        faults.errorRate = try arguments.number("--error-rate", in: 0...1) ?? 0
-        faults.hangSeconds = Int(try arguments.number("--hang-seconds", in: 0...3600) ?? 0)
+        faults.latencyMilliseconds = Int(try arguments.number("--latency-ms") ?? 0)
+        faults.errorRate = try arguments.number("--error-rate") ?? 0
+        faults.hangSeconds = Int(try arguments.number("--hang-seconds") ?? 0)
         faults.alwaysFail = arguments.flag("--fail")
         faults.truncatePages = arguments.flag("--truncate")
         faults.changedLayout = arguments.flag("--changed-layout")
@@ -30,7 +31,7 @@ struct SimulateCommand {
         try arguments.expectNoOperands()
     }
 
-    func run(on terminal: Terminal) async throws {
+    func run() async throws {
         let clock = SimulatorClock(start: start, speed: speed)
         let running: HTTPServer
         do {

@@ -3,7 +3,8 @@ import Kuroneko
 
 /// `kuroneko track NUMBER...`: look numbers up and print each answer as soon as it, and every answer
 /// before it, is known.
-struct TrackCommand {
+struct TrackCommand: Command {
+    static let spec = CommandCatalog.track
     private let numbers: [TrackingNumber]
     /// Why each invalid number was left out (with `--skip-invalid`).
     private let skipped: [String]
@@ -11,12 +12,13 @@ struct TrackCommand {
     private let configuration: TrackingClient.Configuration
     private let quiet: Bool
 
-    init(arguments: [String], terminal: Terminal) throws(CommandFailure) {
-        let arguments = try ArgumentList(arguments, spec: CommandCatalog.track, environment: terminal.environment)
+    private let terminal: Terminal
+
+    init(_ arguments: ArgumentList, terminal: Terminal) throws(CommandFailure) {
+        self.terminal = terminal
         output = try OutputOptions(from: arguments)
         var configuration = TrackingClient.Configuration()
-        configuration.endpoint = try arguments.endpoint("--endpoint") ?? configuration.endpoint
-        configuration.requestTimeout = try arguments.seconds("--timeout", in: 0.1...600) ?? configuration.requestTimeout
+        try configuration.read(arguments)
         self.configuration = configuration
         quiet = arguments.flag("--quiet")
         // Nothing on the command line and something piped in: the numbers come from standard input.
@@ -29,7 +31,7 @@ struct TrackCommand {
         (numbers, skipped) = try NumberInput.validated(inputs, skipInvalid: arguments.flag("--skip-invalid"))
     }
 
-    func run(on terminal: Terminal) async throws {
+    func run() async throws {
         for reason in skipped { terminal.printError("kuroneko: \(reason); skipped") }
         var printer = output.printer(on: terminal, streaming: true)
         let failed = try await OrderedTracking.run(

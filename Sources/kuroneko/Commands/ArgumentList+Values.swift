@@ -1,33 +1,31 @@
 import Foundation
 
-// Typed option values, shared by every command: each reads `--name VALUE`, else the option's environment
-// variable (from its ``OptionSpec``), and refuses a bad value with one line naming the option or variable and
-// what would be right.
+// Typed option values, shared by every command. Each reads `--name VALUE`, else the option's environment
+// variable, else its declared default, and checks it against the kind its ``OptionSpec`` declares (a
+// number against its range), refusing a bad value with one line naming the option or variable and what
+// would be right. Asking for an option as a kind it was not declared as is a mistake in this program,
+// caught by the catalogue's tests.
 extension ArgumentList {
     /// A text value.
     func text(_ name: String) -> String? {
-        value(name)?.text
+        resolved(name, expecting: .text)?.text
     }
 
-    /// A number within `range`.
-    func number(_ name: String, in range: ClosedRange<Double>) throws(CommandFailure) -> Double? {
-        guard let (text, source) = value(name) else { return nil }
-        guard let number = Double(text), range.contains(number) else {
-            throw .usage(
-                "\(command): \(source) \"\(text)\" is not a number from \(range.lowerBound.formatted()) to "
-                    + "\(range.upperBound.formatted())")
-        }
-        return number
+    /// A number within the option's range.
+    func number(_ name: String) throws(CommandFailure) -> Double? {
+        guard case .number(let range) = declaredKind(name) else { preconditionFailure("\(name) is not a number") }
+        return try checkedNumber(name, in: range)
     }
 
-    /// A duration in seconds within `range`.
-    func seconds(_ name: String, in range: ClosedRange<Double>) throws(CommandFailure) -> Duration? {
-        try number(name, in: range).map { .milliseconds(Int64(($0 * 1000).rounded())) }
+    /// A duration in seconds within the option's range.
+    func seconds(_ name: String) throws(CommandFailure) -> Duration? {
+        guard case .seconds(let range) = declaredKind(name) else { preconditionFailure("\(name) is not seconds") }
+        return try checkedNumber(name, in: range).map { .milliseconds(Int64(($0 * 1000).rounded())) }
     }
 
     /// An http(s) URL, such as the tracking form to post to.
-    func endpoint(_ name: String) throws(CommandFailure) -> URL? {
-        guard let (text, source) = value(name) else { return nil }
+    func url(_ name: String) throws(CommandFailure) -> URL? {
+        guard let (text, source) = resolved(name, expecting: .url) else { return nil }
         guard let url = URL(string: text), let scheme = url.scheme?.lowercased(), scheme == "http" || scheme == "https",
             url.host != nil
         else {
@@ -40,7 +38,7 @@ extension ArgumentList {
 
     /// An ISO 8601 time, with or without fractional seconds.
     func time(_ name: String) throws(CommandFailure) -> Date? {
-        guard let (text, source) = value(name) else { return nil }
+        guard let (text, source) = resolved(name, expecting: .time) else { return nil }
         let formatter = ISO8601DateFormatter()
         if let date = formatter.date(from: text) { return date }
         formatter.formatOptions = [.withInternetDateTime, .withFractionalSeconds]
@@ -49,6 +47,17 @@ extension ArgumentList {
                 "\(command): \(source) \"\(text)\" is not an ISO 8601 time; expected e.g. 2026-10-30T12:00:00+09:00")
         }
         return date
+    }
+
+    /// One of the option's choices.
+    func choice(_ name: String) throws(CommandFailure) -> String? {
+        let choices = spec.option(named: name)?.choices ?? []
+        guard let (text, source) = resolved(name, expecting: .choice(choices)) else { return nil }
+        guard choices.contains(text) else {
+            let listed = choices.dropLast().joined(separator: ", ") + " or " + (choices.last ?? "")
+            throw .usage("\(command): \(source) \"\(text)\" is not supported; use \(listed)")
+        }
+        return text
     }
 
     /// A flag, else its boolean environment variable (`1`/`0`, `true`/`false`, `yes`/`no`).
@@ -63,20 +72,50 @@ extension ArgumentList {
         }
     }
 
-    /// One of the option's choices.
-    func choice(_ name: String) throws(CommandFailure) -> String? {
-        guard let (text, source) = value(name) else { return nil }
-        let choices = spec.option(named: name)?.choices ?? []
-        guard choices.contains(text) else {
-            let listed = choices.dropLast().joined(separator: ", ") + " or " + (choices.last ?? "")
-            throw .usage("\(command): \(source) \"\(text)\" is not supported; use \(listed)")
-        }
-        return text
-    }
-
     /// No operands allowed.
     func expectNoOperands() throws(CommandFailure) {
         guard let extra = operands.first else { return }
         throw .usage("\(command): unexpected argument '\(extra)'; see 'kuroneko \(command) --help'")
+    }
+
+    /// Every option's value as its kind reads it, defaults included: what the catalogue's tests run on
+    /// each command with no arguments, so a default outside its own range cannot ship.
+    func readEveryOption() throws(CommandFailure) {
+        for option in spec.options {
+            switch option.kind {
+            case .flag: _ = try flagOrVariable(option.name)
+            case .text: _ = text(option.name)
+            case .choice: _ = try choice(option.name)
+            case .number: _ = try number(option.name)
+            case .seconds: _ = try seconds(option.name)
+            case .url: _ = try url(option.name)
+            case .time: _ = try time(option.name)
+            }
+        }
+    }
+
+    private func declaredKind(_ name: String) -> OptionSpec.Kind {
+        guard let option = spec.option(named: name) else {
+            preconditionFailure("\(name) is not an option of \(command)")
+        }
+        return option.kind
+    }
+
+    /// The value given, else the declared default (its source then `default`).
+    private func resolved(_ name: String, expecting kind: OptionSpec.Kind) -> (text: String, source: String)? {
+        guard declaredKind(name) == kind else { preconditionFailure("\(name) is not declared as \(kind)") }
+        if let given = value(name) { return given }
+        return spec.option(named: name)?.defaultValue.map { ($0, "the default of \(name)") }
+    }
+
+    private func checkedNumber(_ name: String, in range: ClosedRange<Double>) throws(CommandFailure) -> Double? {
+        let kind = declaredKind(name)
+        guard let (text, source) = resolved(name, expecting: kind) else { return nil }
+        guard let number = Double(text), number.isFinite, range.contains(number) else {
+            throw .usage(
+                "\(command): \(source) \"\(text)\" is not a number from \(range.lowerBound.formatted()) to "
+                    + "\(range.upperBound.formatted())")
+        }
+        return number
     }
 }

@@ -1,25 +1,41 @@
-/// Every command of the tool, described once.
+import Foundation
+import Kuroneko
+import KuronekoServer
+
+/// Every command of the tool, each described once (its options with their kinds, ranges and defaults).
 enum CommandCatalog {
-    static let all = [
-        track, parse, add, list, show, remove, refresh, watch, importCSV, keys, db, serve, simulate, completion, help,
+    /// The commands, in the order help lists them; each a type that runs from its parsed arguments.
+    static let commands: [any Command.Type] = [
+        TrackCommand.self, ParseCommand.self, AddCommand.self, ListCommand.self, ShowCommand.self,
+        RemoveCommand.self, RefreshCommand.self, WatchCommand.self, ImportCommand.self, KeysCommand.self,
+        DatabaseCommand.self, ServeCommand.self, SimulateCommand.self, CompletionCommand.self, HelpCommand.self,
     ]
 
-    static func command(named name: String) -> CommandSpec? {
-        all.first { $0.name == name }
+    static let all = commands.map { $0.spec }
+
+    static func command(named name: String) -> (any Command.Type)? {
+        commands.first { $0.spec.name == name }
     }
 
+    /// The library's own defaults, which the options' defaults are read from rather than written again.
+    private static let clientDefaults = TrackingClient.Configuration()
+    private static let serverDefaults = Server.Configuration()
+
     private static let endpoint = OptionSpec.value(
-        "--endpoint", "URL", environment: "KURONEKO_ENDPOINT",
-        "the tracking form to post to (default https://toi.kuronekoyamato.co.jp/cgi-bin/tneko)")
+        "--endpoint", "URL", .url, default: clientDefaults.endpoint.absoluteString, environment: "KURONEKO_ENDPOINT",
+        "the tracking form to post to")
     private static let timeout = OptionSpec.value(
-        "--timeout", "SECONDS", environment: "KURONEKO_TIMEOUT", "per request to Yamato (default 15)")
+        "--timeout", "SECONDS", .seconds(0.1...600), default: seconds(clientDefaults.requestTimeout),
+        environment: "KURONEKO_TIMEOUT", "per request to Yamato")
+    private static let language = OptionSpec.value(
+        "--lang", "LANG", .choice(["ja", "en"]), default: "ja", "language of the status labels")
     private static let output: [OptionSpec] = [
         .value(
-            "--format", "FORMAT", choices: ["table", "json", "jsonl", "tneko"],
+            "--format", "FORMAT", .choice(["table", "json", "jsonl", "tneko"]),
             "table for people (the default), a JSON array, one JSON shipment per line, or the original app's model"),
         .flag("--json", "the same as --format json"),
         .flag("--jsonl", "the same as --format jsonl"),
-        .value("--lang", "LANG", choices: ["ja", "en"], "language of the table's status labels (default ja)"),
+        language,
         .flag("--no-color", "never colour the table (also: NO_COLOR set, or TERM=dumb)"),
     ]
 
@@ -55,7 +71,7 @@ enum CommandCatalog {
         ],
         options: output + [
             .value(
-                "--now", "TIME",
+                "--now", "TIME", .time,
                 "when the page was fetched, ISO 8601 (e.g. 2026-10-30T12:00:00+09:00); year-less dates are "
                     + "resolved against it (default: now)"),
             .value("--charset", "NAME", "the page's charset, when its <meta> tag is missing or wrong"),
@@ -91,7 +107,7 @@ enum CommandCatalog {
         ],
         options: [
             .flag("--all", "include delivered, returned and invalid parcels"), .flag("--json", "print JSON"),
-            .value("--lang", "LANG", choices: ["ja", "en"], "language of the status labels (default ja)"), database,
+            language, database,
             .flag("--no-color", "never colour the table"),
         ],
         operands: .none, examples: [("kuroneko list --all --lang en", "every watched parcel, English labels")])
@@ -124,7 +140,7 @@ enum CommandCatalog {
                 + "change as JSON on its standard input (the webhook body)."
         ],
         options: [
-            .value("--interval", "DURATION", "between rounds: seconds, or with s, m or h (default 5m)"),
+            .value("--interval", "DURATION", default: "5m", "between rounds: seconds, or with s, m or h"),
             .value("--exec", "COMMAND", "run this for every change, the change as JSON on standard input"), database,
             endpoint, timeout,
         ],
@@ -140,15 +156,17 @@ enum CommandCatalog {
                 + "standard error and skipped. Files over 64 MiB are refused."
         ],
         options: [
-            .value("--column", "N|NAME", "the column: its number from 1, or its header's name (default 1)"),
-            .value("--output", "FORMAT", choices: ["csv", "json"], "what to write (default csv)"), endpoint, timeout,
+            .value("--column", "N|NAME", default: "1", "the column: its number from 1, or its header's name"),
+            .value("--output", "FORMAT", .choice(["csv", "json"]), default: "csv", "what to write"), endpoint,
+            timeout,
             .flag("--quiet", short: "-q", "no progress on standard error"),
         ],
         operands: .file,
         examples: [("kuroneko import orders.csv --column tracking_no > statuses.csv", "a shop's orders")])
 
     static let keys = CommandSpec(
-        name: "keys", synopsis: "create --name NAME | list | revoke NAME | open", summary: "API keys for kuroneko serve",
+        name: "keys", synopsis: "create --name NAME | list | revoke NAME | open",
+        summary: "API keys for kuroneko serve",
         description: [
             "Creates, lists and revokes the keys `kuroneko serve` asks for once any exists. A new key and its "
                 + "read-only calendar token are printed once; only their hashes are stored. Once a key has "
@@ -190,54 +208,69 @@ enum CommandCatalog {
         ],
         options: [
             .value(
-                "--host", "ADDRESS", environment: "KURONEKO_HOST",
-                "address or name to listen on: 127.0.0.1 (the default), 0.0.0.0, ::1, :: (IPv6 and IPv4), localhost"),
-            .value("--port", "PORT", environment: "KURONEKO_PORT", "port, 0 for any free one (default 8080)"),
+                "--host", "ADDRESS", default: serverDefaults.http.host, environment: "KURONEKO_HOST",
+                "address or name to listen on: 127.0.0.1, 0.0.0.0, ::1, :: (IPv6 and IPv4), localhost"),
+            .value(
+                "--port", "PORT", .number(0...65_535), default: "\(serverDefaults.http.port)",
+                environment: "KURONEKO_PORT", "port, 0 for any free one"),
             endpoint,
             .flag("--demo", environment: "KURONEKO_DEMO", "use a built-in simulator as Yamato"),
             timeout,
             .value(
-                "--max-concurrent", "N", environment: "KURONEKO_MAX_CONCURRENT",
-                "requests to Yamato at once (default 2)"),
+                "--max-concurrent", "N", .number(1...16), default: "\(serverDefaults.client.maxConcurrentRequests)",
+                environment: "KURONEKO_MAX_CONCURRENT", "requests to Yamato at once"),
             .value(
-                "--min-interval", "SECONDS", environment: "KURONEKO_MIN_INTERVAL",
-                "between the starts of requests to Yamato (default 1)"),
-            .value("--cache-size", "N", environment: "KURONEKO_CACHE_SIZE", "shipments kept (default 10000)"),
+                "--min-interval", "SECONDS", .seconds(0...60),
+                default: seconds(serverDefaults.client.minimumRequestInterval),
+                environment: "KURONEKO_MIN_INTERVAL", "between the starts of requests to Yamato"),
             .value(
-                "--ttl-terminal", "SECONDS", environment: "KURONEKO_TTL_TERMINAL",
-                "how long a delivered or returned parcel is cached (default 86400)"),
+                "--cache-size", "N", .number(1...10_000_000), default: "\(serverDefaults.shipments.cache.capacity)",
+                environment: "KURONEKO_CACHE_SIZE", "shipments kept"),
             .value(
-                "--ttl-active", "SECONDS", environment: "KURONEKO_TTL_ACTIVE",
-                "how long a parcel still moving is cached (default 300)"),
+                "--ttl-terminal", "SECONDS", .seconds(0...year),
+                default: seconds(serverDefaults.shipments.cache.terminalTTL),
+                environment: "KURONEKO_TTL_TERMINAL", "how long a delivered or returned parcel is cached"),
             .value(
-                "--ttl-invalid", "SECONDS", environment: "KURONEKO_TTL_INVALID",
-                "how long an invalid number's answer is cached (default 86400)"),
+                "--ttl-active", "SECONDS", .seconds(0...year),
+                default: seconds(serverDefaults.shipments.cache.activeTTL),
+                environment: "KURONEKO_TTL_ACTIVE", "how long a parcel still moving is cached"),
             .value(
-                "--batch-window-ms", "MS", environment: "KURONEKO_BATCH_WINDOW_MS",
-                "gather lookups this long per request to Yamato (default 20)"),
+                "--ttl-invalid", "SECONDS", .seconds(0...year),
+                default: seconds(serverDefaults.shipments.cache.invalidTTL),
+                environment: "KURONEKO_TTL_INVALID", "how long an invalid number's answer is cached"),
             .value(
-                "--queue-deadline", "SECONDS", environment: "KURONEKO_QUEUE_DEADLINE",
+                "--batch-window-ms", "MS", .number(0...10_000),
+                default: milliseconds(serverDefaults.client.batchWindow),
+                environment: "KURONEKO_BATCH_WINDOW_MS", "gather lookups this long per request to Yamato"),
+            .value(
+                "--queue-deadline", "SECONDS", .seconds(0.1...3_600),
+                default: serverDefaults.client.lookupDeadline.map(seconds), environment: "KURONEKO_QUEUE_DEADLINE",
                 "longest a lookup waits for Yamato; one that would wait longer is answered 503 at once, one whose "
-                    + "deadline passes 504 (default 10)"),
+                    + "deadline passes 504"),
             .value(
-                "--queue-capacity", "N", environment: "KURONEKO_QUEUE_CAPACITY",
-                "numbers waiting for a request to Yamato, at most (default 10000)"),
+                "--queue-capacity", "N", .number(1...1_000_000), default: "\(serverDefaults.client.queueCapacity)",
+                environment: "KURONEKO_QUEUE_CAPACITY", "numbers waiting for a request to Yamato, at most"),
             .value(
-                "--breaker-failures", "N", environment: "KURONEKO_BREAKER_FAILURES",
-                "failed requests in a row that open the circuit (default 5)"),
+                "--breaker-failures", "N", .number(1...1_000),
+                default: "\(serverDefaults.client.circuitBreaker.failureThreshold)",
+                environment: "KURONEKO_BREAKER_FAILURES",
+                "failed requests in a row that open the circuit"),
             .value(
-                "--breaker-cool-down", "SECONDS", environment: "KURONEKO_BREAKER_COOL_DOWN",
-                "before a probe request is let through (default 30)"),
+                "--breaker-cool-down", "SECONDS", .seconds(0.1...3_600),
+                default: seconds(serverDefaults.client.circuitBreaker.coolDown),
+                environment: "KURONEKO_BREAKER_COOL_DOWN",
+                "before a probe request is let through"),
             .value(
-                "--connections-per-client", "N", environment: "KURONEKO_CONNECTIONS_PER_CLIENT",
-                "open connections per address; requests on more are answered 503 (default 512)"),
+                "--connections-per-client", "N", .number(1...100_000),
+                default: "\(serverDefaults.http.connectionsPerAddress)", environment: "KURONEKO_CONNECTIONS_PER_CLIENT",
+                "open connections per address; requests on more are answered 503"),
             .value(
-                "--max-connections", "N", environment: "KURONEKO_MAX_CONNECTIONS",
+                "--max-connections", "N", .number(16...1_000_000), environment: "KURONEKO_MAX_CONNECTIONS",
                 "open connections from all clients (default: what the open-file limit allows, less 128)"),
             .value(
-                "--receive-timeout", "SECONDS", environment: "KURONEKO_RECEIVE_TIMEOUT",
-                "for a request to arrive, headers and body, however slowly it trickles in; 0 for none (default 10)"
-            ),
+                "--receive-timeout", "SECONDS", .number(0...3_600),
+                default: "\(serverDefaults.http.receiveTimeoutSeconds)", environment: "KURONEKO_RECEIVE_TIMEOUT",
+                "for a request to arrive, headers and body, however slowly it trickles in; 0 for none"),
             .value(
                 "--cors-origins", "LIST", environment: "KURONEKO_CORS_ORIGINS",
                 "origins allowed to call the API from a browser, comma-separated, or * for any (default none)"),
@@ -246,8 +279,8 @@ enum CommandCatalog {
                 "the watch list: an SQLite file (default $XDG_DATA_HOME/kuroneko/kuroneko.sqlite; with --demo, a "
                     + "temporary file removed at exit) or a postgres:// URL shared by several servers"),
             .value(
-                "--poll-speed", "FACTOR", environment: "KURONEKO_POLL_SPEED",
-                "divide every polling interval by this, for demos and tests (default 1)"),
+                "--poll-speed", "FACTOR", .number(0.001...1_000_000), default: number(serverDefaults.pollSpeed),
+                environment: "KURONEKO_POLL_SPEED", "divide every polling interval by this, for demos and tests"),
             .flag(
                 "--allow-private-webhooks", environment: "KURONEKO_ALLOW_PRIVATE_WEBHOOKS",
                 "let webhooks go to loopback and private addresses (for a receiver on this machine or network)"),
@@ -258,12 +291,13 @@ enum CommandCatalog {
                 "--no-web-app", environment: "KURONEKO_NO_WEB_APP",
                 "leave out the parcel dashboard at / (the API alone)"),
             .value(
-                "--log-format", "FORMAT", choices: ["text", "json"], environment: "KURONEKO_LOG_FORMAT",
-                "text (the default) or json: every line on standard error one JSON object with time, level and msg"),
+                "--log-format", "FORMAT", .choice(["text", "json"]), default: serverDefaults.logFormat.rawValue,
+                environment: "KURONEKO_LOG_FORMAT",
+                "text, or json: every line on standard error one JSON object with time, level and msg"),
             .value(
-                "--shutdown-timeout", "SECONDS", environment: "KURONEKO_SHUTDOWN_TIMEOUT",
-                "on SIGTERM or SIGINT, how long requests in flight may still take before they are answered 503 "
-                    + "(default 10)"),
+                "--shutdown-timeout", "SECONDS", .seconds(0...3_600), default: seconds(serverDefaults.shutdownTimeout),
+                environment: "KURONEKO_SHUTDOWN_TIMEOUT",
+                "on SIGTERM or SIGINT, how long requests in flight may still take before they are answered 503"),
         ],
         operands: .none,
         examples: [
@@ -279,14 +313,17 @@ enum CommandCatalog {
                 + "伝票番号誤り. Admin endpoints: GET /admin/stats, GET and PUT /admin/faults, GET and PUT /admin/clock."
         ],
         options: [
-            .value("--host", "ADDRESS", "IPv4 address to listen on (default 127.0.0.1)"),
-            .value("--port", "PORT", "port, 0 for any free one (default 8081)"),
-            .value("--start", "TIME", "the simulated time to start at, ISO 8601 (default: now)"),
-            .value("--speed", "FACTOR", "simulated seconds per real second (default 1)"),
-            .value("--latency-ms", "MS", "delay every answer this long"),
-            .value("--error-rate", "SHARE", "answer this share of requests (0 to 1) with HTTP 500"),
+            .value("--host", "ADDRESS", default: "127.0.0.1", "IPv4 address to listen on"),
+            .value("--port", "PORT", .number(0...65_535), default: "8081", "port, 0 for any free one"),
+            .value("--start", "TIME", .time, "the simulated time to start at, ISO 8601 (default: now)"),
+            .value("--speed", "FACTOR", .number(0...1_000_000), default: "1", "simulated seconds per real second"),
+            .value("--latency-ms", "MS", .number(0...600_000), default: "0", "delay every answer this long"),
+            .value(
+                "--error-rate", "SHARE", .number(0...1), default: "0", "answer this share of requests with HTTP 500"),
             .flag("--fail", "answer every request with HTTP 500"),
-            .value("--hang-seconds", "S", "hold every request this long before answering"),
+            .value(
+                "--hang-seconds", "S", .number(0...3_600), default: "0", "hold every request this long before answering"
+            ),
             .flag("--truncate", "cut every page off halfway"),
             .flag("--changed-layout", "serve pages in a changed layout"),
         ],
@@ -317,4 +354,19 @@ enum CommandCatalog {
         options: [.flag("--man", "print the manual page (roff) instead")],
         operands: .command,
         examples: [("kuroneko help --man | man -l -", "read the manual")])
+
+    private static let year = 31_536_000.0
+
+    /// `15`, `0.5`: a duration as a number of seconds, as it would be typed.
+    private static func seconds(_ duration: Duration) -> String {
+        number(Double(duration.components.seconds) + Double(duration.components.attoseconds) / 1e18)
+    }
+
+    private static func milliseconds(_ duration: Duration) -> String {
+        number((Double(duration.components.seconds) + Double(duration.components.attoseconds) / 1e18) * 1000)
+    }
+
+    private static func number(_ value: Double) -> String {
+        value == value.rounded() && abs(value) < 1e15 ? String(Int64(value)) : String(value)
+    }
 }

@@ -1,0 +1,236 @@
+import Foundation
+import Kuroneko
+import KuronekoNotify
+import KuronekoServer
+import KuronekoStore
+
+/// `kuroneko add NUMBER...`: watch numbers, check each once, and show them.
+struct AddCommand: ArgumentsCommand {
+    static let spec = CommandCatalog.add
+    let arguments: ArgumentList
+    let terminal: Terminal
+
+    func run() async throws {
+        let session = try WatchListSession(arguments, terminal: terminal)
+        let store = session.store
+        let numbers = try session.numbers()
+        var label: String?
+        if let text = arguments.text("--label") {
+            do {
+                label = try WatchLabel.validated(text)
+            } catch {
+                throw CommandFailure.usage("add: --\(error)")
+            }
+        }
+        for number in numbers {
+            do {
+                _ = try store.add(number, label: label, owner: .local, webhook: nil, now: Date())
+            } catch let error as WatchStoreError {
+                throw CommandFailure.usage("add: \(error)")
+            }
+        }
+        let failed = try await session.check(numbers, quiet: true)
+        let watches = numbers.compactMap { try? store.watch($0, owner: .local) }
+        terminal.print(
+            WatchTable(language: .japanese, colored: terminal.usesColor(unlessTurnedOff: arguments.flag("--no-color")))
+                .text(for: watches))
+        if failed > 0 { throw CommandFailure.reported(.lookupFailed) }
+    }
+}
+
+/// `kuroneko list`: the watch list, where each parcel is.
+struct ListCommand: ArgumentsCommand {
+    static let spec = CommandCatalog.list
+    let arguments: ArgumentList
+    let terminal: Terminal
+
+    func run() throws {
+        let session = try WatchListSession(arguments, terminal: terminal)
+        let store = session.store
+        let watches = try store.watches(
+            owner: .local, filter: arguments.flag("--all") ? .all : .active, after: nil,
+            limit: WatchLimits.watchesPerOwner)
+        if arguments.flag("--json") {
+            let objects = try watches.map(WatchListSession.object)
+            let data = try JSONSerialization.data(
+                withJSONObject: objects, options: [.sortedKeys, .prettyPrinted, .withoutEscapingSlashes])
+            return terminal.print(String(decoding: data, as: UTF8.self))
+        }
+        let language = try arguments.choice("--lang").flatMap(OutputOptions.Language.init(rawValue:)) ?? .japanese
+        let colored = terminal.usesColor(unlessTurnedOff: arguments.flag("--no-color"))
+        terminal.print(WatchTable(language: language, colored: colored).text(for: watches))
+    }
+}
+
+/// `kuroneko show NUMBER`: one watched parcel, its timeline and its changes.
+struct ShowCommand: ArgumentsCommand {
+    static let spec = CommandCatalog.show
+    let arguments: ArgumentList
+    let terminal: Terminal
+
+    func run() throws {
+        let session = try WatchListSession(arguments, terminal: terminal)
+        let store = session.store
+        let numbers = try session.numbers()
+        guard numbers.count == 1, let number = numbers.first else {
+            throw CommandFailure.usage("show: give one NUMBER")
+        }
+        guard let watch = try store.watch(number, owner: .local) else {
+            throw CommandFailure.usage("show: \(number.formatted) is not on the watch list; add it with 'kuroneko add'")
+        }
+        let changes = try store.changes(of: number, owner: .local) ?? []
+        if arguments.flag("--json") {
+            var object = try WatchListSession.object(watch)
+            object["changes"] = changes.map { change in
+                [
+                    "id": change.id, "created_at": JapanDateTime(change.createdAt).iso8601,
+                    "from": WatchListSession.label(ofStatus: change.previous),
+                ]
+            }
+            let data = try JSONSerialization.data(
+                withJSONObject: object, options: [.sortedKeys, .prettyPrinted, .withoutEscapingSlashes])
+            return terminal.print(String(decoding: data, as: UTF8.self))
+        }
+        var lines = ["\(number.formatted)" + (watch.label.map { "  \($0)" } ?? "")]
+        if let shipment = watch.latest?.shipment {
+            lines.append(
+                "\(shipment.status.label) (\(shipment.status.code))" + (shipment.product.map { "  \($0)" } ?? ""))
+            for event in shipment.events {
+                lines.append("  \(event.at?.iso8601 ?? event.dateText ?? "-")  \(event.label)  \(event.place ?? "")")
+            }
+        } else {
+            lines.append("not checked yet")
+        }
+        lines.append("changes:" + (changes.isEmpty ? " none yet" : ""))
+        for change in changes {
+            lines.append(
+                "  \(JapanDateTime(change.createdAt).iso8601)  from \(WatchListSession.label(ofStatus: change.previous))"
+            )
+        }
+        terminal.print(lines.joined(separator: "\n"))
+    }
+}
+
+/// `kuroneko remove NUMBER...`: stop watching numbers.
+struct RemoveCommand: ArgumentsCommand {
+    static let spec = CommandCatalog.remove
+    let arguments: ArgumentList
+    let terminal: Terminal
+
+    func run() throws {
+        let session = try WatchListSession(arguments, terminal: terminal)
+        let store = session.store
+        for number in try session.numbers() {
+            if try !store.remove(number, owner: .local) {
+                terminal.printError("kuroneko: \(number.formatted) was not on the watch list")
+            }
+        }
+    }
+}
+
+/// `kuroneko refresh`: check every active watch now.
+struct RefreshCommand: ArgumentsCommand {
+    static let spec = CommandCatalog.refresh
+    let arguments: ArgumentList
+    let terminal: Terminal
+
+    func run() async throws {
+        let session = try WatchListSession(arguments, terminal: terminal)
+        let store = session.store
+        let watches = try store.watches(owner: .local, filter: .active, after: nil, limit: WatchLimits.watchesPerOwner)
+        guard !watches.isEmpty else { return terminal.printError("kuroneko: no active watches to refresh") }
+        let failed = try await session.check(watches.map(\.number), quiet: false)
+        if failed > 0 { throw CommandFailure.reported(.lookupFailed) }
+    }
+}
+
+/// `kuroneko watch`: keep checking until every parcel is finished.
+struct WatchCommand: ArgumentsCommand {
+    static let spec = CommandCatalog.watch
+    let arguments: ArgumentList
+    let terminal: Terminal
+
+    func run() async throws {
+        let session = try WatchListSession(arguments, terminal: terminal)
+        let store = session.store
+        let interval = try WatchListSession.duration(arguments.text("--interval") ?? "5m")
+        let command = arguments.text("--exec")
+        while true {
+            let active = try store.watches(
+                owner: .local, filter: .active, after: nil, limit: WatchLimits.watchesPerOwner)
+            guard !active.isEmpty else {
+                return terminal.printError("kuroneko: every watched parcel is finished")
+            }
+            _ = try await session.check(active.map(\.number), quiet: false, exec: command)
+            let left = try store.watches(owner: .local, filter: .active, after: nil, limit: 1)
+            if left.isEmpty { return terminal.printError("kuroneko: every watched parcel is finished") }
+            try await Task.sleep(for: interval)
+        }
+    }
+}
+
+/// `kuroneko keys create|list|revoke|open`: the API keys of `kuroneko serve`.
+struct KeysCommand: ArgumentsCommand {
+    static let spec = CommandCatalog.keys
+    let arguments: ArgumentList
+    let terminal: Terminal
+
+    func run() throws {
+        let session = try WatchListSession(arguments, terminal: terminal)
+        let store = session.store
+        let action = arguments.operands.first ?? "list"
+        switch action {
+        case "create":
+            guard let name = arguments.text("--name"), !name.isEmpty, name.count <= 100 else {
+                throw CommandFailure.usage("keys: create needs --name NAME (1 to 100 characters)")
+            }
+            let key = Secrets.random(prefix: "kn_")
+            let calendar = Secrets.random(bytes: 16, prefix: "cal_")
+            do {
+                _ = try store.createKey(
+                    name: name, keyHash: Secrets.sha256(key), calendarHash: Secrets.sha256(calendar), now: Date())
+            } catch let error as WatchStoreError {
+                throw CommandFailure.usage("keys: \(error)")
+            }
+            terminal.print(
+                "key \(name): \(key)\ncalendar token: \(calendar)\n(shown once; only their hashes are stored)")
+        case "list":
+            for key in try store.keys() {
+                let state = key.revokedAt.map { "revoked \(JapanDateTime($0).iso8601)" } ?? "active"
+                terminal.print("\(key.id)  \(key.name)  created \(JapanDateTime(key.createdAt).iso8601)  \(state)")
+            }
+        case "revoke":
+            guard arguments.operands.count == 2 else {
+                throw CommandFailure.usage("keys: usage: kuroneko keys revoke NAME")
+            }
+            guard try store.revokeKey(arguments.operands[1], now: Date()) else {
+                throw CommandFailure.usage("keys: no active key named \"\(arguments.operands[1])\"")
+            }
+            if try store.keys().allSatisfy({ $0.revokedAt != nil }) {
+                terminal.print(
+                    "revoked \(arguments.operands[1]), the last active key: the API is now closed to everyone until a "
+                        + "key is created (kuroneko keys create --name NAME) or it is opened without keys (kuroneko keys open)"
+                )
+            } else {
+                terminal.print("revoked \(arguments.operands[1])")
+            }
+        case "open":
+            let active = try store.keys().filter { $0.revokedAt == nil }
+            guard active.isEmpty else {
+                throw CommandFailure.usage(
+                    "keys: \(active.count) key(s) are active; revoke them first (kuroneko keys revoke NAME) to open the API"
+                )
+            }
+            try store.openWithoutKeys(at: Date())
+            terminal.print(
+                "the API is open to everyone without a key, until a key is created (kuroneko keys create --name NAME)")
+        default:
+            let hint =
+                Suggestion.closest(to: action, among: ["create", "list", "revoke", "open"]).map {
+                    "did you mean '\($0)'? "
+                }
+                ?? ""
+            throw CommandFailure.usage("keys: unknown action '\(action)'; \(hint)use create, list, revoke or open")
+        }
+    }
+}

@@ -1,0 +1,130 @@
+import Foundation
+import Kuroneko
+import KuronekoNotify
+import KuronekoProcess
+import KuronekoServer
+import KuronekoStore
+
+/// What the watch-list commands (`add`, `list`, `show`, `remove`, `refresh`, `watch`, `keys`) share: the
+/// local database, opened from `--db` (no server needed; a server may use the same file at once), and the
+/// way numbers are checked and their changes recorded.
+struct WatchListSession {
+    let arguments: ArgumentList
+    let terminal: Terminal
+    let store: any WatchStore
+    var spec: CommandSpec { arguments.spec }
+
+    init(_ arguments: ArgumentList, terminal: Terminal) throws(CommandFailure) {
+        self.arguments = arguments
+        self.terminal = terminal
+        let path = arguments.text("--db") ?? SQLiteWatchStore.defaultPath(environment: terminal.environment)
+        do {
+            store = try DatabaseLocation.open(path) { [terminal] line in terminal.printError("kuroneko: \(line)") }
+        } catch {
+            throw .usage(DatabaseLocation.failure(arguments.command, path, error))
+        }
+    }
+
+    func numbers() throws(CommandFailure) -> [TrackingNumber] {
+        let inputs = arguments.operands
+        guard !inputs.isEmpty else {
+            throw .usage("\(spec.name): no tracking number given; usage: kuroneko \(spec.name) \(spec.synopsis)")
+        }
+        return try NumberInput.validated(inputs, skipInvalid: false).numbers
+    }
+
+    /// The client the commands ask Yamato with: on a PostgreSQL watch list, within the budget the servers
+    /// on that database share, so a `kuroneko refresh` beside them never adds to what Yamato gets.
+    private func client() throws -> TrackingClient {
+        var configuration = TrackingClient.Configuration()
+        try configuration.read(arguments)
+        guard let shared = store.shared else { return TrackingClient(configuration: configuration) }
+        let clock = SystemClock()
+        return TrackingClient(
+            configuration: configuration, clock: clock,
+            budget: try shared.upstreamBudget(
+                maxConcurrent: configuration.maxConcurrentRequests,
+                minimumInterval: configuration.minimumRequestInterval, clock: clock))
+    }
+
+    /// Looks the numbers up and records every answer; each failure one line on stderr. - Returns: failures.
+    func check(
+        _ numbers: [TrackingNumber], quiet: Bool, exec command: String? = nil
+    ) async throws -> Int {
+        let client = try client()
+        let schedule = PollSchedule()
+        var failed = 0
+        let progress =
+            quiet || (spec.option(named: "--quiet") != nil && arguments.flag("--quiet")) || !terminal.errorIsTerminal
+            ? nil
+            : TrackProgress(
+                total: numbers.count, distinct: Set(numbers).count,
+                interval: client.configuration.minimumRequestInterval,
+                scheduler: client.scheduler, terminal: terminal)
+        progress?.start()
+        defer { progress?.stop() }
+        for await answer in client.answers(for: numbers) {
+            progress?.answered(answer.number)
+            switch answer.result {
+            case .success(let shipment):
+                let now = Date()
+                let changes = try store.record(shipment, fetchedAt: now) { watch, shipment in
+                    schedule.nextCheck(
+                        for: shipment, watchCreatedAt: watch.createdAt, now: now, random: .random(in: 0..<1))
+                }
+                for change in changes {
+                    TrackProgress.whileCleared(progress) {
+                        terminal.print(
+                            "\(answer.number.formatted): \(Self.label(ofStatus: change.previous)) → \(shipment.status.label)"
+                        )
+                    }
+                    if let command { Self.run(command, input: WebhookPayload.body(for: change), terminal: terminal) }
+                }
+            case .failure(let error):
+                failed += 1
+                terminal.printError("kuroneko: \(answer.number.formatted): \(error.message)")
+            }
+        }
+        return failed
+    }
+
+    /// `90`, `90s`, `5m`, `2h`: at least one second.
+    static func duration(_ text: String) throws(CommandFailure) -> Duration {
+        let units: [Character: Double] = ["s": 1, "m": 60, "h": 3_600]
+        let unit = text.last.flatMap { units[$0] }
+        let number = Double(unit == nil ? text : String(text.dropLast()))
+        guard let number, number * (unit ?? 1) >= 1, number * (unit ?? 1) <= 86_400 * 7 else {
+            throw .usage(
+                "watch: --interval \"\(text)\" is not a duration from 1s to 7 days; expected e.g. 90, 30s, 5m or 2h")
+        }
+        return .milliseconds(Int64(number * (unit ?? 1) * 1000))
+    }
+
+    /// Runs a command through /bin/sh with `input` on its standard input (and the tool's own output and
+    /// error); a failure is one line on stderr.
+    static func run(_ command: String, input: Data, terminal: Terminal) {
+        let pipe = Pipe()
+        do {
+            let child = try ChildProcess(
+                "/bin/sh", ["-c", command], input: pipe.fileHandleForReading.fileDescriptor,
+                output: FileHandle.standardOutput.fileDescriptor, error: FileHandle.standardError.fileDescriptor)
+            try pipe.fileHandleForReading.close()
+            // A command that does not read its input may have gone already: a failed write is not an error.
+            try? pipe.fileHandleForWriting.write(contentsOf: input)
+            try? pipe.fileHandleForWriting.close()
+            let status = child.wait()
+            if status != 0 { terminal.printError("kuroneko: --exec command exited with status \(status)") }
+        } catch {
+            terminal.printError("kuroneko: --exec command could not start: \(error)")
+        }
+    }
+
+    /// A watch exactly as the API serves it (``WatchJSON``), as an object to print pretty or add to.
+    static func object(_ watch: Watch) throws -> [String: Any] {
+        try JSONSerialization.jsonObject(with: WatchJSON.encode(watch)) as? [String: Any] ?? [:]
+    }
+
+    static func label(ofStatus json: Data) -> String {
+        ((try? JSONSerialization.jsonObject(with: json)) as? [String: Any])?["label"] as? String ?? "?"
+    }
+}
