@@ -75,13 +75,14 @@ struct CommandLineTests {
         let upstream = try FakeUpstream { _ in .init(status: 200, body: Data()) }
         defer { upstream.stop() }
         let outcome = try KuronekoBinary.run([
-            "track", "--endpoint", upstream.endpoint, "3277-5445-9830", "1234-5678-9015", "1234-5678-901",
+            "track", "--endpoint", upstream.endpoint, "3277-5445-9830", "1234-5678-9015", "1234-5678-9",
         ])
         #expect(outcome.status == 2)
         #expect(
             outcome.standardError
                 == "kuroneko: track: 2 invalid tracking numbers: \"1234-5678-9015\" check digit is 5, expected 3; "
-                + "\"1234-5678-901\" has 11 digits; a Yamato number has 12; nothing was sent\n")
+                + "\"1234-5678-9\" has 9 digits; a tracking number has 12 digits (Yamato, Sagawa, ゆうパック), 10 "
+                + "(Sagawa), 11 or 13 (Japan Post), or is international like EN123456785JP; nothing was sent\n")
         #expect(upstream.requests.isEmpty)
     }
 

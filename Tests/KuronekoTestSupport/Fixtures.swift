@@ -25,9 +25,10 @@ public enum Fixtures {
         public let name: String
         public let now: Date
         public let shipments: JSON
+        public var directory = Fixtures.currentDirectory
         public var description: String { name }
 
-        public var url: URL { Fixtures.currentDirectory.appendingPathComponent("\(name).html") }
+        public var url: URL { directory.appendingPathComponent("\(name).html") }
 
         public var html: Data {
             get throws { try Data(contentsOf: url) }
@@ -40,16 +41,24 @@ public enum Fixtures {
     }
 
     /// Every page of `current/` with its reference time and expected shipments, from `expected.json`.
-    public static let currentCases: [Case] = {
-        guard let data = try? Data(contentsOf: currentDirectory.appendingPathComponent("expected.json")),
+    public static let currentCases: [Case] = cases(in: currentDirectory)
+
+    /// `Tests/Fixtures/sagawa/current`: Sagawa's reconstructed pages (this project's own data).
+    public static let sagawaCases = cases(in: packageDirectory.appendingPathComponent("Tests/Fixtures/sagawa/current"))
+    /// `Tests/Fixtures/japanpost/current`: Japan Post's reconstructed pages (this project's own data).
+    public static let japanPostCases = cases(
+        in: packageDirectory.appendingPathComponent("Tests/Fixtures/japanpost/current"))
+
+    private static func cases(in directory: URL) -> [Case] {
+        guard let data = try? Data(contentsOf: directory.appendingPathComponent("expected.json")),
             let entries = try? JSONDecoder().decode([String: ExpectedEntry].self, from: data)
         else { return [] }
         let formatter = ISO8601DateFormatter()
         return entries.keys.sorted().compactMap { name in
             guard let entry = entries[name], let now = formatter.date(from: entry.now) else { return nil }
-            return Case(name: name, now: now, shipments: entry.shipments)
+            return Case(name: name, now: now, shipments: entry.shipments, directory: directory)
         }
-    }()
+    }
 
     /// Every real page and excerpt, for the loud-error rule.
     public static var realPages: [URL] {

@@ -47,6 +47,18 @@ public enum JSON: Decodable, Equatable, Sendable, CustomStringConvertible {
         }
     }
 
+    /// The value with every key of `keys` removed, at any depth.
+    public func without(_ keys: Set<String>) -> JSON {
+        switch self {
+        case .object(let members):
+            .object(members.filter { !keys.contains($0.key) }.mapValues { $0.without(keys) })
+        case .array(let elements):
+            .array(elements.map { $0.without(keys) })
+        default:
+            self
+        }
+    }
+
     public subscript(key: String) -> JSON? {
         if case .object(let members) = self { return members[key] }
         return nil

@@ -37,11 +37,52 @@ struct TrackingNumberTests {
 
     @Test(
         "a wrong length says how many digits there are",
-        arguments: [("1234-5678-901", 11), ("1", 1), ("1234567890123", 13), ("１２３４５６７８９０１２３４", 14)])
+        arguments: [("1234-5678-9", 9), ("1", 1), ("12345678901234", 14), ("１２３４５６７８９０１２３４", 14)])
     func wrongLength(input: String, count: Int) {
         let error = #expect(throws: TrackingNumberError.self) { try TrackingNumber(parsing: input) }
         #expect(error?.reason == .wrongLength(count))
-        #expect(error?.explanation == "has \(count) digit\(count == 1 ? "" : "s"); a Yamato number has 12")
+        #expect(error?.explanation.hasPrefix("has \(count) digit\(count == 1 ? "" : "s"); a tracking number has 12") == true)
+    }
+
+    @Test("each form gives its candidates: 12 digits every carrier, Yamato first; the others one each")
+    func forms() throws {
+        #expect(try TrackingNumber(parsing: "3277-5445-9830").candidates == [.yamato, .sagawa, .japanPost])
+        #expect(try TrackingNumber(parsing: "1234567890").candidates == [.sagawa])
+        #expect(try TrackingNumber(parsing: "312-12-38385-6").candidates == [.japanPost])
+        #expect(try TrackingNumber(parsing: "312-12-38385-6").formatted == "312-12-38385-6")
+        #expect(try TrackingNumber(parsing: "1234567890123").candidates == [.japanPost])
+        #expect(try TrackingNumber(parsing: "en 418 273 650 jp").digits == "EN418273650JP")
+        #expect(try TrackingNumber(parsing: "ＥＮ４１８２７３６５０ＪＰ").candidates == [.japanPost])
+        // The same digits in two forms are two numbers.
+        #expect(try TrackingNumber(parsing: "1234567890") != TrackingNumber(parsing: "0123456789"))
+    }
+
+    @Test("the 書留 check digit is the first ten digits modulo 7")
+    func registeredMailCheckDigit() {
+        let error = #expect(throws: TrackingNumberError.self) { try TrackingNumber(parsing: "31212383850") }
+        #expect(error?.reason == .wrongCheckDigit(found: 0, expected: 6))
+    }
+
+    @Test("the UPU S10 check digit: weights 8 6 4 2 3 5 9 7, 11 less the sum mod 11, 10 → 0 and 11 → 5")
+    func s10CheckDigit() throws {
+        #expect(TrackingNumber.s10CheckDigit([4, 7, 3, 1, 2, 4, 8, 2]) == 9)  // the standard's worked example
+        for real in ["CI076369983JP", "EN357239493JP", "RX067132330JP", "EN157656352JP", "CN022918231JP"] {
+            #expect(throws: Never.self) { try TrackingNumber(parsing: real) }
+        }
+        let error = #expect(throws: TrackingNumberError.self) { try TrackingNumber(parsing: "EN357239494JP") }
+        #expect(error?.reason == .wrongCheckDigit(found: 4, expected: 3))
+        #expect(throws: TrackingNumberError(input: "E1357239493JP", reason: .notInternational)) {
+            try TrackingNumber(parsing: "E1357239493JP")
+        }
+    }
+
+    @Test("a carrier named refuses forms it does not use")
+    func carrierForms() throws {
+        #expect(throws: TrackingNumberError(input: "1234567890", reason: .notUsedBy(.yamato))) {
+            try TrackingNumber(parsing: "1234567890", for: .yamato)
+        }
+        #expect(try TrackingNumber(parsing: "EN418273650JP", for: .japanPost).format == .international)
+        #expect(throws: TrackingNumberError.self) { try TrackingNumber(parsing: "EN418273650JP", for: .sagawa) }
     }
 
     @Test("letters and symbols are named", arguments: [("12345678901x", "x"), ("1234/5678/9012", "/"), ("a", "a")])

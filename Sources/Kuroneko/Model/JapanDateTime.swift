@@ -1,6 +1,8 @@
 import Foundation
 
 /// A calendar date in Japan time (UTC+09:00, no daylight saving), with the time of day when the page gives one.
+/// An event abroad (Japan Post's international rows) keeps the wall clock of where it happened, with that
+/// place's offset (``utcOffsetMinutes``).
 ///
 /// Encoded as ISO 8601: `2026-10-27T11:27:00+09:00`, or `2026-10-27` when there is no time.
 public struct JapanDateTime: Hashable, Sendable, Comparable, CustomStringConvertible {
@@ -9,6 +11,8 @@ public struct JapanDateTime: Hashable, Sendable, Comparable, CustomStringConvert
     public let day: Int
     /// The time of day as hour and minute, or `nil` for a date without a time.
     public let time: TimeOfDay?
+    /// The offset from UTC of the wall clock: 540 (+09:00) for Japan.
+    public let utcOffsetMinutes: Int
 
     public struct TimeOfDay: Hashable, Sendable, Comparable {
         public let hour: Int
@@ -29,14 +33,15 @@ public struct JapanDateTime: Hashable, Sendable, Comparable, CustomStringConvert
     }
 
     /// Creates a value for a date that exists in the Gregorian calendar, or `nil`.
-    public init?(year: Int, month: Int, day: Int, time: TimeOfDay? = nil) {
+    public init?(year: Int, month: Int, day: Int, time: TimeOfDay? = nil, utcOffsetMinutes: Int = 540) {
         guard (1...9999).contains(year), (1...12).contains(month),
-            (1...Self.daysIn(month: month, year: year)).contains(day)
+            (1...Self.daysIn(month: month, year: year)).contains(day), (-14 * 60...14 * 60).contains(utcOffsetMinutes)
         else { return nil }
         self.year = year
         self.month = month
         self.day = day
         self.time = time
+        self.utcOffsetMinutes = utcOffsetMinutes
     }
 
     /// The Japan-time calendar date and minute of an instant.
@@ -49,18 +54,20 @@ public struct JapanDateTime: Hashable, Sendable, Comparable, CustomStringConvert
         self.month = month
         self.day = day
         self.time = TimeOfDay(hour: secondOfDay / 3600, minute: secondOfDay % 3600 / 60)
+        self.utcOffsetMinutes = Self.offsetSeconds / 60
     }
 
     /// The instant this value names; a date without a time means its first moment.
     public var instant: Date {
         let days = Self.daysSinceEpoch(year: year, month: month, day: day)
-        let seconds = days * 86_400 + (time?.hour ?? 0) * 3600 + (time?.minute ?? 0) * 60 - Self.offsetSeconds
+        let seconds = days * 86_400 + (time?.hour ?? 0) * 3600 + (time?.minute ?? 0) * 60 - utcOffsetMinutes * 60
         return Date(timeIntervalSince1970: TimeInterval(seconds))
     }
 
     /// Minutes since 1970-01-01 00:00 Japan time; a date without a time counts from its first minute.
     var minutesSinceEpoch: Int {
         Self.daysSinceEpoch(year: year, month: month, day: day) * 1440 + (time?.hour ?? 0) * 60 + (time?.minute ?? 0)
+            + (Self.offsetSeconds / 60 - utcOffsetMinutes)
     }
 
     /// `YYYY-MM-DD`.
@@ -68,10 +75,12 @@ public struct JapanDateTime: Hashable, Sendable, Comparable, CustomStringConvert
         String(year) + "-" + twoDigits(month) + "-" + twoDigits(day)
     }
 
-    /// ISO 8601 with the +09:00 offset, or the bare date when there is no time.
+    /// ISO 8601 with the offset (+09:00 in Japan), or the bare date when there is no time.
     public var iso8601: String {
         guard let time else { return dateText }
-        return dateText + "T" + time.text + ":00+09:00"
+        let offset = abs(utcOffsetMinutes)
+        let sign = utcOffsetMinutes < 0 ? "-" : "+"
+        return dateText + "T" + time.text + ":00" + sign + twoDigits(offset / 60) + ":" + twoDigits(offset % 60)
     }
 
     public var description: String { iso8601 }
@@ -80,7 +89,7 @@ public struct JapanDateTime: Hashable, Sendable, Comparable, CustomStringConvert
         lhs.minutesSinceEpoch < rhs.minutesSinceEpoch
     }
 
-    /// Reads `YYYY-MM-DD` or `YYYY-MM-DDTHH:MM:SS+09:00`, the forms ``iso8601`` writes.
+    /// Reads `YYYY-MM-DD` or `YYYY-MM-DDTHH:MM:SS±HH:MM`, the forms ``iso8601`` writes.
     public init?(iso8601 text: String) {
         let bytes = Array(text.utf8)
         guard bytes.count == 10 || bytes.count == 25,
@@ -89,15 +98,19 @@ public struct JapanDateTime: Hashable, Sendable, Comparable, CustomStringConvert
             let day = Int(digits: bytes[8..<10])
         else { return nil }
         var time: TimeOfDay?
+        var offset = Self.offsetSeconds / 60
         if bytes.count == 25 {
-            guard bytes[10] == UInt8(ascii: "T"), String(decoding: bytes[16..<25], as: UTF8.self) == ":00+09:00",
-                bytes[13] == UInt8(ascii: ":"),
+            guard bytes[10] == UInt8(ascii: "T"), bytes[16] == UInt8(ascii: ":"), bytes[17] == UInt8(ascii: "0"),
+                bytes[18] == UInt8(ascii: "0"), bytes[19] == UInt8(ascii: "+") || bytes[19] == UInt8(ascii: "-"),
+                bytes[22] == UInt8(ascii: ":"), bytes[13] == UInt8(ascii: ":"),
                 let hour = Int(digits: bytes[11..<13]), let minute = Int(digits: bytes[14..<16]),
+                let offsetHours = Int(digits: bytes[20..<22]), let offsetMinutes = Int(digits: bytes[23..<25]),
                 let parsed = TimeOfDay(hour: hour, minute: minute)
             else { return nil }
             time = parsed
+            offset = (offsetHours * 60 + offsetMinutes) * (bytes[19] == UInt8(ascii: "-") ? -1 : 1)
         }
-        self.init(year: year, month: month, day: day, time: time)
+        self.init(year: year, month: month, day: day, time: time, utcOffsetMinutes: offset)
     }
 
     static let offsetSeconds = 9 * 3600

@@ -32,7 +32,7 @@ extension Shipment: Codable {
             throw DecodingError.dataCorruptedError(
                 forKey: .trackingNumber, in: container, debugDescription: error.description)
         }
-        carrier = try container.decode(String.self, forKey: .carrier)
+        carrier = try container.decode(Carrier.self, forKey: .carrier)
         status = try container.decode(ShipmentStatus.self, forKey: .status)
         product = try container.decodeIfPresent(String.self, forKey: .product)
         scheduledDelivery = try container.decodeIfPresent(ScheduledDelivery.self, forKey: .scheduledDelivery)

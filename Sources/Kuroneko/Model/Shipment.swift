@@ -1,8 +1,8 @@
-/// Everything the tracking page says about one parcel.
+/// Everything a carrier's tracking page says about one parcel.
 public struct Shipment: Hashable, Sendable {
     public var trackingNumber: TrackingNumber
-    /// Always `yamato`; kept in the data so mixed-carrier consumers can tell records apart.
-    public var carrier: String
+    /// Whose page this came from: `yamato`, `sagawa` or `japanpost`.
+    public var carrier: Carrier
     public var status: ShipmentStatus
     /// 商品名 (宅急便, ネコポス …), or `nil` when the page shows `-` or nothing.
     public var product: String?
@@ -17,7 +17,7 @@ public struct Shipment: Hashable, Sendable {
     public var deliveredAt: JapanDateTime?
 
     public init(
-        trackingNumber: TrackingNumber, carrier: String = "yamato", status: ShipmentStatus, product: String?,
+        trackingNumber: TrackingNumber, carrier: Carrier = .yamato, status: ShipmentStatus, product: String?,
         scheduledDelivery: ScheduledDelivery?, requestedDelivery: ScheduledDelivery? = nil, events: [TrackingEvent],
         deliveredAt: JapanDateTime?
     ) {

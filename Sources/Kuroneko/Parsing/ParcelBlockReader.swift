@@ -30,7 +30,7 @@ struct ParcelBlockReader {
             throw malformed("has title \"\(title)\"; expected \"\(position)件目：XXXX-XXXX-XXXX\"")
         }
         do {
-            return try TrackingNumber(echoedByPage: String(parts[1]))
+            return try TrackingNumber(echoedByYamato: String(parts[1]))
         } catch {
             throw malformed("has title \"\(title)\", whose number \(error.explanation)")
         }

@@ -25,6 +25,8 @@ public struct TrackingPageError: Error, Hashable, Sendable, CustomStringConverti
         /// A parcel block contradicts itself: its state says Yamato does not know the number (伝票番号誤り,
         /// 伝票番号未登録), yet it lists history rows.
         public static let contradictoryBlock = Code(rawValue: "contradictory_block")
+        /// The carrier answered a denial or challenge page instead of results.
+        public static let blocked = Code(rawValue: "blocked")
     }
 
     public let code: Code

@@ -31,7 +31,7 @@ public struct TrackingPageParser: Sendable {
     private func parse(
         bytes: UnsafeRawBufferPointer, charset: String?, expecting numbers: [TrackingNumber]?, now: Date
     ) throws(TrackingPageError) -> [Shipment] {
-        try Self.checkComplete(bytes)
+        try CarrierPage.checkComplete(bytes)
         let page = try HTMLEventParser.scan(bytes, charset: charset)
         let blocks = page.blocks
         let expectedCount = numbers?.count
@@ -82,21 +82,5 @@ public struct TrackingPageParser: Sendable {
 
     private func blockCount(_ count: Int) -> String {
         "\(count) parcel block\(count == 1 ? "" : "s")"
-    }
-
-    /// A complete page ends with `</html>`; anything else was cut off on the way.
-    private static func checkComplete(_ bytes: UnsafeRawBufferPointer) throws(TrackingPageError) {
-        var end = bytes.count
-        while end > 0, [0x20, 0x09, 0x0A, 0x0D, 0x00].contains(bytes[end - 1]) { end -= 1 }
-        guard end > 0 else {
-            throw TrackingPageError(.emptyBody, "the response body is empty; expected a tracking result page")
-        }
-        let closing = Array("</html>".utf8)
-        let tail = end >= closing.count ? bytes[(end - closing.count)..<end].map { $0 | 0x20 } : []
-        guard tail.elementsEqual(closing.map { $0 | 0x20 }) else {
-            throw TrackingPageError(
-                .truncated,
-                "the page is truncated: it ends after \(bytes.count) bytes without the closing </html> tag")
-        }
     }
 }

@@ -1,4 +1,4 @@
-/// Why a string is not a Yamato tracking number.
+/// Why a string is not a tracking number.
 public struct TrackingNumberError: Error, Hashable, Sendable, CustomStringConvertible {
     /// What was wrong, with the figures a person needs to correct it.
     public enum Reason: Hashable, Sendable {
@@ -6,6 +6,10 @@ public struct TrackingNumberError: Error, Hashable, Sendable, CustomStringConver
         case invalidCharacter(Character)
         case wrongLength(Int)
         case wrongCheckDigit(found: Int, expected: Int)
+        /// Letters that do not make the international form (two letters, nine digits, two letters).
+        case notInternational
+        /// A valid number of a form the named carrier does not use.
+        case notUsedBy(Carrier)
     }
 
     /// The text as the caller gave it.
@@ -19,20 +23,37 @@ public struct TrackingNumberError: Error, Hashable, Sendable, CustomStringConver
         case .invalidCharacter: "invalid_character"
         case .wrongLength: "wrong_length"
         case .wrongCheckDigit: "wrong_check_digit"
+        case .notInternational: "invalid_character"
+        case .notUsedBy: "wrong_carrier"
         }
     }
 
-    /// The reason in words, without the input: "has 11 digits; a Yamato number has 12".
+    private static let forms = "a tracking number has 12 digits (Yamato, Sagawa, ゆうパック), 10 (Sagawa), 11 or 13 "
+        + "(Japan Post), or is international like EN123456785JP"
+
+    /// The reason in words, without the input: "has 9 digits; a tracking number has 12 digits (…)".
     public var explanation: String {
         switch reason {
         case .empty:
-            "is empty; a Yamato number has 12 digits"
+            "is empty; " + Self.forms
         case .invalidCharacter(let character):
-            "contains \"\(character)\"; a Yamato number has only digits, with optional hyphens or spaces"
+            "contains \"\(character)\"; " + Self.forms + ", with optional hyphens or spaces"
         case .wrongLength(let count):
-            "has \(count) digit\(count == 1 ? "" : "s"); a Yamato number has 12"
+            "has \(count) digit\(count == 1 ? "" : "s"); " + Self.forms
         case .wrongCheckDigit(let found, let expected):
             "check digit is \(found), expected \(expected)"
+        case .notInternational:
+            "is not an international number; expected two letters, nine digits and two letters, like EN123456785JP"
+        case .notUsedBy(let carrier):
+            "is not a \(carrier.englishName) number; \(carrier.englishName) numbers have " + Self.lengths(of: carrier)
+        }
+    }
+
+    private static func lengths(of carrier: Carrier) -> String {
+        switch carrier {
+        case .yamato: "12 digits"
+        case .sagawa: "10 or 12 digits"
+        case .japanPost: "11, 12 or 13 digits, or are international like EN123456785JP"
         }
     }
 

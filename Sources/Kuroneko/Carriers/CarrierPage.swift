@@ -1,0 +1,59 @@
+import Foundation
+
+/// Checks every carrier's page parser shares: a whole page, not a blocking page, and exactly the numbers
+/// asked for, in order.
+enum CarrierPage {
+    /// A complete page ends with `</html>`; anything else was cut off on the way.
+    static func checkComplete(_ bytes: UnsafeRawBufferPointer) throws(TrackingPageError) {
+        var end = bytes.count
+        while end > 0, [0x20, 0x09, 0x0A, 0x0D, 0x00].contains(bytes[end - 1]) { end -= 1 }
+        guard end > 0 else {
+            throw TrackingPageError(.emptyBody, "the response body is empty; expected a tracking result page")
+        }
+        let closing = Array("</html>".utf8)
+        let tail = end >= closing.count ? bytes[(end - closing.count)..<end].map { $0 | 0x20 } : []
+        guard tail.elementsEqual(closing.map { $0 | 0x20 }) else {
+            throw TrackingPageError(
+                .truncated,
+                "the page is truncated: it ends after \(bytes.count) bytes without the closing </html> tag")
+        }
+    }
+
+    /// `nil`: the page's own `<meta>` decides (libxml2 reads it).
+    static func sniffedCharset(_ bytes: UnsafeRawBufferPointer) -> String? { nil }
+
+    static func title(of root: HTMLElement) -> String {
+        root.first { $0.name == "title" }.map { "\"\($0.squeezedText)\"" } ?? "none"
+    }
+
+    /// A denial page (a CDN's "Access Denied", a challenge) says nothing about the parcel: refused as
+    /// `blocked`, never read as "not found".
+    static func refuseBlocked(_ root: HTMLElement, carrier: String) throws(TrackingPageError) {
+        let title = root.first { $0.name == "title" }?.squeezedText ?? ""
+        let denied = ["Access Denied", "Just a moment", "Attention Required", "アクセスが拒否"]
+        if denied.contains(where: { title.localizedCaseInsensitiveContains($0) }) {
+            throw TrackingPageError(
+                .blocked, "\(carrier) answered a denial page (title \"\(title)\") instead of tracking results")
+        }
+    }
+
+    static func checkCount(_ count: Int, of what: String, expecting numbers: [TrackingNumber]?)
+        throws(TrackingPageError)
+    {
+        if count == 0 {
+            throw TrackingPageError(.unrecognizedLayout, "unrecognised page layout: expected at least one \(what), found 0")
+        }
+        if let numbers, numbers.count != count {
+            throw TrackingPageError(
+                .blockCountMismatch, "expected \(numbers.count) \(what) for \(numbers.count) numbers, found \(count)")
+        }
+    }
+
+    static func checkNumber(_ number: TrackingNumber, at offset: Int, expecting numbers: [TrackingNumber]?)
+        throws(TrackingPageError)
+    {
+        guard let numbers, number != numbers[offset] else { return }
+        throw TrackingPageError(
+            .numberMismatch, "result \(offset + 1) is for \(number), but \(numbers[offset]) was asked for at that position")
+    }
+}
