@@ -9,7 +9,10 @@ extension TrackingClient {
         /// Names the tool and where to read about it, so Yamato can tell who is asking.
         public static let defaultUserAgent = "Kuroneko/\(KuronekoVersion.version) (+\(KuronekoVersion.homePage))"
 
-        /// Where the tracking form is posted; point it at a simulator or fake in tests.
+        /// Whose site this client asks: every number it is given goes there.
+        public var carrier: Carrier = .yamato
+        /// Where the carrier's site is: for Yamato the tracking form's URL, for the others the origin their
+        /// real paths go under; point it at a simulator or fake in tests.
         public var endpoint: URL
         /// How long one POST may take before it counts as a timeout (less when the waiters' deadlines are
         /// nearer).
@@ -63,5 +66,18 @@ extension TrackingClient {
             self.queueCapacity = max(1, queueCapacity)
             self.lookupDeadline = lookupDeadline
         }
+    }
+}
+
+extension TrackingClient.Configuration {
+    /// The defaults for one carrier: its site, and its politeness. Yamato: two requests at once, a second
+    /// apart. Sagawa (reported to refuse automated clients) and Japan Post (one number per request): one at
+    /// a time, a second apart.
+    public static func defaults(for carrier: Carrier) -> TrackingClient.Configuration {
+        var configuration = TrackingClient.Configuration()
+        configuration.carrier = carrier
+        configuration.endpoint = CarrierSites.defaultEndpoint(for: carrier)
+        if carrier != .yamato { configuration.maxConcurrentRequests = 1 }
+        return configuration
     }
 }

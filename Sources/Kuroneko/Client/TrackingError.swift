@@ -27,6 +27,8 @@ public struct TrackingError: Error, Hashable, Sendable, CustomStringConvertible 
         public static let deadlineExceeded = Code(rawValue: "deadline_exceeded")
         /// The scheduler is stopping (the server is shutting down): nothing more is sent.
         public static let shuttingDown = Code(rawValue: "shutting_down")
+        /// No client here serves the carrier (or carriers) the number would be looked up at.
+        public static let carrierUnavailable = Code(rawValue: "carrier_unavailable")
     }
 
     public let code: Code

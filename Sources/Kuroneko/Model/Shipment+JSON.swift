@@ -9,6 +9,7 @@ extension Shipment: Codable {
         case scheduledDelivery = "scheduled_delivery", events
         case requestedDelivery = "requested_delivery"
         case deliveredAt = "delivered_at"
+        case carriersAsked = "carriers_asked"
     }
 
     public func encode(to encoder: any Encoder) throws {
@@ -21,6 +22,7 @@ extension Shipment: Codable {
         try container.encode(requestedDelivery, forKey: .requestedDelivery)
         try container.encode(events, forKey: .events)
         try container.encode(deliveredAt, forKey: .deliveredAt)
+        try container.encodeIfPresent(carriersAsked, forKey: .carriersAsked)
     }
 
     public init(from decoder: any Decoder) throws {
@@ -39,6 +41,7 @@ extension Shipment: Codable {
         requestedDelivery = try container.decodeIfPresent(ScheduledDelivery.self, forKey: .requestedDelivery)
         events = try container.decode([TrackingEvent].self, forKey: .events)
         deliveredAt = try container.decodeIfPresent(JapanDateTime.self, forKey: .deliveredAt)
+        carriersAsked = try container.decodeIfPresent([Carrier].self, forKey: .carriersAsked)
     }
 }
 

@@ -15,6 +15,9 @@ public struct Shipment: Hashable, Sendable {
     public var events: [TrackingEvent]
     /// When the parcel was delivered: the time of the last delivered row, if the parcel is delivered.
     public var deliveredAt: JapanDateTime?
+    /// For a number no carrier knows (`not_found` after asking each it could be at): the carriers asked, in
+    /// order; `nil` otherwise (and left out of the JSON).
+    public var carriersAsked: [Carrier]?
 
     public init(
         trackingNumber: TrackingNumber, carrier: Carrier = .yamato, status: ShipmentStatus, product: String?,

@@ -14,7 +14,7 @@ public actor UpstreamScheduler {
     private let budget: any UpstreamBudget
     private let randomFraction: @Sendable () -> Double
     private let observer: (@Sendable (UpstreamPostReport) -> Void)?
-    private let parser = TrackingPageParser()
+    private let site: any CarrierSite
     private var machine: StateMachine
     private var waits: [StateMachine.WaiterID: Wait] = [:]
     private var postTasks: [StateMachine.PostID: Task<Void, Never>] = [:]
@@ -47,12 +47,15 @@ public actor UpstreamScheduler {
                 minimumInterval: configuration.minimumRequestInterval, clock: clock)
         self.randomFraction = randomFraction
         self.observer = observer
-        machine = StateMachine(
-            policy: .init(
+        let site = CarrierSites.site(for: configuration.carrier, endpoint: configuration.endpoint)
+        self.site = site
+        var policy = StateMachine.Policy(
                 batchWindow: configuration.batchWindow, minimumInterval: configuration.minimumRequestInterval,
                 maxConcurrent: configuration.maxConcurrentRequests, requestTimeout: configuration.requestTimeout,
                 retry: configuration.retry, breaker: configuration.circuitBreaker,
-                queueCapacity: configuration.queueCapacity))
+                queueCapacity: configuration.queueCapacity)
+        policy.batchSize = site.batchSize
+        machine = StateMachine(policy: policy)
     }
 
     /// The shipment for a number, fetched once however many ask for it at the same time.
@@ -264,35 +267,19 @@ public actor UpstreamScheduler {
     }
 
     private nonisolated func attempt(_ post: StateMachine.Post) async -> AttemptOutcome {
-        let request = UpstreamRequest(
-            url: configuration.endpoint,
-            method: "POST",
-            headers: [
-                "Content-Type": TrackingForm.contentType,
-                "User-Agent": configuration.userAgent,
-                "Accept": "text/html",
-            ],
-            body: TrackingForm.body(for: post.numbers),
-            timeout: post.timeout)
-        let response: UpstreamResponse
+        let exchange = UpstreamExchange(userAgent: configuration.userAgent, timeout: post.timeout) { request in
+            try await self.sendWithin(post.timeout, request)
+        }
         do {
-            response = try await sendWithin(post.timeout, request)
+            return .answered(try await site.lookup(post.numbers, through: exchange, now: clock.now))
         } catch is CancellationError {
             return .cancelled
+        } catch let failure as UpstreamAttemptFailure {
+            return Task.isCancelled ? .cancelled : .failed(failure)
         } catch let error as TransportError {
             return Task.isCancelled ? .cancelled : .failed(.transport(error))
         } catch {
             return Task.isCancelled ? .cancelled : .failed(.transport(TransportError(.other, "\(error)")))
-        }
-        guard (200...299).contains(response.status) else {
-            return .failed(.httpStatus(response.status, endpoint: configuration.endpoint))
-        }
-        do {
-            return .answered(
-                try parser.parse(
-                    response.body, charset: response.declaredCharset, expecting: post.numbers, now: clock.now))
-        } catch {
-            return .failed(.page(error, endpoint: configuration.endpoint))
         }
     }
 

@@ -34,6 +34,39 @@ public struct SimulatorResponder: HTTPResponder {
             await state.finishPost()
             return response
         }
+        router.add("GET", "/p/web/okurijosearch.do") { request, _ in
+            await state.count(.sagawa, numbers: 1)
+            let number = request.queryValue("okurijoNo") ?? ""
+            return .content(
+                SagawaSimulatedPage.results(
+                    for: [number], now: clock.now, epoch: epoch, state: await state.issueSagawaState()),
+                type: "text/html; charset=Windows-31J")
+        }
+        router.add("GET", "/p/sagawa/web/okurijoinput.jsp") { _, _ in
+            await state.count(.sagawa, numbers: 0)
+            return .content(
+                SagawaSimulatedPage.form(state: await state.issueSagawaState()), type: "text/html; charset=Windows-31J")
+        }
+        router.add("POST", "/p/sagawa/web/okurijoinput.jsp") { request, _ in
+            let fields = FormEncoding.decode(String(decoding: request.body, as: UTF8.self))
+            func field(_ name: String) -> String { fields.first { $0.name == name }?.value ?? "" }
+            let numbers = (1...10).map { field("main:no\($0)").trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty }
+            await state.count(.sagawa, numbers: numbers.count)
+            let fresh = await state.issueSagawaState()
+            // State this simulator did not issue (or issued too long ago) is refused: the empty form again.
+            guard await state.acceptsSagawaState(tree: field("jsf_tree_64"), state: field("jsf_state_64")) else {
+                return .content(SagawaSimulatedPage.form(state: fresh), type: "text/html; charset=Windows-31J")
+            }
+            return .content(
+                SagawaSimulatedPage.results(for: numbers, now: clock.now, epoch: epoch, state: fresh),
+                type: "text/html; charset=Windows-31J")
+        }
+        router.add("GET", "/services/srv/search/direct") { request, _ in
+            await state.count(.japanPost, numbers: 1)
+            return .content(
+                JapanPostSimulatedPage.detail(for: request.queryValue("reqCodeNo1") ?? "", now: clock.now, epoch: epoch),
+                type: "text/html; charset=UTF-8")
+        }
         router.add("GET", "/admin/stats") { _, _ in .json(await state.statistics) }
         router.add("GET", "/admin/faults") { _, _ in .json(await state.faults) }
         router.add("PUT", "/admin/faults") { request, _ in await Self.updateFaults(request, state: state) }
@@ -71,6 +104,10 @@ public struct SimulatorResponder: HTTPResponder {
         let entries: [SimulatedPage.Entry] = asked.map { text in
             guard let number = try? TrackingNumber(parsing: text) else {
                 return .invalid(text.filter(\.isNumber))
+            }
+            // Another carrier's parcel is one Yamato never registers.
+            guard SimulatedCarriers.owner(of: number) == .yamato else {
+                return .parcel(SimulatedParcel(number: number, epoch: .distantFuture))
             }
             return .parcel(SimulatedParcel(number: number, epoch: epoch))
         }
@@ -170,6 +207,10 @@ actor SimulatorState {
     private var maxInFlight = 0
     private var lastArrival: ContinuousClock.Instant?
     private var shortestGap: Duration?
+    private var carrierRequests: [Carrier: (requests: Int, numbers: Int)] = [:]
+    /// The Sagawa form states issued, newest last; the oldest are forgotten (and then refused).
+    private var sagawaStates: [String] = []
+    private var issued = 0
 
     init(faults: SimulatorFaults) {
         self.faults = faults
@@ -194,6 +235,24 @@ actor SimulatorState {
         inFlight -= 1
     }
 
+    /// Counts a request to Sagawa's or Japan Post's pages.
+    func count(_ carrier: Carrier, numbers: Int) {
+        let current = carrierRequests[carrier] ?? (0, 0)
+        carrierRequests[carrier] = (current.requests + 1, current.numbers + numbers)
+    }
+
+    func issueSagawaState() -> (tree: String, state: String) {
+        issued += 1
+        let token = "H4sIAAAAAAAAA\(issued)"
+        sagawaStates.append(token)
+        if sagawaStates.count > 64 { sagawaStates.removeFirst(sagawaStates.count - 64) }
+        return (token, token + "S")
+    }
+
+    func acceptsSagawaState(tree: String, state: String) -> Bool {
+        sagawaStates.contains(tree) && state == tree + "S"
+    }
+
     func set(_ faults: SimulatorFaults) {
         self.faults = faults
     }
@@ -207,8 +266,11 @@ actor SimulatorState {
         let maxInFlight: Int
         /// The shortest time between the arrivals of two POSTs, in milliseconds; `nil` before the second.
         let shortestGapMilliseconds: Double?
+        /// Requests to Sagawa's and Japan Post's pages (form GETs included) and the numbers they carried.
+        let carriers: [String: [String: Int]]
 
         enum CodingKeys: String, CodingKey {
+            case carriers
             case posts, numbers
             case numbersPerPost = "numbers_per_post"
             case maxInFlight = "max_in_flight"
@@ -220,6 +282,8 @@ actor SimulatorState {
         Statistics(
             posts: posts, numbers: numbers,
             numbersPerPost: Dictionary(uniqueKeysWithValues: numbersPerPost.map { (String($0.key), $0.value) }),
-            maxInFlight: maxInFlight, shortestGapMilliseconds: shortestGap.map { $0 / .milliseconds(1) })
+            maxInFlight: maxInFlight, shortestGapMilliseconds: shortestGap.map { $0 / .milliseconds(1) },
+            carriers: Dictionary(
+                uniqueKeysWithValues: carrierRequests.map { ($0.key.rawValue, ["requests": $0.value.requests, "numbers": $0.value.numbers]) }))
     }
 }

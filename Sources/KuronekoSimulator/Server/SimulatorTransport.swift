@@ -13,7 +13,7 @@ public struct SimulatorTransport: HTTPTransport {
     public func send(_ request: UpstreamRequest) async throws -> UpstreamResponse {
         let response = await simulator.respond(
             to: HTTPRequest(
-                method: request.method, target: request.url.path, headers: request.headers, body: request.body))
+                method: request.method, target: request.url.path + (request.url.query.map { "?" + $0 } ?? ""), headers: request.headers, body: request.body))
         return UpstreamResponse(
             status: response.status, headers: Dictionary(response.headers.map { ($0.name, $0.value) }) { $1 },
             body: response.body)

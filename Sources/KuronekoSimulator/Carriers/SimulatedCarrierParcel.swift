@@ -1,0 +1,77 @@
+import Foundation
+import Kuroneko
+
+/// Whose parcel a number is in the simulator: a 12-digit number starting with 8 is Sagawa's, with 9 Japan
+/// Post's, any other Yamato's; a 10-digit number is Sagawa's; 11 and 13 digits and international numbers
+/// are Japan Post's. The other carriers' pages answer "not found" for it, as the real ones would.
+public enum SimulatedCarriers {
+    public static func owner(of number: TrackingNumber) -> Carrier {
+        switch number.format {
+        case .twelveDigits:
+            switch number.digits.first {
+            case "8": .sagawa
+            case "9": .japanPost
+            default: .yamato
+            }
+        case .tenDigits: .sagawa
+        case .elevenDigits, .thirteenDigits, .international: .japanPost
+        }
+    }
+}
+
+/// A Sagawa or Japan Post parcel of the simulator: its journey follows from its number and the clock,
+/// handed in between 36 hours before and 12 hours after the simulator's epoch.
+public struct SimulatedCarrierParcel: Sendable, Hashable {
+    public let number: TrackingNumber
+    public let carrier: Carrier
+    public let registeredAt: Date
+
+    public struct Step: Sendable, Hashable {
+        public let label: String
+        public let code: StatusCode
+        public let at: JapanDateTime
+        public let place: String
+        public let region: String
+    }
+
+    public init(number: TrackingNumber, carrier: Carrier, epoch: Date) {
+        self.number = number
+        self.carrier = carrier
+        let seed = number.digits.utf8.reduce(UInt64(14_695_981_039_346_656_037)) { ($0 ^ UInt64($1)) &* 1_099_511_628_211 }
+        registeredAt = epoch.addingTimeInterval(TimeInterval((Int(seed % 2880) - 36 * 60) * 60))
+    }
+
+    /// The steps shown at `now`, oldest first; empty before the parcel is handed in.
+    public func steps(at now: Date) -> [Step] {
+        let journey = carrier == .sagawa ? Self.sagawa : Self.japanPost
+        return journey.compactMap { step in
+            let at = registeredAt.addingTimeInterval(step.hours * 3600)
+            guard at <= now else { return nil }
+            return Step(label: step.label, code: step.code, at: JapanDateTime(at), place: step.place, region: step.region)
+        }
+    }
+
+    private struct Leg {
+        let label: String
+        let code: StatusCode
+        let hours: Double
+        let place: String
+        let region: String
+    }
+
+    private static let sagawa = [
+        Leg(label: "集荷", code: .infoReceived, hours: 0, place: "西埼玉営業所", region: ""),
+        Leg(label: "輸送中", code: .inTransit, hours: 5, place: "北関東中継センター", region: ""),
+        Leg(label: "輸送中", code: .inTransit, hours: 14, place: "東京中継センター", region: ""),
+        Leg(label: "配達中", code: .outForDelivery, hours: 28, place: "城南営業所", region: ""),
+        Leg(label: "配達完了", code: .delivered, hours: 32, place: "城南営業所", region: ""),
+    ]
+
+    private static let japanPost = [
+        Leg(label: "引受", code: .infoReceived, hours: 0, place: "新東京郵便局", region: "千葉県"),
+        Leg(label: "通過", code: .inTransit, hours: 6, place: "東京中央郵便局", region: "東京都"),
+        Leg(label: "到着", code: .inTransit, hours: 16, place: "高輪郵便局", region: "東京都"),
+        Leg(label: "持ち出し中", code: .outForDelivery, hours: 26, place: "高輪郵便局", region: "東京都"),
+        Leg(label: "お届け先にお届け済み", code: .delivered, hours: 30, place: "高輪郵便局", region: "東京都"),
+    ]
+}

@@ -1,0 +1,132 @@
+import Foundation
+import Kuroneko
+import KuronekoHTTP
+import KuronekoSimulator
+import Synchronization
+import Testing
+
+/// Numbers of every carrier looked up without naming the carrier, against the simulator serving all three
+/// at their real paths: each found where it is, remembered, asked nowhere else once known.
+@Suite("carrier from the number", .timeLimit(.minutes(1)))
+struct CarrierDetectionTests {
+    private static let start = Date(timeIntervalSince1970: 1_790_000_000)
+
+    private struct Counting: HTTPTransport {
+        let inner: SimulatorTransport
+        let log: RequestLog
+        func send(_ request: UpstreamRequest) async throws -> UpstreamResponse {
+            log.add(request)
+            return try await inner.send(request)
+        }
+    }
+
+    final class RequestLog: Sendable {
+        private let requests = Mutex<[UpstreamRequest]>([])
+        func add(_ request: UpstreamRequest) { requests.withLock { $0.append(request) } }
+        var all: [UpstreamRequest] { requests.withLock { $0 } }
+        func count(_ host: String) -> Int { all.filter { $0.url.host == host }.count }
+    }
+
+    private static func client(clockStart: Date = start, log: RequestLog) -> MultiCarrierClient {
+        let simulator = SimulatorResponder(clock: SimulatorClock(start: clockStart, speed: 0), epoch: start)
+        let transport = Counting(inner: SimulatorTransport(simulator: simulator), log: log)
+        let endpoints: [Carrier: String] = [
+            .yamato: "http://yamato.test/cgi-bin/tneko", .sagawa: "http://sagawa.test", .japanPost: "http://jp.test",
+        ]
+        return MultiCarrierClient(
+            clients: Carrier.allCases.map { carrier in
+                var configuration = TrackingClient.Configuration.defaults(for: carrier)
+                configuration.endpoint = URL(string: endpoints[carrier]!)!
+                configuration.minimumRequestInterval = .zero
+                configuration.batchWindow = .zero
+                return TrackingClient(configuration: configuration, transport: transport)
+            })
+    }
+
+    private static func number(_ text: String) throws -> TrackingNumber { try TrackingNumber(parsing: text) }
+
+    /// A valid 12-digit number with the given first eleven digits.
+    private static func twelve(_ first: UInt64) throws -> TrackingNumber {
+        try number(String(format: "%011llu", first) + String(first % 7))
+    }
+
+    @Test("a 12-digit number is found at each carrier in turn, and remembered there")
+    func twelveDigitsAtEachCarrier() async throws {
+        let log = RequestLog()
+        let client = Self.client(clockStart: Self.start.addingTimeInterval(3 * 86_400), log: log)
+        let yamato = try Self.twelve(32_775_445_983)
+        let sagawa = try Self.twelve(81_234_567_890)
+        let japanPost = try Self.twelve(91_234_567_890)
+        let shipments = try await [yamato, sagawa, japanPost].asyncMap { try await client.track($0) }
+        #expect(shipments.map(\.carrier) == [.yamato, .sagawa, .japanPost])
+        #expect(shipments.map(\.status.code) == [.delivered, .delivered, .delivered])
+        #expect(shipments.allSatisfy { $0.carriersAsked == nil })
+        #expect(log.count("yamato.test") == 3)
+        #expect(log.count("sagawa.test") == 2)
+        #expect(log.count("jp.test") == 1)
+        #expect(client.memory.carrier(of: sagawa) == .sagawa)
+        // Known now: asked at its carrier alone.
+        _ = try await client.track(japanPost)
+        #expect(log.count("yamato.test") == 3)
+        #expect(log.count("jp.test") == 2)
+    }
+
+    @Test("other forms go straight to their one carrier; an explicit carrier wins")
+    func formsAndExplicitCarrier() async throws {
+        let log = RequestLog()
+        let client = Self.client(clockStart: Self.start.addingTimeInterval(3 * 86_400), log: log)
+        let international = try await client.track(Self.number("EN418273650JP"))
+        #expect(international.carrier == .japanPost)
+        #expect(international.product == "EMS")
+        let tenDigits = try await client.track(Self.number("1234567890"))
+        #expect(tenDigits.carrier == .sagawa)
+        #expect(log.count("yamato.test") == 0)
+        let explicit = try await client.track(Self.twelve(32_775_445_983), carrier: .japanPost)
+        #expect(explicit.carrier == .japanPost)
+        #expect(explicit.status.code == .notFound)
+        #expect(log.count("yamato.test") == 0)
+    }
+
+    @Test("a number nobody knows is not_found, naming every carrier asked")
+    func nobodyKnowsIt() async throws {
+        let log = RequestLog()
+        // Before any parcel is handed in: every carrier answers "not found".
+        let client = Self.client(clockStart: Self.start.addingTimeInterval(-3 * 86_400), log: log)
+        let shipment = try await client.track(Self.twelve(81_234_567_890))
+        #expect(shipment.status.code == .notFound)
+        #expect(shipment.carrier == .yamato)
+        #expect(shipment.carriersAsked == [.yamato, .sagawa, .japanPost])
+        let json = String(decoding: try JSONEncoder().encode(shipment), as: UTF8.self)
+        #expect(json.contains("\"carriers_asked\":[\"yamato\",\"sagawa\",\"japanpost\"]"))
+    }
+
+    @Test("many mixed numbers: each carrier gets its own batches, every number answered once in its place")
+    func mixedBatch() async throws {
+        let log = RequestLog()
+        let client = Self.client(clockStart: Self.start.addingTimeInterval(3 * 86_400), log: log)
+        var numbers: [TrackingNumber] = []
+        for index in 0..<20 { numbers.append(try Self.twelve(30_000_000_000 + UInt64(index) * 7_919)) }
+        for index in 0..<20 { numbers.append(try Self.twelve(80_000_000_000 + UInt64(index) * 7_919)) }
+        for index in 0..<5 { numbers.append(try Self.twelve(90_000_000_000 + UInt64(index) * 7_919)) }
+        numbers.append(numbers[0])
+        var answers: [Int: Shipment] = [:]
+        for await answer in client.answers(for: numbers) { answers[answer.index] = try answer.result.get() }
+        #expect(answers.count == numbers.count)
+        #expect((0..<20).allSatisfy { answers[$0]?.carrier == .yamato })
+        #expect((20..<40).allSatisfy { answers[$0]?.carrier == .sagawa })
+        #expect((40..<45).allSatisfy { answers[$0]?.carrier == .japanPost })
+        // Yamato: 45 distinct numbers in POSTs of ten; Sagawa: the 25 Yamato does not know, in three form POSTs
+        // (and one GET of the form's state); Japan Post: the 5 Sagawa does not know either, one GET each.
+        #expect(log.count("yamato.test") == 5)
+        #expect(log.count("sagawa.test") == 4)
+        #expect(log.count("jp.test") == 5)
+    }
+}
+
+extension Array {
+    fileprivate func asyncMap<T>(_ transform: (Element) async throws -> T) async rethrows -> [T] {
+        var results: [T] = []
+        for element in self { results.append(try await transform(element)) }
+        return results
+    }
+}
