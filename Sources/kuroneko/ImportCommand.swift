@@ -11,7 +11,8 @@ struct ImportCommand: Command {
     private let column: String
     private let json: Bool
     private let quiet: Bool
-    private let configuration: TrackingClient.Configuration
+    private let configurations: [TrackingClient.Configuration]
+    private let carrier: Carrier?
 
     private let terminal: Terminal
 
@@ -26,9 +27,8 @@ struct ImportCommand: Command {
         column = arguments.text("--column") ?? "1"
         json = try arguments.choice("--output") == "json"
         quiet = arguments.flag("--quiet")
-        var configuration = TrackingClient.Configuration()
-        try configuration.read(arguments)
-        self.configuration = configuration
+        configurations = try ClientOptions.configurations(arguments)
+        carrier = try arguments.carrier("--carrier")
     }
 
     func run() async throws {
@@ -64,11 +64,11 @@ struct ImportCommand: Command {
             body.removeFirst()
         }
         let cells = body.compactMap { $0.count > index ? $0[index] : nil }.filter { !$0.isEmpty }
-        let (numbers, skipped) = try NumberInput.validated(cells, skipInvalid: true)
+        let (numbers, skipped) = try NumberInput.validated(cells, carrier: carrier, skipInvalid: true)
         for reason in skipped { terminal.printError("kuroneko: \(reason); skipped") }
-        if !json { terminal.print("number,status_code,status,last_event_at,place,scheduled") }
+        if !json { terminal.print("number,carrier,status_code,status,last_event_at,place,scheduled") }
         let failed = try await OrderedTracking.run(
-            numbers, configuration: configuration, quiet: quiet, terminal: terminal
+            numbers, carrier: carrier, configurations: configurations, quiet: quiet, terminal: terminal
         ) { try write($0, on: terminal) }
         if failed > 0 { throw CommandFailure.reported(.lookupFailed) }
     }
@@ -80,7 +80,8 @@ struct ImportCommand: Command {
         let last = shipment.events.last
         terminal.print(
             [
-                shipment.trackingNumber.digits, shipment.status.code.rawValue, shipment.status.label,
+                shipment.trackingNumber.digits, shipment.carrier.rawValue, shipment.status.code.rawValue,
+                shipment.status.label,
                 last?.at?.iso8601 ?? "", last?.place ?? "", shipment.scheduledDelivery?.raw ?? "",
             ].map(CSV.quoted).joined(separator: ","))
     }

@@ -7,22 +7,20 @@ import Kuroneko
 enum OrderedTracking {
     /// - Returns: how many numbers failed.
     static func run(
-        _ numbers: [TrackingNumber], configuration: TrackingClient.Configuration, quiet: Bool, terminal: Terminal,
-        deliver: (Shipment) throws -> Void
+        _ numbers: [TrackingNumber], carrier: Carrier?, configurations: [TrackingClient.Configuration], quiet: Bool,
+        terminal: Terminal, deliver: (Shipment) throws -> Void
     ) async throws -> Int {
-        let client = TrackingClient(configuration: configuration)
+        let client = MultiCarrierClient(clients: configurations.map { TrackingClient(configuration: $0) })
         let progress =
             quiet || !terminal.errorIsTerminal
             ? nil
-            : TrackProgress(
-                total: numbers.count, distinct: Set(numbers).count, interval: configuration.minimumRequestInterval,
-                scheduler: client.scheduler, terminal: terminal)
+            : TrackProgress(total: numbers.count, distinct: Set(numbers).count, client: client, terminal: terminal)
         progress?.start()
         defer { progress?.stop() }
         var waiting: [Int: TrackingAnswer] = [:]
         var next = 0
         var failed = 0
-        for await answer in client.answers(for: numbers) {
+        for await answer in client.answers(for: numbers, carrier: carrier) {
             waiting[answer.index] = answer
             progress?.answered(answer.number)
             while let ready = waiting.removeValue(forKey: next) {

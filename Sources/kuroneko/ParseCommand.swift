@@ -7,6 +7,7 @@ struct ParseCommand: Command {
     private let path: String
     private let now: Date
     private let charset: String?
+    private let carrier: Carrier?
     private let output: OutputOptions
 
     private let terminal: Terminal
@@ -15,6 +16,7 @@ struct ParseCommand: Command {
         self.terminal = terminal
         output = try OutputOptions(from: arguments)
         charset = arguments.text("--charset")
+        carrier = try arguments.carrier("--carrier")
         now = try arguments.time("--now") ?? Date()
         let files = arguments.operands
         guard files.count == 1 else {
@@ -39,7 +41,7 @@ struct ParseCommand: Command {
         }
         let shipments: [Shipment]
         do {
-            shipments = try TrackingPageParser().parse(body, charset: charset, now: now)
+            shipments = try CarrierPages.parse(body, carrier: carrier, charset: charset, now: now)
         } catch  where error.code == .unknownCharset {
             throw CommandFailure.usage(
                 "parse: --charset \"\(charset ?? "")\" is not a charset libxml2 knows; expected e.g. UTF-8 or Shift_JIS"

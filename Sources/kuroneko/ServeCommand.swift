@@ -31,7 +31,11 @@ struct ServeCommand: Command {
             try arguments.number("--receive-timeout").map { Int($0) }
             ?? server.receiveTimeoutSeconds
         var client = configuration.client
-        try client.read(arguments)
+        let endpoints = try arguments.endpoints("--endpoint")
+        client.endpoint = endpoints[.yamato] ?? client.endpoint
+        client.requestTimeout = try arguments.seconds("--timeout") ?? client.requestTimeout
+        configuration.endpoints = endpoints
+        if !endpoints.isEmpty { configuration.carriers = Carrier.allCases.filter { endpoints[$0] != nil } }
         client.maxConcurrentRequests =
             try arguments.number("--max-concurrent").map { Int($0) }
             ?? client.maxConcurrentRequests
@@ -66,6 +70,10 @@ struct ServeCommand: Command {
         if demo {
             client.endpoint = URL(string: "http://simulator.invalid/cgi-bin/tneko") ?? client.endpoint
             configuration.upstreamName = "demo-simulator"
+            // All three carriers answer from the one simulator, at their real paths.
+            let simulator = URL(string: "http://simulator.invalid") ?? client.endpoint
+            configuration.endpoints = [.sagawa: simulator, .japanPost: simulator]
+            configuration.carriers = Carrier.allCases
         }
         configuration.http = server
         configuration.client = client

@@ -9,7 +9,8 @@ struct TrackCommand: Command {
     /// Why each invalid number was left out (with `--skip-invalid`).
     private let skipped: [String]
     private let output: OutputOptions
-    private let configuration: TrackingClient.Configuration
+    private let configurations: [TrackingClient.Configuration]
+    private let carrier: Carrier?
     private let quiet: Bool
 
     private let terminal: Terminal
@@ -17,9 +18,8 @@ struct TrackCommand: Command {
     init(_ arguments: ArgumentList, terminal: Terminal) throws(CommandFailure) {
         self.terminal = terminal
         output = try OutputOptions(from: arguments)
-        var configuration = TrackingClient.Configuration()
-        try configuration.read(arguments)
-        self.configuration = configuration
+        configurations = try ClientOptions.configurations(arguments)
+        carrier = try arguments.carrier("--carrier")
         quiet = arguments.flag("--quiet")
         // Nothing on the command line and something piped in: the numbers come from standard input.
         let operands = arguments.operands.isEmpty && !terminal.inputIsTerminal ? ["-"] : arguments.operands
@@ -28,14 +28,15 @@ struct TrackCommand: Command {
             throw .usage(
                 "track: no tracking number given; usage: kuroneko track NUMBER... (or pipe numbers in, one per line)")
         }
-        (numbers, skipped) = try NumberInput.validated(inputs, skipInvalid: arguments.flag("--skip-invalid"))
+        (numbers, skipped) = try NumberInput.validated(
+            inputs, carrier: carrier, skipInvalid: arguments.flag("--skip-invalid"))
     }
 
     func run() async throws {
         for reason in skipped { terminal.printError("kuroneko: \(reason); skipped") }
         var printer = output.printer(on: terminal, streaming: true)
         let failed = try await OrderedTracking.run(
-            numbers, configuration: configuration, quiet: quiet, terminal: terminal
+            numbers, carrier: carrier, configurations: configurations, quiet: quiet, terminal: terminal
         ) { try printer.print($0) }
         try printer.finish()
         if failed > 0 { throw CommandFailure.reported(.lookupFailed) }
@@ -65,14 +66,18 @@ enum NumberInput {
 
     /// Every number parsed; invalid ones either stop the run with one line naming each, or (skipping) are
     /// left out with their reasons.
-    static func validated(_ inputs: [String], skipInvalid: Bool) throws(CommandFailure)
+    static func validated(_ inputs: [String], carrier: Carrier? = nil, skipInvalid: Bool) throws(CommandFailure)
         -> (numbers: [TrackingNumber], skipped: [String])
     {
         var numbers: [TrackingNumber] = []
         var problems: [String] = []
         for input in inputs {
             do {
-                numbers.append(try TrackingNumber(parsing: input))
+                if let carrier {
+                    numbers.append(try TrackingNumber(parsing: input, for: carrier))
+                } else {
+                    numbers.append(try TrackingNumber(parsing: input))
+                }
             } catch {
                 problems.append(error.description)
             }

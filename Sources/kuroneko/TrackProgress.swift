@@ -17,16 +17,16 @@ final class TrackProgress: Sendable {
     private let total: Int
     private let distinct: Int
     private let interval: Duration
-    private let scheduler: UpstreamScheduler
+    private let client: MultiCarrierClient
     private let terminal: Terminal
     private let state = Mutex(State())
     private let ticker = Mutex<Task<Void, Never>?>(nil)
 
-    init(total: Int, distinct: Int, interval: Duration, scheduler: UpstreamScheduler, terminal: Terminal) {
+    init(total: Int, distinct: Int, client: MultiCarrierClient, terminal: Terminal) {
         self.total = total
         self.distinct = distinct
-        self.interval = interval
-        self.scheduler = scheduler
+        self.interval = client.clients[.yamato]?.configuration.minimumRequestInterval ?? .seconds(1)
+        self.client = client
         self.terminal = terminal
     }
 
@@ -80,15 +80,17 @@ final class TrackProgress: Sendable {
     }
 
     private func redraw() {
-        let statistics = scheduler.statistics
+        let all = client.clients.values.map(\.scheduler.statistics)
+        let started = all.map(\.started).reduce(0, +)
+        let inFlight = all.map(\.inFlight).reduce(0, +)
         state.withLock { state in
             guard !state.stopped, state.answered < total else { return }
             // Ten numbers a request, one request start per interval: what is not yet sent, paced.
             let requestsLeft = (distinct - state.answeredDistinct.count + 9) / 10
-            let notStarted = max(0, requestsLeft - statistics.inFlight)
+            let notStarted = max(0, requestsLeft - inFlight)
             let seconds = Int((Double(notStarted) * (interval / .seconds(1))).rounded(.up))
             let text = Self.line(
-                answered: state.answered, total: total, requests: statistics.started, secondsLeft: seconds)
+                answered: state.answered, total: total, requests: started, secondsLeft: seconds)
             terminal.writeError("\r\u{1B}[K" + text)
             state.shown = true
         }

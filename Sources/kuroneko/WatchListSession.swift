@@ -30,21 +30,20 @@ struct WatchListSession {
         guard !inputs.isEmpty else {
             throw .usage("\(spec.name): no tracking number given; usage: kuroneko \(spec.name) \(spec.synopsis)")
         }
-        return try NumberInput.validated(inputs, skipInvalid: false).numbers
+        let carrier = spec.option(named: "--carrier") == nil ? nil : try arguments.carrier("--carrier")
+        return try NumberInput.validated(inputs, carrier: carrier, skipInvalid: false).numbers
     }
 
-    /// The client the commands ask Yamato with: on a PostgreSQL watch list, within the budget the servers
+    /// The clients the commands ask with: on a PostgreSQL watch list, Yamato's within the budget the servers
     /// on that database share, so a `kuroneko refresh` beside them never adds to what Yamato gets.
-    private func client() throws -> TrackingClient {
-        var configuration = TrackingClient.Configuration()
-        try configuration.read(arguments)
-        guard let shared = store.shared else { return TrackingClient(configuration: configuration) }
+    private func client() throws -> MultiCarrierClient {
         let clock = SystemClock()
-        return TrackingClient(
-            configuration: configuration, clock: clock,
-            budget: try shared.upstreamBudget(
+        return try ClientOptions.client(try ClientOptions.configurations(arguments)) { configuration in
+            guard configuration.carrier == .yamato, let shared = store.shared else { return nil }
+            return try shared.upstreamBudget(
                 maxConcurrent: configuration.maxConcurrentRequests,
-                minimumInterval: configuration.minimumRequestInterval, clock: clock))
+                minimumInterval: configuration.minimumRequestInterval, clock: clock)
+        }
     }
 
     /// Looks the numbers up and records every answer; each failure one line on stderr. - Returns: failures.
@@ -57,10 +56,7 @@ struct WatchListSession {
         let progress =
             quiet || (spec.option(named: "--quiet") != nil && arguments.flag("--quiet")) || !terminal.errorIsTerminal
             ? nil
-            : TrackProgress(
-                total: numbers.count, distinct: Set(numbers).count,
-                interval: client.configuration.minimumRequestInterval,
-                scheduler: client.scheduler, terminal: terminal)
+            : TrackProgress(total: numbers.count, distinct: Set(numbers).count, client: client, terminal: terminal)
         progress?.start()
         defer { progress?.stop() }
         for await answer in client.answers(for: numbers) {

@@ -16,16 +16,19 @@ struct RouteConventionsTests {
     /// (``Server``), on a watch list of its own.
     private static func inProcess() throws -> InProcessClient {
         var configuration = Server.Configuration()
+        configuration.carriers = [.yamato]
         configuration.client.minimumRequestInterval = .zero
         // One setting differs from serve's: no 10 s queue deadline. In-process, the server shares this test
         // process's cooperative threads with every other test running at once, and a deadline would measure
         // how long those keep them, not the server.
         configuration.client.lookupDeadline = nil
-        configuration.client.endpoint = URL(string: "http://simulator.invalid/cgi-bin/tneko") ?? configuration.client.endpoint
+        configuration.client.endpoint =
+            URL(string: "http://simulator.invalid/cgi-bin/tneko") ?? configuration.client.endpoint
         configuration.corsOrigins = [origin]
         configuration.upstreamName = "demo-simulator"
         configuration.database =
-            FileManager.default.temporaryDirectory.appendingPathComponent("conventions-\(UUID().uuidString).sqlite").path
+            FileManager.default.temporaryDirectory.appendingPathComponent("conventions-\(UUID().uuidString).sqlite")
+            .path
         let server = try Server(
             configuration: configuration,
             transport: SimulatorTransport(simulator: SimulatorResponder(clock: SimulatorClock())), clock: SystemClock(),

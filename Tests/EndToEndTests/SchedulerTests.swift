@@ -23,7 +23,11 @@ struct SchedulerTests {
 
     private static func metric(_ name: String, of server: ServerProcess) async throws -> Double? {
         let text = String(decoding: try await HTTPClient.send("GET", server.baseURL + "/metrics").body, as: UTF8.self)
-        let line = text.split(separator: "\n").first { $0.hasPrefix(name + " ") }
+        // Yamato's sample: the name alone, or with its carrier label first among others.
+        let labelled =
+            name.contains("{")
+            ? name.replacingOccurrences(of: "{", with: "{carrier=\"yamato\",") : name + "{carrier=\"yamato\"}"
+        let line = text.split(separator: "\n").first { $0.hasPrefix(name + " ") || $0.hasPrefix(labelled + " ") }
         return line.flatMap { Double($0.split(separator: " ")[1]) }
     }
 

@@ -43,7 +43,7 @@ struct StopTests {
         #expect(
             try await Self.waitFor {
                 String(decoding: try await SocketClient(port: server.port).get("/metrics").body, as: UTF8.self)
-                    .contains(#"kuroneko_upstream_queue_length{priority="interactive"} 1"#)
+                    .contains(#"kuroneko_upstream_queue_length{carrier="yamato",priority="interactive"} 1"#)
             })
         // A client trickling its headers is not waited for.
         let trickling = try RawConnection(port: server.port)

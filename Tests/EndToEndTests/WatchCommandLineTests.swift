@@ -45,7 +45,9 @@ struct WatchCommandLineTests {
         #expect(mode as? Int == 0o600)
     }
 
-    @Test("keys: created once, listed, revoked (the last one closes the API, keys open opens it); a duplicate name is refused")
+    @Test(
+        "keys: created once, listed, revoked (the last one closes the API, keys open opens it); a duplicate name is refused"
+    )
     func keys() throws {
         let environment = ["KURONEKO_DB": Self.database()]
         let created = try KuronekoBinary.run(["keys", "create", "--name", "shop"], environment: environment)
@@ -57,7 +59,8 @@ struct WatchCommandLineTests {
         #expect(again.status == 2 && again.standardError.contains("exists already"))
         let revoked = try KuronekoBinary.run(["keys", "revoke", "shop"], environment: environment)
         #expect(revoked.status == 0)
-        #expect(revoked.standardOutput.contains("the last active key: the API is now closed"), "\(revoked.standardOutput)")
+        #expect(
+            revoked.standardOutput.contains("the last active key: the API is now closed"), "\(revoked.standardOutput)")
         let opened = try KuronekoBinary.run(["keys", "open"], environment: environment)
         #expect(opened.status == 0 && opened.standardOutput.contains("open to everyone"))
         let listed = try KuronekoBinary.run(["keys", "list"], environment: environment)
@@ -104,7 +107,7 @@ struct WatchCommandLineTests {
             ["import", file.path, "--column", "tracking_no", "--endpoint", simulator.baseURL + "/cgi-bin/tneko"])
         #expect(outcome.status == 0, "\(outcome.standardError)")
         let lines = outcome.standardOutput.split(separator: "\n")
-        #expect(lines.first == "number,status_code,status,last_event_at,place,scheduled")
+        #expect(lines.first == "number,carrier,status_code,status,last_event_at,place,scheduled")
         #expect(lines.dropFirst().map { String($0.prefix(12)) } == numbers.map(\.digits))
         #expect(outcome.standardError.hasPrefix("kuroneko: \"12, oops\" contains \",\""))
         #expect(

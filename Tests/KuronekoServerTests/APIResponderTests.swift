@@ -145,8 +145,8 @@ struct APIResponderTests {
             text.contains(#"kuroneko_http_requests_total{method="GET",route="/v1/shipments/{number}",status="200"} 2"#))
         #expect(text.contains(#"kuroneko_cache_lookups_total{result="hit"} 1"#))
         #expect(text.contains(#"kuroneko_cache_lookups_total{result="miss"} 1"#))
-        #expect(text.contains("kuroneko_upstream_requests_total 1"))
-        #expect(text.contains(#"kuroneko_upstream_batch_size_bucket{le="1"} 1"#))
+        #expect(text.contains(#"kuroneko_upstream_requests_total{carrier="yamato"} 1"#))
+        #expect(text.contains(#"kuroneko_upstream_batch_size_bucket{carrier="yamato",le="1"} 1"#))
     }
 
     @Test("unknown routes are 404, wrong methods 405, as problem documents")

@@ -33,6 +33,7 @@ struct Harness {
         let transport = answer.map { ScriptedTransport(clock: clock, answer: $0) } ?? .pages(clock: clock)
         self.transport = transport
         var configuration = Server.Configuration()
+        configuration.carriers = [.yamato]
         configuration.client = .init(
             minimumRequestInterval: .zero, retry: RetryPolicy(maxRetries: 0), batchWindow: batchWindow,
             circuitBreaker: .init(failureThreshold: 3, coolDown: .seconds(30)))
@@ -45,7 +46,8 @@ struct Harness {
             FileManager.default.temporaryDirectory.appendingPathComponent("harness-\(UUID().uuidString).sqlite").path
         do {
             server = try Server(
-                configuration: configuration, transport: transport, clock: clock, notices: ServerLog(format: .text) { _ in },
+                configuration: configuration, transport: transport, clock: clock,
+                notices: ServerLog(format: .text) { _ in },
                 log: StringLogSink { [log] line in log.append(line) }, jitter: { 0.5 })
             store = try SQLiteWatchStore(path: configuration.database)
         } catch {

@@ -123,6 +123,110 @@ struct CarrierDetectionTests {
     }
 }
 
+/// Each carrier has its own scheduler: Yamato hanging or failing neither slows nor opens anyone else's.
+@Suite("carriers apart", .timeLimit(.minutes(1)))
+struct CarrierIndependenceTests {
+    /// Yamato never answers (until cancelled) or answers 500; the others are the simulator.
+    private struct BrokenYamato: HTTPTransport {
+        let inner: SimulatorTransport
+        let hang: Bool
+        func send(_ request: UpstreamRequest) async throws -> UpstreamResponse {
+            guard request.url.host == "yamato.test" else { return try await inner.send(request) }
+            if hang { try await Task.sleep(for: .seconds(3_600)) }
+            return UpstreamResponse(status: 500, headers: [:], body: Data())
+        }
+    }
+
+    private static func client(hang: Bool) -> MultiCarrierClient {
+        let start = Date(timeIntervalSince1970: 1_790_000_000)
+        let simulator = SimulatorResponder(
+            clock: SimulatorClock(start: start.addingTimeInterval(3 * 86_400), speed: 0), epoch: start)
+        let transport = BrokenYamato(inner: SimulatorTransport(simulator: simulator), hang: hang)
+        let hosts: [Carrier: String] = [
+            .yamato: "http://yamato.test/cgi-bin/tneko", .sagawa: "http://sagawa.test", .japanPost: "http://jp.test",
+        ]
+        return MultiCarrierClient(
+            clients: Carrier.allCases.map { carrier in
+                var configuration = TrackingClient.Configuration.defaults(for: carrier)
+                configuration.endpoint = URL(string: hosts[carrier]!)!
+                configuration.retry = RetryPolicy(maxRetries: 0)
+                configuration.circuitBreaker.failureThreshold = 2
+                return TrackingClient(configuration: configuration, transport: transport)
+            })
+    }
+
+    @Test("a Yamato that hangs leaves Sagawa's and Japan Post's lookups unhindered")
+    func hangingYamato() async throws {
+        let client = Self.client(hang: true)
+        let stuck = Task { try await client.track(try TrackingNumber(parsing: "3277-5445-9830")) }
+        defer { stuck.cancel() }
+        let sagawa = try await client.track(try TrackingNumber(parsing: "1234567890"))
+        let japanPost = try await client.track(try TrackingNumber(parsing: "EN418273650JP"))
+        #expect(sagawa.carrier == .sagawa)
+        #expect(japanPost.carrier == .japanPost)
+    }
+
+    @Test("Yamato's open circuit is Yamato's alone")
+    func ownBreaker() async throws {
+        let client = Self.client(hang: false)
+        for first in [32_775_445_983, 32_775_445_984] as [UInt64] {
+            let number = try TrackingNumber(parsing: String(first) + String(first % 7))
+            await #expect(throws: TrackingError.self) { try await client.track(number) }
+        }
+        #expect(client.clients[.yamato]?.scheduler.statistics.circuit == .open)
+        #expect(client.clients[.sagawa]?.scheduler.statistics.circuit == .closed)
+        let sagawa = try await client.track(try TrackingNumber(parsing: "1234567890"))
+        #expect(sagawa.status.code != .unknown)
+    }
+}
+
+/// Sagawa's form state: fetched once, reused, and fetched again when the site refuses it.
+@Suite("Sagawa's form state", .timeLimit(.minutes(1)))
+struct SagawaFormStateTests {
+    /// Passes requests to the simulator, spoiling the state of the POSTs it is told to (as a site that has
+    /// forgotten the state would see it).
+    private struct Spoiling: HTTPTransport {
+        let inner: SimulatorTransport
+        let log: CarrierDetectionTests.RequestLog
+        let spoilPost: Int
+        func send(_ request: UpstreamRequest) async throws -> UpstreamResponse {
+            var request = request
+            let posts = log.all.filter { $0.method == "POST" }.count
+            if request.method == "POST", posts + 1 == spoilPost {
+                request.body = Data(
+                    String(decoding: request.body, as: UTF8.self)
+                        .replacingOccurrences(of: "jsf_tree_64=H4s", with: "jsf_tree_64=STALE").utf8)
+            }
+            log.add(request)
+            return try await inner.send(request)
+        }
+    }
+
+    @Test("the state is fetched once and reused; a refused state is renewed and the POST sent again")
+    func renewedWhenRefused() async throws {
+        let start = Date(timeIntervalSince1970: 1_790_000_000)
+        let simulator = SimulatorResponder(
+            clock: SimulatorClock(start: start.addingTimeInterval(3 * 86_400), speed: 0), epoch: start)
+        let log = CarrierDetectionTests.RequestLog()
+        let transport = Spoiling(inner: SimulatorTransport(simulator: simulator), log: log, spoilPost: 2)
+        var configuration = TrackingClient.Configuration.defaults(for: .sagawa)
+        configuration.endpoint = URL(string: "http://sagawa.test")!
+        configuration.minimumRequestInterval = .zero
+        let client = TrackingClient(configuration: configuration, transport: transport)
+        let numbers = try ["812345678900", "1234567890", "2345678901"].map { try TrackingNumber(parsing: $0) }
+        let first = try await client.track(numbers)
+        #expect(first.map(\.carrier) == [.sagawa, .sagawa, .sagawa])
+        #expect(log.all.map(\.method) == ["GET", "POST"])
+        // The second POST's state is refused: one GET of a fresh form, and the POST again.
+        let second = try await client.track(numbers)
+        #expect(second.map(\.status.code) == first.map(\.status.code))
+        #expect(log.all.map(\.method) == ["GET", "POST", "POST", "GET", "POST"])
+        // The state of the last answer is kept: the third asks with it, without a GET.
+        _ = try await client.track(numbers)
+        #expect(log.all.map(\.method) == ["GET", "POST", "POST", "GET", "POST", "POST"])
+    }
+}
+
 extension Array {
     fileprivate func asyncMap<T>(_ transform: (Element) async throws -> T) async rethrows -> [T] {
         var results: [T] = []

@@ -17,7 +17,8 @@ let metrics = Metrics()
 let client = TrackingClient(
     configuration: .init(minimumRequestInterval: .zero, retry: RetryPolicy(maxRetries: 0), batchWindow: .zero),
     transport: ScriptedTransport.pages(clock: clock), clock: clock, observer: metrics.recordUpstream)
-let service = ShipmentService(client: client, clock: clock, metrics: metrics, configuration: .init())
+let service = ShipmentService(
+    client: MultiCarrierClient(clients: [client]), clock: clock, metrics: metrics, configuration: .init())
 guard let devNull = FileHandle(forWritingAtPath: "/dev/null") else { fatalError("cannot open /dev/null") }
 let log = BufferedLogWriter(handle: devNull)
 let storePath = FileManager.default.temporaryDirectory.appendingPathComponent("hit-path-\(UUID().uuidString).sqlite")

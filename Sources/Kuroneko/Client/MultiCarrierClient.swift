@@ -14,7 +14,8 @@ public struct MultiCarrierClient: Sendable {
     public let memory: CarrierMemory
 
     public init(clients: [TrackingClient], memory: CarrierMemory = CarrierMemory()) {
-        self.clients = Dictionary(clients.map { ($0.configuration.carrier, $0) }, uniquingKeysWith: { first, _ in first })
+        self.clients = Dictionary(
+            clients.map { ($0.configuration.carrier, $0) }, uniquingKeysWith: { first, _ in first })
         self.memory = memory
     }
 
@@ -65,8 +66,8 @@ public struct MultiCarrierClient: Sendable {
                 for number in distinct where routes[number]?.isEmpty != false {
                     yield(number, .failure(Self.unserved(number, carrier: carrier)))
                 }
-                let routed = routes.filter { !$0.value.isEmpty }
-                await stage(routed, step: 0, firsts: [:], priority: priority, yield: yield)
+                let routed = distinct.filter { routes[$0]?.isEmpty == false }
+                await stage(routed, routes: routes, step: 0, firsts: [:], priority: priority, yield: yield)
                 continuation.finish()
             }
             continuation.onTermination = { _ in work.cancel() }
@@ -75,11 +76,16 @@ public struct MultiCarrierClient: Sendable {
 
     /// Asks every number its carrier at `step` of its route, all carriers at once; the `not_found` ones
     /// with a carrier left go on to the next step.
+    /// - Parameter numbers: the numbers of this step, in the caller's order (which the batches keep).
     private func stage(
-        _ routes: [TrackingNumber: [Carrier]], step: Int, firsts: [TrackingNumber: Shipment],
+        _ numbers: [TrackingNumber], routes: [TrackingNumber: [Carrier]], step: Int, firsts: [TrackingNumber: Shipment],
         priority: UpstreamPriority, yield: @escaping @Sendable (TrackingNumber, Result<Shipment, TrackingError>) -> Void
     ) async {
-        let byCarrier = Dictionary(grouping: routes.keys.sorted(), by: { routes[$0]![step] })
+        var byCarrier: [Carrier: [TrackingNumber]] = [:]
+        for number in numbers {
+            guard let route = routes[number], step < route.count else { continue }
+            byCarrier[route[step], default: []].append(number)
+        }
         let onward = await withTaskGroup(of: [(TrackingNumber, Shipment)].self) { group in
             for (next, numbers) in byCarrier {
                 guard let client = clients[next] else { continue }
@@ -106,13 +112,12 @@ public struct MultiCarrierClient: Sendable {
             return onward
         }
         guard !onward.isEmpty, !Task.isCancelled else { return }
-        var nextRoutes: [TrackingNumber: [Carrier]] = [:]
         var nextFirsts = firsts
-        for (number, shipment) in onward {
-            nextRoutes[number] = routes[number]
-            nextFirsts[number] = firsts[number] ?? shipment
-        }
-        await stage(nextRoutes, step: step + 1, firsts: nextFirsts, priority: priority, yield: yield)
+        for (number, shipment) in onward { nextFirsts[number] = firsts[number] ?? shipment }
+        let passed = Set(onward.map(\.0))
+        await stage(
+            numbers.filter { passed.contains($0) }, routes: routes, step: step + 1, firsts: nextFirsts,
+            priority: priority, yield: yield)
     }
 
     /// The answer to hand over: a found parcel is remembered at its carrier; a number nobody knows is the

@@ -30,7 +30,13 @@ public struct APIResponder: HTTPResponder {
         var router = Router()
         router.add("GET", "/v1/shipments/{number}") { request, parameters in
             guard let refresh = Self.refresh(request) else { return Self.badRefresh(request) }
-            return await Self.one(parameters["number"] ?? "", refresh: refresh, service: service, clock: clock)
+            let carrier: Carrier?
+            switch Self.carrier(request) {
+            case .success(let named): carrier = named
+            case .failure(let problem): return problem.response
+            }
+            return await Self.one(
+                parameters["number"] ?? "", carrier: carrier, refresh: refresh, service: service, clock: clock)
         }
         router.add("GET", "/v1/shipments") { request, _ in
             guard let list = request.queryValue("numbers") else {
@@ -39,16 +45,31 @@ public struct APIResponder: HTTPResponder {
                     detail: "numbers is missing; expected ?numbers=XXXX-XXXX-XXXX,… (up to \(Self.maxNumbersInQuery))")
             }
             guard let refresh = Self.refresh(request) else { return Self.badRefresh(request) }
+            let carrier: Carrier?
+            switch Self.carrier(request) {
+            case .success(let named): carrier = named
+            case .failure(let problem): return problem.response
+            }
             let inputs = list.split(separator: ",", omittingEmptySubsequences: false).map(String.init)
-            return await Self.many(inputs, limit: Self.maxNumbersInQuery, refresh: refresh, service: service)
+            return await Self.many(
+                inputs, carrier: carrier, limit: Self.maxNumbersInQuery, refresh: refresh, service: service)
         }
         router.add("POST", "/v1/shipments/query") { request, _ in
             guard let body = try? JSONDecoder().decode(QueryBody.self, from: request.body) else {
                 return .problem(
                     status: 400, title: "Bad Request",
-                    detail: "the body is not {\"numbers\": [\"XXXX-XXXX-XXXX\", …]} (up to \(Self.maxNumbersInBody))")
+                    detail: "the body is not {\"numbers\": [\"XXXX-XXXX-XXXX\", …], \"carrier\": optional} (up to "
+                        + "\(Self.maxNumbersInBody))")
             }
-            return await Self.many(body.numbers, limit: Self.maxNumbersInBody, refresh: false, service: service)
+            var carrier: Carrier?
+            if let name = body.carrier {
+                guard let named = try? Carrier(named: name) else {
+                    return Self.badCarrier(name).response
+                }
+                carrier = named
+            }
+            return await Self.many(
+                body.numbers, carrier: carrier, limit: Self.maxNumbersInBody, refresh: false, service: service)
         }
         router.add("POST", "/v1/tneko") { request, _ in await TnekoRoute.respond(to: request, service: service) }
         router.add("GET", "/healthz") { _, _ in .json(["status": "ok"]) }
@@ -78,7 +99,7 @@ public struct APIResponder: HTTPResponder {
         router.add("GET", "/metrics") { _, _ in
             let lines =
                 httpMetrics.render()
-                + metrics.render(upstream: service.client.scheduler.statistics, cacheEntries: service.cache.count)
+                + metrics.render(upstream: service.upstreamStatistics, cacheEntries: service.cache.count)
                 + (moreMetrics?() ?? [])
             var response = HTTPResponse.content(
                 Data((lines.joined(separator: "\n") + "\n").utf8), type: "text/plain; version=0.0.4; charset=utf-8")
@@ -99,14 +120,14 @@ public struct APIResponder: HTTPResponder {
         // Compared as bytes: String's own prefix test and dropFirst walk Unicode characters.
         let path = request.path.utf8
         guard request.method == "GET" || request.method == "HEAD", path.starts(with: Self.shipmentPrefix.utf8),
-            Self.refresh(request) == false
+            Self.refresh(request) == false, case .success(let carrier) = Self.carrier(request)
         else { return nil }
         let text = Substring(path.dropFirst(Self.shipmentPrefix.utf8.count))
         guard !text.isEmpty, !text.utf8.contains(UInt8(ascii: "/")),
             let number = try? TrackingNumber(parsing: String(text))
         else { return nil }
         let now = clock.now
-        guard let entry = service.freshCachedEntry(for: number, at: now) else { return nil }
+        guard let entry = service.freshCachedEntry(for: number, carrier: carrier, at: now) else { return nil }
         var response = Self.shipment(entry, cache: "hit", now: now)
         response.route = Self.shipmentPattern
         return response
@@ -136,18 +157,44 @@ public struct APIResponder: HTTPResponder {
 
     private struct QueryBody: Decodable {
         let numbers: [String]
+        let carrier: String?
     }
 
-    private static func one(_ input: String, refresh: Bool, service: ShipmentService, clock: any TrackingClock) async
-        -> HTTPResponse
-    {
+    /// A problem answer, carried as an error.
+    struct Problem: Error {
+        let response: HTTPResponse
+    }
+
+    /// `?carrier=`: absent (found from the number), or one of the carriers.
+    private static func carrier(_ request: HTTPRequest) -> Result<Carrier?, Problem> {
+        guard let name = request.queryValue("carrier") else { return .success(nil) }
+        guard let carrier = try? Carrier(named: name) else { return .failure(badCarrier(name)) }
+        return .success(carrier)
+    }
+
+    private static func badCarrier(_ name: String) -> Problem {
+        let shown = String(name.unicodeScalars.prefix(64).map { $0.value < 0x20 ? "?" : Character($0) })
+        return Problem(
+            response: .problem(
+                status: 400, title: "Bad Request",
+                detail: "carrier \"\(shown)\" is not a carrier; use yamato, sagawa or japanpost, or leave it out"))
+    }
+
+    private static func parse(_ input: String, carrier: Carrier?) throws(TrackingNumberError) -> TrackingNumber {
+        if let carrier { return try TrackingNumber(parsing: input, for: carrier) }
+        return try TrackingNumber(parsing: input)
+    }
+
+    private static func one(
+        _ input: String, carrier: Carrier?, refresh: Bool, service: ShipmentService, clock: any TrackingClock
+    ) async -> HTTPResponse {
         let number: TrackingNumber
         do {
-            number = try TrackingNumber(parsing: input)
+            number = try parse(input, carrier: carrier)
         } catch {
             return .invalidNumber(error)
         }
-        switch await service.lookup(number, refresh: refresh) {
+        switch await service.lookup(number, carrier: carrier, refresh: refresh) {
         case .fresh(let entry, let fromCache):
             return shipment(entry, cache: fromCache ? "hit" : "miss", now: clock.now)
         case .stale(let entry, _):
@@ -157,18 +204,18 @@ public struct APIResponder: HTTPResponder {
         }
     }
 
-    private static func many(_ inputs: [String], limit: Int, refresh: Bool, service: ShipmentService) async
-        -> HTTPResponse
-    {
+    private static func many(
+        _ inputs: [String], carrier: Carrier?, limit: Int, refresh: Bool, service: ShipmentService
+    ) async -> HTTPResponse {
         guard !inputs.isEmpty, inputs.count <= limit else {
             return .problem(
                 status: 400, title: "Bad Request",
                 detail: "\(inputs.count) numbers given; expected 1 to \(limit)")
         }
         let parsed = inputs.map { input in
-            Result { () throws(TrackingNumberError) in try TrackingNumber(parsing: input) }
+            Result { () throws(TrackingNumberError) in try parse(input, carrier: carrier) }
         }
-        let outcomes = await service.lookup(parsed.map { try? $0.get() }, refresh: refresh)
+        let outcomes = await service.lookup(parsed.map { try? $0.get() }, carrier: carrier, refresh: refresh)
         var shipments: [ShipmentCache.Entry] = []
         var errors: [LookupError] = []
         var upstreamFailures: [ServiceError] = []

@@ -32,7 +32,7 @@ enum TnekoRoute {
         let parsed = inputs.map { input in
             Result { () throws(TrackingNumberError) in try TrackingNumber(parsing: input) }
         }
-        let outcomes = await service.lookup(parsed.map { try? $0.get() })
+        let outcomes = await service.lookup(parsed.map { try? $0.get() }, carrier: .yamato)
         var deliveries: [TnekoModel.Delivery] = []
         var errors: [LookupError] = []
         for (index, input) in inputs.enumerated() {

@@ -14,6 +14,29 @@ public final class Server: Sendable {
     public struct Configuration: Sendable {
         public var http = HTTPServer.Configuration()
         public var client = TrackingClient.Configuration()
+        /// Where each carrier's site is (`--endpoint CARRIER=ORIGIN`; Yamato's is `client.endpoint`); a
+        /// carrier not named here keeps its real site.
+        public var endpoints: [Carrier: URL] = [:]
+        /// The carriers asked: all three unless `--endpoint` names only some.
+        public var carriers: [Carrier] = Carrier.allCases
+
+        /// Each carrier's client settings: Yamato's are ``client``; the others take its timeout, retries,
+        /// breaker, queue, deadline, batch window and user agent, with their own site and politeness.
+        public var carrierClients: [TrackingClient.Configuration] {
+            carriers.map { carrier in
+                guard carrier != .yamato else { return client }
+                var settings = TrackingClient.Configuration.defaults(for: carrier)
+                settings.endpoint = endpoints[carrier] ?? settings.endpoint
+                settings.requestTimeout = client.requestTimeout
+                settings.retry = client.retry
+                settings.circuitBreaker = client.circuitBreaker
+                settings.queueCapacity = client.queueCapacity
+                settings.lookupDeadline = client.lookupDeadline
+                settings.batchWindow = client.batchWindow
+                settings.userAgent = client.userAgent
+                return settings
+            }
+        }
         public var shipments = ShipmentService.Configuration()
         /// The watch list: an SQLite file's path or a `postgres://` URL.
         public var database = ""
@@ -93,9 +116,14 @@ public final class Server: Sendable {
                 return (shipment, latest.fetchedAt)
             }
         }
-        let client = TrackingClient(
-            configuration: configuration.client, transport: transport, clock: clock, budget: budget,
-            observer: metrics.recordUpstream)
+        // Each carrier its own scheduler; on a shared database Yamato's budget is the servers' shared one.
+        let client = MultiCarrierClient(
+            clients: configuration.carrierClients.map { settings in
+                TrackingClient(
+                    configuration: settings, transport: transport, clock: clock,
+                    budget: settings.carrier == .yamato ? budget : nil,
+                    observer: metrics.upstreamObserver(for: settings.carrier))
+            })
         let service = ShipmentService(
             client: client, clock: clock, metrics: metrics, configuration: configuration.shipments, fetched: record,
             shared: fetchedElsewhere)
@@ -124,7 +152,8 @@ public final class Server: Sendable {
         let tick = Duration.milliseconds(Int64(max(50, min(1_000, 1_000 / schedule.speed))))
         let keyRing = APIKeyRing(store: store, maxAge: configuration.keyRefresh, clock: clock)
         var background: [any Service] = [
-            ClosureService { await poller.run(tick: tick) }, ClosureService { await deliverer.run(tick: tick) }, keyRing,
+            ClosureService { await poller.run(tick: tick) }, ClosureService { await deliverer.run(tick: tick) },
+            keyRing,
         ]
         if let shared {
             background.append(SharedShipmentsService(shared: shared, service: service, events: events))
@@ -165,7 +194,7 @@ public final class Server: Sendable {
                 + "flight for up to \(configuration.shutdownTimeout / .seconds(1)) s; a second signal exits now",
             jsonFields: [("signal", .text(signal))])
         http.stopAccepting()
-        await service.client.scheduler.shutDown()
+        for client in service.client.clients.values { await client.scheduler.shutDown() }
         let cutOff = await http.shutdown(deadline: configuration.shutdownTimeout)
         services.cancel()
         await services.value
@@ -194,13 +223,17 @@ public final class Server: Sendable {
             ("connections_per_client", .number(configuration.http.connectionsPerAddress)),
             ("max_connections", .number(http.connectionLimit)),
             ("receive_timeout_s", .number(configuration.http.receiveTimeoutSeconds)),
-            ("cors_origins", .text(configuration.corsOrigins.isEmpty ? "none" : configuration.corsOrigins.joined(separator: ","))),
+            (
+                "cors_origins",
+                .text(configuration.corsOrigins.isEmpty ? "none" : configuration.corsOrigins.joined(separator: ","))
+            ),
             ("shutdown_timeout_s", seconds(configuration.shutdownTimeout)),
             ("db", .text(DatabaseLocation.shown(configuration.database))),
             ("poll_speed", .decimal(configuration.pollSpeed)),
             ("allow_private_webhooks", .flag(configuration.allowPrivateWebhooks)),
             ("require_api_key", .flag(configuration.requireAPIKey)),
-            ("web_app", .text(configuration.webApp ? "/" : "off")), ("log_format", .text(configuration.logFormat.rawValue)),
+            ("web_app", .text(configuration.webApp ? "/" : "off")),
+            ("log_format", .text(configuration.logFormat.rawValue)),
         ]
     }
 }

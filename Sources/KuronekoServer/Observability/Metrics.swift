@@ -29,7 +29,7 @@ public final class Metrics: Sendable {
     private let hits = Atomic<Int>(0)
     private let misses = Atomic<Int>(0)
     private let stale = Atomic<Int>(0)
-    private let upstream = Mutex(Upstream())
+    private let upstream = Mutex([Carrier: Upstream]())
     private let startedAt = Date()
 
     public init() {}
@@ -50,20 +50,33 @@ public final class Metrics: Sendable {
         }
     }
 
-    /// Counts one POST attempt as it ended; give this to the client as its observer.
+    /// Counts one of Yamato's request attempts as it ended; give this to Yamato's client as its observer.
     public func recordUpstream(_ report: UpstreamPostReport) {
-        upstream.withLock { upstream in
+        record(report, carrier: .yamato)
+    }
+
+    /// The observer for one carrier's client: its attempts counted under its `carrier` label.
+    public func upstreamObserver(for carrier: Carrier) -> @Sendable (UpstreamPostReport) -> Void {
+        { [self] report in record(report, carrier: carrier) }
+    }
+
+    private func record(_ report: UpstreamPostReport, carrier: Carrier) {
+        upstream.withLock { all in
+            var upstream = all[carrier] ?? Upstream()
             upstream.requests += 1
             if report.failed { upstream.failures += 1 }
             upstream.duration.observe(report.seconds)
             upstream.batchSize.observe(Double(report.numbers))
+            all[carrier] = upstream
         }
     }
 
     /// The Prometheus text exposition (version 0.0.4).
     /// - Parameter upstream: the scheduler's levels and counters, rendered beside the server's own.
-    public func render(upstream statistics: UpstreamStatistics? = nil, cacheEntries: Int? = nil) -> [String] {
-        let upstream = self.upstream.withLock { $0 }
+    /// - Parameter statistics: each carrier's scheduler levels and counters, labelled `carrier`.
+    public func render(upstream statistics: [Carrier: UpstreamStatistics] = [:], cacheEntries: Int? = nil) -> [String] {
+        let all = self.upstream.withLock { $0 }
+        let carriers = Carrier.allCases.filter { all[$0] != nil || statistics[$0] != nil }
         do {
             var lines: [String] = []
             lines.append("# HELP kuroneko_cache_lookups_total Shipment cache lookups, by result.")
@@ -72,18 +85,23 @@ public final class Metrics: Sendable {
                 let count = count(of: result)
                 lines.append("kuroneko_cache_lookups_total{result=\"\(result.label)\"} \(count)")
             }
-            lines.append("# HELP kuroneko_upstream_requests_total POSTs sent to the tracking page.")
-            lines.append("# TYPE kuroneko_upstream_requests_total counter")
-            lines.append("kuroneko_upstream_requests_total \(upstream.requests)")
-            lines.append("# HELP kuroneko_upstream_failures_total POSTs that failed (each attempt counts).")
-            lines.append("# TYPE kuroneko_upstream_failures_total counter")
-            lines.append("kuroneko_upstream_failures_total \(upstream.failures)")
-            lines += upstream.duration.render(
-                name: "kuroneko_upstream_request_duration_seconds",
-                help: "Time for one POST attempt.")
-            lines += upstream.batchSize.render(
-                name: "kuroneko_upstream_batch_size", help: "Tracking numbers per upstream POST.")
-            if let statistics { lines += Self.render(statistics) }
+            func family(_ name: String, _ type: String, _ help: String, _ samples: (Carrier, Upstream) -> [String]) {
+                lines += ["# HELP \(name) \(help)", "# TYPE \(name) \(type)"]
+                for carrier in carriers { lines += samples(carrier, all[carrier] ?? Upstream()) }
+            }
+            family("kuroneko_upstream_requests_total", "counter", "Requests sent to the carriers' tracking sites.") {
+                ["kuroneko_upstream_requests_total{carrier=\"\($0)\"} \($1.requests)"]
+            }
+            family("kuroneko_upstream_failures_total", "counter", "Requests that failed (each attempt counts).") {
+                ["kuroneko_upstream_failures_total{carrier=\"\($0)\"} \($1.failures)"]
+            }
+            family("kuroneko_upstream_request_duration_seconds", "histogram", "Time for one request attempt.") {
+                $1.duration.samples(name: "kuroneko_upstream_request_duration_seconds", labels: "carrier=\"\($0)\"")
+            }
+            family("kuroneko_upstream_batch_size", "histogram", "Tracking numbers per upstream request.") {
+                $1.batchSize.samples(name: "kuroneko_upstream_batch_size", labels: "carrier=\"\($0)\"")
+            }
+            lines += Self.render(statistics)
             if let cacheEntries {
                 lines += PrometheusText.single(
                     "kuroneko_cache_entries", type: "gauge", help: "Shipments in the cache.", value: "\(cacheEntries)")
@@ -95,46 +113,65 @@ public final class Metrics: Sendable {
         }
     }
 
-    private static func render(_ upstream: UpstreamStatistics) -> [String] {
-        var lines = [
-            "# HELP kuroneko_upstream_queue_length Numbers waiting for a POST, by priority.",
+    private static func render(_ all: [Carrier: UpstreamStatistics]) -> [String] {
+        let carriers = Carrier.allCases.filter { all[$0] != nil }
+        var lines: [String] = []
+        func metric(_ name: String, _ type: String, _ help: String, _ value: (UpstreamStatistics) -> String?) {
+            let samples = carriers.compactMap { carrier in
+                all[carrier].flatMap(value).map { "\(name){carrier=\"\(carrier)\"} \($0)" }
+            }
+            guard !samples.isEmpty else { return }
+            lines += ["# HELP \(name) \(help)", "# TYPE \(name) \(type)"] + samples
+        }
+        lines += [
+            "# HELP kuroneko_upstream_queue_length Numbers waiting for a request, by carrier and priority.",
             "# TYPE kuroneko_upstream_queue_length gauge",
         ]
-        for priority in UpstreamPriority.allCases.reversed() {
-            lines.append("kuroneko_upstream_queue_length{priority=\"\(priority)\"} \(upstream.queued[priority] ?? 0)")
-        }
-        func metric(_ name: String, _ type: String, _ help: String, _ value: String) {
-            lines += ["# HELP \(name) \(help)", "# TYPE \(name) \(type)", "\(name) \(value)"]
+        for carrier in carriers {
+            for priority in UpstreamPriority.allCases.reversed() {
+                lines.append(
+                    "kuroneko_upstream_queue_length{carrier=\"\(carrier)\",priority=\"\(priority)\"} "
+                        + "\(all[carrier]?.queued[priority] ?? 0)")
+            }
         }
         metric(
             "kuroneko_upstream_estimated_wait_seconds", "gauge",
-            "What a new interactive lookup would wait for its answer now.",
-            "\(upstream.estimatedWait / .seconds(1))")
-        metric("kuroneko_upstream_in_flight", "gauge", "POSTs under way.", "\(upstream.inFlight)")
-        metric(
-            "kuroneko_upstream_circuit_state", "gauge", "The circuit to Yamato: 0 closed, 1 half-open, 2 open.",
-            "\(upstream.circuit.gaugeValue)")
+            "What a new interactive lookup would wait for its answer now."
+        ) { "\($0.estimatedWait / .seconds(1))" }
+        metric("kuroneko_upstream_in_flight", "gauge", "Requests under way.") { "\($0.inFlight)" }
+        metric("kuroneko_upstream_circuit_state", "gauge", "The circuit to the carrier: 0 closed, 1 half-open, 2 open.")
+        {
+            "\($0.circuit.gaugeValue)"
+        }
         metric(
             "kuroneko_upstream_shed_total", "counter",
-            "Lookups answered 503 at once because the queue could not meet their deadline.", "\(upstream.shed)")
+            "Lookups answered 503 at once because the queue could not meet their deadline."
+        ) { "\($0.shed)" }
         metric(
             "kuroneko_upstream_expired_waiters_total", "counter",
-            "Lookups answered 504 because their deadline passed first.", "\(upstream.expired)")
+            "Lookups answered 504 because their deadline passed first."
+        ) { "\($0.expired)" }
         metric(
             "kuroneko_upstream_cancelled_numbers_total", "counter",
-            "Numbers dropped unsent, or POSTs called off, because nobody waited for them any more.",
-            "\(upstream.cancelledNumbers)")
+            "Numbers dropped unsent, or requests called off, because nobody waited for them any more."
+        ) {
+            "\($0.cancelledNumbers)"
+        }
         metric(
-            "kuroneko_upstream_starts_total", "counter", "POSTs started (the politeness budget granted a start).",
-            "\(upstream.started)")
-        if let gap = upstream.shortestStartGap {
-            metric(
-                "kuroneko_upstream_shortest_start_gap_seconds", "gauge",
-                "The shortest time between two POST starts since the server started.", "\(gap / .seconds(1))")
+            "kuroneko_upstream_starts_total", "counter", "Requests started (the politeness budget granted a start)."
+        ) {
+            "\($0.started)"
+        }
+        metric(
+            "kuroneko_upstream_shortest_start_gap_seconds", "gauge",
+            "The shortest time between two request starts since the server started."
+        ) {
+            $0.shortestStartGap.map { "\($0 / .seconds(1))" }
         }
         metric(
             "kuroneko_upstream_circuit_rejections_total", "counter",
-            "Lookups answered 503 at once because the circuit was open.", "\(upstream.rejectedWhileOpen)")
+            "Lookups answered 503 at once because the circuit was open."
+        ) { "\($0.rejectedWhileOpen)" }
         return lines
     }
 }

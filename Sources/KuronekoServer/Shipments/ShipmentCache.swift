@@ -121,12 +121,12 @@ public final class ShipmentCache: Sendable {
         shards.reduce(0) { total, shard in total + shard.state.withLock { $0.entries.count } }
     }
 
-    /// The shard of a number: by its tenth and eleventh digits (the twelfth, the check digit, takes only
-    /// seven values).
+    /// The shard of a number: by the two characters before its last (for 12 digits the tenth and eleventh;
+    /// the last, a check digit, takes only seven values). Every form has at least ten characters.
     private func shard(for number: TrackingNumber) -> Shard {
         guard shards.count > 1 else { return shards[0] }
         let digits = number.digits.utf8
-        var index = digits.index(digits.startIndex, offsetBy: 9)
+        var index = digits.index(digits.endIndex, offsetBy: -3)
         let tens = Int(digits[index] &- UInt8(ascii: "0"))
         index = digits.index(after: index)
         let ones = Int(digits[index] &- UInt8(ascii: "0"))

@@ -2,8 +2,9 @@ import Foundation
 import Kuroneko
 import Synchronization
 
-/// Answers lookups from the cache when it can, and otherwise through the client's ``UpstreamScheduler``,
-/// which coalesces, batches, paces, sheds and breaks the circuit for every lookup of the process.
+/// Answers lookups from the cache when it can, and otherwise through the carriers' clients, whose
+/// ``UpstreamScheduler``s coalesce, batch, pace, shed and break the circuit for every lookup of the process,
+/// each carrier apart.
 ///
 public final class ShipmentService: Sendable {
     public struct Configuration: Sendable {
@@ -29,7 +30,7 @@ public final class ShipmentService: Sendable {
 
     public let configuration: Configuration
     public let cache: ShipmentCache
-    public let client: TrackingClient
+    public let client: MultiCarrierClient
     private let clock: any TrackingClock
     private let metrics: Metrics
     /// When each number was last refreshed on request (at most about the cache's capacity of them).
@@ -44,7 +45,7 @@ public final class ShipmentService: Sendable {
     ///   - shared: asked on a cache miss for a copy another server fetched; a copy still fresh by the cache
     ///     policy is served (and cached) without asking Yamato.
     public init(
-        client: TrackingClient, clock: any TrackingClock, metrics: Metrics, configuration: Configuration,
+        client: MultiCarrierClient, clock: any TrackingClock, metrics: Metrics, configuration: Configuration,
         fetched: (@Sendable (Shipment, Date) async -> Void)? = nil,
         shared: (@Sendable (TrackingNumber) async -> (Shipment, Date)?)? = nil
     ) {
@@ -59,23 +60,35 @@ public final class ShipmentService: Sendable {
 
     /// A fresh cached answer, or `nil`; never waits, so the HTTP adapter can call it on its own thread.
     /// - Parameter now: the time to judge freshness by, when the caller has read the clock already.
-    public func freshCachedEntry(for number: TrackingNumber, at now: Date? = nil) -> ShipmentCache.Entry? {
-        guard let entry = cache.entry(for: number), entry.isFresh(at: now ?? clock.now) else { return nil }
+    /// - Parameter carrier: the carrier asked for; a cached answer of another carrier is no answer.
+    public func freshCachedEntry(for number: TrackingNumber, carrier: Carrier? = nil, at now: Date? = nil)
+        -> ShipmentCache.Entry?
+    {
+        guard let entry = cache.entry(for: number), carrier == nil || entry.shipment.carrier == carrier,
+            entry.isFresh(at: now ?? clock.now)
+        else { return nil }
         metrics.recordCacheLookup(.hit)
         return entry
     }
 
     /// Whether POSTs may go to Yamato: closed, half-open (the next POST is a probe) or open.
-    public var circuitState: CircuitState { client.scheduler.statistics.circuit }
+    public var circuitState: CircuitState { client.clients[.yamato]?.scheduler.statistics.circuit ?? .closed }
+
+    /// Each carrier's scheduler statistics, for metrics.
+    public var upstreamStatistics: [Carrier: UpstreamStatistics] {
+        client.clients.mapValues(\.scheduler.statistics)
+    }
 
     /// Looks many numbers up at once, each as ``lookup(_:refresh:)`` would.
     /// - Parameter numbers: `nil` where the input was not a number (skipped).
     /// - Returns: each number's outcome, by its place in `numbers`.
-    public func lookup(_ numbers: [TrackingNumber?], refresh: Bool = false) async -> [Int: Outcome] {
+    public func lookup(_ numbers: [TrackingNumber?], carrier: Carrier? = nil, refresh: Bool = false) async
+        -> [Int: Outcome]
+    {
         await withTaskGroup(of: (Int, Outcome).self) { group in
             for (index, number) in numbers.enumerated() {
                 guard let number else { continue }
-                group.addTask { (index, await self.lookup(number, refresh: refresh)) }
+                group.addTask { (index, await self.lookup(number, carrier: carrier, refresh: refresh)) }
             }
             var outcomes: [Int: Outcome] = [:]
             for await (index, outcome) in group { outcomes[index] = outcome }
@@ -84,9 +97,11 @@ public final class ShipmentService: Sendable {
     }
 
     /// Looks a number up: interactive, or at refresh priority for `refresh`.
-    /// - Parameter refresh: skip a fresh cached answer (rate limited per number by `refreshInterval`).
-    public func lookup(_ number: TrackingNumber, refresh: Bool = false) async -> Outcome {
-        var cached = cache.entry(for: number)
+    /// - Parameters:
+    ///   - carrier: ask this carrier (a cached answer of another is not used); `nil` finds the carrier.
+    ///   - refresh: skip a fresh cached answer (rate limited per number by `refreshInterval`).
+    public func lookup(_ number: TrackingNumber, carrier: Carrier? = nil, refresh: Bool = false) async -> Outcome {
+        var cached = cache.entry(for: number).flatMap { carrier == nil || $0.shipment.carrier == carrier ? $0 : nil }
         let refreshing = refresh && mayRefresh(number)
         if !refreshing, cached?.isFresh(at: clock.now) != true, let (shipment, fetchedAt) = await shared?(number),
             fetchedAt > cached?.fetchedAt ?? .distantPast
@@ -97,7 +112,7 @@ public final class ShipmentService: Sendable {
             metrics.recordCacheLookup(.hit)
             return .fresh(cached, fromCache: true)
         }
-        return await fetch(number, priority: refreshing ? .refresh : .interactive, cached: cached)
+        return await fetch(number, carrier: carrier, priority: refreshing ? .refresh : .interactive, cached: cached)
     }
 
     /// Takes a copy another server fetched (told through the shared database) when it is newer than the
@@ -114,17 +129,23 @@ public final class ShipmentService: Sendable {
 
     /// Asks Yamato now, whatever the cache holds (the poller at background priority, a watch's refresh at
     /// refresh priority); the answer is cached and recorded like any other.
-    public func check(_ number: TrackingNumber, priority: UpstreamPriority) async -> Outcome {
-        await fetch(number, priority: priority, cached: cache.entry(for: number))
+    public func check(_ number: TrackingNumber, carrier: Carrier? = nil, priority: UpstreamPriority) async -> Outcome {
+        await fetch(number, carrier: carrier, priority: priority, cached: cache.entry(for: number))
     }
 
-    private func fetch(_ number: TrackingNumber, priority: UpstreamPriority, cached: ShipmentCache.Entry?) async
-        -> Outcome
-    {
+    private func fetch(
+        _ number: TrackingNumber, carrier: Carrier?, priority: UpstreamPriority, cached: ShipmentCache.Entry?
+    ) async -> Outcome {
         do {
-            let shipment = try await client.track(number, priority: priority)
+            let shipment = try await client.track(number, carrier: carrier, priority: priority)
             let now = clock.now
-            let entry = cache.store(shipment, fetchedAt: now)
+            // A carrier named that does not know the number says nothing of the others: not cached over
+            // what the number's own carrier answered.
+            let keep = carrier == nil || shipment.status.code != .notFound || cached == nil
+            let entry =
+                keep
+                ? cache.store(shipment, fetchedAt: now)
+                : ShipmentCache.Entry(shipment: shipment, fetchedAt: now, expiresAt: now)
             metrics.recordCacheLookup(.miss)
             await fetched?(shipment, now)
             return .fresh(entry, fromCache: false)

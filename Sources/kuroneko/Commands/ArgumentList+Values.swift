@@ -1,4 +1,5 @@
 import Foundation
+import Kuroneko
 
 // Typed option values, shared by every command. Each reads `--name VALUE`, else the option's environment
 // variable, else its declared default, and checks it against the kind its ``OptionSpec`` declares (a
@@ -34,6 +35,43 @@ extension ArgumentList {
                     + "https://toi.kuronekoyamato.co.jp/cgi-bin/tneko")
         }
         return url
+    }
+
+    /// Carriers' sites: `yamato=URL`, `sagawa=ORIGIN`, `japanpost=ORIGIN`, or a bare URL for Yamato's form;
+    /// each carrier at most once.
+    func endpoints(_ name: String) throws(CommandFailure) -> [Carrier: URL] {
+        guard declaredKind(name) == .endpoints else { preconditionFailure("\(name) is not endpoints") }
+        guard let (texts, source) = allValues(name) else { return [:] }
+        var endpoints: [Carrier: URL] = [:]
+        for item in texts.flatMap({ $0.split(separator: ",") }).map({ $0.trimmingCharacters(in: .whitespaces) }) {
+            var carrier = Carrier.yamato
+            var text = item
+            if let equals = item.firstIndex(of: "="), !item[..<equals].contains(":") {
+                do {
+                    carrier = try Carrier(named: String(item[..<equals]))
+                } catch {
+                    throw .usage("\(command): \(source) \"\(item)\": \(error)")
+                }
+                text = String(item[item.index(after: equals)...])
+            }
+            guard let url = URL(string: text), let scheme = url.scheme?.lowercased(),
+                ["http", "https"].contains(scheme),
+                url.host != nil
+            else {
+                throw .usage(
+                    "\(command): \(source) \"\(item)\" is not an http(s) URL; expected e.g. "
+                        + "https://toi.kuronekoyamato.co.jp/cgi-bin/tneko or sagawa=http://127.0.0.1:8081")
+            }
+            guard endpoints.updateValue(url, forKey: carrier) == nil else {
+                throw .usage("\(command): \(source) names \(carrier) twice; give each carrier one endpoint")
+            }
+        }
+        return endpoints
+    }
+
+    /// A carrier's name, the option declared as a choice of them.
+    func carrier(_ name: String) throws(CommandFailure) -> Carrier? {
+        try choice(name).flatMap { try? Carrier(named: $0) }
     }
 
     /// An ISO 8601 time, with or without fractional seconds.
@@ -89,6 +127,7 @@ extension ArgumentList {
             case .number: _ = try number(option.name)
             case .seconds: _ = try seconds(option.name)
             case .url: _ = try url(option.name)
+            case .endpoints: _ = try endpoints(option.name)
             case .time: _ = try time(option.name)
             }
         }

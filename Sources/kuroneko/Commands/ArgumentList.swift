@@ -8,6 +8,8 @@ struct ArgumentList {
     /// What is left after the options, in order.
     let operands: [String]
     private var values: [String: String] = [:]
+    /// Every value of an option given more than once, in order (``values`` keeps the last).
+    private var repeated: [String: [String]] = [:]
     private var flags: Set<String> = []
 
     /// The command's name, for messages.
@@ -41,8 +43,10 @@ struct ArgumentList {
             if option.takesValue {
                 if let inline {
                     values[option.name] = inline
+                    repeated[option.name, default: []].append(inline)
                 } else if index < arguments.count {
                     values[option.name] = arguments[index]
+                    repeated[option.name, default: []].append(arguments[index])
                     index += 1
                 } else {
                     throw .usage(
@@ -63,6 +67,18 @@ struct ArgumentList {
     func flag(_ name: String) -> Bool {
         precondition(spec.option(named: name)?.takesValue == false, "\(name) is not a flag of \(spec.name)")
         return flags.contains(name)
+    }
+
+    /// Every value of `--name VALUE` given, in order, else the variable's (one value); with where they came from.
+    func allValues(_ name: String) -> (texts: [String], source: String)? {
+        guard let option = spec.option(named: name), option.takesValue else {
+            preconditionFailure("\(name) is not an option with a value of \(spec.name)")
+        }
+        if let texts = repeated[option.name], !texts.isEmpty { return (texts, option.name) }
+        if let variable = option.environment, let text = environment[variable], !text.isEmpty {
+            return ([text], variable)
+        }
+        return nil
     }
 
     /// The raw value of `--name VALUE`, else of the option's `KURONEKO_…` variable, with where it came from.

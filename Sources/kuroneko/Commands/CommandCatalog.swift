@@ -22,8 +22,14 @@ enum CommandCatalog {
     private static let serverDefaults = Server.Configuration()
 
     private static let endpoint = OptionSpec.value(
-        "--endpoint", "URL", .url, default: clientDefaults.endpoint.absoluteString, environment: "KURONEKO_ENDPOINT",
-        "the tracking form to post to")
+        "--endpoint", "URL", .endpoints, environment: "KURONEKO_ENDPOINT",
+        "where the carriers' sites are: a URL is Yamato's form (default "
+            + "\(clientDefaults.endpoint.absoluteString)); CARRIER=ORIGIN puts that carrier's real paths under "
+            + "ORIGIN (sagawa=http://127.0.0.1:8081); several comma-separated or the option again")
+    private static let carrier = OptionSpec.value(
+        "--carrier", "CARRIER", .choice(Carrier.allCases.map(\.rawValue)),
+        "look every number up at this carrier; without it each number's carrier is found (12 digits at Yamato, "
+            + "then Sagawa, then Japan Post)")
     private static let timeout = OptionSpec.value(
         "--timeout", "SECONDS", .seconds(0.1...600), default: seconds(clientDefaults.requestTimeout),
         environment: "KURONEKO_TIMEOUT", "per request to Yamato")
@@ -52,7 +58,7 @@ enum CommandCatalog {
                 + "before anything is sent (exit status 2), unless --skip-invalid is given.",
         ],
         options: output + [
-            endpoint, timeout,
+            carrier, endpoint, timeout,
             .flag("--skip-invalid", "report invalid numbers on standard error and track the rest"),
             .flag("--quiet", short: "-q", "no progress on standard error"),
         ],
@@ -75,6 +81,9 @@ enum CommandCatalog {
                 "when the page was fetched, ISO 8601 (e.g. 2026-10-30T12:00:00+09:00); year-less dates are "
                     + "resolved against it (default: now)"),
             .value("--charset", "NAME", "the page's charset, when its <meta> tag is missing or wrong"),
+            .value(
+                "--carrier", "CARRIER", .choice(Carrier.allCases.map(\.rawValue)),
+                "whose page it is (default: found from the page)"),
         ],
         operands: .file,
         examples: [
@@ -93,7 +102,8 @@ enum CommandCatalog {
                 + "looks each up once, and shows its status. Adding a number already watched changes nothing."
         ],
         options: [
-            .value("--label", "TEXT", "a name for the parcels added (at most 200 characters)"), database, endpoint,
+            .value("--label", "TEXT", "a name for the parcels added (at most 200 characters)"), carrier, database,
+            endpoint,
             timeout, .flag("--no-color", "never colour the table"),
         ],
         operands: .numbers,
@@ -157,8 +167,8 @@ enum CommandCatalog {
         ],
         options: [
             .value("--column", "N|NAME", default: "1", "the column: its number from 1, or its header's name"),
-            .value("--output", "FORMAT", .choice(["csv", "json"]), default: "csv", "what to write"), endpoint,
-            timeout,
+            .value("--output", "FORMAT", .choice(["csv", "json"]), default: "csv", "what to write"), carrier,
+            endpoint, timeout,
             .flag("--quiet", short: "-q", "no progress on standard error"),
         ],
         operands: .file,

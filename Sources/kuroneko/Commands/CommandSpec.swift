@@ -16,6 +16,9 @@ struct OptionSpec: Sendable {
         case seconds(ClosedRange<Double>)
         /// An http(s) URL.
         case url
+        /// Where carriers' sites are: `CARRIER=URL` (or a bare URL, Yamato's form), comma-separated or the
+        /// option given again.
+        case endpoints
         /// An ISO 8601 time.
         case time
     }

@@ -1,0 +1,33 @@
+import Foundation
+
+/// Saved pages of any carrier: parsed by the carrier named, or by whichever carrier's layout the page has.
+public enum CarrierPages {
+    /// - Parameter carrier: whose page it is; `nil` tries Yamato's layout, then Sagawa's, then Japan Post's,
+    ///   and refuses a page that is none of them, naming what each expected.
+    public static func parse(
+        _ body: Data, carrier: Carrier? = nil, charset: String? = nil, expecting numbers: [TrackingNumber]? = nil,
+        now: Date
+    ) throws(TrackingPageError) -> [Shipment] {
+        if let carrier { return try parse(body, as: carrier, charset: charset, expecting: numbers, now: now) }
+        var refusals: [String] = []
+        for candidate in Carrier.allCases {
+            do {
+                return try parse(body, as: candidate, charset: charset, expecting: numbers, now: now)
+            } catch  where error.code == .unrecognizedLayout {
+                refusals.append("\(candidate.englishName): \(error.message)")
+            }
+        }
+        throw TrackingPageError(
+            .unrecognizedLayout, "the page is no carrier's result page (" + refusals.joined(separator: "; ") + ")")
+    }
+
+    private static func parse(
+        _ body: Data, as carrier: Carrier, charset: String?, expecting numbers: [TrackingNumber]?, now: Date
+    ) throws(TrackingPageError) -> [Shipment] {
+        switch carrier {
+        case .yamato: try TrackingPageParser().parse(body, charset: charset, expecting: numbers, now: now)
+        case .sagawa: try SagawaPageParser().parse(body, charset: charset, expecting: numbers, now: now)
+        case .japanPost: try JapanPostPageParser().parse(body, charset: charset, expecting: numbers, now: now)
+        }
+    }
+}
