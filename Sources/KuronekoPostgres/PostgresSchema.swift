@@ -120,6 +120,13 @@ enum PostgresSchema {
             CREATE TABLE settings (name text PRIMARY KEY, value text NOT NULL);
             """
         ),
+        (
+            5,
+            """
+            ALTER TABLE watches ADD COLUMN carrier text;
+            UPDATE watches SET carrier = 'yamato';
+            """
+        ),
     ]
 
     /// Applies what is missing, on one connection holding the advisory lock.

@@ -24,12 +24,18 @@ struct AddCommand: ArgumentsCommand {
         }
         for number in numbers {
             do {
-                _ = try store.add(number, label: label, owner: .local, webhook: nil, now: Date())
+                _ = try store.add(
+                    number, carrier: try arguments.carrier("--carrier"), label: label, owner: .local, webhook: nil,
+                    now: Date())
             } catch let error as WatchStoreError {
                 throw CommandFailure.usage("add: \(error)")
             }
         }
-        let failed = try await session.check(numbers, quiet: true)
+        let carrier = try arguments.carrier("--carrier")
+        let failed = try await session.check(
+            numbers,
+            carriers: carrier.map { named in Dictionary(numbers.map { ($0, named) }) { first, _ in first } } ?? [:],
+            quiet: true)
         let watches = numbers.compactMap { try? store.watch($0, owner: .local) }
         terminal.print(
             WatchTable(language: .japanese, colored: terminal.usesColor(unlessTurnedOff: arguments.flag("--no-color")))
@@ -134,12 +140,17 @@ struct RefreshCommand: ArgumentsCommand {
     let arguments: ArgumentList
     let terminal: Terminal
 
+    /// Where each watch that knows its carrier is followed.
+    static func carriers(of watches: [Watch]) -> [TrackingNumber: Carrier] {
+        Dictionary(watches.compactMap { watch in watch.carrier.map { (watch.number, $0) } }) { first, _ in first }
+    }
+
     func run() async throws {
         let session = try WatchListSession(arguments, terminal: terminal)
         let store = session.store
         let watches = try store.watches(owner: .local, filter: .active, after: nil, limit: WatchLimits.watchesPerOwner)
         guard !watches.isEmpty else { return terminal.printError("kuroneko: no active watches to refresh") }
-        let failed = try await session.check(watches.map(\.number), quiet: false)
+        let failed = try await session.check(watches.map(\.number), carriers: Self.carriers(of: watches), quiet: false)
         if failed > 0 { throw CommandFailure.reported(.lookupFailed) }
     }
 }
@@ -161,7 +172,8 @@ struct WatchCommand: ArgumentsCommand {
             guard !active.isEmpty else {
                 return terminal.printError("kuroneko: every watched parcel is finished")
             }
-            _ = try await session.check(active.map(\.number), quiet: false, exec: command)
+            _ = try await session.check(
+                active.map(\.number), carriers: RefreshCommand.carriers(of: active), quiet: false, exec: command)
             let left = try store.watches(owner: .local, filter: .active, after: nil, limit: 1)
             if left.isEmpty { return terminal.printError("kuroneko: every watched parcel is finished") }
             try await Task.sleep(for: interval)

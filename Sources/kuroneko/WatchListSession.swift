@@ -47,8 +47,9 @@ struct WatchListSession {
     }
 
     /// Looks the numbers up and records every answer; each failure one line on stderr. - Returns: failures.
+    /// - Parameter carriers: where the watches are followed, for those that know it.
     func check(
-        _ numbers: [TrackingNumber], quiet: Bool, exec command: String? = nil
+        _ numbers: [TrackingNumber], carriers: [TrackingNumber: Carrier] = [:], quiet: Bool, exec command: String? = nil
     ) async throws -> Int {
         let client = try client()
         let schedule = PollSchedule()
@@ -59,7 +60,7 @@ struct WatchListSession {
             : TrackProgress(total: numbers.count, distinct: Set(numbers).count, client: client, terminal: terminal)
         progress?.start()
         defer { progress?.stop() }
-        for await answer in client.answers(for: numbers) {
+        for await answer in client.answers(for: numbers, carriers: carriers) {
             progress?.answered(answer.number)
             switch answer.result {
             case .success(let shipment):

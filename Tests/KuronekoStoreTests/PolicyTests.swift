@@ -134,7 +134,9 @@ struct PolicyTests {
                 try watch(1, numbers[0], scheduled: nil), try watch(2, numbers[1], scheduled: timeOnly),
                 try watch(3, numbers[2], scheduled: dated),
             ], now: now)
-        let events = feed.components(separatedBy: "BEGIN:VEVENT").dropFirst().map { $0.replacingOccurrences(of: "\r\n ", with: "") }
+        let events = feed.components(separatedBy: "BEGIN:VEVENT").dropFirst().map {
+            $0.replacingOccurrences(of: "\r\n ", with: "")
+        }
         try #require(events.count == 3)
         for event in events.prefix(2) {
             #expect(event.contains("DTSTART:20261202T090000Z\r\nDTEND:20261202T110000Z"))
@@ -156,7 +158,7 @@ struct WatchPollerTests {
         for number in numbers { _ = try store.add(number, label: nil, owner: .local, webhook: nil, now: clock.now) }
         let failing = numbers[3]
         let checked = CheckLog()
-        let poller = WatchPoller(store: store, clock: clock, schedule: PollSchedule()) { number in
+        let poller = WatchPoller(store: store, clock: clock, schedule: PollSchedule()) { number, _ in
             checked.add(number)
             guard number != failing else { return false }
             // What a fetch does: the answer is recorded, and the next check set.
@@ -191,7 +193,7 @@ struct WatchPollerFillTests {
             try store.postpone(number, until: clock.now.addingTimeInterval(due))
         }
         let checked = CheckLog()
-        let poller = WatchPoller(store: store, clock: clock, schedule: PollSchedule()) { number in
+        let poller = WatchPoller(store: store, clock: clock, schedule: PollSchedule()) { number, _ in
             checked.add(number)
             try? store.postpone(number, until: clock.now.addingTimeInterval(1_800))
             return true

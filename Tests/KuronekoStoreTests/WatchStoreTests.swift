@@ -56,8 +56,10 @@ struct WatchStoreTests {
         let path = Self.temporaryPath()
         let lines = Mutex<[String]>([])
         _ = try SQLiteDatabase(
-            path: path, migrations: Schema.migrations, upTo: 2, announce: { line in lines.withLock { $0.append(line) } })
-        #expect(lines.withLock { $0 } == ["creating the watch list \(path) at schema version 2"], "a new file: one line")
+            path: path, migrations: Schema.migrations, upTo: 2, announce: { line in lines.withLock { $0.append(line) } }
+        )
+        #expect(
+            lines.withLock { $0 } == ["creating the watch list \(path) at schema version 2"], "a new file: one line")
         lines.withLock { $0.removeAll() }
         _ = try SQLiteWatchStore(path: path, announce: { line in lines.withLock { $0.append(line) } })
         #expect(
@@ -65,6 +67,8 @@ struct WatchStoreTests {
                 "migrating \(path) from schema version 2 to 3: adds API keys and their calendar tokens (stored hashed)",
                 "migrating \(path) from schema version 3 to 4: adds the end of a subscription its receiver refused "
                     + "(410 Gone) and the operator's settings",
+                "migrating \(path) from schema version 4 to 5: adds the carrier each watch is followed at (every "
+                    + "watch made before is Yamato's)",
             ])
         lines.withLock { $0.removeAll() }
         _ = try SQLiteWatchStore(path: path, announce: { line in lines.withLock { $0.append(line) } })
@@ -72,7 +76,9 @@ struct WatchStoreTests {
         #expect(SchemaVersions.latest == Schema.migrations.count)
     }
 
-    @Test("a database from a newer Kuroneko is refused with both versions named, and left untouched", arguments: StoreEngine.available)
+    @Test(
+        "a database from a newer Kuroneko is refused with both versions named, and left untouched",
+        arguments: StoreEngine.available)
     func newerSchemaRefused(engine: StoreEngine) throws {
         let newer = SchemaVersions.latest + 1
         let number = ValidNumbers.numbers(1)[0]
@@ -82,7 +88,8 @@ struct WatchStoreTests {
             _ = try opened.store.add(number, label: "kept", owner: .local, webhook: nil, now: now)
             switch engine {
             case .sqlite: try opened.write("PRAGMA user_version = \(newer)", [[]])
-            case .postgres: try opened.write("INSERT INTO kuroneko_schema (version) VALUES (?)", [[.integer(Int64(newer))]])
+            case .postgres:
+                try opened.write("INSERT INTO kuroneko_schema (version) VALUES (?)", [[.integer(Int64(newer))]])
             }
         }
         let path = (opened.store as? SQLiteWatchStore)?.database.path

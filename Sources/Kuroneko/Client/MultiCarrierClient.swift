@@ -48,8 +48,11 @@ public struct MultiCarrierClient: Sendable {
 
     /// Many numbers, each distinct number looked up once, its answer handed over as soon as it is known
     /// (after its last carrier's answer): like ``TrackingClient/answers(for:priority:)``, per carrier.
+    /// - Parameters:
+    ///   - carrier: the carrier of every number; `carriers`, of some (watches that know theirs).
     public func answers(
-        for numbers: [TrackingNumber], carrier: Carrier? = nil, priority: UpstreamPriority = .interactive
+        for numbers: [TrackingNumber], carrier: Carrier? = nil, carriers: [TrackingNumber: Carrier] = [:],
+        priority: UpstreamPriority = .interactive
     ) -> AsyncStream<TrackingAnswer> {
         AsyncStream { continuation in
             let work = Task {
@@ -57,7 +60,7 @@ public struct MultiCarrierClient: Sendable {
                 var seen = Set<TrackingNumber>()
                 let distinct = numbers.filter { seen.insert($0).inserted }
                 var routes: [TrackingNumber: [Carrier]] = [:]
-                for number in distinct { routes[number] = route(for: number, carrier: carrier) }
+                for number in distinct { routes[number] = route(for: number, carrier: carriers[number] ?? carrier) }
                 let yield: @Sendable (TrackingNumber, Result<Shipment, TrackingError>) -> Void = { number, result in
                     for index in places[number] ?? [] {
                         continuation.yield(TrackingAnswer(index: index, number: number, result: result))

@@ -137,8 +137,8 @@ public final class Server: Sendable {
         }
         self.flushLog = flushLog
 
-        let poller = WatchPoller(store: store, clock: clock, schedule: schedule) { number in
-            if case .fresh = await service.check(number, priority: .background) { return true }
+        let poller = WatchPoller(store: store, clock: clock, schedule: schedule) { number, carrier in
+            if case .fresh = await service.check(number, carrier: carrier, priority: .background) { return true }
             return false
         }
         // A delivery's lease outlasts an attempt (10 s) even on a fast poll clock.

@@ -23,15 +23,15 @@ public final class WatchPoller: Sendable {
 
     private let store: any WatchStore
     private let clock: any TrackingClock
-    private let check: @Sendable (TrackingNumber) async -> Bool
+    private let check: @Sendable (TrackingNumber, Carrier?) async -> Bool
     private let schedule: PollSchedule
     private let counters = Mutex((checks: 0, failures: 0))
 
-    /// - Parameter check: asks Yamato for one number (the answer is recorded by whoever fetched it); false
-    ///   when it could not be answered.
+    /// - Parameter check: asks one number's carrier (`nil`: still to be found) about it (the answer is
+    ///   recorded by whoever fetched it); false when it could not be answered.
     public init(
         store: any WatchStore, clock: any TrackingClock, schedule: PollSchedule,
-        check: @escaping @Sendable (TrackingNumber) async -> Bool
+        check: @escaping @Sendable (TrackingNumber, Carrier?) async -> Bool
     ) {
         self.store = store
         self.clock = clock
@@ -50,14 +50,16 @@ public final class WatchPoller: Sendable {
         let store = self.store
         let horizon = now.addingTimeInterval(Self.lookahead / schedule.speed)
         guard
-            let due = try? await StoreThreads.run(on: store, {
-                try store.claimDue(
-                    now: now, horizon: horizon, limit: Self.batch, leaseUntil: now.addingTimeInterval(lease))
-            }),
+            let due = try? await StoreThreads.run(
+                on: store,
+                {
+                    try store.claimDueChecks(
+                        now: now, horizon: horizon, limit: Self.batch, leaseUntil: now.addingTimeInterval(lease))
+                }),
             !due.isEmpty
         else { return 0 }
         let results = await withTaskGroup(of: (TrackingNumber, Bool).self) { group in
-            for number in due { group.addTask { (number, await self.check(number)) } }
+            for item in due { group.addTask { (item.number, await self.check(item.number, item.carrier)) } }
             var results: [(TrackingNumber, Bool)] = []
             for await result in group { results.append(result) }
             return results
@@ -141,9 +143,11 @@ public final class WebhookDeliverer: Sendable {
         let store = self.store
         let leaseUntil = now.addingTimeInterval(lease)
         guard free > 0,
-            let due = try? await StoreThreads.run(on: store, {
-                try store.claimDeliveries(at: now, limit: free, leaseUntil: leaseUntil, excludingWatches: excluded)
-            })
+            let due = try? await StoreThreads.run(
+                on: store,
+                {
+                    try store.claimDeliveries(at: now, limit: free, leaseUntil: leaseUntil, excludingWatches: excluded)
+                })
         else { return [] }
         busy.withLock { busy in
             for delivery in due { busy.insert(delivery.change.watchID) }

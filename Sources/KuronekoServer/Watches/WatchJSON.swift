@@ -11,6 +11,8 @@ public enum WatchJSON {
         out.reserveCapacity(256 + (watch.latest?.json.count ?? 0))
         append(&out, #"{"active":"#)
         append(&out, watch.active ? "true" : "false")
+        append(&out, #","carrier":"#)
+        appendString(&out, watch.carrier?.rawValue)
         append(&out, #","checked_at":"#)
         appendDate(&out, watch.checkedAt)
         append(&out, #","created_at":"#)

@@ -1,4 +1,5 @@
 import Foundation
+import Kuroneko
 import KuronekoHTTP
 
 /// A refusal as the problem document it is answered with: a route throws it, ``WatchRoutes`` renders it.
@@ -29,13 +30,15 @@ struct RouteProblem: Error {
     }
 }
 
-/// The body of `POST /v1/watches`: `{"number": …, "label": …?, "webhook_url": …?}`, nothing else.
+/// The body of `POST /v1/watches`: `{"number": …, "carrier": …?, "label": …?, "webhook_url": …?}`, nothing
+/// else.
 struct AddWatchRequest: Decodable {
     let number: String
+    let carrier: Carrier?
     let label: String?
     let webhookURL: String?
 
-    static let fields = ["number", "label", "webhook_url"]
+    static let fields = ["number", "carrier", "label", "webhook_url"]
 
     private struct Key: CodingKey {
         let stringValue: String
@@ -48,12 +51,22 @@ struct AddWatchRequest: Decodable {
     init(from decoder: any Decoder) throws {
         let container = try decoder.container(keyedBy: Key.self)
         if let unknown = container.allKeys.map(\.stringValue).sorted().first(where: { !Self.fields.contains($0) }) {
-            throw RouteProblem.bad("unknown field \"\(unknown.prefix(40))\"; the fields are number, label and webhook_url")
+            throw RouteProblem.bad(
+                "unknown field \"\(unknown.prefix(40))\"; the fields are number, carrier, label and webhook_url")
         }
         guard let number = try? container.decode(String.self, forKey: Key("number")) else {
             throw RouteProblem.bad("number is missing or not a string; expected \"XXXX-XXXX-XXXX\"")
         }
         self.number = number
+        if let name = try Self.optionalText(container, "carrier") {
+            do {
+                carrier = try Carrier(named: name)
+            } catch {
+                throw RouteProblem.bad("carrier " + error.description)
+            }
+        } else {
+            carrier = nil
+        }
         label = try Self.optionalText(container, "label")
         webhookURL = try Self.optionalText(container, "webhook_url")
     }

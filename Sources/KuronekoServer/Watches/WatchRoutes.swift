@@ -40,7 +40,8 @@ public struct WatchRoutes: Sendable {
                 let watch = try await routes.lookUp(request, parameters)
                 let store = routes.store
                 let changes =
-                    try await StoreThreads.run(on: store) { try store.changes(of: watch.number, owner: watch.owner) } ?? []
+                    try await StoreThreads.run(on: store) { try store.changes(of: watch.number, owner: watch.owner) }
+                    ?? []
                 return .jsonData(Self.object(["changes": changes.map(Self.json)]))
             }
         }
@@ -85,7 +86,11 @@ public struct WatchRoutes: Sendable {
         let body = try AddWatchRequest.decode(request.body)
         let number: TrackingNumber
         do {
-            number = try TrackingNumber(parsing: body.number)
+            if let carrier = body.carrier {
+                number = try TrackingNumber(parsing: body.number, for: carrier)
+            } else {
+                number = try TrackingNumber(parsing: body.number)
+            }
         } catch {
             throw RouteProblem(response: .invalidNumber(error))
         }
@@ -102,14 +107,14 @@ public struct WatchRoutes: Sendable {
             try await checkWebhook(text)
             webhook = (text, Secrets.random(prefix: "whsec_"))
         }
-        let (store, now, chosenLabel, subscription) = (self.store, clock.now, label, webhook)
+        let (store, now, chosenLabel, subscription, carrier) = (self.store, clock.now, label, webhook, body.carrier)
         let added = try await StoreThreads.run(on: store) {
-            try store.add(number, label: chosenLabel, owner: owner, webhook: subscription, now: now)
+            try store.add(number, carrier: carrier, label: chosenLabel, owner: owner, webhook: subscription, now: now)
         }
         if added.created {
             // The first check is queued at refresh priority; the answer does not wait for it.
             let service = self.service
-            Task { _ = await service.check(number, priority: .refresh) }
+            Task { _ = await service.check(number, carrier: carrier, priority: .refresh) }
         }
         var response = HTTPResponse.jsonData(
             WatchJSON.encode(added.watch, webhookSecret: added.webhookSecret), status: added.created ? 201 : 200)
@@ -158,7 +163,8 @@ public struct WatchRoutes: Sendable {
         var cursor: Int64?
         if let text = request.queryValue("cursor") {
             guard let value = Int64(text), value >= 0 else {
-                throw RouteProblem.bad("cursor \"\(text.prefix(20))\" is not one this server gave; use next_cursor as given")
+                throw RouteProblem.bad(
+                    "cursor \"\(text.prefix(20))\" is not one this server gave; use next_cursor as given")
             }
             cursor = value
         }
@@ -188,12 +194,13 @@ public struct WatchRoutes: Sendable {
     private func refresh(_ request: HTTPRequest, _ parameters: [String: String]) async throws -> HTTPResponse {
         let watch = try await lookUp(request, parameters)
         // A check that could not reach Yamato says why; the watch is unchanged and still readable.
-        switch await service.check(watch.number, priority: .refresh) {
+        switch await service.check(watch.number, carrier: watch.carrier, priority: .refresh) {
         case .fresh: break
         case .stale(_, let error), .failed(let error): return APIResponder.problem(for: error)
         }
         let store = self.store
-        guard let current = try await StoreThreads.run(on: store, { try store.watch(watch.number, owner: watch.owner) }) else {
+        guard let current = try await StoreThreads.run(on: store, { try store.watch(watch.number, owner: watch.owner) })
+        else {
             throw RouteProblem.notFound(watch.number.formatted)
         }
         return .jsonData(Self.json(current))

@@ -11,9 +11,15 @@ extension SQLWatchStore {
         let number = shipment.trackingNumber
         let served = ServedShipment.encode(shipment, fetchedAt: fetchedAt)
         let status = (try? JSONEncoder.kuroneko().encode(shipment.status)) ?? Data("{}".utf8)
+        // The watches followed at this carrier, or still to be found (a number a carrier does not know says
+        // nothing of a watch followed at another).
         let watches = try database.read { connection in
-            try connection.run(Self.watchColumns + " WHERE w.number = ? AND w.active = 1", [.text(number.digits)])
+            try connection.run(
+                Self.watchColumns + " WHERE w.number = ? AND w.active = 1 AND (w.carrier IS NULL OR w.carrier = ?)",
+                [.text(number.digits), .text(shipment.carrier.rawValue)])
         }.compactMap(Self.watch(from:))
+        // A watch still to be found is found here, unless this carrier does not know the number either.
+        let found: SQLValue = shipment.status.code == .notFound ? .null : .text(shipment.carrier.rawValue)
         // Only watched numbers are kept: a lookup of anything else leaves no trace here.
         guard !watches.isEmpty else { return [] }
         let schedule = watches.map { ($0.id, nextCheck($0, shipment)) }
@@ -79,12 +85,13 @@ extension SQLWatchStore {
                 }
                 try connection.run(
                     """
-                    UPDATE watches SET status_label = ?, status_json = ?, checked_at = ?, next_check_at = ?, active = ?
+                    UPDATE watches SET status_label = ?, status_json = ?, checked_at = ?, next_check_at = ?, active = ?,
+                        carrier = COALESCE(carrier, ?)
                     WHERE id = ?
                     """,
                     [
                         .text(shipment.status.label), .blob(status), .real(fetchedAt.timeIntervalSince1970),
-                        .real((next ?? fetchedAt).timeIntervalSince1970), .integer(next == nil ? 0 : 1),
+                        .real((next ?? fetchedAt).timeIntervalSince1970), .integer(next == nil ? 0 : 1), found,
                         .integer(watchID),
                     ])
             }
@@ -92,13 +99,13 @@ extension SQLWatchStore {
         }
     }
 
-    public func claimDue(now: Date, horizon: Date, limit: Int, leaseUntil: Date) throws -> [TrackingNumber] {
+    public func claimDueChecks(now: Date, horizon: Date, limit: Int, leaseUntil: Date) throws -> [DueCheck] {
         try database.write { connection in
             // Along the (active, next_check_at) index, most overdue first; a number several owners watch
             // comes once (four rows a number are read, so a few shared numbers still fill the batch).
             let rows = try connection.run(
                 """
-                SELECT w.number, w.next_check_at FROM watches w WHERE w.active = 1 AND w.next_check_at <= ?
+                SELECT w.number, w.carrier, w.next_check_at FROM watches w WHERE w.active = 1 AND w.next_check_at <= ?
                 ORDER BY w.next_check_at LIMIT ?
                 """ + Database.skippingLocked(of: "w"),
                 [.real(horizon.timeIntervalSince1970), .integer(Int64(limit * 4))])
@@ -106,13 +113,14 @@ extension SQLWatchStore {
                 return []
             }
             var seen: Set<String> = []
-            let candidates = try rows.map { try $0.requiredText("number") }.filter { seen.insert($0).inserted }
-                .prefix(limit)
-            var claimed: [TrackingNumber] = []
-            for digits in candidates {
+            let candidates = try rows.map { (try $0.requiredText("number"), try $0.text("carrier")) }
+                .filter { seen.insert($0.0).inserted }.prefix(limit)
+            var claimed: [DueCheck] = []
+            for (digits, carrierName) in candidates {
                 guard let number = try? TrackingNumber(parsing: digits) else { continue }
+                let due = DueCheck(number: number, carrier: carrierName.flatMap { try? Carrier(named: $0) })
                 guard Database.leasesClaims else {
-                    claimed.append(number)
+                    claimed.append(due)
                     continue
                 }
                 // Another server that claimed it first has moved its watches past the horizon: on PostgreSQL
@@ -122,7 +130,7 @@ extension SQLWatchStore {
                     [
                         .real(leaseUntil.timeIntervalSince1970), .text(digits), .real(horizon.timeIntervalSince1970),
                     ])
-                if connection.changes > 0 { claimed.append(number) }
+                if connection.changes > 0 { claimed.append(due) }
             }
             return claimed
         }

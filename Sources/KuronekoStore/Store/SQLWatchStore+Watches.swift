@@ -5,49 +5,61 @@ import Kuroneko
 /// each watch's changes and delivery attempts.
 extension SQLWatchStore {
     public func add(
-        _ number: TrackingNumber, label: String?, owner: WatchOwner, webhook: (url: String, secret: String)?,
-        now: Date
+        _ number: TrackingNumber, carrier: Carrier?, label: String?, owner: WatchOwner,
+        webhook: (url: String, secret: String)?, now: Date
     ) throws -> AddedWatch {
         // The limit is refused inside the transaction, which it rolls back, as the typed error it is.
-        let outcome = try addRow(number, label: label, owner: owner, webhook: webhook, now: now)
+        let outcome = try addRow(number, carrier: carrier, label: label, owner: owner, webhook: webhook, now: now)
         // Read in the same transaction as the insert: missing only when a delete of the same number won.
         guard let watch = outcome.watch else { throw WatchStoreError.removedWhileAdding(number.formatted) }
         return AddedWatch(watch: watch, created: outcome.created, webhookSecret: outcome.secret)
     }
 
     private func addRow(
-        _ number: TrackingNumber, label: String?, owner: WatchOwner, webhook: (url: String, secret: String)?,
-        now: Date
+        _ number: TrackingNumber, carrier: Carrier?, label: String?, owner: WatchOwner,
+        webhook: (url: String, secret: String)?, now: Date
     ) throws -> (created: Bool, secret: String?, watch: Watch?) {
         try database.write { connection in
             if let lock = Database.ownerLock { try connection.run(lock, [.text(owner.id)]) }
             func row(_ id: Int64?) throws -> Watch? {
                 guard let id else { return nil }
-                return try connection.run(Self.watchColumns + " WHERE w.id = ?", [.integer(id)]).first.map(Self.watch(from:))
+                return try connection.run(Self.watchColumns + " WHERE w.id = ?", [.integer(id)]).first.map(
+                    Self.watch(from:))
             }
             let existing = try connection.run(
-                "SELECT id FROM watches WHERE owner = ? AND number = ?", [.text(owner.id), .text(number.digits)])
+                "SELECT id, carrier FROM watches WHERE owner = ? AND number = ?",
+                [.text(owner.id), .text(number.digits)])
             var watchID = try existing.first.map { Int64(try $0.requiredInt("id")) }
+            if let carrier, let found = try existing.first?.text("carrier"), found != carrier.rawValue {
+                throw WatchStoreError.watchedAtAnotherCarrier(number.formatted, (try? Carrier(named: found)) ?? .yamato)
+            }
             var created = watchID == nil
             if watchID == nil {
                 let count = try connection.run("SELECT COUNT(*) AS n FROM watches WHERE owner = ?", [.text(owner.id)])
                 guard try (count.first?.requiredInt("n") ?? 0) < WatchLimits.watchesPerOwner else {
                     throw WatchStoreError.limitReached(WatchLimits.watchesPerOwner)
                 }
-                // A shipment already known for the number is the new watch's baseline.
+                // A shipment already known for the number (at the carrier named) is the new watch's baseline.
                 let known = try connection.run(
-                    "SELECT status_label, json FROM shipments WHERE number = ?", [.text(number.digits)])
+                    "SELECT status_label, json FROM shipments WHERE number = ?", [.text(number.digits)]
+                ).filter { row in
+                    guard let carrier else { return true }
+                    let served = try? row.data("json").flatMap { try JSONDecoder().decode(Shipment.self, from: $0) }
+                    return served?.carrier == carrier
+                }
                 let baselineLabel = try known.first?.text("status_label")
                 let baselineJSON = try known.first?.data("json").flatMap(Self.statusJSON(ofServed:))
                 // Another server may add the same watch at the same moment: the unique key decides.
                 let inserted = try connection.run(
                     """
-                    INSERT INTO watches (owner, number, label, created_at, active, status_label, status_json, next_check_at)
-                    VALUES (?, ?, ?, ?, 1, ?, ?, ?)
+                    INSERT INTO watches (owner, number, carrier, label, created_at, active, status_label, status_json,
+                        next_check_at)
+                    VALUES (?, ?, ?, ?, ?, 1, ?, ?, ?)
                     ON CONFLICT (owner, number) DO NOTHING RETURNING id
                     """,
                     [
-                        .text(owner.id), .text(number.digits), label.map(SQLValue.text) ?? .null,
+                        .text(owner.id), .text(number.digits), carrier.map { SQLValue.text($0.rawValue) } ?? .null,
+                        label.map(SQLValue.text) ?? .null,
                         .real(now.timeIntervalSince1970), baselineLabel.map(SQLValue.text) ?? .null,
                         baselineJSON.map(SQLValue.blob) ?? .null, .real(now.timeIntervalSince1970),
                     ])

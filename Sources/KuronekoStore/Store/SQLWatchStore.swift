@@ -56,7 +56,7 @@ public final class SQLWatchStore<Database: SQLDatabase>: WatchStore {
     /// The columns a watch is read with, joined with its latest shipment and its subscription.
     static var watchColumns: String {
         """
-        SELECT w.id, w.owner, w.number, w.label, w.created_at, w.active, w.checked_at, w.next_check_at,
+        SELECT w.id, w.owner, w.number, w.carrier, w.label, w.created_at, w.active, w.checked_at, w.next_check_at,
                s.json, s.fetched_at, sub.url, sub.ended_at, sub.ended_reason
         FROM watches w
         LEFT JOIN shipments s ON s.number = w.number
@@ -68,7 +68,8 @@ public final class SQLWatchStore<Database: SQLDatabase>: WatchStore {
     static func watch(from row: SQLRow) throws -> Watch {
         let digits = try row.requiredText("number")
         guard let number = try? TrackingNumber(parsing: digits) else {
-            throw StoreError(code: 0, message: "the watch list holds \"\(digits.prefix(20))\", which is not a tracking number")
+            throw StoreError(
+                code: 0, message: "the watch list holds \"\(digits.prefix(20))\", which is not a tracking number")
         }
         var latest: LatestShipment?
         if let json = try row.data("json"), let fetchedAt = try row.date("fetched_at") {
@@ -76,9 +77,17 @@ public final class SQLWatchStore<Database: SQLDatabase>: WatchStore {
         }
         var ended: WebhookEnd?
         if let at = try row.date("ended_at") { ended = WebhookEnd(at: at, reason: try row.text("ended_reason") ?? "") }
+        var carrier: Carrier?
+        if let name = try row.text("carrier") {
+            guard let known = try? Carrier(named: name) else {
+                throw StoreError(
+                    code: 0, message: "the watch list holds carrier \"\(name.prefix(20))\", which is not a carrier")
+            }
+            carrier = known
+        }
         return Watch(
             id: Int64(try row.requiredInt("id")), owner: WatchOwner(id: try row.requiredText("owner")), number: number,
-            label: try row.text("label"), createdAt: try row.requiredDate("created_at"),
+            carrier: carrier, label: try row.text("label"), createdAt: try row.requiredDate("created_at"),
             active: try row.requiredInt("active") == 1, checkedAt: try row.date("checked_at"),
             nextCheckAt: try row.requiredDate("next_check_at"), latest: latest, webhookURL: try row.text("url"),
             webhookEnded: ended)
@@ -88,7 +97,8 @@ public final class SQLWatchStore<Database: SQLDatabase>: WatchStore {
     static func scalar(_ rows: [SQLRow]) throws -> Int {
         guard let row = rows.first else { return 0 }
         guard row.values.count == 1 else {
-            throw StoreError(code: 0, message: "expected one column, found \(row.columns.names.joined(separator: ", "))")
+            throw StoreError(
+                code: 0, message: "expected one column, found \(row.columns.names.joined(separator: ", "))")
         }
         switch row.values[0] {
         case .null: return 0

@@ -100,5 +100,13 @@ enum Schema {
                 ALTER TABLE subscriptions ADD COLUMN ended_reason TEXT;
                 CREATE TABLE settings (name TEXT PRIMARY KEY, value TEXT NOT NULL);
                 """),
+        // 5: the carrier a watch is followed at (NULL until found for a number added without one); every
+        // watch made before carriers existed is Yamato's.
+        SQLiteDatabase.Migration(
+            version: 5,
+            sql: """
+                ALTER TABLE watches ADD COLUMN carrier TEXT;
+                UPDATE watches SET carrier = 'yamato';
+                """),
     ]
 }

@@ -9,6 +9,7 @@ public enum SchemaVersions {
         2: "adds webhook subscriptions, their outbox and the log of delivery attempts",
         3: "adds API keys and their calendar tokens (stored hashed)",
         4: "adds the end of a subscription its receiver refused (410 Gone) and the operator's settings",
+        5: "adds the carrier each watch is followed at (every watch made before is Yamato's)",
     ]
 
     /// The newest version this build knows.

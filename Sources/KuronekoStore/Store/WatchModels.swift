@@ -41,6 +41,8 @@ public struct Watch: Sendable, Hashable {
     public let id: Int64
     public let owner: WatchOwner
     public let number: TrackingNumber
+    /// Where it is followed: named when it was added, or found at its first answer; `nil` until then.
+    public var carrier: Carrier? = nil
     public let label: String?
     public let createdAt: Date
     /// Still followed: not finished (delivered, returned, invalid) and not expired.
@@ -54,6 +56,17 @@ public struct Watch: Sendable, Hashable {
     public let webhookURL: String?
     /// When and why the receiver ended the webhook (it answered 410 Gone); nothing is posted after that.
     public var webhookEnded: WebhookEnd? = nil
+}
+
+/// A number the poller is to check, and where.
+public struct DueCheck: Sendable, Hashable {
+    public let number: TrackingNumber
+    public let carrier: Carrier?
+
+    public init(number: TrackingNumber, carrier: Carrier?) {
+        self.number = number
+        self.carrier = carrier
+    }
 }
 
 /// A webhook subscription its receiver ended.
@@ -155,9 +168,13 @@ public protocol WatchStore: Sendable {
 
     /// Adds a watch (idempotent per owner and number), with a webhook when `webhook` is given.
     /// - Throws: ``WatchStoreError/limitReached`` past ``WatchLimits/watchesPerOwner``.
+    /// Adds a watch (an owner watches a number once, at one carrier).
+    /// - Parameter carrier: where to follow it; `nil` finds it at the first answer.
+    /// - Throws: ``WatchStoreError/watchedAtAnotherCarrier(_:_:)`` when the owner follows the number at
+    ///   another carrier already.
     func add(
-        _ number: TrackingNumber, label: String?, owner: WatchOwner, webhook: (url: String, secret: String)?,
-        now: Date
+        _ number: TrackingNumber, carrier: Carrier?, label: String?, owner: WatchOwner,
+        webhook: (url: String, secret: String)?, now: Date
     ) throws -> AddedWatch
     func watch(_ number: TrackingNumber, owner: WatchOwner) throws -> Watch?
     /// Watches in creation order after `cursor` (a watch id), at most `limit`.
@@ -179,7 +196,8 @@ public protocol WatchStore: Sendable {
     /// database, the watches of a claimed number are not due again until `leaseUntil`: its answer
     /// reschedules them, and if the server that claimed it dies, another takes it over once the lease has
     /// run out; servers never claim the same number at once. A server alone (SQLite) takes no lease.
-    func claimDue(now: Date, horizon: Date, limit: Int, leaseUntil: Date) throws -> [TrackingNumber]
+    /// Claims the numbers due, with the carrier each is followed at (`nil`: still to be found).
+    func claimDueChecks(now: Date, horizon: Date, limit: Int, leaseUntil: Date) throws -> [DueCheck]
     /// Moves the next check of a number's watches (after a failed check).
     func postpone(_ number: TrackingNumber, until: Date) throws
 
@@ -234,6 +252,8 @@ public enum WatchStoreError: Error, Sendable, Equatable, CustomStringConvertible
     case removedWhileAdding(String)
     /// The engine (named) is backed up with its own tools.
     case backupUnsupported(String)
+    /// The owner follows the number (formatted) at another carrier (named) already.
+    case watchedAtAnotherCarrier(String, Carrier)
 
     public var description: String {
         switch self {
@@ -242,11 +262,27 @@ public enum WatchStoreError: Error, Sendable, Equatable, CustomStringConvertible
         case .limitReached(let limit): "this owner already has \(limit) watches, the most allowed; remove some first"
         case .duplicateKeyName(let name): "a key named \"\(name)\" exists already; choose another name"
         case .backupUnsupported(let engine): "a watch list on \(engine) is backed up with its own tools (pg_dump)"
+        case .watchedAtAnotherCarrier(let number, let carrier):
+            "\(number) is watched at \(carrier) already; a number is watched at one carrier: remove it first to "
+                + "follow it at another"
         }
     }
 }
 
 extension WatchStore {
+    /// A watch found at its first answer (the carrier not named).
+    public func add(
+        _ number: TrackingNumber, label: String?, owner: WatchOwner, webhook: (url: String, secret: String)?,
+        now: Date
+    ) throws -> AddedWatch {
+        try add(number, carrier: nil, label: label, owner: owner, webhook: webhook, now: now)
+    }
+
+    /// The numbers due, without their carriers.
+    public func claimDue(now: Date, horizon: Date, limit: Int, leaseUntil: Date) throws -> [TrackingNumber] {
+        try claimDueChecks(now: now, horizon: horizon, limit: limit, leaseUntil: leaseUntil).map(\.number)
+    }
+
     /// Claims due deliveries, none excluded.
     public func claimDeliveries(at now: Date, limit: Int, leaseUntil: Date) throws -> [PendingDelivery] {
         try claimDeliveries(at: now, limit: limit, leaseUntil: leaseUntil, excludingWatches: [])

@@ -1,0 +1,97 @@
+import Foundation
+import Kuroneko
+import KuronekoStore
+import Synchronization
+import Testing
+
+/// Watches and their carriers, on both engines: what the migration makes of the watches before carriers,
+/// a carrier named or found, and a number watched at one carrier only.
+@Suite("Watches and carriers", .timeLimit(.minutes(2)))
+struct WatchCarrierTests {
+    private static let now = Date(timeIntervalSince1970: 1_790_000_000)
+
+    private static func shipment(_ number: TrackingNumber, _ carrier: Carrier, _ code: StatusCode) -> Shipment {
+        Shipment(
+            trackingNumber: number, carrier: carrier,
+            status: ShipmentStatus(
+                code: code, label: code == .notFound ? "該当なし" : "輸送中", labelEnglish: nil, summary: nil, note: nil,
+                isTerminal: false),
+            product: nil, scheduledDelivery: nil, events: [], deliveredAt: nil)
+    }
+
+    @Test("the watches made before carriers become Yamato's", arguments: StoreEngine.available)
+    func migratedAsYamato(engine: StoreEngine) throws {
+        let made = try engine.makeStore()
+        // The database as the previous version left it: no carrier column, schema version 4, one watch.
+        switch engine {
+        case .sqlite:
+            try made.write("ALTER TABLE watches DROP COLUMN carrier", [[]])
+            try made.write("PRAGMA user_version = 4", [[]])
+        case .postgres:
+            try made.write("ALTER TABLE watches DROP COLUMN carrier", [[]])
+            try made.write("DELETE FROM kuroneko_schema WHERE version = 5", [[]])
+        }
+        try made.write(
+            "INSERT INTO watches (owner, number, created_at, active, next_check_at) VALUES (?, ?, ?, 1, ?)",
+            [
+                [
+                    .text("local"), .text("327754459830"), .real(Self.now.timeIntervalSince1970),
+                    .real(Self.now.timeIntervalSince1970),
+                ]
+            ])
+        let lines = LineLog()
+        let reopened = try made.anotherAnnouncing { lines.add($0) }
+        #expect(lines.all.contains { $0.contains("from schema version 4 to 5: adds the carrier") })
+        let watch = try #require(try reopened.watch(try TrackingNumber(parsing: "327754459830"), owner: .local))
+        #expect(watch.carrier == .yamato)
+    }
+
+    @Test(
+        "a carrier named is kept; a watch without one takes the carrier that finds it", arguments: StoreEngine.available
+    )
+    func namedAndFound(engine: StoreEngine) throws {
+        let store = try engine.makeStore().store
+        let named = try TrackingNumber(parsing: "812345678900")
+        let open = try TrackingNumber(parsing: "912345678904")
+        _ = try store.add(named, carrier: .sagawa, label: nil, owner: .local, webhook: nil, now: Self.now)
+        _ = try store.add(open, carrier: nil, label: nil, owner: .local, webhook: nil, now: Self.now)
+        #expect(try store.watch(open, owner: .local)?.carrier == nil)
+        // Yamato's answer says nothing of a watch followed at Sagawa: it is not recorded for it.
+        let yamato = try store.record(Self.shipment(named, .yamato, .inTransit), fetchedAt: Self.now) { _, _ in Self.now
+        }
+        #expect(yamato.isEmpty)
+        #expect(try store.watch(named, owner: .local)?.checkedAt == nil)
+        _ = try store.record(Self.shipment(named, .sagawa, .inTransit), fetchedAt: Self.now) { _, _ in Self.now }
+        #expect(try store.watch(named, owner: .local)?.checkedAt != nil)
+        // Not found anywhere yet: the open watch stays open; found at Japan Post: it is Japan Post's.
+        _ = try store.record(Self.shipment(open, .yamato, .notFound), fetchedAt: Self.now) { _, _ in Self.now }
+        #expect(try store.watch(open, owner: .local)?.carrier == nil)
+        let later = Self.now.addingTimeInterval(60)
+        _ = try store.record(Self.shipment(open, .japanPost, .inTransit), fetchedAt: later) { _, _ in later }
+        #expect(try store.watch(open, owner: .local)?.carrier == .japanPost)
+        let due = try store.claimDueChecks(now: later, horizon: later, limit: 10, leaseUntil: later)
+        #expect(Set(due) == [DueCheck(number: named, carrier: .sagawa), DueCheck(number: open, carrier: .japanPost)])
+    }
+
+    @Test("a number is watched at one carrier: adding it at another is refused", arguments: StoreEngine.available)
+    func oneCarrierPerNumber(engine: StoreEngine) throws {
+        let store = try engine.makeStore().store
+        let number = try TrackingNumber(parsing: "812345678900")
+        _ = try store.add(number, carrier: .sagawa, label: nil, owner: .local, webhook: nil, now: Self.now)
+        #expect(throws: WatchStoreError.watchedAtAnotherCarrier(number.formatted, .sagawa)) {
+            try store.add(number, carrier: .japanPost, label: nil, owner: .local, webhook: nil, now: Self.now)
+        }
+        // The same carrier, or none named, is the watch there is.
+        #expect(
+            try store.add(number, carrier: .sagawa, label: nil, owner: .local, webhook: nil, now: Self.now).created
+                == false)
+        #expect(try store.add(number, label: nil, owner: .local, webhook: nil, now: Self.now).watch.carrier == .sagawa)
+    }
+}
+
+/// Lines told to a closure from any thread.
+final class LineLog: Sendable {
+    private let lines = Mutex<[String]>([])
+    func add(_ line: String) { lines.withLock { $0.append(line) } }
+    var all: [String] { lines.withLock { $0 } }
+}
