@@ -22,11 +22,12 @@ def check_digit(eleven: str) -> int:
 
 
 def tracking_numbers(count: int, seed: int) -> list[str]:
-    """`count` different valid numbers (twelve digits, check digit right)."""
+    """`count` different valid Yamato numbers (twelve digits, check digit right; not starting with 8 or 9, which
+    the demo's simulator gives Sagawa and Japan Post)."""
     generator = random.Random(seed)
     numbers: list[str] = []
     while len(numbers) < count:
-        eleven = "".join(generator.choice("0123456789") for _ in range(11))
+        eleven = generator.choice("01234567") + "".join(generator.choice("0123456789") for _ in range(10))
         number = eleven + str(check_digit(eleven))
         if number not in numbers:
             numbers.append(number)

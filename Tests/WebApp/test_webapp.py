@@ -106,7 +106,7 @@ class WebAppTests(unittest.TestCase):
         errors = lambda: [li.text for li in self.d.find_elements(By.CSS_SELECTOR, "#number-errors li")]
         wait(self.d, lambda: len(errors()) == 3, "three bad numbers were not each named")
         self.assertIn("“1234 5678 9012”: the check digit is 2, expected 3", errors()[0])
-        self.assertIn("“12345”: 5 digits; a tracking number has 12", errors()[1])
+        self.assertIn("“12345”: 5 digits; a tracking number has 10 to 13", errors()[1])
         self.assertIn("“abc-def”: not a tracking number", errors()[2])
         self.assertEqual(field.get_attribute("aria-invalid"), "true")
         self.assertEqual(self.d.find_element(By.ID, "ready-count").text, "1 ready to add")
@@ -380,6 +380,53 @@ class RequestedWindowTests(unittest.TestCase):
             self.assertIn(hours, facts)
             _, calendar = server.api("GET", "/v1/calendar.ics")
             self.assertIn(b"requested", calendar.replace(b"\r\n ", b""))
+        finally:
+            driver.quit()
+            server.stop()
+
+
+class MixedCarrierTests(unittest.TestCase):
+    """Numbers of all three carriers pasted together, none named: each card says its carrier, in its colour, and
+    each parcel page links to its own carrier's site."""
+
+    def test_mixed_carriers_each_find_their_carrier(self):
+        # In the demo's simulator: 12 digits starting with 8 are Sagawa's, with 9 Japan Post's; 10 digits Sagawa's;
+        # international numbers Japan Post's; the rest Yamato's.
+        expected = {"327754459830": "yamato", "812345678900": "sagawa", "912345678904": "japanpost",
+                    "1234567890": "sagawa", "EN418273650JP": "japanpost"}
+        server = Server().start()
+        driver = chromium()
+        try:
+            driver.get(server.url + "/")
+            field = wait(driver, lambda _=None: driver.find_elements(By.ID, "numbers"), "no add form")[0]
+            pasted = "3277-5445-9830, ８１２３４５６７８９００\n912345678904\n1234567890\nen 418 273 650 jp"
+            driver.execute_script(
+                "arguments[0].value = arguments[1]; arguments[0].dispatchEvent(new Event('input'))", field, pasted)
+            wait(driver, lambda _=None: driver.find_element(By.ID, "ready-count").text == "5 ready to add",
+                 "the five numbers of three carriers were not all taken as valid")
+            driver.find_element(By.ID, "add-button").click()
+
+            def chips():
+                return driver.execute_script("""
+                    return Object.fromEntries([...document.querySelectorAll('#cards > li')].map(li =>
+                        [li.dataset.number, li.querySelector('.carrier').dataset.carrier]));""")
+            wait(driver, lambda _=None: chips() == expected, f"the cards never all named their carriers: {chips()}",
+                 timeout=60)
+            colours = driver.execute_script("""
+                return [...document.querySelectorAll('#cards .carrier')].map(c => [c.dataset.carrier,
+                    getComputedStyle(c).backgroundColor]);""")
+            by_carrier = {carrier: colour for carrier, colour in colours}
+            self.assertEqual(len(set(by_carrier.values())), 3, by_carrier)
+            _, body = server.api("GET", "/v1/watches?limit=10")
+            self.assertEqual({w["number"]: w["carrier"] for w in json.loads(body)["watches"]}, expected)
+            driver.get(server.url + "/parcel/1234567890")
+            link = wait(driver, lambda _=None: driver.find_elements(By.ID, "carrier-site"), "no link to Sagawa")[0]
+            self.assertEqual(link.get_attribute("href"),
+                             "https://k2k.sagawa-exp.co.jp/p/web/okurijosearch.do?okurijoNo=1234567890")
+            driver.get(server.url + "/parcel/EN418273650JP")
+            link = wait(driver, lambda _=None: driver.find_elements(By.ID, "carrier-site"), "no link to Japan Post")[0]
+            self.assertIn("reqCodeNo1=EN418273650JP", link.get_attribute("href"))
+            self.assertIn("Japan Post", driver.find_element(By.CSS_SELECTOR, ".parcel-head .carrier").text)
         finally:
             driver.quit()
             server.stop()

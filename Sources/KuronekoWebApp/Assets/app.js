@@ -4,7 +4,7 @@ import { ApiError, listWatches, request, storeKey, storedKey, watchPath } from "
 import { formatTime, language, relativeTime, setLanguage, statusLabel, t, translateStatic } from "./i18n.js";
 import { checkNumber, formatNumber, splitNumbers } from "./numbers.js";
 import { STEPS, familyOf } from "./status.js";
-import { badge, card, deliveryWindow, facts, h, progress, timeline, yamatoForm } from "./views.js";
+import { badge, card, carrierChip, carrierOf, carrierSite, deliveryWindow, facts, h, progress, timeline } from "./views.js";
 
 const main = document.getElementById("main");
 const banner = document.getElementById("banner");
@@ -342,7 +342,7 @@ function drawParcel() {
 
   main.replaceChildren(h("article", { id: "parcel", class: `parcel family-${familyOf(status)}`, "data-number": watch.number },
     h("p", {}, h("a", { href: "/" }, `← ${t("back")}`)),
-    h("div", { class: "parcel-head" }, h("h1", {}, title), badge(status)),
+    h("div", { class: "parcel-head" }, h("h1", {}, title), badge(status), carrierChip(carrierOf(watch))),
     progress(shipment),
     facts([
       [t("number"), formatNumber(watch.number)],
@@ -353,7 +353,7 @@ function drawParcel() {
       [t("requested"), deliveryWindow(shipment && shipment.requested_delivery)],
       [t("lastChecked"), watch.checked_at ? `${formatTime(watch.checked_at)} (${relativeTime(watch.checked_at)})` : t("neverChecked")],
     ]),
-    h("div", { class: "actions" }, refresh, removeButton, yamatoForm(watch.number)),
+    h("div", { class: "actions" }, refresh, removeButton, carrierSite(carrierOf(watch), watch.number)),
     confirmBox,
     h("section", { "aria-labelledby": "timeline-title" }, h("h2", { id: "timeline-title" }, t("timeline")), timeline(shipment)),
     h("section", { "aria-labelledby": "changes-title" }, h("h2", { id: "changes-title" }, t("changes")), changeLog(changes)),

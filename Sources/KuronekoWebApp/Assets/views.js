@@ -69,6 +69,7 @@ export function card(watch) {
       h("span", { class: "card-head" },
         h("h3", { class: "card-title" }, title),
         badge(shipment && shipment.status)),
+      carrierChip(carrierOf(watch)),
       watch.label ? h("span", { class: "card-number" }, formatNumber(watch.number)) : null,
       progress(shipment),
       h("span", { class: "card-event" },
@@ -93,6 +94,35 @@ export function timeline(shipment) {
 }
 
 /** The form that opens the parcel on Yamato's own page (it answers a POST only). */
+/** Whose parcel it is: the watch's carrier, else its shipment's; `null` while not known. */
+export function carrierOf(watch) {
+  return watch.carrier || (watch.shipment && watch.shipment.status.code !== "not_found" && watch.shipment.carrier) || null;
+}
+
+/** The carrier's name, in its colour. */
+export function carrierChip(carrier) {
+  const name = carrier ? t(`carrier.${carrier}`) : t("carrier.unknown");
+  return h("span", { class: `carrier carrier-${carrier || "unknown"}`, "data-carrier": carrier || "" }, name);
+}
+
+/** The parcel on its carrier's own site: Yamato's form (a POST), Sagawa's and Japan Post's pages (links). */
+export function carrierSite(carrier, digits) {
+  if (carrier === "sagawa") {
+    return h("a", {
+      id: "carrier-site", href: `https://k2k.sagawa-exp.co.jp/p/web/okurijosearch.do?okurijoNo=${encodeURIComponent(digits)}`,
+      target: "_blank", rel: "noopener noreferrer", class: "link-button",
+    }, t("sagawa"));
+  }
+  if (carrier === "japanpost") {
+    return h("a", {
+      id: "carrier-site",
+      href: `https://trackings.post.japanpost.jp/services/srv/search/direct?reqCodeNo1=${encodeURIComponent(digits)}&searchKind=S002&locale=ja`,
+      target: "_blank", rel: "noopener noreferrer", class: "link-button",
+    }, t("japanpost"));
+  }
+  return carrier === "yamato" ? yamatoForm(digits) : null;
+}
+
 export function yamatoForm(digits) {
   return h("form", {
     id: "yamato-form", method: "post", action: "https://toi.kuronekoyamato.co.jp/cgi-bin/tneko",
