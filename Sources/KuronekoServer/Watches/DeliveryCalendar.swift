@@ -32,7 +32,8 @@ public enum DeliveryCalendar {
             lines.append(
                 "DESCRIPTION:"
                     + escape(
-                        "Yamato \(watch.number.formatted), \(shipment.status.labelEnglish ?? shipment.status.label); \(wording) \(scheduled.raw)"
+                        "\(shipment.carrier.englishName) \(watch.number.formatted), "
+                            + "\(shipment.status.labelEnglish ?? shipment.status.label); \(wording) \(scheduled.raw)"
                     ))
             lines.append("END:VEVENT")
         }

@@ -46,9 +46,11 @@ enum CommandCatalog {
     ]
 
     static let track = CommandSpec(
-        name: "track", synopsis: "[options] [NUMBER...]", summary: "look numbers up on Yamato's tracking page",
+        name: "track", synopsis: "[options] [NUMBER...]", summary: "look numbers up at Yamato, Sagawa or Japan Post",
         description: [
-            "Looks the numbers up, ten per request to Yamato, and prints each answer in the order given as soon as "
+            "Looks the numbers up at their carriers (12 digits at Yamato, then Sagawa, then Japan Post; 10 digits "
+                + "at Sagawa; 11 and 13 digits and international numbers at Japan Post; or the one --carrier names), "
+                + "ten per request to Yamato, and prints each answer in the order given as soon as "
                 + "it and every answer before it are known. Numbers may be typed with hyphens, spaces or full-width "
                 + "digits. With no NUMBER and standard input not a terminal, or with '-', numbers are read from "
                 + "standard input, one per line or separated by commas; blank lines and # comments are ignored.",
@@ -210,7 +212,7 @@ enum CommandCatalog {
         ])
 
     static let serve = CommandSpec(
-        name: "serve", synopsis: "[options]", summary: "run the REST API (--demo: against a built-in simulator)",
+        name: "serve", synopsis: "[options]", summary: "run the REST API (--demo: against a built-in simulator of the three carriers)",
         description: [
             "Serves the REST API until SIGINT or SIGTERM: GET /v1/shipments/{number}, GET /v1/shipments?numbers=a,b, "
                 + "POST /v1/shipments/query, POST /v1/tneko, /healthz, /readyz, /metrics, /openapi.json. Every option "
@@ -224,7 +226,7 @@ enum CommandCatalog {
                 "--port", "PORT", .number(0...65_535), default: "\(serverDefaults.http.port)",
                 environment: "KURONEKO_PORT", "port, 0 for any free one"),
             endpoint,
-            .flag("--demo", environment: "KURONEKO_DEMO", "use a built-in simulator as Yamato"),
+            .flag("--demo", environment: "KURONEKO_DEMO", "use a built-in simulator as Yamato, Sagawa and Japan Post"),
             timeout,
             .value(
                 "--max-concurrent", "N", .number(1...16), default: "\(serverDefaults.client.maxConcurrentRequests)",
@@ -316,11 +318,13 @@ enum CommandCatalog {
         ])
 
     static let simulate = CommandSpec(
-        name: "simulate", synopsis: "[options]", summary: "run a stand-in for Yamato's tracking page",
+        name: "simulate", synopsis: "[options]", summary: "run a stand-in for the carriers' tracking pages",
         description: [
-            "Serves a stand-in for Yamato's tracking form (POST /cgi-bin/tneko) until SIGINT or SIGTERM. Each "
-                + "parcel's journey follows from its number and the simulator's clock; a wrong check digit gives "
-                + "伝票番号誤り. Admin endpoints: GET /admin/stats, GET and PUT /admin/faults, GET and PUT /admin/clock."
+            "Serves a stand-in for Yamato's tracking form (POST /cgi-bin/tneko), Sagawa's pages "
+                + "(/p/web/okurijosearch.do, the form /p/sagawa/web/okurijoinput.jsp) and Japan Post's "
+                + "(/services/srv/search/direct) until SIGINT or SIGTERM. Each parcel's carrier and journey follow "
+                + "from its number and the simulator's clock (12 digits starting with 8 are Sagawa's, with 9 Japan "
+                + "Post's); a wrong check digit gives 伝票番号誤り. Admin endpoints: GET /admin/stats, GET and PUT /admin/faults, GET and PUT /admin/clock."
         ],
         options: [
             .value("--host", "ADDRESS", default: "127.0.0.1", "IPv4 address to listen on"),
