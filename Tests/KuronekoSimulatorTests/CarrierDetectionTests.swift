@@ -30,6 +30,16 @@ struct CarrierDetectionTests {
     private static func client(clockStart: Date = start, log: RequestLog) -> MultiCarrierClient {
         let simulator = SimulatorResponder(clock: SimulatorClock(start: clockStart, speed: 0), epoch: start)
         let transport = Counting(inner: SimulatorTransport(simulator: simulator), log: log)
+        return threeCarriers(transport) { configuration in
+            configuration.minimumRequestInterval = .zero
+            configuration.batchWindow = .zero
+        }
+    }
+
+    /// A client of the three carriers at `yamato.test`, `sagawa.test` and `jp.test`, through `transport`.
+    static func threeCarriers(
+        _ transport: any HTTPTransport, _ adjust: (inout TrackingClient.Configuration) -> Void
+    ) -> MultiCarrierClient {
         let endpoints: [Carrier: String] = [
             .yamato: "http://yamato.test/cgi-bin/tneko", .sagawa: "http://sagawa.test", .japanPost: "http://jp.test",
         ]
@@ -37,8 +47,7 @@ struct CarrierDetectionTests {
             clients: Carrier.allCases.map { carrier in
                 var configuration = TrackingClient.Configuration.defaults(for: carrier)
                 configuration.endpoint = URL(string: endpoints[carrier]!)!
-                configuration.minimumRequestInterval = .zero
-                configuration.batchWindow = .zero
+                adjust(&configuration)
                 return TrackingClient(configuration: configuration, transport: transport)
             })
     }
@@ -142,17 +151,10 @@ struct CarrierIndependenceTests {
         let simulator = SimulatorResponder(
             clock: SimulatorClock(start: start.addingTimeInterval(3 * 86_400), speed: 0), epoch: start)
         let transport = BrokenYamato(inner: SimulatorTransport(simulator: simulator), hang: hang)
-        let hosts: [Carrier: String] = [
-            .yamato: "http://yamato.test/cgi-bin/tneko", .sagawa: "http://sagawa.test", .japanPost: "http://jp.test",
-        ]
-        return MultiCarrierClient(
-            clients: Carrier.allCases.map { carrier in
-                var configuration = TrackingClient.Configuration.defaults(for: carrier)
-                configuration.endpoint = URL(string: hosts[carrier]!)!
-                configuration.retry = RetryPolicy(maxRetries: 0)
-                configuration.circuitBreaker.failureThreshold = 2
-                return TrackingClient(configuration: configuration, transport: transport)
-            })
+        return CarrierDetectionTests.threeCarriers(transport) { configuration in
+            configuration.retry = RetryPolicy(maxRetries: 0)
+            configuration.circuitBreaker.failureThreshold = 2
+        }
     }
 
     @Test("a Yamato that hangs leaves Sagawa's and Japan Post's lookups unhindered")

@@ -19,8 +19,16 @@ enum CarrierPage {
         }
     }
 
-    /// `nil`: the page's own `<meta>` decides (libxml2 reads it).
-    static func sniffedCharset(_ bytes: UnsafeRawBufferPointer) -> String? { nil }
+    /// A whole page as a tree, in the charset given or else the one its `<meta>` declares.
+    static func tree(of body: some ContiguousBytes, charset: String?) throws(TrackingPageError) -> HTMLElement {
+        let result: Result<HTMLElement, TrackingPageError> = body.withUnsafeBytes { bytes in
+            Result { () throws(TrackingPageError) in
+                try checkComplete(bytes)
+                return try HTMLTree.parse(bytes, charset: charset)
+            }
+        }
+        return try result.get()
+    }
 
     static func title(of root: HTMLElement) -> String {
         root.first { $0.name == "title" }.map { "\"\($0.squeezedText)\"" } ?? "none"
@@ -41,7 +49,8 @@ enum CarrierPage {
         throws(TrackingPageError)
     {
         if count == 0 {
-            throw TrackingPageError(.unrecognizedLayout, "unrecognised page layout: expected at least one \(what), found 0")
+            throw TrackingPageError(
+                .unrecognizedLayout, "unrecognised page layout: expected at least one \(what), found 0")
         }
         if let numbers, numbers.count != count {
             throw TrackingPageError(
@@ -54,6 +63,7 @@ enum CarrierPage {
     {
         guard let numbers, number != numbers[offset] else { return }
         throw TrackingPageError(
-            .numberMismatch, "result \(offset + 1) is for \(number), but \(numbers[offset]) was asked for at that position")
+            .numberMismatch,
+            "result \(offset + 1) is for \(number), but \(numbers[offset]) was asked for at that position")
     }
 }

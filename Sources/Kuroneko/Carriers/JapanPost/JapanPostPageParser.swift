@@ -15,13 +15,7 @@ public struct JapanPostPageParser: Sendable {
     public func parse(
         _ body: some ContiguousBytes, charset: String? = nil, expecting numbers: [TrackingNumber]? = nil, now: Date
     ) throws(TrackingPageError) -> [Shipment] {
-        let result: Result<HTMLElement, TrackingPageError> = body.withUnsafeBytes { bytes in
-            Result { () throws(TrackingPageError) in
-                try CarrierPage.checkComplete(bytes)
-                return try HTMLTree.parse(bytes, charset: charset)
-            }
-        }
-        let root = try result.get()
+        let root = try CarrierPage.tree(of: body, charset: charset)
         func table(_ summary: String) -> HTMLElement? {
             root.first { $0.name == "table" && $0.attributes["summary"] == summary }
         }
@@ -58,7 +52,9 @@ public struct JapanPostPageParser: Sendable {
         }
         let number = try Self.number(first)
         func value(_ labels: [String]) -> String? {
-            guard let index = headers.firstIndex(where: { labels.contains($0) }), index < values.count else { return nil }
+            guard let index = headers.firstIndex(where: { labels.contains($0) }), index < values.count else {
+                return nil
+            }
             let text = values[index]
             return text.isEmpty ? nil : text
         }
@@ -168,7 +164,8 @@ public struct JapanPostPageParser: Sendable {
             default:
                 throw TrackingPageError(
                     .malformedBlock,
-                    "Japan Post's result list has a row of \(cells.count) cells; expected 6 (a parcel) or 2 (a message)")
+                    "Japan Post's result list has a row of \(cells.count) cells; expected 6 (a parcel) or 2 (a message)"
+                )
             }
         }
         return shipments

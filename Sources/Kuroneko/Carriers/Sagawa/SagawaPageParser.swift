@@ -15,13 +15,7 @@ public struct SagawaPageParser: Sendable {
     public func parse(
         _ body: some ContiguousBytes, charset: String? = nil, expecting numbers: [TrackingNumber]? = nil, now: Date
     ) throws(TrackingPageError) -> [Shipment] {
-        let result: Result<HTMLElement, TrackingPageError> = body.withUnsafeBytes { bytes in
-            Result { () throws(TrackingPageError) in
-                try CarrierPage.checkComplete(bytes)
-                return try HTMLTree.parse(bytes, charset: charset ?? CarrierPage.sniffedCharset(bytes))
-            }
-        }
-        let root = try result.get()
+        let root = try CarrierPage.tree(of: body, charset: charset)
         guard let index = root.first(where: { $0.hasClass("table_okurijo_index") }) else {
             try CarrierPage.refuseBlocked(root, carrier: "Sagawa")
             throw TrackingPageError(
@@ -29,7 +23,9 @@ public struct SagawaPageParser: Sendable {
                 "unrecognised Sagawa page: expected the result list (.table_okurijo_index), found none; page title: "
                     + CarrierPage.title(of: root))
         }
-        let lists = index.descendants { $0.name == "table" && $0.hasClass("ttl02") && ($0.attributes["id"] ?? "").hasPrefix("list") }
+        let lists = index.descendants {
+            $0.name == "table" && $0.hasClass("ttl02") && ($0.attributes["id"] ?? "").hasPrefix("list")
+        }
         try CarrierPage.checkCount(lists.count, of: "result table (table.ttl02#listN)", expecting: numbers)
         var shipments: [Shipment] = []
         for (offset, list) in lists.enumerated() {
@@ -64,9 +60,10 @@ public struct SagawaPageParser: Sendable {
         let info = body.map(Self.info(of:)) ?? [:]
         let shipDate = detail.flatMap(Self.shipDate(in:))
         let dates = SagawaDates(shipDate: shipDate, now: now)
-        let events = try detail.map { detail throws(TrackingPageError) in
-            try Self.events(in: detail, dates: dates, position: position)
-        } ?? []
+        let events =
+            try detail.map { detail throws(TrackingPageError) in
+                try Self.events(in: detail, dates: dates, position: position)
+            } ?? []
         var code = SagawaVocabulary.meaning(of: label).code
         var english = SagawaVocabulary.meaning(of: label).english
         if label == SagawaVocabulary.noMatchLabel {
@@ -139,9 +136,11 @@ public struct SagawaPageParser: Sendable {
         -> [TrackingEvent]
     {
         let tables = detail.descendants { $0.name == "table" && $0.hasClass("table_okurijo_detail2") }
-        guard let history = tables.first(where: { table in
-            table.descendants { $0.name == "th" }.contains { $0.squeezedText == "荷物状況" }
-        }) else { return [] }
+        guard
+            let history = tables.first(where: { table in
+                table.descendants { $0.name == "th" }.contains { $0.squeezedText == "荷物状況" }
+            })
+        else { return [] }
         var events: [TrackingEvent] = []
         for row in history.descendants(where: { $0.name == "tr" }) {
             let cells = row.elements.filter { $0.name == "td" }
@@ -157,7 +156,8 @@ public struct SagawaPageParser: Sendable {
             let place = cells[2].squeezedText
             events.append(
                 TrackingEvent(
-                    label: label, labelEnglish: meaning.english, code: meaning.code, at: dates.eventTime(from: dateText),
+                    label: label, labelEnglish: meaning.english, code: meaning.code,
+                    at: dates.eventTime(from: dateText),
                     dateText: dateText.isEmpty ? nil : dateText, place: place.isEmpty ? nil : place))
         }
         return events
