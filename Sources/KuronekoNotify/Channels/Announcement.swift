@@ -1,0 +1,105 @@
+import Foundation
+import Kuroneko
+
+/// What a channel is told: a parcel's new status, its delivery, a problem that needs the person, or that it
+/// is about to arrive. Which kinds a channel hears is its own choice.
+public enum AnnouncementKind: String, Sendable, Hashable, Codable, CaseIterable {
+    /// Any new status.
+    case changed
+    case delivered
+    /// Brought back, held for pickup, under investigation, returned: something for the person to do.
+    case exception
+    /// The forecast window starts soon.
+    case arrivingSoon = "arriving_soon"
+
+    /// The kind of a new status: its own when it is a delivery or a problem, else `changed`.
+    public static func of(_ code: StatusCode) -> AnnouncementKind {
+        switch code {
+        case .delivered: .delivered
+        case .attemptFailed, .availableForPickup, .exception, .returned: .exception
+        default: .changed
+        }
+    }
+}
+
+/// A message's language.
+public enum AnnouncementLanguage: String, Sendable, Hashable, Codable {
+    case japanese = "ja", english = "en"
+}
+
+/// One message, written for a person in their language: short and plain, what happened, the parcel's label
+/// and number, where and when, and a link to the parcel.
+public struct Announcement: Sendable, Hashable {
+    public let kind: AnnouncementKind
+    public let title: String
+    public let body: String
+    /// The parcel in the web app (`--public-url`), when the server has one.
+    public let link: URL?
+    /// The carrier's page for changing the delivery, for exceptions.
+    public let actionLink: URL?
+    /// `high` for out for delivery, arriving soon and exceptions; `normal` otherwise.
+    public let urgent: Bool
+    /// One per parcel, so a newer message replaces an older one (Web Push `Topic`, the notification tag).
+    public let topic: String
+
+    /// The message for `shipment`'s status (or for its coming window, for `arrivingSoon`).
+    public init(
+        kind: AnnouncementKind, shipment: Shipment, label: String?, language: AnnouncementLanguage, publicURL: URL?
+    ) {
+        self.kind = kind
+        let japanese = language == .japanese
+        let number = shipment.trackingNumber.formatted
+        let name = label.map { "\($0) (\(number))" } ?? number
+        let status = japanese ? shipment.status.label : (shipment.status.labelEnglish ?? shipment.status.label)
+        let last = shipment.events.last
+        let place = last?.place
+        let when = last?.at.map(Self.shortTime)
+        switch kind {
+        case .arrivingSoon:
+            let window = shipment.scheduledDelivery.map(Self.window) ?? ""
+            title = japanese ? "まもなくお届け: \(name)" : "Arriving soon: \(name)"
+            body = japanese ? "\(window) にお届け予定です。" : "Expected \(window)."
+        case .delivered:
+            title = japanese ? "お届け済み: \(name)" : "Delivered: \(name)"
+            body = Self.line(status, place: place, when: when)
+        case .exception:
+            title = japanese ? "ご確認ください: \(name)" : "Needs you: \(name)"
+            body = Self.line(status, place: place, when: when)
+        case .changed:
+            title = "\(status): \(name)"
+            body = Self.line(status, place: place, when: when)
+        }
+        let path = shipment.trackingNumber.digits
+        link = publicURL.map { $0.appendingPathComponent("parcel").appendingPathComponent(path) }
+        actionLink = kind == .exception ? Self.redelivery(for: shipment) : nil
+        urgent = kind == .exception || kind == .arrivingSoon || shipment.status.code == .outForDelivery
+        topic = "parcel-" + path.lowercased()
+    }
+
+    private static func line(_ status: String, place: String?, when: String?) -> String {
+        [status, place, when].compactMap { $0 }.filter { !$0.isEmpty }.joined(separator: " · ")
+    }
+
+    /// `12/03 14:00`.
+    static func shortTime(_ time: JapanDateTime) -> String {
+        let day = String(format: "%02d/%02d", time.month, time.day)
+        return time.time.map { day + " " + $0.text } ?? day
+    }
+
+    static func window(_ delivery: ScheduledDelivery) -> String {
+        let day = delivery.date.map(shortTime) ?? delivery.raw
+        guard let start = delivery.windowStart else { return day }
+        return day + " " + start + "–" + (delivery.windowEnd ?? "")
+    }
+
+    /// Where the person changes the delivery: Yamato's 詳細確認／日時・場所変更 page of the parcel (the address
+    /// its result page links to), Japan Post's redelivery form, Sagawa's page of the parcel.
+    static func redelivery(for shipment: Shipment) -> URL? {
+        let number = shipment.trackingNumber.digits
+        switch shipment.carrier {
+        case .yamato: return URL(string: "https://member.kms.kuronekoyamato.co.jp/parcel/detail?pno=\(number)")
+        case .sagawa: return URL(string: "https://k2k.sagawa-exp.co.jp/p/web/okurijosearch.do?okurijoNo=\(number)")
+        case .japanPost: return URL(string: "https://trackings.post.japanpost.jp/delivery/deli/")
+        }
+    }
+}

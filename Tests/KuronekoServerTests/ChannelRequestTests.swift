@@ -1,0 +1,134 @@
+import Foundation
+import Kuroneko
+@testable import KuronekoNotify
+import Testing
+
+/// What each kind of channel is sent, in the shape its service documents, and the messages themselves.
+@Suite("Channel messages")
+struct ChannelRequestTests {
+    private static let now = Date(timeIntervalSince1970: 1_790_000_000)
+    private static let publicURL = URL(string: "https://parcels.example.jp")!
+
+    private static func shipment(_ code: StatusCode, label: String, english: String) throws -> Shipment {
+        Shipment(
+            trackingNumber: try TrackingNumber(parsing: "3277-5445-9830"),
+            status: ShipmentStatus(
+                code: code, label: label, labelEnglish: english, summary: nil, note: nil, isTerminal: code == .delivered
+            ),
+            product: "宅急便",
+            scheduledDelivery: ScheduledDelivery(
+                raw: "12/03　14:00-16:00", date: JapanDateTime(year: 2026, month: 12, day: 3), windowStart: "14:00",
+                windowEnd: "16:00"),
+            events: [
+                TrackingEvent(
+                    label: label, labelEnglish: english, code: code,
+                    at: JapanDateTime(year: 2026, month: 12, day: 2, time: .init(hour: 18, minute: 5)), dateText: nil,
+                    place: "渋谷センター")
+            ],
+            deliveredAt: nil)
+    }
+
+    @Test("messages in the channel's language: what happened, the label and number, where and when, the link")
+    func messages() throws {
+        let absent = try Self.shipment(
+            .attemptFailed, label: "持戻（ご不在）", english: "Hold at Yamato (Consignee Not Available)")
+        let japanese = Announcement(
+            kind: AnnouncementKind.of(.attemptFailed), shipment: absent, label: "靴", language: .japanese,
+            publicURL: Self.publicURL)
+        #expect(japanese.kind == .exception)
+        #expect(japanese.title == "ご確認ください: 靴 (3277-5445-9830)")
+        #expect(japanese.body == "持戻（ご不在） · 渋谷センター · 12/02 18:05")
+        #expect(japanese.link?.absoluteString == "https://parcels.example.jp/parcel/327754459830")
+        #expect(
+            japanese.actionLink?.absoluteString
+                == "https://member.kms.kuronekoyamato.co.jp/parcel/detail?pno=327754459830")
+        #expect(japanese.urgent)
+        let english = Announcement(
+            kind: .arrivingSoon, shipment: absent, label: nil, language: .english, publicURL: nil)
+        #expect(english.title == "Arriving soon: 3277-5445-9830")
+        #expect(english.body == "Expected 12/03 14:00–16:00.")
+        #expect(english.link == nil)
+        let moving = try Self.shipment(.inTransit, label: "輸送中", english: "In Transit")
+        #expect(!Announcement(kind: .changed, shipment: moving, label: nil, language: .english, publicURL: nil).urgent)
+        #expect(AnnouncementKind.of(.delivered) == .delivered)
+        #expect(AnnouncementKind.of(.outForDelivery) == .changed)
+    }
+
+    @Test("Web Push: aes128gcm to the subscription, VAPID for the push service's origin, TTL, Urgency, Topic")
+    func webPush() throws {
+        let receiver = try P256KeyPair.generate()
+        let auth = Data((0..<16).map { UInt8($0 * 3) })
+        let endpoint = URL(string: "https://push.example.net/send/abc")!
+        let vapid = VAPID(keys: try P256KeyPair.generate(), subject: "mailto:ops@example.jp")
+        let announcement = Announcement(
+            kind: .delivered, shipment: try Self.shipment(.delivered, label: "配達完了", english: "Delivered"), label: nil,
+            language: .japanese, publicURL: Self.publicURL)
+        let request = try ChannelRequests.request(
+            for: .webPush(endpoint: endpoint, keys: try PushSubscriptionKeys(p256dh: receiver.publicKey, auth: auth)),
+            announcement, vapid: vapid, now: Self.now)
+        #expect(request.url == endpoint)
+        #expect(request.headers["Content-Encoding"] == "aes128gcm")
+        #expect(request.headers["TTL"] == "86400")
+        #expect(request.headers["Urgency"] == "normal")
+        #expect(request.headers["Topic"] == "parcel-327754459830")
+        let authorization = try #require(request.headers["Authorization"])
+        let token = try #require(authorization.firstMatch(of: /^vapid t=([^,]+), k=/)).1
+        #expect(
+            VAPID.verify(
+                String(token), publicKey: vapid.keys.publicKey, audience: "https://push.example.net", now: Self.now)
+                != nil)
+        let payload = try WebPushEncryption.decrypt(request.body, receiver: receiver, auth: auth)
+        let object = try #require(try JSONSerialization.jsonObject(with: payload) as? [String: String])
+        #expect(object["title"] == "お届け済み: 3277-5445-9830")
+        #expect(object["url"] == "https://parcels.example.jp/parcel/327754459830")
+        #expect(object["tag"] == "parcel-327754459830")
+        let short = try ChannelRequests.request(
+            for: .webPush(endpoint: endpoint, keys: try PushSubscriptionKeys(p256dh: receiver.publicKey, auth: auth)),
+            announcement, vapid: vapid, now: Self.now, shortened: true)
+        #expect(short.body.count < request.body.count)
+    }
+
+    @Test("ntfy, Slack, Discord and a signed webhook, each in its documented shape")
+    func others() throws {
+        let announcement = Announcement(
+            kind: .exception, shipment: try Self.shipment(.attemptFailed, label: "持戻（ご不在）", english: "Hold"),
+            label: "<gift> & co", language: .japanese, publicURL: Self.publicURL)
+        let ntfy = try ChannelRequests.request(
+            for: .ntfy(topic: URL(string: "https://ntfy.sh/kuroneko-test")!), announcement, vapid: nil, now: Self.now)
+        let title = try #require(ntfy.headers["Title"])
+        let encoded = try #require(title.firstMatch(of: /^=\?UTF-8\?B\?([A-Za-z0-9+\/=]+)\?=$/)).1
+        #expect(
+            String(decoding: try #require(Data(base64Encoded: String(encoded))), as: UTF8.self) == announcement.title)
+        #expect(ntfy.headers["Priority"] == "4")
+        #expect(ntfy.headers["Tags"] == "warning,package")
+        #expect(ntfy.headers["Click"] == announcement.actionLink?.absoluteString)
+        #expect(String(decoding: ntfy.body, as: UTF8.self) == announcement.body)
+
+        let slack = try ChannelRequests.request(
+            for: .slack(webhook: URL(string: "https://hooks.slack.com/services/T/B/X")!), announcement, vapid: nil,
+            now: Self.now)
+        let slackObject = try #require(try JSONSerialization.jsonObject(with: slack.body) as? [String: Any])
+        #expect((slackObject["text"] as? String)?.hasPrefix(announcement.title) == true)
+        let block = try #require((slackObject["blocks"] as? [[String: Any]])?.first)
+        #expect(block["type"] as? String == "section")
+        let text = try #require((block["text"] as? [String: Any])?["text"] as? String)
+        #expect(text.contains("&lt;gift&gt; &amp; co"))
+
+        let discord = try ChannelRequests.request(
+            for: .discord(webhook: URL(string: "https://discord.com/api/webhooks/1/x")!), announcement, vapid: nil,
+            now: Self.now)
+        let discordObject = try #require(try JSONSerialization.jsonObject(with: discord.body) as? [String: Any])
+        #expect((discordObject["content"] as? String)?.count ?? 0 <= 2_000)
+        let embed = try #require((discordObject["embeds"] as? [[String: Any]])?.first)
+        #expect(embed["title"] as? String == announcement.title)
+        #expect(embed["color"] as? Int == 0xDC2626)
+
+        let webhook = try ChannelRequests.request(
+            for: .webhook(url: URL(string: "https://shop.example/hook")!, secret: "whsec_x"), announcement, vapid: nil,
+            now: Self.now)
+        #expect(
+            webhook.headers[WebhookPayload.signatureHeader]
+                == WebhookPayload.signature(of: webhook.body, secret: "whsec_x", at: Self.now))
+        #expect(ChannelRequests.encodedWord("ok\r\nInjected: 1") == "ok  Injected: 1")
+    }
+}
