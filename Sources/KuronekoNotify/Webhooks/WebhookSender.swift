@@ -9,12 +9,15 @@ public struct DeliveryOutcome: Sendable, Equatable {
     public let status: Int?
     /// Why there was no 2xx answer, in one line.
     public let error: String?
+    /// The answer's `Retry-After`, in seconds, when it gave one (a 429 or 503).
+    public var retryAfter: TimeInterval?
 
     public var delivered: Bool { status.map { (200..<300).contains($0) } ?? false }
 
-    public init(status: Int?, error: String?) {
+    public init(status: Int?, error: String?, retryAfter: TimeInterval? = nil) {
         self.status = status
         self.error = error
+        self.retryAfter = retryAfter
     }
 }
 
@@ -52,6 +55,16 @@ public struct SocketWebhookSender: WebhookSender {
     static func deliver(_ body: Data, signature: String, to url: String, allowPrivate: Bool, timeout: TimeInterval)
         -> DeliveryOutcome
     {
+        deliver(
+            body, headers: ["Content-Type": "application/json", WebhookPayload.signatureHeader: signature], to: url,
+            allowPrivate: allowPrivate, timeout: timeout)
+    }
+
+    /// One POST of `body` with `headers` (names and values without line breaks), within `timeout` for the
+    /// whole attempt.
+    static func deliver(
+        _ body: Data, headers: [String: String], to url: String, allowPrivate: Bool, timeout: TimeInterval
+    ) -> DeliveryOutcome {
         let address: WebhookAddress
         let candidates: [sockaddr_storage]
         do {
@@ -69,7 +82,7 @@ public struct SocketWebhookSender: WebhookSender {
         // write or TLS handshake at once, however slowly the receiver trickles its bytes.
         let watchdog = SocketWatchdog(socket: socket, deadline: deadline)
         defer { watchdog.finish() }
-        let outcome = exchange(body, signature: signature, address: address, socket: socket, timeout: timeout)
+        let outcome = exchange(body, headers: headers, address: address, socket: socket, timeout: timeout)
         if watchdog.fired {
             return DeliveryOutcome(
                 status: nil,
@@ -80,7 +93,7 @@ public struct SocketWebhookSender: WebhookSender {
 
     /// Sends the request and reads the status line, on a connected socket.
     private static func exchange(
-        _ body: Data, signature: String, address: WebhookAddress, socket: Int32, timeout: TimeInterval
+        _ body: Data, headers: [String: String], address: WebhookAddress, socket: Int32, timeout: TimeInterval
     ) -> DeliveryOutcome {
         var seconds = timeval(tv_sec: max(1, Int(timeout.rounded(.up))), tv_usec: 0)
         setsockopt(socket, SOL_SOCKET, SO_RCVTIMEO, &seconds, socklen_t(MemoryLayout<timeval>.size))
@@ -89,10 +102,12 @@ public struct SocketWebhookSender: WebhookSender {
             (address.host.contains(":") ? "[\(address.host)]" : address.host)
             + ((address.secure && address.port == 443) || (!address.secure && address.port == 80)
                 ? "" : ":\(address.port)")
+        let extra = headers.sorted { $0.key < $1.key }.map { name, value in
+            "\(name): \(value.filter { $0 != "\r" && $0 != "\n" })\r\n"
+        }.joined()
         var request = Data(
             ("POST \(address.target) HTTP/1.1\r\nHost: \(hostHeader)\r\nUser-Agent: Kuroneko-Webhook/\(KuronekoVersion.version)\r\n"
-                + "Content-Type: application/json\r\nContent-Length: \(body.count)\r\n"
-                + "\(WebhookPayload.signatureHeader): \(signature)\r\nConnection: close\r\n\r\n").utf8)
+                + "Content-Length: \(body.count)\r\n" + extra + "Connection: close\r\n\r\n").utf8)
         request.append(body)
         let channel: any ByteChannel
         if address.secure {
@@ -107,7 +122,7 @@ public struct SocketWebhookSender: WebhookSender {
         guard channel.write(request) else {
             return DeliveryOutcome(status: nil, error: "the connection to \(address.host) broke while sending")
         }
-        guard let statusLine = channel.readStatusLine(limit: 8_192) else {
+        guard let head = channel.readHead(limit: 16_384), let statusLine = head.first else {
             return DeliveryOutcome(status: nil, error: "\(address.host) sent no HTTP answer within \(Int(timeout)) s")
         }
         let parts = statusLine.split(separator: " ")
@@ -117,7 +132,16 @@ public struct SocketWebhookSender: WebhookSender {
         }
         if (200..<300).contains(status) { return DeliveryOutcome(status: status, error: nil) }
         let reason = (300..<400).contains(status) ? "a redirect, which is not followed" : "not a 2xx status"
-        return DeliveryOutcome(status: status, error: "\(address.host) answered HTTP \(status), \(reason)")
+        // Retry-After in seconds (an HTTP date is read as no advice), at most a day.
+        let retryAfter = head.dropFirst().lazy.compactMap { line -> TimeInterval? in
+            let parts = line.split(separator: ":", maxSplits: 1)
+            guard parts.count == 2, parts[0].trimmingCharacters(in: .whitespaces).lowercased() == "retry-after",
+                let seconds = Int(parts[1].trimmingCharacters(in: .whitespaces)), (0...86_400).contains(seconds)
+            else { return nil }
+            return TimeInterval(seconds)
+        }.first
+        return DeliveryOutcome(
+            status: status, error: "\(address.host) answered HTTP \(status), \(reason)", retryAfter: retryAfter)
     }
 
     /// Connects to the first address that accepts before the deadline.
@@ -180,19 +204,21 @@ protocol ByteChannel {
 }
 
 extension ByteChannel {
-    /// The first line of the answer, read a little at a time.
-    func readStatusLine(limit: Int) -> String? {
+    /// The answer's status line and header lines (up to the blank line, or as many as `limit` bytes hold).
+    func readHead(limit: Int) -> [String]? {
         var received = Data()
         var chunk = [UInt8](repeating: 0, count: 1_024)
-        while received.count < limit {
+        let end = Data("\r\n\r\n".utf8)
+        while received.count < limit, received.range(of: end) == nil {
             let count = chunk.withUnsafeMutableBytes { read(into: $0) }
             guard count > 0 else { break }
             received.append(contentsOf: chunk[0..<count])
-            if let end = received.firstIndex(of: UInt8(ascii: "\n")) {
-                return String(decoding: received[..<end], as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
-            }
         }
-        return nil
+        guard received.contains(UInt8(ascii: "\n")) else { return nil }
+        let head = received.range(of: end).map { received[..<$0.lowerBound] } ?? received
+        return String(decoding: head, as: UTF8.self).split(separator: "\n").map {
+            $0.trimmingCharacters(in: .whitespacesAndNewlines)
+        }
     }
 }
 
@@ -257,5 +283,25 @@ final class TLSChannel: ByteChannel {
 
     func read(into buffer: UnsafeMutableRawBufferPointer) -> Int {
         Int(SSL_read(connection, buffer.baseAddress, Int32(buffer.count)))
+    }
+}
+
+/// Sends one channel request (a POST with its own headers) through the same guarded sockets as webhooks.
+public protocol ChannelSender: Sendable {
+    func send(_ request: ChannelRequest) async -> DeliveryOutcome
+}
+
+extension SocketWebhookSender: ChannelSender {
+    public func send(_ request: ChannelRequest) async -> DeliveryOutcome {
+        let allowPrivate = self.allowPrivate
+        let timeout = self.timeout
+        return await withCheckedContinuation { continuation in
+            Thread.detachNewThread {
+                continuation.resume(
+                    returning: Self.deliver(
+                        request.body, headers: request.headers, to: request.url.absoluteString,
+                        allowPrivate: allowPrivate, timeout: timeout))
+            }
+        }
     }
 }
