@@ -1,4 +1,5 @@
 import Foundation
+import Kuroneko
 
 /// Where an owner is told: a browser's push subscription, an ntfy topic, a Slack or Discord incoming
 /// webhook, or a signed JSON webhook of its own.
