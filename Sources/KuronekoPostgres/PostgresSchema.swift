@@ -127,6 +127,48 @@ enum PostgresSchema {
             UPDATE watches SET carrier = 'yamato';
             """
         ),
+        (
+            6,
+            """
+            CREATE TABLE channels (
+                id bigint GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
+                owner text NOT NULL,
+                kind text NOT NULL,
+                destination bytea NOT NULL,
+                numbers text,
+                kinds text NOT NULL,
+                lang text NOT NULL,
+                quiet_hours text,
+                created_at double precision NOT NULL,
+                ended_at double precision,
+                ended_reason text
+            );
+            CREATE INDEX channels_owner ON channels (owner);
+            CREATE TABLE channel_outbox (
+                id bigint GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
+                channel_id bigint NOT NULL REFERENCES channels (id) ON DELETE CASCADE,
+                watch_id bigint REFERENCES watches (id) ON DELETE CASCADE,
+                kind text NOT NULL,
+                label text,
+                shipment_json bytea NOT NULL,
+                state text NOT NULL DEFAULT 'pending',
+                attempts integer NOT NULL DEFAULT 0,
+                created_at double precision NOT NULL,
+                next_attempt_at double precision NOT NULL,
+                finished_at double precision
+            );
+            CREATE INDEX channel_outbox_pending ON channel_outbox (state, channel_id, id);
+            CREATE TABLE channel_attempts (
+                id bigint GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
+                outbox_id bigint NOT NULL REFERENCES channel_outbox (id) ON DELETE CASCADE,
+                at double precision NOT NULL,
+                status integer,
+                error text,
+                duration_ms double precision NOT NULL
+            );
+            CREATE INDEX channel_attempts_outbox ON channel_attempts (outbox_id);
+            """
+        ),
     ]
 
     /// Applies what is missing, on one connection holding the advisory lock.

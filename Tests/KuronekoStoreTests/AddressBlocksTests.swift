@@ -42,8 +42,10 @@ struct AddressBlocksTests {
 
     @Test(
         "public IPv4 addresses just outside the blocks are accepted",
-        arguments: ["93.184.215.14", "1.1.1.1", "198.17.255.255", "198.20.0.0", "100.128.0.0", "172.32.0.0",
-            "192.0.1.1", "223.255.255.255", "11.0.0.0", "126.255.255.255"])
+        arguments: [
+            "93.184.215.14", "1.1.1.1", "198.17.255.255", "198.20.0.0", "100.128.0.0", "172.32.0.0",
+            "192.0.1.1", "223.255.255.255", "11.0.0.0", "126.255.255.255",
+        ])
     func publicIPv4(text: String) {
         #expect(AddressBlocks.refusal(ipv4: Self.ipv4(text)) == nil, "\(text)")
     }
@@ -87,8 +89,10 @@ struct AddressBlocksTests {
 
     @Test(
         "ports outside 1...65535 are refused before any lookup, by number or host",
-        arguments: ["http://93.184.215.14:70000/", "http://example.com:70000/", "https://example.com:0/",
-            "http://example.com:65536/h", "http://example.com:99999999999999999999/"])
+        arguments: [
+            "http://93.184.215.14:70000/", "http://example.com:70000/", "https://example.com:0/",
+            "http://example.com:65536/h", "http://example.com:99999999999999999999/",
+        ])
     func ports(url: String) {
         #expect(throws: WebhookAddressError.self) { _ = try WebhookAddress(url) }
     }

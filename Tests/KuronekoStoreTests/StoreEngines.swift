@@ -21,13 +21,15 @@ enum StoreEngine: String, CaseIterable, Sendable, CustomTestStringConvertible {
         case .sqlite:
             let path = WatchStoreTests.temporaryPath()
             let store = try SQLiteWatchStore(path: path)
-            return EngineStore(store: store, another: { try SQLiteWatchStore(path: path, announce: $0) }) { sql, arguments in
+            return EngineStore(store: store, another: { try SQLiteWatchStore(path: path, announce: $0) }) {
+                sql, arguments in
                 _ = try store.database.write { connection -> Int in try connection.run(sql, arguments).count }
             }
         case .postgres:
             let url = try PostgresTestServer.freshDatabase()
             let store = try PostgresWatchStore(url: url)
-            return EngineStore(store: store, another: { try PostgresWatchStore(url: url, announce: $0) }) { sql, arguments in
+            return EngineStore(store: store, another: { try PostgresWatchStore(url: url, announce: $0) }) {
+                sql, arguments in
                 _ = try store.database.write { connection -> Int in try connection.run(sql, arguments).count }
             }
         }

@@ -26,10 +26,14 @@ struct WatchCarrierTests {
         switch engine {
         case .sqlite:
             try made.write("ALTER TABLE watches DROP COLUMN carrier", [[]])
+            for table in ["channel_attempts", "channel_outbox", "channels"] {
+                try made.write("DROP TABLE \(table)", [[]])
+            }
             try made.write("PRAGMA user_version = 4", [[]])
         case .postgres:
             try made.write("ALTER TABLE watches DROP COLUMN carrier", [[]])
-            try made.write("DELETE FROM kuroneko_schema WHERE version = 5", [[]])
+            try made.write("DROP TABLE channel_attempts, channel_outbox, channels", [[]])
+            try made.write("DELETE FROM kuroneko_schema WHERE version >= 5", [[]])
         }
         try made.write(
             "INSERT INTO watches (owner, number, created_at, active, next_check_at) VALUES (?, ?, ?, 1, ?)",

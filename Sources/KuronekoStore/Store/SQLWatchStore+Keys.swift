@@ -9,7 +9,9 @@ extension SQLWatchStore {
                 let rows = try connection.run(
                     "INSERT INTO api_keys (name, key_hash, calendar_hash, created_at) VALUES (?, ?, ?, ?) RETURNING id",
                     [.text(name), .blob(keyHash), .blob(calendarHash), .real(now.timeIntervalSince1970)])
-                guard let row = rows.first else { throw StoreError(code: 0, message: "the new key's id was not returned") }
+                guard let row = rows.first else {
+                    throw StoreError(code: 0, message: "the new key's id was not returned")
+                }
                 return Int64(try row.requiredInt("id"))
             }
             return APIKeyRecord(

@@ -7,7 +7,8 @@ extension SQLWatchStore {
         throws -> [PendingDelivery]
     {
         let busyClause =
-            busy.isEmpty ? "" : " AND c.watch_id NOT IN (" + Array(repeating: "?", count: busy.count).joined(separator: ", ") + ")"
+            busy.isEmpty
+            ? "" : " AND c.watch_id NOT IN (" + Array(repeating: "?", count: busy.count).joined(separator: ", ") + ")"
         let rows = try database.write { connection in
             let due = try connection.run(
                 """

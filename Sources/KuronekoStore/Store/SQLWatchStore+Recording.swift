@@ -23,6 +23,7 @@ extension SQLWatchStore {
         // Only watched numbers are kept: a lookup of anything else leaves no trace here.
         guard !watches.isEmpty else { return [] }
         let schedule = watches.map { ($0.id, nextCheck($0, shipment)) }
+        let byID = Dictionary(watches.map { ($0.id, $0) }) { first, _ in first }
         return try database.write { connection in
             try connection.run(
                 """
@@ -82,6 +83,11 @@ extension SQLWatchStore {
                             .real(fetchedAt.timeIntervalSince1970), .integer(watchID),
                         ])
                     changes.append(change)
+                    if let watch = byID[watchID] {
+                        try queueAnnouncements(
+                            AnnouncementKind.of(shipment.status.code), watchID: watchID, owner: watch.owner.id,
+                            number: number, label: watch.label, shipment: served, at: fetchedAt, on: connection)
+                    }
                 }
                 try connection.run(
                     """

@@ -108,5 +108,47 @@ enum Schema {
                 ALTER TABLE watches ADD COLUMN carrier TEXT;
                 UPDATE watches SET carrier = 'yamato';
                 """),
+        // 6: notification channels of an owner, their outbox, and every attempt.
+        SQLiteDatabase.Migration(
+            version: 6,
+            sql: """
+                CREATE TABLE channels (
+                    id INTEGER PRIMARY KEY,
+                    owner TEXT NOT NULL,
+                    kind TEXT NOT NULL,
+                    destination BLOB NOT NULL,
+                    numbers TEXT,
+                    kinds TEXT NOT NULL,
+                    lang TEXT NOT NULL,
+                    quiet_hours TEXT,
+                    created_at REAL NOT NULL,
+                    ended_at REAL,
+                    ended_reason TEXT
+                );
+                CREATE INDEX channels_owner ON channels (owner);
+                CREATE TABLE channel_outbox (
+                    id INTEGER PRIMARY KEY,
+                    channel_id INTEGER NOT NULL REFERENCES channels (id) ON DELETE CASCADE,
+                    watch_id INTEGER REFERENCES watches (id) ON DELETE CASCADE,
+                    kind TEXT NOT NULL,
+                    label TEXT,
+                    shipment_json BLOB NOT NULL,
+                    state TEXT NOT NULL DEFAULT 'pending',
+                    attempts INTEGER NOT NULL DEFAULT 0,
+                    created_at REAL NOT NULL,
+                    next_attempt_at REAL NOT NULL,
+                    finished_at REAL
+                );
+                CREATE INDEX channel_outbox_pending ON channel_outbox (state, channel_id, id);
+                CREATE TABLE channel_attempts (
+                    id INTEGER PRIMARY KEY,
+                    outbox_id INTEGER NOT NULL REFERENCES channel_outbox (id) ON DELETE CASCADE,
+                    at REAL NOT NULL,
+                    status INTEGER,
+                    error TEXT,
+                    duration_ms REAL NOT NULL
+                );
+                CREATE INDEX channel_attempts_outbox ON channel_attempts (outbox_id);
+                """),
     ]
 }

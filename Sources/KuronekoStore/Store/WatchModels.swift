@@ -224,6 +224,30 @@ public protocol WatchStore: Sendable {
     /// Throws when the database cannot be reached now (for readiness checks).
     func checkReachable() throws
 
+    // Notification channels (an owner's), their outbox and its attempts.
+    /// - Throws: ``WatchStoreError/channelLimitReached(_:)`` past ``ChannelLimits/channelsPerOwner``.
+    func addChannel(_ channel: NewChannel, owner: WatchOwner, now: Date) throws -> ChannelRecord
+    func channels(owner: WatchOwner) throws -> [ChannelRecord]
+    func removeChannel(_ id: Int64, owner: WatchOwner) throws -> Bool
+    /// The oldest pending announcement of each channel due now (none of `busy`), leased until `leaseUntil`.
+    func claimChannelDeliveries(at now: Date, limit: Int, leaseUntil: Date, excludingChannels busy: Set<Int64>)
+        throws -> [PendingChannelDelivery]
+    func recordChannelAttempt(
+        _ outboxID: Int64, at: Date, status: Int?, error: String?, durationMilliseconds: Double, delivered: Bool,
+        retryAt: Date?
+    ) throws
+    /// Ends a channel its service refused for good: nothing more is sent to it; its pending announcements
+    /// are given up.
+    func endChannel(_ id: Int64, at: Date, reason: String) throws
+    /// A channel's attempts, newest last; `nil` when the owner has no such channel.
+    func channelDeliveries(of id: Int64, owner: WatchOwner) throws -> [DeliveryRecord]?
+    /// Queues an announcement that is no status change (arriving soon) for the channels of a watch's owner
+    /// that hear it. - Returns: how many were queued.
+    @discardableResult
+    func announce(_ kind: AnnouncementKind, watch: Watch, shipment: Data, at now: Date) throws -> Int
+    /// A setting shared by every server on the database, set once: the value stored, or `value` when none was.
+    func setting(_ name: String, otherwise value: String) throws -> String
+
     func createKey(name: String, keyHash: Data, calendarHash: Data, now: Date) throws -> APIKeyRecord
     func keys() throws -> [APIKeyRecord]
     /// When the operator last opened the API to everyone without a key (`kuroneko keys open`), if ever.
@@ -254,6 +278,7 @@ public enum WatchStoreError: Error, Sendable, Equatable, CustomStringConvertible
     case backupUnsupported(String)
     /// The owner follows the number (formatted) at another carrier (named) already.
     case watchedAtAnotherCarrier(String, Carrier)
+    case channelLimitReached(Int)
 
     public var description: String {
         switch self {
@@ -262,6 +287,8 @@ public enum WatchStoreError: Error, Sendable, Equatable, CustomStringConvertible
         case .limitReached(let limit): "this owner already has \(limit) watches, the most allowed; remove some first"
         case .duplicateKeyName(let name): "a key named \"\(name)\" exists already; choose another name"
         case .backupUnsupported(let engine): "a watch list on \(engine) is backed up with its own tools (pg_dump)"
+        case .channelLimitReached(let limit):
+            "this owner already has \(limit) channels, the most allowed; remove one first"
         case .watchedAtAnotherCarrier(let number, let carrier):
             "\(number) is watched at \(carrier) already; a number is watched at one carrier: remove it first to "
                 + "follow it at another"

@@ -1,0 +1,68 @@
+import Foundation
+import Kuroneko
+
+/// A destination an owner is told on, as stored: what it is (`kind`, and `destination` as its JSON), which
+/// of the owner's parcels (`numbers`, `nil` for all) and which announcements (`kinds`) it hears, in which
+/// language, and when it keeps quiet.
+public struct ChannelRecord: Sendable, Hashable {
+    public let id: Int64
+    public let owner: WatchOwner
+    public let kind: String
+    /// The destination's settings as JSON (an endpoint and keys, a URL, a secret), never shown whole.
+    public let destination: Data
+    public let numbers: [String]?
+    public let kinds: [AnnouncementKind]
+    public let language: String
+    /// `22:00-07:00`: announcements wait for its end (all but urgent ones), in Japan time.
+    public let quietHours: String?
+    public let createdAt: Date
+    /// When the channel's service refused it for good (404 or 410 from a push service), and why.
+    public let endedAt: Date?
+    public let endedReason: String?
+
+    /// Whether the channel hears `kind` for `number`: `changed` means every new status.
+    public func hears(_ kind: AnnouncementKind, for number: TrackingNumber) -> Bool {
+        guard endedAt == nil else { return false }
+        if let numbers, !numbers.contains(number.digits) { return false }
+        return kinds.contains(kind) || (kind != .arrivingSoon && kinds.contains(.changed))
+    }
+}
+
+/// A channel to add.
+public struct NewChannel: Sendable, Hashable {
+    public let kind: String
+    public let destination: Data
+    public let numbers: [String]?
+    public let kinds: [AnnouncementKind]
+    public let language: String
+    public let quietHours: String?
+
+    public init(
+        kind: String, destination: Data, numbers: [String]?, kinds: [AnnouncementKind], language: String,
+        quietHours: String?
+    ) {
+        self.kind = kind
+        self.destination = destination
+        self.numbers = numbers
+        self.kinds = kinds
+        self.language = language
+        self.quietHours = quietHours
+    }
+}
+
+/// An announcement waiting in a channel's outbox, with what sending it needs.
+public struct PendingChannelDelivery: Sendable, Hashable {
+    public let outboxID: Int64
+    public let channel: ChannelRecord
+    public let kind: AnnouncementKind
+    public let label: String?
+    /// The shipment as the API serves it.
+    public let shipment: Data
+    public let attempts: Int
+    public let createdAt: Date
+}
+
+/// The most channels an owner may have.
+public enum ChannelLimits {
+    public static let channelsPerOwner = 20
+}

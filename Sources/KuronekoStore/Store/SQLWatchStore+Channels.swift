@@ -1,0 +1,207 @@
+import Foundation
+import Kuroneko
+
+/// Notification channels: an owner's destinations, the outbox of announcements for them (filled in the
+/// same transaction as the change it announces, so nothing is lost to a crash), and every attempt.
+extension SQLWatchStore {
+    static var channelColumns: String {
+        """
+        SELECT ch.id, ch.owner, ch.kind, ch.destination, ch.numbers, ch.kinds, ch.lang, ch.quiet_hours,
+               ch.created_at, ch.ended_at, ch.ended_reason
+        FROM channels ch
+        """
+    }
+
+    static func channel(from row: SQLRow) throws -> ChannelRecord {
+        let numbers = try row.text("numbers").map { $0.split(separator: ",").map(String.init) }
+        let kinds = try row.requiredText("kinds").split(separator: ",").compactMap {
+            AnnouncementKind(rawValue: String($0))
+        }
+        return ChannelRecord(
+            id: Int64(try row.requiredInt("id")), owner: WatchOwner(id: try row.requiredText("owner")),
+            kind: try row.requiredText("kind"), destination: try row.requiredData("destination"), numbers: numbers,
+            kinds: kinds, language: try row.requiredText("lang"), quietHours: try row.text("quiet_hours"),
+            createdAt: try row.requiredDate("created_at"), endedAt: try row.date("ended_at"),
+            endedReason: try row.text("ended_reason"))
+    }
+
+    public func addChannel(_ channel: NewChannel, owner: WatchOwner, now: Date) throws -> ChannelRecord {
+        try database.write { connection in
+            if let lock = Database.ownerLock { try connection.run(lock, [.text(owner.id)]) }
+            let count = try connection.run(
+                "SELECT COUNT(*) AS n FROM channels WHERE owner = ? AND ended_at IS NULL", [.text(owner.id)])
+            guard try (count.first?.requiredInt("n") ?? 0) < ChannelLimits.channelsPerOwner else {
+                throw WatchStoreError.channelLimitReached(ChannelLimits.channelsPerOwner)
+            }
+            let inserted = try connection.run(
+                """
+                INSERT INTO channels (owner, kind, destination, numbers, kinds, lang, quiet_hours, created_at)
+                VALUES (?, ?, ?, ?, ?, ?, ?, ?) RETURNING id
+                """,
+                [
+                    .text(owner.id), .text(channel.kind), .blob(channel.destination),
+                    channel.numbers.map { .text($0.joined(separator: ",")) } ?? .null,
+                    .text(channel.kinds.map(\.rawValue).joined(separator: ",")), .text(channel.language),
+                    channel.quietHours.map(SQLValue.text) ?? .null, .real(now.timeIntervalSince1970),
+                ])
+            guard let id = try inserted.first?.requiredInt("id") else {
+                throw StoreError(code: 0, message: "the new channel's id was not returned")
+            }
+            let rows = try connection.run(Self.channelColumns + " WHERE ch.id = ?", [.integer(Int64(id))])
+            guard let row = rows.first else { throw StoreError(code: 0, message: "the new channel was not found") }
+            return try Self.channel(from: row)
+        }
+    }
+
+    public func channels(owner: WatchOwner) throws -> [ChannelRecord] {
+        try database.read { connection in
+            try connection.run(Self.channelColumns + " WHERE ch.owner = ? ORDER BY ch.id", [.text(owner.id)])
+        }.map(Self.channel(from:))
+    }
+
+    public func removeChannel(_ id: Int64, owner: WatchOwner) throws -> Bool {
+        try database.write { connection in
+            try connection.run("DELETE FROM channels WHERE id = ? AND owner = ?", [.integer(id), .text(owner.id)])
+            return connection.changes > 0
+        }
+    }
+
+    /// Queues the announcement of a change for the channels of the watch's owner that hear it, on the
+    /// connection of the transaction that records the change.
+    func queueAnnouncements(
+        _ kind: AnnouncementKind, watchID: Int64, owner: String, number: TrackingNumber, label: String?,
+        shipment: Data, at now: Date, on connection: Database.Connection
+    ) throws -> Int {
+        let channels = try connection.run(
+            Self.channelColumns + " WHERE ch.owner = ? AND ch.ended_at IS NULL", [.text(owner)]
+        ).map(Self.channel(from:)).filter { $0.hears(kind, for: number) }
+        for channel in channels {
+            try connection.run(
+                """
+                INSERT INTO channel_outbox (channel_id, watch_id, kind, label, shipment_json, created_at, next_attempt_at)
+                VALUES (?, ?, ?, ?, ?, ?, ?)
+                """,
+                [
+                    .integer(channel.id), .integer(watchID), .text(kind.rawValue), label.map(SQLValue.text) ?? .null,
+                    .blob(shipment), .real(now.timeIntervalSince1970), .real(now.timeIntervalSince1970),
+                ])
+        }
+        return channels.count
+    }
+
+    @discardableResult
+    public func announce(_ kind: AnnouncementKind, watch: Watch, shipment: Data, at now: Date) throws -> Int {
+        try database.write { connection in
+            try queueAnnouncements(
+                kind, watchID: watch.id, owner: watch.owner.id, number: watch.number, label: watch.label,
+                shipment: shipment, at: now, on: connection)
+        }
+    }
+
+    public func claimChannelDeliveries(
+        at now: Date, limit: Int, leaseUntil: Date, excludingChannels busy: Set<Int64>
+    ) throws -> [PendingChannelDelivery] {
+        let busyClause =
+            busy.isEmpty
+            ? "" : " AND o.channel_id NOT IN (" + Array(repeating: "?", count: busy.count).joined(separator: ", ") + ")"
+        let rows = try database.write { connection in
+            // The oldest pending announcement of each channel: in order per channel, one channel never
+            // waiting for another.
+            let due = try connection.run(
+                """
+                SELECT o.id AS outbox_id, o.kind AS announcement, o.label, o.shipment_json, o.attempts,
+                       o.created_at AS queued_at, ch.id, ch.owner, ch.kind, ch.destination, ch.numbers, ch.kinds,
+                       ch.lang, ch.quiet_hours, ch.created_at, ch.ended_at, ch.ended_reason
+                FROM channel_outbox o JOIN channels ch ON ch.id = o.channel_id
+                WHERE o.state = 'pending' AND o.next_attempt_at <= ? AND ch.ended_at IS NULL
+                  AND o.id = (SELECT MIN(id) FROM channel_outbox p WHERE p.channel_id = o.channel_id AND p.state = 'pending')
+                """ + busyClause + " ORDER BY o.next_attempt_at LIMIT ?" + Database.skippingLocked(of: "o"),
+                [.real(now.timeIntervalSince1970)] + busy.sorted().map { .integer($0) } + [.integer(Int64(limit))])
+            guard Database.leasesClaims else { return due }
+            return try due.filter { row in
+                try connection.run(
+                    """
+                    UPDATE channel_outbox SET next_attempt_at = ?
+                    WHERE id = ? AND state = 'pending' AND next_attempt_at <= ?
+                    """,
+                    [
+                        .real(leaseUntil.timeIntervalSince1970), .integer(Int64(try row.requiredInt("outbox_id"))),
+                        .real(now.timeIntervalSince1970),
+                    ])
+                return connection.changes > 0
+            }
+        }
+        return try rows.compactMap { row in
+            guard let kind = AnnouncementKind(rawValue: try row.requiredText("announcement")) else { return nil }
+            return PendingChannelDelivery(
+                outboxID: Int64(try row.requiredInt("outbox_id")), channel: try Self.channel(from: row), kind: kind,
+                label: try row.text("label"), shipment: try row.requiredData("shipment_json"),
+                attempts: try row.requiredInt("attempts"), createdAt: try row.requiredDate("queued_at"))
+        }
+    }
+
+    public func recordChannelAttempt(
+        _ outboxID: Int64, at: Date, status: Int?, error: String?, durationMilliseconds: Double, delivered: Bool,
+        retryAt: Date?
+    ) throws {
+        _ = try database.write { connection in
+            try connection.run(
+                "INSERT INTO channel_attempts (outbox_id, at, status, error, duration_ms) VALUES (?, ?, ?, ?, ?)",
+                [
+                    .integer(outboxID), .real(at.timeIntervalSince1970), status.map { .integer(Int64($0)) } ?? .null,
+                    error.map(SQLValue.text) ?? .null, .real(durationMilliseconds),
+                ])
+            let state = delivered ? "delivered" : retryAt == nil ? "failed" : "pending"
+            try connection.run(
+                """
+                UPDATE channel_outbox SET attempts = attempts + 1, state = ?, next_attempt_at = ?, finished_at = ?
+                WHERE id = ?
+                """,
+                [
+                    .text(state), .real((retryAt ?? at).timeIntervalSince1970),
+                    state == "pending" ? .null : .real(at.timeIntervalSince1970), .integer(outboxID),
+                ])
+        }
+    }
+
+    public func endChannel(_ id: Int64, at: Date, reason: String) throws {
+        _ = try database.write { connection in
+            try connection.run(
+                "UPDATE channels SET ended_at = ?, ended_reason = ? WHERE id = ? AND ended_at IS NULL",
+                [.real(at.timeIntervalSince1970), .text(reason), .integer(id)])
+            try connection.run(
+                "UPDATE channel_outbox SET state = 'failed', finished_at = ? WHERE state = 'pending' AND channel_id = ?",
+                [.real(at.timeIntervalSince1970), .integer(id)])
+        }
+    }
+
+    public func channelDeliveries(of id: Int64, owner: WatchOwner) throws -> [DeliveryRecord]? {
+        try database.read { connection in
+            let owned = try connection.run(
+                "SELECT 1 FROM channels WHERE id = ? AND owner = ?", [.integer(id), .text(owner.id)])
+            guard !owned.isEmpty else { return nil }
+            return try connection.run(
+                """
+                SELECT o.id AS outbox_id, o.state, a.at, a.status, a.error, a.duration_ms
+                FROM channel_attempts a JOIN channel_outbox o ON o.id = a.outbox_id
+                WHERE o.channel_id = ? ORDER BY a.id
+                """, [.integer(id)]
+            ).map { row in
+                DeliveryRecord(
+                    changeID: String(try row.requiredInt("outbox_id")), state: try row.requiredText("state"),
+                    at: try row.requiredDate("at"), status: try row.int("status"), error: try row.text("error"),
+                    durationMilliseconds: try row.double("duration_ms") ?? 0)
+            }
+        }
+    }
+
+    public func setting(_ name: String, otherwise value: String) throws -> String {
+        try database.write { connection in
+            try connection.run(
+                "INSERT INTO settings (name, value) VALUES (?, ?) ON CONFLICT (name) DO NOTHING",
+                [.text(name), .text(value)])
+            return try connection.run("SELECT value FROM settings WHERE name = ?", [.text(name)]).first?
+                .requiredText("value") ?? value
+        }
+    }
+}

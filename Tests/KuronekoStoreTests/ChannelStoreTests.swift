@@ -1,0 +1,99 @@
+import Foundation
+import Kuroneko
+import KuronekoStore
+import Testing
+
+/// Notification channels in the store, on both engines: each change queued for the owner's channels that
+/// hear it, in the change's transaction; claimed in order per channel; ended channels hear nothing more.
+@Suite("Channels in the store", .timeLimit(.minutes(2)))
+struct ChannelStoreTests {
+    private static let now = Date(timeIntervalSince1970: 1_790_000_000)
+
+    private static func shipment(_ number: TrackingNumber, _ code: StatusCode, _ label: String) -> Shipment {
+        Shipment(
+            trackingNumber: number,
+            status: ShipmentStatus(
+                code: code, label: label, labelEnglish: nil, summary: nil, note: nil, isTerminal: code == .delivered),
+            product: nil, scheduledDelivery: nil, events: [], deliveredAt: nil)
+    }
+
+    private static func channel(_ kinds: [AnnouncementKind], numbers: [String]? = nil) -> NewChannel {
+        NewChannel(
+            kind: "ntfy", destination: Data(#"{"url":"https://ntfy.example/t"}"#.utf8), numbers: numbers,
+            kinds: kinds, language: "ja", quietHours: nil)
+    }
+
+    @Test("a change is queued for each channel that hears it, and claimed once", arguments: StoreEngine.available)
+    func fanOut(engine: StoreEngine) throws {
+        let store = try engine.makeStore().store
+        let owner = WatchOwner.key(1)
+        let number = try TrackingNumber(parsing: "3277-5445-9830")
+        let all = try store.addChannel(Self.channel([.changed]), owner: owner, now: Self.now)
+        let deliveredOnly = try store.addChannel(Self.channel([.delivered]), owner: owner, now: Self.now)
+        let otherNumber = try store.addChannel(
+            Self.channel([.changed], numbers: ["111111111111"]), owner: owner, now: Self.now)
+        _ = try store.addChannel(Self.channel([.changed]), owner: .key(2), now: Self.now)
+        _ = try store.add(number, label: "靴", owner: owner, webhook: nil, now: Self.now)
+        // The first answer is the watch's baseline; the next two are changes.
+        let steps: [(StatusCode, String)] = [(.inTransit, "輸送中"), (.outForDelivery, "配達中"), (.delivered, "配達完了")]
+        for (offset, step) in steps.enumerated() {
+            let at = Self.now.addingTimeInterval(Double(offset + 1) * 60)
+            _ = try store.record(Self.shipment(number, step.0, step.1), fetchedAt: at) { _, _ in at }
+        }
+        let later = Self.now.addingTimeInterval(600)
+        let first = try store.claimChannelDeliveries(
+            at: later, limit: 10, leaseUntil: later.addingTimeInterval(60), excludingChannels: [])
+        // In order per channel: the first claim holds each channel's oldest only.
+        #expect(Set(first.map(\.channel.id)) == [all.id, deliveredOnly.id])
+        #expect(first.first { $0.channel.id == deliveredOnly.id }?.kind == .delivered)
+        #expect(first.first { $0.channel.id == all.id }?.kind == .changed)
+        #expect(first.first { $0.channel.id == all.id }?.label == "靴")
+        #expect(!first.contains { $0.channel.id == otherNumber.id })
+        // Not claimed again meanwhile: leased on PostgreSQL, and the deliverer's busy channels left out.
+        #expect(
+            try store.claimChannelDeliveries(
+                at: later, limit: 10, leaseUntil: later, excludingChannels: Set(first.map(\.channel.id))
+            ).isEmpty)
+        for delivery in first {
+            try store.recordChannelAttempt(
+                delivery.outboxID, at: later, status: 201, error: nil, durationMilliseconds: 3, delivered: true,
+                retryAt: nil)
+        }
+        let next = try store.claimChannelDeliveries(
+            at: later.addingTimeInterval(120), limit: 10, leaseUntil: later.addingTimeInterval(180),
+            excludingChannels: [])
+        #expect(next.map(\.channel.id) == [all.id])
+        #expect(next.first?.kind == .delivered)
+        #expect(try store.channelDeliveries(of: all.id, owner: owner)?.count == 1)
+        #expect(try store.channelDeliveries(of: all.id, owner: .key(2)) == nil)
+    }
+
+    @Test(
+        "an ended channel gives up its queue and hears nothing more; the limit and the owner hold",
+        arguments: StoreEngine.available)
+    func endedAndLimited(engine: StoreEngine) throws {
+        let store = try engine.makeStore().store
+        let owner = WatchOwner.key(7)
+        let number = try TrackingNumber(parsing: "3277-5445-9830")
+        let channel = try store.addChannel(Self.channel([.changed]), owner: owner, now: Self.now)
+        let watch = try store.add(number, label: nil, owner: owner, webhook: nil, now: Self.now).watch
+        #expect(try store.announce(.arrivingSoon, watch: watch, shipment: Data("{}".utf8), at: Self.now) == 0)
+        #expect(try store.announce(.changed, watch: watch, shipment: Data("{}".utf8), at: Self.now) == 1)
+        try store.endChannel(channel.id, at: Self.now, reason: "the push service answered 410 Gone")
+        #expect(
+            try store.claimChannelDeliveries(at: Self.now, limit: 10, leaseUntil: Self.now, excludingChannels: [])
+                .isEmpty)
+        #expect(try store.announce(.changed, watch: watch, shipment: Data("{}".utf8), at: Self.now) == 0)
+        #expect(try store.channels(owner: owner).first?.endedReason == "the push service answered 410 Gone")
+        #expect(try store.removeChannel(channel.id, owner: .key(8)) == false)
+        #expect(try store.removeChannel(channel.id, owner: owner))
+        for _ in 0..<ChannelLimits.channelsPerOwner {
+            _ = try store.addChannel(Self.channel([.changed]), owner: owner, now: Self.now)
+        }
+        #expect(throws: WatchStoreError.channelLimitReached(ChannelLimits.channelsPerOwner)) {
+            try store.addChannel(Self.channel([.changed]), owner: owner, now: Self.now)
+        }
+        #expect(try store.setting("vapid", otherwise: "first") == "first")
+        #expect(try store.setting("vapid", otherwise: "second") == "first")
+    }
+}
