@@ -59,6 +59,13 @@ struct ServeCommand: Command {
         configuration.corsOrigins = try Self.origins(arguments.text("--cors-origins"))
         configuration.shutdownTimeout = try arguments.seconds("--shutdown-timeout") ?? configuration.shutdownTimeout
         configuration.pollSpeed = try arguments.number("--poll-speed") ?? configuration.pollSpeed
+        configuration.publicURL = try arguments.url("--public-url")
+        configuration.vapidSubject = arguments.text("--vapid-subject") ?? configuration.vapidSubject
+        guard configuration.vapidSubject.hasPrefix("mailto:") || configuration.vapidSubject.hasPrefix("https://") else {
+            throw .usage(
+                "serve: --vapid-subject \"\(configuration.vapidSubject.prefix(80))\" is not a mailto: or https: URL; "
+                    + "expected e.g. mailto:ops@example.jp")
+        }
         configuration.allowPrivateWebhooks = try arguments.flagOrVariable("--allow-private-webhooks")
         configuration.requireAPIKey = try arguments.flagOrVariable("--require-api-key")
         configuration.webApp = try !arguments.flagOrVariable("--no-web-app")

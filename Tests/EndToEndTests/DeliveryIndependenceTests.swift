@@ -91,7 +91,8 @@ struct DeliveryIndependenceTests {
         let fastArrival = fast.requests.first?.receivedAt ?? ContinuousClock.now
         let fastDelay = fastArrival - started
         #expect(await lines.wait(for: "status=204 result=delivered", timeout: 10))
-        #expect(deliverer.inFlight == 1, "the slow attempt is still going")
+        // The fast attempt may not have left the busy set yet when its line is written: at least the slow one.
+        #expect(deliverer.inFlight >= 1, "the slow attempt is still going")
         #expect(await lines.wait(for: "result=retry", timeout: 10))
         let slowTime = ContinuousClock.now - started
         let slowEnd = try #require(await onOwnThread { slowHeld.wait(within: 10) }, "the slow receiver saw no close")
@@ -103,7 +104,9 @@ struct DeliveryIndependenceTests {
         #expect(fastRecords.map(\.status) == [204])
         let slowRecords = try #require(try store.deliveries(of: numbers[0], owner: .local))
         #expect(slowRecords.count == 1 && slowRecords[0].status == nil)
-        print("beside a trickling receiver (deadline 3 s, took \(slowTime)), another watch was delivered after \(fastDelay)")
+        print(
+            "beside a trickling receiver (deadline 3 s, took \(slowTime)), another watch was delivered after \(fastDelay)"
+        )
     }
 
     @Test("410 Gone ends the subscription: recorded on the watch, pending deliveries given up, nothing more queued")
@@ -137,10 +140,11 @@ extension Data {
     /// The bytes over and over, without end.
     fileprivate func cycled() -> AnySequence<UInt8> {
         let bytes = Array(self)
-        return AnySequence(sequence(state: 0) { index -> UInt8? in
-            defer { index = (index + 1) % bytes.count }
-            return bytes[index]
-        })
+        return AnySequence(
+            sequence(state: 0) { index -> UInt8? in
+                defer { index = (index + 1) % bytes.count }
+                return bytes[index]
+            })
     }
 }
 

@@ -40,24 +40,20 @@ public struct SocketWebhookSender: WebhookSender {
     }
 
     public func send(_ body: Data, signature: String, to url: String) async -> DeliveryOutcome {
-        let allowPrivate = self.allowPrivate
-        let timeout = self.timeout
-        // Blocking socket work on a thread of its own, never on the cooperative pool.
+        await post(
+            body, headers: ["Content-Type": "application/json", WebhookPayload.signatureHeader: signature], to: url)
+    }
+
+    /// Blocking socket work on a thread of its own, never on the cooperative pool.
+    func post(_ body: Data, headers: [String: String], to url: String) async -> DeliveryOutcome {
+        let (allowPrivate, timeout) = (self.allowPrivate, self.timeout)
         return await withCheckedContinuation { continuation in
             Thread.detachNewThread {
                 continuation.resume(
                     returning: Self.deliver(
-                        body, signature: signature, to: url, allowPrivate: allowPrivate, timeout: timeout))
+                        body, headers: headers, to: url, allowPrivate: allowPrivate, timeout: timeout))
             }
         }
-    }
-
-    static func deliver(_ body: Data, signature: String, to url: String, allowPrivate: Bool, timeout: TimeInterval)
-        -> DeliveryOutcome
-    {
-        deliver(
-            body, headers: ["Content-Type": "application/json", WebhookPayload.signatureHeader: signature], to: url,
-            allowPrivate: allowPrivate, timeout: timeout)
     }
 
     /// One POST of `body` with `headers` (names and values without line breaks), within `timeout` for the
@@ -86,7 +82,9 @@ public struct SocketWebhookSender: WebhookSender {
         if watchdog.fired {
             return DeliveryOutcome(
                 status: nil,
-                error: "\(address.host) did not take the delivery and answer within \(Int(timeout)) s (the whole attempt's limit)")
+                error:
+                    "\(address.host) did not take the delivery and answer within \(Int(timeout)) s (the whole attempt's limit)"
+            )
         }
         return outcome
     }
@@ -293,15 +291,6 @@ public protocol ChannelSender: Sendable {
 
 extension SocketWebhookSender: ChannelSender {
     public func send(_ request: ChannelRequest) async -> DeliveryOutcome {
-        let allowPrivate = self.allowPrivate
-        let timeout = self.timeout
-        return await withCheckedContinuation { continuation in
-            Thread.detachNewThread {
-                continuation.resume(
-                    returning: Self.deliver(
-                        request.body, headers: request.headers, to: request.url.absoluteString,
-                        allowPrivate: allowPrivate, timeout: timeout))
-            }
-        }
+        await post(request.body, headers: request.headers, to: request.url.absoluteString)
     }
 }

@@ -52,6 +52,10 @@ public final class Server: Sendable {
         public var shutdownTimeout: Duration = .seconds(10)
         /// How often the key ring rereads the keys; zero rereads them for every request.
         public var keyRefresh: Duration = .seconds(2)
+        /// Where the web app is reached from outside (`--public-url`): messages link to the parcel there.
+        public var publicURL: URL?
+        /// The contact push services may use (`--vapid-subject`): a `mailto:` or `https:` URL.
+        public var vapidSubject = "mailto:kuroneko@localhost"
         /// What the start-up line names as the upstream; the endpoint when `nil`.
         public var upstreamName: String?
 
@@ -85,6 +89,7 @@ public final class Server: Sendable {
         configuration: Configuration, transport: any HTTPTransport, clock: any TrackingClock,
         notices: ServerLog, log: (any LogSink)? = nil, flushLog: @escaping @Sendable () -> Void = {},
         webhookSender: (any WebhookSender)? = nil,
+        channelSender: (any ChannelSender)? = nil,
         jitter: @escaping @Sendable () -> Double = { Double.random(in: 0..<1) }
     ) throws {
         self.configuration = configuration
@@ -149,10 +154,22 @@ public final class Server: Sendable {
         let deliverer = WebhookDeliverer(
             store: store, sender: sender, clock: clock, lease: max(15, WebhookDeliverer.defaultLease / schedule.speed),
             log: attemptLog)
+        // The server's VAPID key pair: made once, kept in the database, the same for every server on it.
+        let vapidSecret = try store.setting(
+            "vapid_private_key", otherwise: Base64URL.encode(try P256KeyPair.generate().privateKey))
+        let vapid = try Base64URL.decode(vapidSecret).map { try P256KeyPair(privateKey: $0) }.map {
+            VAPID(keys: $0, subject: configuration.vapidSubject)
+        }
+        let channelDeliverer = ChannelDeliverer(
+            store: store,
+            sender: channelSender ?? SocketWebhookSender(allowPrivate: configuration.allowPrivateWebhooks),
+            clock: clock, vapid: vapid, publicURL: configuration.publicURL,
+            lease: max(15, WebhookDeliverer.defaultLease / schedule.speed))
         let tick = Duration.milliseconds(Int64(max(50, min(1_000, 1_000 / schedule.speed))))
         let keyRing = APIKeyRing(store: store, maxAge: configuration.keyRefresh, clock: clock)
         var background: [any Service] = [
             ClosureService { await poller.run(tick: tick) }, ClosureService { await deliverer.run(tick: tick) },
+            ClosureService { await channelDeliverer.run(tick: tick) },
             keyRing,
         ]
         if let shared {
@@ -163,7 +180,8 @@ public final class Server: Sendable {
             service: service, metrics: metrics, httpMetrics: HTTPMetrics(), clock: clock,
             corsOrigins: configuration.corsOrigins, log: sink, logFormat: configuration.logFormat,
             watches: WatchRoutes(
-                store: store, service: service, clock: clock, allowPrivateWebhooks: configuration.allowPrivateWebhooks),
+                store: store, service: service, clock: clock, allowPrivateWebhooks: configuration.allowPrivateWebhooks,
+                vapid: vapid),
             keys: APIKeyMiddleware(ring: keyRing, required: configuration.requireAPIKey),
             webApp: configuration.webApp ? WebApp.embedded : nil,
             moreMetrics: { WatchListMetrics.lines(poller: poller, deliverer: deliverer, store: store) })

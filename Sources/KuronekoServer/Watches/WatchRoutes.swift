@@ -12,8 +12,14 @@ public struct WatchRoutes: Sendable {
     let service: ShipmentService
     let clock: any TrackingClock
     let allowPrivateWebhooks: Bool
+    /// The server's Web Push identity, for `/v1/channels` and `/v1/push/vapid-key`.
+    let vapid: VAPID?
 
-    public init(store: any WatchStore, service: ShipmentService, clock: any TrackingClock, allowPrivateWebhooks: Bool) {
+    public init(
+        store: any WatchStore, service: ShipmentService, clock: any TrackingClock, allowPrivateWebhooks: Bool,
+        vapid: VAPID? = nil
+    ) {
+        self.vapid = vapid
         self.store = store
         self.service = service
         self.clock = clock
@@ -59,6 +65,7 @@ public struct WatchRoutes: Sendable {
             await Self.answer { try await routes.refresh(request, parameters) }
         }
         router.add("GET", "/v1/calendar.ics") { request, _ in await Self.answer { try await routes.calendar(request) } }
+        ChannelRoutes(watches: routes, vapid: vapid).register(into: &router)
     }
 
     /// Runs a route: a thrown ``RouteProblem`` is its answer, a ``WatchStoreError`` (a conflict the store
@@ -124,7 +131,7 @@ public struct WatchRoutes: Sendable {
 
     /// The address's form, then what it resolves to: each resolution waits on a thread of its own, at most
     /// ``resolutionLimit`` at once (more are answered 503).
-    private func checkWebhook(_ text: String) async throws(RouteProblem) {
+    func checkWebhook(_ text: String) async throws(RouteProblem) {
         let address: WebhookAddress
         do {
             address = try WebhookAddress(text)

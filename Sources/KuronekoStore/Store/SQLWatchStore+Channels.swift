@@ -144,24 +144,9 @@ extension SQLWatchStore {
         _ outboxID: Int64, at: Date, status: Int?, error: String?, durationMilliseconds: Double, delivered: Bool,
         retryAt: Date?
     ) throws {
-        _ = try database.write { connection in
-            try connection.run(
-                "INSERT INTO channel_attempts (outbox_id, at, status, error, duration_ms) VALUES (?, ?, ?, ?, ?)",
-                [
-                    .integer(outboxID), .real(at.timeIntervalSince1970), status.map { .integer(Int64($0)) } ?? .null,
-                    error.map(SQLValue.text) ?? .null, .real(durationMilliseconds),
-                ])
-            let state = delivered ? "delivered" : retryAt == nil ? "failed" : "pending"
-            try connection.run(
-                """
-                UPDATE channel_outbox SET attempts = attempts + 1, state = ?, next_attempt_at = ?, finished_at = ?
-                WHERE id = ?
-                """,
-                [
-                    .text(state), .real((retryAt ?? at).timeIntervalSince1970),
-                    state == "pending" ? .null : .real(at.timeIntervalSince1970), .integer(outboxID),
-                ])
-        }
+        try recordAttempt(
+            in: ("channel_outbox", "channel_attempts"), outboxID, at: at, status: status, error: error,
+            durationMilliseconds: durationMilliseconds, delivered: delivered, retryAt: retryAt)
     }
 
     public func endChannel(_ id: Int64, at: Date, reason: String) throws {

@@ -52,9 +52,20 @@ extension SQLWatchStore {
         _ outboxID: Int64, at: Date, status: Int?, error: String?, durationMilliseconds: Double, delivered: Bool,
         retryAt: Date?
     ) throws {
+        try recordAttempt(
+            in: ("outbox", "delivery_attempts"), outboxID, at: at, status: status, error: error,
+            durationMilliseconds: durationMilliseconds, delivered: delivered, retryAt: retryAt)
+    }
+
+    /// One attempt of an outbox row (the webhooks' or the channels'), and the row's next state: delivered,
+    /// given up (no `retryAt`) or pending until `retryAt`.
+    func recordAttempt(
+        in tables: (outbox: String, attempts: String), _ outboxID: Int64, at: Date, status: Int?, error: String?,
+        durationMilliseconds: Double, delivered: Bool, retryAt: Date?
+    ) throws {
         _ = try database.write { connection in
             try connection.run(
-                "INSERT INTO delivery_attempts (outbox_id, at, status, error, duration_ms) VALUES (?, ?, ?, ?, ?)",
+                "INSERT INTO \(tables.attempts) (outbox_id, at, status, error, duration_ms) VALUES (?, ?, ?, ?, ?)",
                 [
                     .integer(outboxID), .real(at.timeIntervalSince1970), status.map { .integer(Int64($0)) } ?? .null,
                     error.map(SQLValue.text) ?? .null, .real(durationMilliseconds),
@@ -62,7 +73,7 @@ extension SQLWatchStore {
             let state = delivered ? "delivered" : retryAt == nil ? "failed" : "pending"
             try connection.run(
                 """
-                UPDATE outbox SET attempts = attempts + 1, state = ?, next_attempt_at = ?, finished_at = ?
+                UPDATE \(tables.outbox) SET attempts = attempts + 1, state = ?, next_attempt_at = ?, finished_at = ?
                 WHERE id = ?
                 """,
                 [

@@ -212,7 +212,8 @@ enum CommandCatalog {
         ])
 
     static let serve = CommandSpec(
-        name: "serve", synopsis: "[options]", summary: "run the REST API (--demo: against a built-in simulator of the three carriers)",
+        name: "serve", synopsis: "[options]",
+        summary: "run the REST API (--demo: against a built-in simulator of the three carriers)",
         description: [
             "Serves the REST API until SIGINT or SIGTERM: GET /v1/shipments/{number}, GET /v1/shipments?numbers=a,b, "
                 + "POST /v1/shipments/query, POST /v1/tneko, /healthz, /readyz, /metrics, /openapi.json. Every option "
@@ -290,6 +291,13 @@ enum CommandCatalog {
                 "--db", "PATH", environment: "KURONEKO_DB",
                 "the watch list: an SQLite file (default $XDG_DATA_HOME/kuroneko/kuroneko.sqlite; with --demo, a "
                     + "temporary file removed at exit) or a postgres:// URL shared by several servers"),
+            .value(
+                "--public-url", "URL", .url, environment: "KURONEKO_PUBLIC_URL",
+                "where people reach the web app, e.g. https://parcels.example.jp: notifications link to the parcel "
+                    + "there (default: no link)"),
+            .value(
+                "--vapid-subject", "URL", default: serverDefaults.vapidSubject, environment: "KURONEKO_VAPID_SUBJECT",
+                "the mailto: or https: contact Web Push services may use to reach the operator"),
             .value(
                 "--poll-speed", "FACTOR", .number(0.001...1_000_000), default: number(serverDefaults.pollSpeed),
                 environment: "KURONEKO_POLL_SPEED", "divide every polling interval by this, for demos and tests"),

@@ -1,0 +1,143 @@
+import Foundation
+import Kuroneko
+import KuronekoNotify
+import KuronekoStore
+import Synchronization
+
+/// Sends the channels' queued announcements and records every attempt: delivered; held until the end of
+/// the channel's quiet hours (all but urgent ones); ended for good when the service answers 404 or 410 (a
+/// push subscription gone); sent again at once shortened after a 413; retried after the service's
+/// `Retry-After` (429, 503), else with backoff, given up 24 hours after the announcement. One channel's
+/// announcements go in order; a slow channel holds up only its own.
+public final class ChannelDeliverer: Sendable {
+    private let store: any WatchStore
+    private let sender: any ChannelSender
+    private let clock: any TrackingClock
+    private let vapid: VAPID?
+    private let publicURL: URL?
+    private let retry = DeliveryRetryPolicy()
+    private let random: @Sendable () -> Double
+    private let busy = Mutex(Set<Int64>())
+    private let counters = Mutex((delivered: 0, failedAttempts: 0, held: 0))
+    public let concurrency = 16
+    /// How long a claimed announcement stays with this server.
+    private let lease: TimeInterval
+
+    public init(
+        store: any WatchStore, sender: any ChannelSender, clock: any TrackingClock, vapid: VAPID?, publicURL: URL?,
+        lease: TimeInterval = 60, random: @escaping @Sendable () -> Double = { Double.random(in: 0..<1) }
+    ) {
+        self.store = store
+        self.sender = sender
+        self.clock = clock
+        self.vapid = vapid
+        self.publicURL = publicURL
+        self.lease = lease
+        self.random = random
+    }
+
+    public var statistics: (delivered: Int, failedAttempts: Int, held: Int) { counters.withLock { $0 } }
+
+    /// Sends what is due now and waits for those attempts. - Returns: how many were tried.
+    @discardableResult
+    public func deliverOnce() async -> Int {
+        let now = clock.now
+        let excluded = busy.withLock { $0 }
+        let free = concurrency - excluded.count
+        let store = self.store
+        let leaseUntil = now.addingTimeInterval(lease)
+        guard free > 0,
+            let due = try? await StoreThreads.run(
+                on: store,
+                {
+                    try store.claimChannelDeliveries(
+                        at: now, limit: free, leaseUntil: leaseUntil, excludingChannels: excluded)
+                })
+        else { return 0 }
+        busy.withLock { busy in for delivery in due { busy.insert(delivery.channel.id) } }
+        await withTaskGroup(of: Void.self) { group in
+            for delivery in due { group.addTask { await self.attempt(delivery) } }
+        }
+        return due.count
+    }
+
+    /// Delivers until the task is cancelled, looking for due work every `tick` when there was none.
+    public func run(tick: Duration = .seconds(1)) async {
+        while !Task.isCancelled {
+            if await deliverOnce() == 0 { try? await clock.sleep(until: clock.uptime + tick) }
+        }
+    }
+
+    private func attempt(_ delivery: PendingChannelDelivery) async {
+        defer { _ = busy.withLock { $0.remove(delivery.channel.id) } }
+        let started = clock.now
+        let store = self.store
+        guard let settings = try? JSONDecoder().decode(ChannelSettings.self, from: delivery.channel.destination),
+            let destination = settings.destination(kind: delivery.channel.kind),
+            let shipment = try? JSONDecoder().decode(Shipment.self, from: delivery.shipment)
+        else {
+            return await finish(
+                delivery, DeliveryOutcome(status: nil, error: "the channel's settings cannot be read"), retryAt: nil,
+                at: started, milliseconds: 0)
+        }
+        let announcement = Announcement(
+            kind: delivery.kind, shipment: shipment, label: delivery.label,
+            language: delivery.channel.language == "en" ? .english : .japanese, publicURL: publicURL)
+        if !announcement.urgent, let quiet = delivery.channel.quietHours.flatMap(QuietHours.init),
+            let end = quiet.end(after: started)
+        {
+            counters.withLock { $0.held += 1 }
+            _ = try? await StoreThreads.run(on: store) {
+                try store.recordChannelAttempt(
+                    delivery.outboxID, at: started, status: nil, error: "held for the channel's quiet hours",
+                    durationMilliseconds: 0, delivered: false, retryAt: end)
+            }
+            return
+        }
+        var outcome = await send(destination, announcement, at: started, shortened: false)
+        if outcome.status == 413 { outcome = await send(destination, announcement, at: clock.now, shortened: true) }
+        let ended = clock.now
+        let milliseconds = max(0, ended.timeIntervalSince(started) * 1000)
+        if outcome.status == 404 || outcome.status == 410 {
+            let reason = "the service answered \(outcome.status ?? 0): the channel is gone"
+            await finish(delivery, outcome, retryAt: nil, at: ended, milliseconds: milliseconds)
+            _ = try? await StoreThreads.run(on: store) {
+                try store.endChannel(delivery.channel.id, at: ended, reason: reason)
+            }
+            return
+        }
+        var retryAt: Date?
+        if !outcome.delivered {
+            retryAt = retry.retry(
+                after: delivery.attempts + 1, createdAt: delivery.createdAt, now: ended, random: random())
+            if let advice = outcome.retryAfter, let planned = retryAt {
+                retryAt = max(planned, ended.addingTimeInterval(min(advice, 3_600)))
+            }
+        }
+        await finish(delivery, outcome, retryAt: retryAt, at: ended, milliseconds: milliseconds)
+    }
+
+    private func send(_ destination: ChannelDestination, _ announcement: Announcement, at now: Date, shortened: Bool)
+        async -> DeliveryOutcome
+    {
+        do {
+            let request = try ChannelRequests.request(
+                for: destination, announcement, vapid: vapid, now: now, shortened: shortened)
+            return await sender.send(request)
+        } catch {
+            return DeliveryOutcome(status: nil, error: "the message could not be made: \(error)")
+        }
+    }
+
+    private func finish(
+        _ delivery: PendingChannelDelivery, _ outcome: DeliveryOutcome, retryAt: Date?, at: Date, milliseconds: Double
+    ) async {
+        let store = self.store
+        _ = try? await StoreThreads.run(on: store) {
+            try store.recordChannelAttempt(
+                delivery.outboxID, at: at, status: outcome.status, error: outcome.error,
+                durationMilliseconds: milliseconds, delivered: outcome.delivered, retryAt: retryAt)
+        }
+        counters.withLock { outcome.delivered ? ($0.delivered += 1) : ($0.failedAttempts += 1) }
+    }
+}

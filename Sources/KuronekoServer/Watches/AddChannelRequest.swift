@@ -1,0 +1,137 @@
+import Foundation
+import Kuroneko
+import KuronekoNotify
+import KuronekoStore
+
+/// The body of `POST /v1/channels`, checked field by field: `{"kind", "subscription"? (web_push), "url"?
+/// (ntfy, slack, discord, webhook), "numbers"?, "kinds"?, "lang"?, "quiet_hours"?}`, nothing else.
+struct AddChannelRequest {
+    static let kinds = ["web_push", "ntfy", "slack", "discord", "webhook"]
+    static let fields = ["kind", "subscription", "url", "numbers", "kinds", "lang", "quiet_hours"]
+
+    let kind: String
+    let channel: NewChannel
+    /// The address the address guard checks (the push endpoint, or the url).
+    let destinationURL: String?
+    /// A webhook channel's signing secret, shown once.
+    let secret: String?
+
+    static func decode(_ body: Data) throws(RouteProblem) -> AddChannelRequest {
+        guard body.count <= 16_384, let object = try? JSONSerialization.jsonObject(with: body) as? [String: Any] else {
+            throw .bad(
+                "the body is not a JSON object such as {\"kind\": \"ntfy\", \"url\": \"https://ntfy.sh/my-topic\"}")
+        }
+        if let unknown = object.keys.sorted().first(where: { !fields.contains($0) }) {
+            throw .bad("unknown field \"\(unknown.prefix(40))\"; the fields are " + fields.joined(separator: ", "))
+        }
+        guard let kind = object["kind"] as? String, kinds.contains(kind) else {
+            throw .bad("kind is missing or not one of " + kinds.joined(separator: ", "))
+        }
+        var settings: ChannelSettings
+        if kind == "web_push" {
+            guard let subscription = object["subscription"] as? [String: Any],
+                let endpoint = subscription["endpoint"] as? String, endpoint.count <= 2_048,
+                let keys = subscription["keys"] as? [String: Any], let p256dh = keys["p256dh"] as? String,
+                let auth = keys["auth"] as? String
+            else {
+                throw .bad("subscription is not a PushSubscription: {\"endpoint\", \"keys\": {\"p256dh\", \"auth\"}}")
+            }
+            do {
+                _ = try PushSubscriptionKeys(p256dh: p256dh, auth: auth)
+            } catch {
+                throw .bad("subscription.keys: \(error)")
+            }
+            guard endpoint.lowercased().hasPrefix("https://") || endpoint.lowercased().hasPrefix("http://") else {
+                throw .bad("subscription.endpoint is not an http(s) URL")
+            }
+            settings = ChannelSettings(url: endpoint, p256dh: p256dh, auth: auth, secret: nil)
+        } else {
+            guard object["subscription"] == nil else { throw .bad("subscription is for web_push channels only") }
+            guard let url = object["url"] as? String, url.count <= 2_048 else {
+                throw .bad("url is missing or not a string; a \(kind) channel needs its URL")
+            }
+            settings = ChannelSettings(url: url, p256dh: nil, auth: nil, secret: nil)
+            if kind == "webhook" { settings.secret = Secrets.random(prefix: "whsec_") }
+        }
+        var numbers: [String]?
+        if let value = object["numbers"], !(value is NSNull) {
+            guard let list = value as? [Any], list.count <= ChannelRoutes.maximumNumbers else {
+                throw .bad("numbers is not a list of at most \(ChannelRoutes.maximumNumbers) tracking numbers")
+            }
+            numbers = []
+            for item in list {
+                guard let text = item as? String else { throw .bad("numbers holds something that is not a string") }
+                do {
+                    numbers?.append(try TrackingNumber(parsing: text).digits)
+                } catch {
+                    throw .bad("numbers: \(error)")
+                }
+            }
+        }
+        var chosen = [AnnouncementKind.changed, .delivered, .exception, .arrivingSoon]
+        if let value = object["kinds"], !(value is NSNull) {
+            guard let list = value as? [String], !list.isEmpty, list.count <= 4 else {
+                throw .bad("kinds is not a non-empty list of changed, delivered, exception, arriving_soon")
+            }
+            chosen = []
+            for name in list {
+                guard let kind = AnnouncementKind(rawValue: name) else {
+                    throw .bad(
+                        "kinds: \"\(name.prefix(40))\" is not one of changed, delivered, exception, arriving_soon")
+                }
+                if !chosen.contains(kind) { chosen.append(kind) }
+            }
+        }
+        let lang = object["lang"] as? String ?? "ja"
+        guard ["ja", "en"].contains(lang), object["lang"] == nil || object["lang"] is String else {
+            throw .bad("lang is not ja or en")
+        }
+        var quiet: String?
+        if let value = object["quiet_hours"], !(value is NSNull) {
+            guard let text = value as? String, QuietHours(text) != nil else {
+                throw .bad("quiet_hours is not HH:MM-HH:MM, e.g. 22:00-07:00")
+            }
+            quiet = text
+        }
+        let destination = (try? JSONEncoder().encode(settings)) ?? Data()
+        return AddChannelRequest(
+            kind: kind,
+            channel: NewChannel(
+                kind: kind, destination: destination, numbers: numbers, kinds: chosen, language: lang, quietHours: quiet
+            ),
+            destinationURL: settings.url, secret: settings.secret)
+    }
+}
+
+/// `22:00-07:00`: a span of the day in Japan time, possibly across midnight.
+public struct QuietHours: Sendable, Hashable {
+    let start: Int
+    let end: Int
+
+    public init?(_ text: String) {
+        let parts = text.split(separator: "-")
+        func minutes(_ part: Substring) -> Int? {
+            let pieces = part.split(separator: ":")
+            guard pieces.count == 2, pieces[0].count == 2, pieces[1].count == 2, let hour = Int(pieces[0]),
+                let minute = Int(pieces[1]), (0...23).contains(hour), (0...59).contains(minute)
+            else { return nil }
+            return hour * 60 + minute
+        }
+        guard parts.count == 2, let start = minutes(parts[0]), let end = minutes(parts[1]), start != end else {
+            return nil
+        }
+        self.start = start
+        self.end = end
+    }
+
+    /// When the quiet span holding `now` ends, or `nil` when `now` is outside it.
+    public func end(after now: Date) -> Date? {
+        let local = JapanDateTime(now)
+        let minute = (local.time?.hour ?? 0) * 60 + (local.time?.minute ?? 0)
+        let inside = start < end ? (minute >= start && minute < end) : (minute >= start || minute < end)
+        guard inside else { return nil }
+        let wait = (end - minute + 1_440) % 1_440
+        let startOfMinute = now.timeIntervalSince1970 - now.timeIntervalSince1970.truncatingRemainder(dividingBy: 60)
+        return Date(timeIntervalSince1970: startOfMinute + Double(wait * 60))
+    }
+}
