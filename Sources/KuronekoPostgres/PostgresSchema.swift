@@ -167,6 +167,10 @@ enum PostgresSchema {
                 duration_ms double precision NOT NULL
             );
             CREATE INDEX channel_attempts_outbox ON channel_attempts (outbox_id);
+            ALTER TABLE watches ADD COLUMN arriving_at double precision;
+            ALTER TABLE watches ADD COLUMN arriving_window text;
+            ALTER TABLE watches ADD COLUMN announced_window text;
+            CREATE INDEX watches_arriving ON watches (arriving_at);
             """
         ),
     ]

@@ -60,6 +60,7 @@ struct ServeCommand: Command {
         configuration.shutdownTimeout = try arguments.seconds("--shutdown-timeout") ?? configuration.shutdownTimeout
         configuration.pollSpeed = try arguments.number("--poll-speed") ?? configuration.pollSpeed
         configuration.publicURL = try arguments.url("--public-url")
+        configuration.arrivingSoonLead = try arguments.seconds("--arriving-soon") ?? configuration.arrivingSoonLead
         configuration.vapidSubject = arguments.text("--vapid-subject") ?? configuration.vapidSubject
         guard configuration.vapidSubject.hasPrefix("mailto:") || configuration.vapidSubject.hasPrefix("https://") else {
             throw .usage(

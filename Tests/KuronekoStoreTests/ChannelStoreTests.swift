@@ -96,4 +96,38 @@ struct ChannelStoreTests {
         #expect(try store.setting("vapid", otherwise: "first") == "first")
         #expect(try store.setting("vapid", otherwise: "second") == "first")
     }
+
+    @Test(
+        "arriving soon: within the lead before the window, once per window; a moved window is announced again",
+        arguments: StoreEngine.available)
+    func arrivingSoon(engine: StoreEngine) throws {
+        let store = try engine.makeStore().store
+        let owner = WatchOwner.key(3)
+        let number = try TrackingNumber(parsing: "3277-5445-9830")
+        _ = try store.addChannel(Self.channel([.arrivingSoon]), owner: owner, now: Self.now)
+        _ = try store.addChannel(Self.channel([.changed]), owner: owner, now: Self.now)
+        _ = try store.add(number, label: nil, owner: owner, webhook: nil, now: Self.now)
+        func forecast(_ hour: Int) -> Shipment {
+            var shipment = Self.shipment(number, .inTransit, "輸送中")
+            shipment.scheduledDelivery = ScheduledDelivery(
+                raw: "12/03　\(hour):00-\(hour + 2):00", date: JapanDateTime(year: 2026, month: 12, day: 3),
+                windowStart: "\(hour):00", windowEnd: "\(hour + 2):00")
+            return shipment
+        }
+        func at(_ hour: Int, _ minute: Int) throws -> Date {
+            try #require(JapanDateTime(year: 2026, month: 12, day: 3, time: .init(hour: hour, minute: minute))).instant
+        }
+        _ = try store.record(forecast(14), fetchedAt: Self.now) { _, _ in Self.now.addingTimeInterval(3_600) }
+        #expect(try store.announceArrivals(now: try at(13, 20), lead: 1_800, limit: 10) == 0, "40 minutes before")
+        #expect(try store.announceArrivals(now: try at(13, 40), lead: 1_800, limit: 10) == 1, "20 minutes before")
+        #expect(try store.announceArrivals(now: try at(13, 50), lead: 1_800, limit: 10) == 0, "not twice")
+        let queued = try store.claimChannelDeliveries(
+            at: try at(13, 55), limit: 10, leaseUntil: try at(13, 56), excludingChannels: [])
+        #expect(queued.map(\.kind) == [.arrivingSoon], "only the channel that hears arriving_soon")
+        // The window moves to 16:00: a new window, announced again before it.
+        let later = Self.now.addingTimeInterval(60)
+        _ = try store.record(forecast(16), fetchedAt: later) { _, _ in later.addingTimeInterval(3_600) }
+        #expect(try store.announceArrivals(now: try at(15, 45), lead: 1_800, limit: 10) == 1)
+        #expect(try store.announceArrivals(now: try at(16, 5), lead: 1_800, limit: 10) == 0, "the window has started")
+    }
 }

@@ -23,6 +23,10 @@ struct WatchCarrierTests {
     func migratedAsYamato(engine: StoreEngine) throws {
         let made = try engine.makeStore()
         // The database as the previous version left it: no carrier column, schema version 4, one watch.
+        try made.write("DROP INDEX watches_arriving", [[]])
+        for column in ["arriving_at", "arriving_window", "announced_window"] {
+            try made.write("ALTER TABLE watches DROP COLUMN \(column)", [[]])
+        }
         switch engine {
         case .sqlite:
             try made.write("ALTER TABLE watches DROP COLUMN carrier", [[]])

@@ -69,7 +69,7 @@ struct WatchStoreTests {
             "migrating \(path) from schema version 4 to 5: adds the carrier each watch is followed at (every "
                 + "watch made before is Yamato's)",
             "migrating \(path) from schema version 5 to 6: adds notification channels, their outbox and the log "
-                + "of their attempts",
+                + "of their attempts, and each watch's next forecast window",
         ]
         #expect(lines.withLock { $0 } == expected)
         lines.withLock { $0.removeAll() }

@@ -56,6 +56,8 @@ public final class Server: Sendable {
         public var publicURL: URL?
         /// The contact push services may use (`--vapid-subject`): a `mailto:` or `https:` URL.
         public var vapidSubject = "mailto:kuroneko@localhost"
+        /// How long before a forecast window starts `arriving_soon` is announced (`--arriving-soon`).
+        public var arrivingSoonLead: Duration = .seconds(1_800)
         /// What the start-up line names as the upstream; the endpoint when `nil`.
         public var upstreamName: String?
 
@@ -170,6 +172,9 @@ public final class Server: Sendable {
         var background: [any Service] = [
             ClosureService { await poller.run(tick: tick) }, ClosureService { await deliverer.run(tick: tick) },
             ClosureService { await channelDeliverer.run(tick: tick) },
+            ClosureService { [lead = configuration.arrivingSoonLead] in
+                await Self.announceArrivals(store: store, clock: clock, lead: lead, tick: tick)
+            },
             keyRing,
         ]
         if let shared {
@@ -220,6 +225,18 @@ public final class Server: Sendable {
         notices.notice(
             "stopped after \((ContinuousClock.now - started) / .seconds(1)) s; requests cut off at the deadline: \(cutOff)",
             jsonFields: [("cut_off", .number(cutOff))])
+    }
+
+    /// Announces the windows starting within `lead`, every `tick`, until cancelled.
+    static func announceArrivals(store: any WatchStore, clock: any TrackingClock, lead: Duration, tick: Duration) async
+    {
+        while !Task.isCancelled {
+            let now = clock.now
+            _ = try? await StoreThreads.run(on: store) {
+                try store.announceArrivals(now: now, lead: lead / .seconds(1), limit: 500)
+            }
+            try? await clock.sleep(until: clock.uptime + tick)
+        }
     }
 
     /// The settings in force, for the start-up line.

@@ -189,4 +189,36 @@ extension SQLWatchStore {
                 .requiredText("value") ?? value
         }
     }
+
+    /// Announces `arriving_soon` for every active watch whose forecast window starts within `lead` of `now`
+    /// (and has not started), once per window: a window that moves is announced again.
+    /// - Returns: how many watches were announced.
+    @discardableResult
+    public func announceArrivals(now: Date, lead: TimeInterval, limit: Int) throws -> Int {
+        try database.write { connection in
+            let rows = try connection.run(
+                Self.watchColumns
+                    + """
+                     WHERE w.active = 1 AND w.arriving_at > ? AND w.arriving_at <= ?
+                      AND (w.announced_window IS NULL OR w.announced_window <> w.arriving_window)
+                     ORDER BY w.arriving_at LIMIT ?
+                    """,
+                [
+                    .real(now.timeIntervalSince1970), .real(now.timeIntervalSince1970 + lead), .integer(Int64(limit)),
+                ])
+            var announced = 0
+            for row in rows {
+                let watch = try Self.watch(from: row)
+                try connection.run(
+                    "UPDATE watches SET announced_window = arriving_window WHERE id = ? AND announced_window IS DISTINCT FROM arriving_window",
+                    [.integer(watch.id)])
+                guard connection.changes > 0, let shipment = watch.latest?.json else { continue }
+                _ = try queueAnnouncements(
+                    .arrivingSoon, watchID: watch.id, owner: watch.owner.id, number: watch.number, label: watch.label,
+                    shipment: shipment, at: now, on: connection)
+                announced += 1
+            }
+            return announced
+        }
+    }
 }

@@ -24,6 +24,7 @@ extension SQLWatchStore {
         guard !watches.isEmpty else { return [] }
         let schedule = watches.map { ($0.id, nextCheck($0, shipment)) }
         let byID = Dictionary(watches.map { ($0.id, $0) }) { first, _ in first }
+        let arriving = ArrivingSoon.window(of: shipment)
         return try database.write { connection in
             try connection.run(
                 """
@@ -92,13 +93,14 @@ extension SQLWatchStore {
                 try connection.run(
                     """
                     UPDATE watches SET status_label = ?, status_json = ?, checked_at = ?, next_check_at = ?, active = ?,
-                        carrier = COALESCE(carrier, ?)
+                        carrier = COALESCE(carrier, ?), arriving_at = ?, arriving_window = ?
                     WHERE id = ?
                     """,
                     [
                         .text(shipment.status.label), .blob(status), .real(fetchedAt.timeIntervalSince1970),
                         .real((next ?? fetchedAt).timeIntervalSince1970), .integer(next == nil ? 0 : 1), found,
-                        .integer(watchID),
+                        arriving.map { .real($0.start.timeIntervalSince1970) } ?? .null,
+                        arriving.map { .text($0.key) } ?? .null, .integer(watchID),
                     ])
             }
             return changes

@@ -149,6 +149,10 @@ enum Schema {
                     duration_ms REAL NOT NULL
                 );
                 CREATE INDEX channel_attempts_outbox ON channel_attempts (outbox_id);
+                ALTER TABLE watches ADD COLUMN arriving_at REAL;
+                ALTER TABLE watches ADD COLUMN arriving_window TEXT;
+                ALTER TABLE watches ADD COLUMN announced_window TEXT;
+                CREATE INDEX watches_arriving ON watches (arriving_at);
                 """),
     ]
 }

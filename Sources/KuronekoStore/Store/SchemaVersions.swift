@@ -10,7 +10,8 @@ public enum SchemaVersions {
         3: "adds API keys and their calendar tokens (stored hashed)",
         4: "adds the end of a subscription its receiver refused (410 Gone) and the operator's settings",
         5: "adds the carrier each watch is followed at (every watch made before is Yamato's)",
-        6: "adds notification channels, their outbox and the log of their attempts",
+        6:
+            "adds notification channels, their outbox and the log of their attempts, and each watch's next forecast window",
     ]
 
     /// The newest version this build knows.

@@ -245,6 +245,9 @@ public protocol WatchStore: Sendable {
     /// that hear it. - Returns: how many were queued.
     @discardableResult
     func announce(_ kind: AnnouncementKind, watch: Watch, shipment: Data, at now: Date) throws -> Int
+    /// Announces `arriving_soon` for the watches whose forecast window starts within `lead`, once per window.
+    @discardableResult
+    func announceArrivals(now: Date, lead: TimeInterval, limit: Int) throws -> Int
     /// A setting shared by every server on the database, set once: the value stored, or `value` when none was.
     func setting(_ name: String, otherwise value: String) throws -> String
 

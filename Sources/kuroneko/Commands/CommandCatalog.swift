@@ -296,6 +296,10 @@ enum CommandCatalog {
                 "where people reach the web app, e.g. https://parcels.example.jp: notifications link to the parcel "
                     + "there (default: no link)"),
             .value(
+                "--arriving-soon", "SECONDS", .seconds(60...86_400), default: seconds(serverDefaults.arrivingSoonLead),
+                environment: "KURONEKO_ARRIVING_SOON",
+                "how long before a forecast window starts arriving_soon is announced"),
+            .value(
                 "--vapid-subject", "URL", default: serverDefaults.vapidSubject, environment: "KURONEKO_VAPID_SUBJECT",
                 "the mailto: or https: contact Web Push services may use to reach the operator"),
             .value(
