@@ -5,16 +5,26 @@ import KuronekoStore
 
 /// The body of `POST /v1/channels`, checked field by field: `{"kind", "subscription"? (web_push), "url"?
 /// (ntfy, slack, discord, webhook), "numbers"?, "kinds"?, "lang"?, "quiet_hours"?}`, nothing else.
-struct AddChannelRequest {
+public struct AddChannelRequest: Sendable {
     static let kinds = ["web_push", "ntfy", "slack", "discord", "webhook"]
     static let fields = ["kind", "subscription", "url", "numbers", "kinds", "lang", "quiet_hours"]
 
-    let kind: String
-    let channel: NewChannel
+    public let kind: String
+    public let channel: NewChannel
     /// The address the address guard checks (the push endpoint, or the url).
-    let destinationURL: String?
+    public let destinationURL: String?
     /// A webhook channel's signing secret, shown once.
-    let secret: String?
+    public let secret: String?
+
+    /// The request of a JSON body, or the one line that says what is wrong with it (the command line's).
+    public static func parse(_ body: Data) throws(ChannelRequestError) -> AddChannelRequest {
+        do {
+            return try decode(body)
+        } catch {
+            let detail = (try? JSONSerialization.jsonObject(with: error.response.body) as? [String: Any])?["detail"]
+            throw ChannelRequestError(message: detail as? String ?? "the channel is not valid")
+        }
+    }
 
     static func decode(_ body: Data) throws(RouteProblem) -> AddChannelRequest {
         guard body.count <= 16_384, let object = try? JSONSerialization.jsonObject(with: body) as? [String: Any] else {
@@ -134,4 +144,10 @@ public struct QuietHours: Sendable, Hashable {
         let startOfMinute = now.timeIntervalSince1970 - now.timeIntervalSince1970.truncatingRemainder(dividingBy: 60)
         return Date(timeIntervalSince1970: startOfMinute + Double(wait * 60))
     }
+}
+
+/// Why a channel's settings were refused, in one line.
+public struct ChannelRequestError: Error, Sendable, CustomStringConvertible {
+    public let message: String
+    public var description: String { message }
 }

@@ -102,19 +102,19 @@ struct ChannelRoutes: Sendable {
 }
 
 /// How a channel's destination is stored (the `destination` JSON of ``ChannelRecord``).
-struct ChannelSettings: Codable, Sendable {
+public struct ChannelSettings: Codable, Sendable {
     var url: String
     var p256dh: String?
     var auth: String?
     var secret: String?
 
     /// The address shown back: a push endpoint only by its origin (its path is the subscription's secret).
-    var shownURL: String {
+    public var shownURL: String {
         guard p256dh != nil, let url = URL(string: url) else { return url }
         return VAPID.origin(of: url)
     }
 
-    func destination(kind: String) -> ChannelDestination? {
+    public func destination(kind: String) -> ChannelDestination? {
         guard let address = URL(string: url) else { return nil }
         switch kind {
         case "web_push":

@@ -8,7 +8,8 @@ enum CommandCatalog {
     static let commands: [any Command.Type] = [
         TrackCommand.self, ParseCommand.self, AddCommand.self, ListCommand.self, ShowCommand.self,
         RemoveCommand.self, RefreshCommand.self, WatchCommand.self, ImportCommand.self, KeysCommand.self,
-        DatabaseCommand.self, ServeCommand.self, SimulateCommand.self, CompletionCommand.self, HelpCommand.self,
+        ChannelsCommand.self, NotifyTestCommand.self, DatabaseCommand.self, ServeCommand.self, SimulateCommand.self,
+        CompletionCommand.self, HelpCommand.self,
     ]
 
     static let all = commands.map { $0.spec }
@@ -191,6 +192,36 @@ enum CommandCatalog {
             ("kuroneko keys create --name shop", "a key for the shop's system"),
             ("kuroneko keys revoke shop", "revoke it"),
         ])
+
+    static let channels = CommandSpec(
+        name: "channels", synopsis: "add --kind K --url URL [NUMBER...] | list | remove ID",
+        summary: "where the local watch list's news is sent: ntfy, Slack, Discord, webhooks",
+        description: [
+            "Adds, lists and removes the notification channels of the local owner (the one kuroneko serve uses "
+                + "without API keys). A channel hears every watched parcel, or only the NUMBERs given; --kinds "
+                + "chooses among changed, delivered, exception and arriving_soon. kuroneko serve sends them."
+        ],
+        options: [
+            .value("--kind", "KIND", .choice(["ntfy", "slack", "discord", "webhook"]), "the channel's kind"),
+            .value("--url", "URL", "the ntfy topic, the Slack or Discord incoming webhook, or the webhook's URL"),
+            .value("--kinds", "LIST", "what it hears, comma-separated (default all)"),
+            .value("--lang", "LANG", .choice(["ja", "en"]), default: "ja", "the messages' language"),
+            .value("--quiet-hours", "HH:MM-HH:MM", "hold all but urgent messages in these hours, Japan time"),
+            database,
+        ],
+        operands: .choices(["add", "list", "remove"]),
+        examples: [
+            ("kuroneko channels add --kind ntfy --url https://ntfy.sh/my-parcels --lang en", "phone pushes by ntfy")
+        ])
+
+    static let notifyTest = CommandSpec(
+        name: "notify-test", synopsis: "[options] ID", summary: "send a sample message to a channel now",
+        description: ["Sends a sample announcement to the channel and says what its service answered."],
+        options: [
+            database,
+            .flag("--allow-private", "let it go to loopback and private addresses (a receiver on this machine)"),
+        ],
+        operands: .none, examples: [("kuroneko notify-test 1", "is channel 1 reachable?")])
 
     static let db = CommandSpec(
         name: "db", synopsis: "status | backup FILE", summary: "the watch list's database: what it holds, a backup",
