@@ -1,5 +1,5 @@
 import Foundation
-import Kuroneko
+@testable import Kuroneko
 import KuronekoHTTP
 import KuronekoSimulator
 import Synchronization
@@ -141,9 +141,18 @@ struct CarrierIndependenceTests {
         let hang: Bool
         func send(_ request: UpstreamRequest) async throws -> UpstreamResponse {
             guard request.url.host == "yamato.test" else { return try await inner.send(request) }
-            if hang { try await Task.sleep(for: .seconds(3_600)) }
+            if hang { try await CarrierIndependenceTests.untilCancelled() }
             return UpstreamResponse(status: 500, headers: [:], body: Data())
         }
+    }
+
+    /// Never answers: returns (throwing) only when the task is cancelled, as a stuck upstream would.
+    private static func untilCancelled() async throws {
+        // The continuation is kept alive, so the stream ends only by the task's cancellation.
+        let (stream, continuation) = AsyncStream<Never>.makeStream()
+        defer { continuation.finish() }
+        for await _ in stream {}
+        throw CancellationError()
     }
 
     private static func client(hang: Bool) -> MultiCarrierClient {
@@ -162,6 +171,8 @@ struct CarrierIndependenceTests {
         let client = Self.client(hang: true)
         let stuck = Task { try await client.track(try TrackingNumber(parsing: "3277-5445-9830")) }
         defer { stuck.cancel() }
+        // Yamato's request is under way (and held) before the others are asked.
+        await client.clients[.yamato]?.scheduler.waitForStatistics { $0.inFlight == 1 }
         let sagawa = try await client.track(try TrackingNumber(parsing: "1234567890"))
         let japanPost = try await client.track(try TrackingNumber(parsing: "EN418273650JP"))
         #expect(sagawa.carrier == .sagawa)

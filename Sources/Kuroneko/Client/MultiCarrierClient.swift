@@ -39,7 +39,7 @@ public struct MultiCarrierClient: Sendable {
             guard let client = clients[next] else { continue }
             let shipment = try await client.track(number, priority: priority, deadline: deadline)
             if shipment.status.code != .notFound || step == route.count - 1 {
-                return finish(shipment, first: first, asked: Array(route[...step]))
+                return finish(shipment, first: first, asked: Array(route.prefix(step + 1)))
             }
             first = first ?? shipment
         }
@@ -101,7 +101,7 @@ public struct MultiCarrierClient: Sendable {
                             passed.append((answer.number, shipment))
                         case .success(let shipment):
                             let finished = finish(
-                                shipment, first: firsts[answer.number], asked: Array(route[...step]))
+                                shipment, first: firsts[answer.number], asked: Array(route.prefix(step + 1)))
                             yield(answer.number, .success(finished))
                         case .failure(let error):
                             yield(answer.number, .failure(error))

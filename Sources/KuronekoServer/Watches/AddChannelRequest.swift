@@ -27,7 +27,7 @@ public struct AddChannelRequest: Sendable {
     }
 
     static func decode(_ body: Data) throws(RouteProblem) -> AddChannelRequest {
-        guard body.count <= 16_384, let object = try? JSONSerialization.jsonObject(with: body) as? [String: Any] else {
+        guard body.count <= 65_536, let object = try? JSONSerialization.jsonObject(with: body) as? [String: Any] else {
             throw .bad(
                 "the body is not a JSON object such as {\"kind\": \"ntfy\", \"url\": \"https://ntfy.sh/my-topic\"}")
         }
