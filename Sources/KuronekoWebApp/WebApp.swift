@@ -5,7 +5,7 @@ import KuronekoHTTP
 /// `Assets` folder (by the EmbedWebAssets plugin) and served by ``register(into:)``.
 ///
 /// Three files are entry points at fixed addresses, read fresh by every visit (`Cache-Control: no-cache`
-/// with an `ETag`): the page (at `/` and at `/parcel/NUMBER`, so a parcel's link can be reloaded), the
+/// with an `ETag`): the page (at `/`, at `/parcel/NUMBER` and at `/settings`, so each view's link can be reloaded), the
 /// service worker (`/sw.js`, whose scope must be `/`) and the manifest. Everything else is under
 /// `/assets/VERSION/`, where VERSION is a fingerprint of all those files: it changes with any of them, so
 /// they are cached for a year. In the entry files `__ASSETS__` stands for that folder, `__VERSION__` for the
@@ -68,7 +68,7 @@ public struct WebApp: Sendable {
         return WebAsset(path: path, body: Data(text.utf8))
     }
 
-    /// Adds `GET /`, `/parcel/{number}`, `/sw.js`, `/manifest.webmanifest` and `/assets/{version}/{path...}`.
+    /// Adds `GET /`, `/parcel/{number}`, `/settings`, `/sw.js`, `/manifest.webmanifest` and `/assets/{version}/{path...}`.
     public func register(into router: inout Router) {
         let app = self
         let pageHeaders = [
@@ -78,6 +78,9 @@ public struct WebApp: Sendable {
             app.page.response(to: request, cacheControl: "no-cache", extraHeaders: pageHeaders)
         }
         router.add("GET", "/parcel/{number}") { request, _ in
+            app.page.response(to: request, cacheControl: "no-cache", extraHeaders: pageHeaders)
+        }
+        router.add("GET", "/settings") { request, _ in
             app.page.response(to: request, cacheControl: "no-cache", extraHeaders: pageHeaders)
         }
         router.add("GET", "/sw.js") { request, _ in

@@ -43,6 +43,13 @@ struct ChannelRequestTests {
             japanese.actionLink?.absoluteString
                 == "https://member.kms.kuronekoyamato.co.jp/parcel/detail?pno=327754459830")
         #expect(japanese.urgent)
+        // The page's own 詳細確認／日時・場所変更 address wins over the fallback.
+        var linked = absent
+        linked.changeDeliveryURL = URL(string: "https://member.kms.kuronekoyamato.co.jp/parcel/detail?pno=1&k=2")
+        let withLink = Announcement(
+            kind: .exception, shipment: linked, label: nil, language: .japanese, publicURL: nil)
+        #expect(withLink.actionLink == linked.changeDeliveryURL)
+        #expect(withLink.number == "327754459830")
         let english = Announcement(
             kind: .arrivingSoon, shipment: absent, label: nil, language: .english, publicURL: nil)
         #expect(english.title == "Arriving soon: 3277-5445-9830")

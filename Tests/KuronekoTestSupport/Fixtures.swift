@@ -42,6 +42,9 @@ public enum Fixtures {
 
     /// Every page of `current/` with its reference time and expected shipments, from `expected.json`.
     public static let currentCases: [Case] = cases(in: currentDirectory)
+    /// Keys the model gained after the fixtures' expected.json were written: English labels and the change
+    /// link (checked on their own).
+    public static let keysAddedSinceFixtures: Set<String> = ["label_en", "change_delivery_url"]
 
     /// `Tests/Fixtures/sagawa/current`: Sagawa's reconstructed pages (this project's own data).
     public static let sagawaCases = cases(in: packageDirectory.appendingPathComponent("Tests/Fixtures/sagawa/current"))

@@ -10,7 +10,34 @@ struct ParserFixtureTests {
     func matchesExpected(page: Fixtures.Case) throws {
         let shipments = try TrackingPageParser().parse(try page.html, now: page.now)
         let actual = try JSON(encoding: shipments)
-        #expect(actual.withoutEnglishLabels == page.shipments)
+        #expect(actual.without(Fixtures.keysAddedSinceFixtures) == page.shipments)
+    }
+
+    @Test("the 詳細確認／日時・場所変更 button's address is kept for each parcel whose block has one")
+    func changeDeliveryLink() throws {
+        let page = try #require(Fixtures.currentCases.first { $0.name == "single-absent" })
+        let shipment = try #require(try TrackingPageParser().parse(try page.html, now: page.now).first)
+        #expect(
+            shipment.changeDeliveryURL?.absoluteString
+                == "https://member.kms.kuronekoyamato.co.jp/parcel/detail?pno=443496171020")
+        #expect(try JSON(encoding: shipment)["change_delivery_url"] != nil)
+        let unregistered = try #require(Fixtures.currentCases.first { $0.name == "single-unregistered" })
+        let none = try TrackingPageParser().parse(try unregistered.html, now: unregistered.now)
+        #expect(none.allSatisfy { $0.changeDeliveryURL == nil })
+    }
+
+    @Test(
+        "a button linking anywhere but an https page of Yamato's is not kept",
+        arguments: [
+            "http://member.kms.kuronekoyamato.co.jp/parcel/detail", "https://evil.example/parcel",
+            "https://kuronekoyamato.co.jp.evil.example/", "javascript:alert(1)", "https://user@kuronekoyamato.co.jp/",
+        ])
+    func foreignChangeLink(address: String) throws {
+        let page = try #require(Fixtures.currentCases.first { $0.name == "single-absent" })
+        let html = String(decoding: try page.html, as: UTF8.self).replacingOccurrences(
+            of: "https://member.kms.kuronekoyamato.co.jp/parcel/detail?pno=443496171020", with: address)
+        let shipment = try #require(try TrackingPageParser().parse(Array(html.utf8), now: page.now).first)
+        #expect(shipment.changeDeliveryURL == nil)
     }
 
     @Test("the fixture list is complete")

@@ -1,6 +1,7 @@
 """`kuroneko serve --demo` for the browser tests and the web-app benchmark: started on a free port of
 127.0.0.1, everything it writes read as it comes (and kept in a file), so a test can wait for a line."""
 
+import json
 import os
 import random
 import re
@@ -35,13 +36,15 @@ def tracking_numbers(count: int, seed: int) -> list[str]:
 
 
 class Server:
-    """One `kuroneko serve --demo`, with its own SQLite file in a temporary folder."""
+    """One `kuroneko serve --demo` (or, with demo=False, a server asking the upstream its arguments name), with
+    its own SQLite file in a temporary folder."""
 
-    def __init__(self, *arguments: str, database: str | None = None):
+    def __init__(self, *arguments: str, database: str | None = None, demo: bool = True):
         self.folder = tempfile.mkdtemp(prefix="kuroneko-webapp-")
         self.database = database or os.path.join(self.folder, "watches.sqlite")
         self.log_path = os.path.join(self.folder, "serve.log")
         self.arguments = list(arguments)
+        self.demo = demo
         self.process: subprocess.Popen | None = None
         self.url = ""
         self.lines: list[str] = []
@@ -50,7 +53,7 @@ class Server:
 
     def start(self, timeout: float = 30) -> "Server":
         self.process = subprocess.Popen(
-            [BINARY, "serve", "--demo", "--port", "0", "--db", self.database, *self.arguments],
+            [BINARY, "serve", *(["--demo"] if self.demo else []), "--port", "0", "--db", self.database, *self.arguments],
             stdout=subprocess.PIPE, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL)
         # One thread reads everything the server writes (the access log and its stderr), keeps it in a file
         # and wakes whoever waits for a line.
@@ -104,13 +107,7 @@ class Server:
             return error.code, error.read()
 
     def stop(self) -> None:
-        if self.process and self.process.poll() is None:
-            self.process.terminate()
-            try:
-                self.process.wait(timeout=15)
-            except subprocess.TimeoutExpired:
-                self.process.kill()
-                self.process.wait()
+        stop_process(self.process)
 
 
 def chromium(width: int = 1200, height: int = 900, language: str = "en-US"):
@@ -127,3 +124,57 @@ def chromium(width: int = 1200, height: int = 900, language: str = "en-US"):
     options.binary_location = os.environ.get("CHROMIUM", "/usr/bin/chromium")
     service = Service(os.environ.get("CHROMEDRIVER", "/usr/bin/chromedriver"))
     return webdriver.Chrome(service=service, options=options)
+
+
+class Simulator:
+    """One `kuroneko simulate` on a free port of 127.0.0.1, whose clock a test moves (PUT /admin/clock)."""
+
+    def __init__(self):
+        self.process = subprocess.Popen([BINARY, "simulate", "--port", "0"], stdout=subprocess.DEVNULL,
+                                        stderr=subprocess.PIPE, stdin=subprocess.DEVNULL, text=True)
+        for line in self.process.stderr:  # the first lines it writes; it says where it listens
+            found = re.search(r"listening on (http://127\.0\.0\.1:\d+)", line)
+            if found:
+                self.origin = found.group(1)
+                break
+        else:
+            raise AssertionError(f"kuroneko simulate exited ({self.process.wait()}) before listening")
+        threading.Thread(target=lambda: [None for _ in self.process.stderr], daemon=True).start()
+
+    def move_clock(self, seconds: float) -> None:
+        with urllib.request.urlopen(self.origin + "/admin/clock", timeout=10) as response:
+            now = json.load(response)["now"]
+        from datetime import datetime, timedelta
+
+        later = (datetime.fromisoformat(now) + timedelta(seconds=seconds)).isoformat()
+        request = urllib.request.Request(self.origin + "/admin/clock", data=json.dumps({"now": later}).encode(),
+                                         method="PUT")
+        urllib.request.urlopen(request, timeout=10).close()
+
+    def stop(self) -> None:
+        stop_process(self.process)
+
+
+def stop_process(process: subprocess.Popen | None) -> None:
+    """SIGTERM, and SIGKILL after 15 s."""
+    if process and process.poll() is None:
+        process.terminate()
+        try:
+            process.wait(timeout=15)
+        except subprocess.TimeoutExpired:
+            process.kill()
+            process.wait()
+
+
+def screenshot(test, driver, output: str, name: str, width: int) -> None:
+    """A screenshot at `width` px (a phone's below 600), failing `test` if the page scrolls sideways."""
+    driver.execute_cdp_cmd("Emulation.setDeviceMetricsOverride", {
+        "width": width, "height": 900 if width > 600 else 780, "deviceScaleFactor": 1, "mobile": width < 600})
+    try:
+        overflow = driver.execute_script(
+            "return document.documentElement.scrollWidth - document.documentElement.clientWidth")
+        test.assertLessEqual(overflow, 0, f"{name} scrolls sideways at {width} px")
+        driver.execute_script("window.scrollTo(0, 0)")
+        driver.save_screenshot(os.path.join(output, f"{name}-{width}.png"))
+    finally:
+        driver.execute_cdp_cmd("Emulation.clearDeviceMetricsOverride", {})

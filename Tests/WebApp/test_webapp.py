@@ -20,7 +20,7 @@ from selenium.webdriver.support.select import Select
 from selenium.webdriver.support.ui import WebDriverWait
 
 sys.path.insert(0, os.path.dirname(__file__))
-from server import BINARY, ROOT, Server, check_digit, chromium, tracking_numbers  # noqa: E402
+from server import BINARY, ROOT, Server, check_digit, chromium, screenshot, tracking_numbers  # noqa: E402
 
 OUTPUT = os.environ.get("WEBAPP_OUTPUT", os.path.join(ROOT, ".build", "webapp-test-output"))
 WAIT = 30
@@ -78,16 +78,7 @@ class WebAppTests(unittest.TestCase):
         self.d = self.driver
 
     def shot(self, name, width):
-        self.d.execute_cdp_cmd("Emulation.setDeviceMetricsOverride", {
-            "width": width, "height": 900 if width > 600 else 780, "deviceScaleFactor": 1, "mobile": width < 600})
-        try:
-            overflow = self.d.execute_script(
-                "return document.documentElement.scrollWidth - document.documentElement.clientWidth")
-            self.assertLessEqual(overflow, 0, f"{name} scrolls sideways at {width} px")
-            self.d.execute_script("window.scrollTo(0, 0)")
-            self.d.save_screenshot(os.path.join(OUTPUT, f"{name}-{width}.png"))
-        finally:
-            self.d.execute_cdp_cmd("Emulation.clearDeviceMetricsOverride", {})
+        screenshot(self, self.d, OUTPUT, name, width)
 
     def browser_errors(self):
         return [entry["message"] for entry in self.d.get_log("browser") if entry["level"] == "SEVERE"]

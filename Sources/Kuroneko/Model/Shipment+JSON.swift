@@ -10,6 +10,7 @@ extension Shipment: Codable {
         case requestedDelivery = "requested_delivery"
         case deliveredAt = "delivered_at"
         case carriersAsked = "carriers_asked"
+        case changeDeliveryURL = "change_delivery_url"
     }
 
     public func encode(to encoder: any Encoder) throws {
@@ -23,6 +24,7 @@ extension Shipment: Codable {
         try container.encode(events, forKey: .events)
         try container.encode(deliveredAt, forKey: .deliveredAt)
         try container.encodeIfPresent(carriersAsked, forKey: .carriersAsked)
+        try container.encodeIfPresent(changeDeliveryURL?.absoluteString, forKey: .changeDeliveryURL)
     }
 
     public init(from decoder: any Decoder) throws {
@@ -42,6 +44,8 @@ extension Shipment: Codable {
         events = try container.decode([TrackingEvent].self, forKey: .events)
         deliveredAt = try container.decodeIfPresent(JapanDateTime.self, forKey: .deliveredAt)
         carriersAsked = try container.decodeIfPresent([Carrier].self, forKey: .carriersAsked)
+        changeDeliveryURL = try container.decodeIfPresent(String.self, forKey: .changeDeliveryURL).flatMap(
+            URL.init(string:))
     }
 }
 

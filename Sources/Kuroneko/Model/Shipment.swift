@@ -1,3 +1,5 @@
+import Foundation
+
 /// Everything a carrier's tracking page says about one parcel.
 public struct Shipment: Hashable, Sendable {
     public var trackingNumber: TrackingNumber
@@ -18,6 +20,10 @@ public struct Shipment: Hashable, Sendable {
     /// For a number no carrier knows (`not_found` after asking each it could be at): the carriers asked, in
     /// order; `nil` otherwise (and left out of the JSON).
     public var carriersAsked: [Carrier]?
+    /// Where the recipient changes the delivery's day, time or place: the address of the page's own
+    /// 詳細確認／日時・場所変更 button, kept only when it is an https address at the carrier; `nil` (and left out of
+    /// the JSON) when the page has none.
+    public var changeDeliveryURL: URL?
 
     public init(
         trackingNumber: TrackingNumber, carrier: Carrier = .yamato, status: ShipmentStatus, product: String?,

@@ -75,17 +75,21 @@ final class HTMLEventParser {
     {
         let isTitle = name.map { xmlStrcasecmp($0, "title") == 0 } ?? false
         var classes: ClassList?
+        var link: UnsafePointer<xmlChar>?
         if var attribute = attributes {
             // A NULL-terminated list of name, value pairs; a value may be NULL for a bare attribute.
             while let attributeName = attribute.pointee {
-                let value = attribute.advanced(by: 1).pointee
-                if let value, xmlStrcasecmp(attributeName, "class") == 0 {
-                    classes = ClassList(value)
-                    break
+                if let value = attribute.advanced(by: 1).pointee {
+                    if xmlStrcasecmp(attributeName, "class") == 0 {
+                        classes = ClassList(value)
+                    } else if xmlStrcasecmp(attributeName, "href") == 0 {
+                        link = value
+                    }
                 }
                 attribute = attribute.advanced(by: 2)
             }
         }
-        scanner.startElement(isTitle: isTitle, classes: classes)
+        // The link's text is made only for the few elements the scanner keeps one of (a block's buttons).
+        scanner.startElement(isTitle: isTitle, classes: classes, link: { link.map { String(cString: $0) } })
     }
 }

@@ -9,7 +9,7 @@ struct PageScanner {
     /// A text being collected: which field, and the depth of the element it belongs to.
     private enum Field {
         case documentTitle, blockTitle, stateTitle, stateSummary, stateNote
-        case summaryName, summaryValue, rowLabel, rowDate, rowPlace
+        case summaryName, summaryValue, rowLabel, rowDate, rowPlace, button
     }
 
     private var capture: (field: Field, depth: Int)?
@@ -24,6 +24,8 @@ struct PageScanner {
     private var seenDetail = false
     /// The parent of the latest `.item`, whose `.date`/`.name` or `.data` siblings belong with it.
     private var itemParent: Int?
+    /// The address of the block button whose text is being collected.
+    private var buttonLink: String?
 
     private var depth: Int { openElements.count }
     private var parent: Int? { openElements.dropLast().last }
@@ -32,7 +34,8 @@ struct PageScanner {
     /// - Parameters:
     ///   - isTitle: whether it is a `<title>` element.
     ///   - classes: its `class` attribute, if it has one.
-    mutating func startElement(isTitle: Bool, classes: ClassList?) {
+    ///   - link: its `href` attribute, made only when asked for.
+    mutating func startElement(isTitle: Bool, classes: ClassList?, link: () -> String? = { nil }) {
         nextSerial += 1
         openElements.append(nextSerial)
         guard capture == nil else { return }
@@ -65,6 +68,11 @@ struct PageScanner {
                 seenDetail = true
                 detailDepth = depth
             }
+        } else if classes.contains("btn"), summaryDepth == nil, detailDepth == nil,
+            currentBlock.changeDeliveryLink == nil, let address = link()
+        {
+            buttonLink = address
+            startCapture(.button)
         } else if detailDepth != nil {
             startHistoryPart(classes)
         } else if summaryDepth != nil {
@@ -159,6 +167,10 @@ struct PageScanner {
         case .rowLabel: currentBlock.history[currentBlock.history.count - 1].label = value
         case .rowDate: currentBlock.history[currentBlock.history.count - 1].date = nonEmpty
         case .rowPlace: currentBlock.history[currentBlock.history.count - 1].place = nonEmpty
+        case .button:
+            // 詳細確認／日時・場所変更: where the recipient changes the day, the time or the place.
+            if value.contains("日時・場所変更") { currentBlock.changeDeliveryLink = buttonLink }
+            buttonLink = nil
         }
     }
 }

@@ -1,3 +1,5 @@
+import Foundation
+
 /// Interprets one scanned `div.parts-tracking-invoice-block` as a ``Shipment``.
 struct ParcelBlockReader {
     let block: ScannedBlock
@@ -15,9 +17,22 @@ struct ParcelBlockReader {
             .map(dates.scheduledDelivery(from:))
         let deliveredAt =
             status.code == .delivered ? events.last(where: { $0.code == .delivered })?.at : nil
-        return Shipment(
+        var shipment = Shipment(
             trackingNumber: number, status: status, product: summaryValue(named: "商品名"),
             scheduledDelivery: scheduled, requestedDelivery: requested, events: events, deliveredAt: deliveredAt)
+        shipment.changeDeliveryURL = block.changeDeliveryLink.flatMap(Self.yamatoPage)
+        return shipment
+    }
+
+    /// `address` when it is an https page of Yamato's own (a page could link anywhere; a notification must
+    /// not send the recipient there).
+    static func yamatoPage(_ address: String) -> URL? {
+        guard let url = URL(string: address), url.scheme?.lowercased() == "https",
+            let host = url.host?.lowercased(),
+            host == "kuronekoyamato.co.jp" || host.hasSuffix(".kuronekoyamato.co.jp"),
+            url.user == nil, url.password == nil
+        else { return nil }
+        return url
     }
 
     /// The number from the block title, `1件目：6230-2386-6161`.

@@ -16,6 +16,8 @@ struct ScannedBlock {
     var stateTitle: String?
     var stateSummary: String?
     var stateNote: String?
+    /// The `href` of the block's 詳細確認／日時・場所変更 button, as written.
+    var changeDeliveryLink: String?
     /// The `.item`/`.data` pairs of `.tracking-invoice-block-summary`, in order.
     var summary: [(name: String, value: String?)] = []
     /// The rows of `.tracking-invoice-block-detail`, oldest first.

@@ -16,6 +16,10 @@ public struct Announcement: Sendable, Hashable {
     public let link: URL?
     /// The carrier's page for changing the delivery, for exceptions.
     public let actionLink: URL?
+    /// The words for ``actionLink``, in the message's language.
+    public let actionTitle: String
+    /// The parcel's number, as its page in the web app names it.
+    public let number: String
     /// `high` for out for delivery, arriving soon and exceptions; `normal` otherwise.
     public let urgent: Bool
     /// One per parcel, so a newer message replaces an older one (Web Push `Topic`, the notification tag).
@@ -27,8 +31,8 @@ public struct Announcement: Sendable, Hashable {
     ) {
         self.kind = kind
         let japanese = language == .japanese
-        let number = shipment.trackingNumber.formatted
-        let name = label.map { "\($0) (\(number))" } ?? number
+        let formatted = shipment.trackingNumber.formatted
+        let name = label.map { "\($0) (\(formatted))" } ?? formatted
         let status = japanese ? shipment.status.label : (shipment.status.labelEnglish ?? shipment.status.label)
         let last = shipment.events.last
         let place = last?.place
@@ -49,8 +53,10 @@ public struct Announcement: Sendable, Hashable {
             body = Self.line(status, place: place, when: when)
         }
         let path = shipment.trackingNumber.digits
+        self.number = path
+        actionTitle = japanese ? "日時・場所を変更" : "Change the delivery"
         link = publicURL.map { $0.appendingPathComponent("parcel").appendingPathComponent(path) }
-        actionLink = kind == .exception ? Self.redelivery(for: shipment) : nil
+        actionLink = kind == .exception ? (shipment.changeDeliveryURL ?? Self.redelivery(for: shipment)) : nil
         urgent = kind == .exception || kind == .arrivingSoon || shipment.status.code == .outForDelivery
         topic = "parcel-" + path.lowercased()
     }
@@ -71,7 +77,7 @@ public struct Announcement: Sendable, Hashable {
         return day + " " + start + "–" + (delivery.windowEnd ?? "")
     }
 
-    /// Where the person changes the delivery: Yamato's 詳細確認／日時・場所変更 page of the parcel (the address
+    /// Where the person changes the delivery when the page links nowhere: Yamato's 詳細確認／日時・場所変更 page (the address
     /// its result page links to), Japan Post's redelivery form, Sagawa's page of the parcel.
     static func redelivery(for shipment: Shipment) -> URL? {
         let number = shipment.trackingNumber.digits

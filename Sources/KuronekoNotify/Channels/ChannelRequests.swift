@@ -56,11 +56,15 @@ public enum ChannelRequests {
             guard let vapid else { throw .signing }
             var payload: [String: String] = [
                 "title": announcement.title, "kind": announcement.kind.rawValue, "tag": announcement.topic,
+                "number": announcement.number,
             ]
             if !shortened {
                 payload["body"] = announcement.body
                 if let link = announcement.link { payload["url"] = link.absoluteString }
-                if let action = announcement.actionLink { payload["action_url"] = action.absoluteString }
+                if let action = announcement.actionLink {
+                    payload["action_url"] = action.absoluteString
+                    payload["action_title"] = announcement.actionTitle
+                }
             }
             let json = (try? JSONSerialization.data(withJSONObject: payload, options: [.sortedKeys])) ?? Data()
             let body = try WebPushEncryption.encrypt(json, to: keys)
@@ -85,7 +89,9 @@ public enum ChannelRequests {
             if let link = announcement.link {
                 lines.append("<\(link.absoluteString)|\(announcement.title.prefix(60))>")
             }
-            if let action = announcement.actionLink { lines.append("<\(action.absoluteString)|Change the delivery>") }
+            if let action = announcement.actionLink {
+                lines.append("<\(action.absoluteString)|\(announcement.actionTitle)>")
+            }
             let object: [String: Any] = [
                 "text": announcement.title + " — " + announcement.body,
                 "blocks": [["type": "section", "text": ["type": "mrkdwn", "text": lines.joined(separator: "\n")]]],

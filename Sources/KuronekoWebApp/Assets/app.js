@@ -4,7 +4,9 @@ import { ApiError, listWatches, request, storeKey, storedKey, watchPath } from "
 import { formatTime, language, relativeTime, setLanguage, statusLabel, t, translateStatic } from "./i18n.js";
 import { checkNumber, formatNumber, splitNumbers } from "./numbers.js";
 import { STEPS, familyOf } from "./status.js";
-import { badge, card, carrierChip, carrierOf, carrierSite, deliveryWindow, facts, h, progress, timeline } from "./views.js";
+import { ALL, pushControl } from "./notify.js";
+import { showSettings } from "./settings.js";
+import { badge, card, carrierChip, carrierOf, carrierSite, changeDeliveryLink, deliveryWindow, facts, h, progress, timeline } from "./views.js";
 
 const main = document.getElementById("main");
 const banner = document.getElementById("banner");
@@ -29,6 +31,10 @@ function currentNumber() {
 function route() {
   const number = currentNumber();
   if (number !== null) return showParcel(number);
+  if (location.pathname === "/settings") {
+    state.parcel = null;
+    return showSettings(main, explain);
+  }
   return showList();
 }
 
@@ -42,7 +48,8 @@ function navigate(path) {
 document.addEventListener("click", (event) => {
   const link = event.target.closest("a[href]");
   if (!link || event.defaultPrevented || event.button !== 0 || event.metaKey || event.ctrlKey || event.shiftKey) return;
-  if (link.origin !== location.origin || !(link.pathname === "/" || link.pathname.startsWith("/parcel/"))) return;
+  const inApp = link.pathname === "/" || link.pathname === "/settings" || link.pathname.startsWith("/parcel/");
+  if (link.origin !== location.origin || !inApp) return;
   event.preventDefault();
   navigate(link.pathname);
 });
@@ -233,7 +240,7 @@ function showList() {
   state.parcel = null;
   document.title = `${t("listTitle")} · Kuroneko`;
   main.replaceChildren(
-    h("h1", {}, t("listTitle")), addForm(),
+    h("h1", {}, t("listTitle")), pushControl(ALL), addForm(),
     h("section", { "aria-labelledby": "list-title", class: "list" },
       h("h2", { id: "list-title", class: "visually-hidden" }, t("listTitle")),
       listControls(), h("p", { id: "count", class: "hint" }), h("p", { id: "empty", class: "empty" }),
@@ -353,8 +360,9 @@ function drawParcel() {
       [t("requested"), deliveryWindow(shipment && shipment.requested_delivery)],
       [t("lastChecked"), watch.checked_at ? `${formatTime(watch.checked_at)} (${relativeTime(watch.checked_at)})` : t("neverChecked")],
     ]),
+    changeDeliveryLink(watch),
     h("div", { class: "actions" }, refresh, removeButton, carrierSite(carrierOf(watch), watch.number)),
-    confirmBox,
+    confirmBox, pushControl(watch.number),
     h("section", { "aria-labelledby": "timeline-title" }, h("h2", { id: "timeline-title" }, t("timeline")), timeline(shipment)),
     h("section", { "aria-labelledby": "changes-title" }, h("h2", { id: "changes-title" }, t("changes")), changeLog(changes)),
     h("section", { "aria-labelledby": "webhook-title", id: "webhook-section" }, h("h2", { id: "webhook-title" }, t("webhookTitle")),
@@ -408,7 +416,7 @@ function redraw() {
   translateStatic();
   if (document.getElementById("key-form")) return;
   if (state.parcel && state.parcel.watch) drawParcel();
-  else if (!state.parcel) showList();
+  else if (!state.parcel) route();
 }
 
 const languageSelect = document.getElementById("lang");
@@ -431,6 +439,11 @@ document.getElementById("calendar-link").addEventListener("click", (event) => {
 
 if ("serviceWorker" in navigator) {
   navigator.serviceWorker.register("/sw.js").catch(() => { /* the page works without it, only not offline */ });
+  // A notification clicked while this page is open: the worker says which of the app's pages to show.
+  navigator.serviceWorker.onmessage = (event) => {
+    const path = event.data && event.data.kuroneko === "open" ? event.data.path : null;
+    if (typeof path === "string" && /^\/(parcel\/[0-9A-Za-z]{10,13})?$/.test(path)) navigate(path);
+  };
 }
 
 translateStatic();

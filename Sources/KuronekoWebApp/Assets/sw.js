@@ -1,6 +1,7 @@
 // The service worker: the page and its files from a cache of this version, so the dashboard opens without
 // a network; the watch list from the network when it answers, else the last copy, marked with the time it
-// was saved (the page then says it may be out of date).
+// was saved (the page then says it may be out of date). It also shows the server's pushed messages as
+// notifications, one per parcel (a newer replaces an older), and opens the parcel when one is clicked.
 
 const VERSION = "__VERSION__";
 const SHELL = `kuroneko-shell-${VERSION}`;
@@ -51,3 +52,61 @@ async function watchList(request, url) {
     return saved || Response.error();
   }
 }
+
+/** What a pushed message says: {title, body?, kind, tag, number?, url?, action_url?} (see ChannelRequests). */
+function pushedMessage(event) {
+  try {
+    const data = event.data ? event.data.json() : {};
+    return data && typeof data === "object" ? data : {};
+  } catch (error) {
+    return { title: event.data ? event.data.text().slice(0, 200) : "" };
+  }
+}
+
+function notificationFor(message) {
+  const number = typeof message.number === "string" && /^[0-9A-Z]{10,13}$/.test(message.number) ? message.number : null;
+  const options = {
+    body: typeof message.body === "string" ? message.body : "",
+    tag: typeof message.tag === "string" ? message.tag : number ? `parcel-${number.toLowerCase()}` : "kuroneko",
+    renotify: true,
+    icon: `/assets/${VERSION}/icon-192.png`,
+    badge: `/assets/${VERSION}/icon-192.png`,
+    data: { number, actionURL: typeof message.action_url === "string" ? message.action_url : null },
+  };
+  if (options.data.actionURL) options.actions = [{ action: "change", title: message.action_title || "日時・場所変更" }];
+  return { title: typeof message.title === "string" && message.title ? message.title : "Kuroneko", options };
+}
+
+self.addEventListener("push", (event) => {
+  const { title, options } = notificationFor(pushedMessage(event));
+  event.waitUntil(self.registration.showNotification(title, options));
+});
+
+/** The page a notification leads to: the parcel in this app, or the carrier's change page for its action. */
+function notificationTarget(notification, action) {
+  const data = notification.data || {};
+  if (action === "change" && data.actionURL && /^https:\/\//.test(data.actionURL)) return data.actionURL;
+  return new URL(data.number ? `/parcel/${encodeURIComponent(data.number)}` : "/", self.location.origin).href;
+}
+
+/**
+ * Shows the target: a page of this app in a window of it that is already open (told to go there, as its own
+ * links go, whether or not this worker controls it yet), anything else or with no such window in a new one.
+ */
+async function openNotificationTarget(target) {
+  const url = new URL(target);
+  if (url.origin === self.location.origin) {
+    const windows = await self.clients.matchAll({ type: "window", includeUncontrolled: true });
+    const open = windows.find((client) => new URL(client.url).origin === self.location.origin);
+    if (open) {
+      open.postMessage({ kuroneko: "open", path: url.pathname });
+      return open.focus().catch(() => open);
+    }
+  }
+  return self.clients.openWindow(target);
+}
+
+self.addEventListener("notificationclick", (event) => {
+  event.notification.close();
+  event.waitUntil(openNotificationTarget(notificationTarget(event.notification, event.action)));
+});

@@ -123,6 +123,29 @@ export function carrierSite(carrier, digits) {
   return carrier === "yamato" ? yamatoForm(digits) : null;
 }
 
+/** Statuses that need the recipient: brought back, held for pickup, under investigation, returned. */
+const NEEDS_RECIPIENT = new Set(["attempt_failed", "available_for_pickup", "exception", "returned"]);
+
+/**
+ * For a parcel that needs its recipient, the way to change the delivery: the address of the carrier page's
+ * own 詳細確認／日時・場所変更 button when it had one, else the carrier's redelivery page.
+ */
+export function changeDeliveryLink(watch) {
+  const shipment = watch.shipment;
+  if (!shipment || !NEEDS_RECIPIENT.has(shipment.status && shipment.status.code)) return null;
+  const digits = encodeURIComponent(watch.number);
+  const fallback = {
+    yamato: `https://member.kms.kuronekoyamato.co.jp/parcel/detail?pno=${digits}`,
+    sagawa: `https://k2k.sagawa-exp.co.jp/p/web/okurijosearch.do?okurijoNo=${digits}`,
+    japanpost: "https://trackings.post.japanpost.jp/delivery/deli/",
+  }[carrierOf(watch)];
+  const address = shipment.change_delivery_url || fallback;
+  if (!address) return null;
+  return h("p", { class: "change-delivery" }, h("a", {
+    id: "change-delivery", href: address, target: "_blank", rel: "noopener noreferrer", class: "link-button primary",
+  }, t("changeDelivery")));
+}
+
 export function yamatoForm(digits) {
   return h("form", {
     id: "yamato-form", method: "post", action: "https://toi.kuronekoyamato.co.jp/cgi-bin/tneko",
