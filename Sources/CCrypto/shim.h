@@ -11,6 +11,7 @@
 #include <openssl/rand.h>
 #include <openssl/sha.h>
 #include <openssl/ssl.h>
+#include <openssl/err.h>
 #include <openssl/x509v3.h>
 #include <openssl/ec.h>
 #include <openssl/ecdsa.h>

@@ -95,7 +95,10 @@ struct NotifyTestCommand: ArgumentsCommand {
             VAPID(keys: try P256KeyPair(privateKey: $0), subject: "mailto:kuroneko@localhost")
         }
         let request = try ChannelRequests.request(for: destination, announcement, vapid: vapid, now: Date())
-        let outcome = await SocketWebhookSender(allowPrivate: try arguments.flagOrVariable("--allow-private")).send(
+        let outcome = await SocketWebhookSender(
+            allowPrivate: try arguments.flagOrVariable("--allow-private"),
+            caFile: try arguments.certificates("--ca-file")
+        ).send(
             request)
         guard outcome.delivered else {
             throw CommandFailure.lookup("notify-test: channel \(id): \(outcome.error ?? "not delivered")")

@@ -60,6 +60,7 @@ struct ServeCommand: Command {
         configuration.shutdownTimeout = try arguments.seconds("--shutdown-timeout") ?? configuration.shutdownTimeout
         configuration.pollSpeed = try arguments.number("--poll-speed") ?? configuration.pollSpeed
         configuration.publicURL = try arguments.url("--public-url")
+        configuration.caFile = try arguments.certificates("--ca-file")
         configuration.arrivingSoonLead = try arguments.seconds("--arriving-soon") ?? configuration.arrivingSoonLead
         configuration.vapidSubject = arguments.text("--vapid-subject") ?? configuration.vapidSubject
         guard configuration.vapidSubject.hasPrefix("mailto:") || configuration.vapidSubject.hasPrefix("https://") else {
@@ -136,7 +137,9 @@ struct ServeCommand: Command {
         }
         defer { if let temporary { try? FileManager.default.removeItem(at: temporary) } }
         let transport: any HTTPTransport =
-            demo ? SimulatorTransport(simulator: SimulatorResponder(clock: SimulatorClock())) : CurlTransport()
+            demo
+            ? SimulatorTransport(simulator: SimulatorResponder(clock: SimulatorClock()))
+            : CurlTransport(caFile: configuration.caFile)
         let logWriter = BufferedLogWriter(format: configuration.logFormat)
         let server: Server
         do {

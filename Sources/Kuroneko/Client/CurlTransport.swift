@@ -14,14 +14,18 @@ public struct CurlTransport: HTTPTransport {
     public static let defaultMaximumBodyBytes = 2 << 20
 
     public let maximumBodyBytes: Int
+    /// A PEM file of the certificate authorities to trust instead of the system's (`--ca-file`); `nil` for
+    /// the system's.
+    public let caFile: String?
 
-    public init(maximumBodyBytes: Int = CurlTransport.defaultMaximumBodyBytes) {
+    public init(maximumBodyBytes: Int = CurlTransport.defaultMaximumBodyBytes, caFile: String? = nil) {
         self.maximumBodyBytes = maximumBodyBytes
+        self.caFile = caFile
         CurlGlobal.initialise()
     }
 
     public func send(_ request: UpstreamRequest) async throws -> UpstreamResponse {
-        let transfer = CurlTransfer(request: request, limit: maximumBodyBytes)
+        let transfer = CurlTransfer(request: request, limit: maximumBodyBytes, caFile: caFile)
         return try await withTaskCancellationHandler {
             try await withCheckedThrowingContinuation { continuation in
                 // curl_easy_perform blocks: never on the cooperative pool.
@@ -51,14 +55,16 @@ private enum CurlGlobal {
 private final class CurlTransfer: @unchecked Sendable {
     let request: UpstreamRequest
     let limit: Int
+    let caFile: String?
     let cancelled = Atomic<Bool>(false)
     var body = Data()
     var headers: [String: String] = [:]
     var refusal: TransportError?
 
-    init(request: UpstreamRequest, limit: Int) {
+    init(request: UpstreamRequest, limit: Int, caFile: String?) {
         self.request = request
         self.limit = limit
+        self.caFile = caFile
     }
 
     func perform() -> Result<UpstreamResponse, any Error> {
@@ -78,6 +84,10 @@ private final class CurlTransfer: @unchecked Sendable {
         // Clamped before the conversion: a timeout of any size (or not finite) must not trap.
         let requested = (request.timeout / .milliseconds(1)).rounded(.up)
         let milliseconds = requested.isFinite ? Int(min(max(1, requested), 86_400_000)) : 86_400_000
+        // libcurl's own words for a failure (which certificate check failed, and why).
+        let errorText = UnsafeMutablePointer<CChar>.allocate(capacity: Int(CURL_ERROR_SIZE) + 1)
+        errorText.initialize(repeating: 0, count: Int(CURL_ERROR_SIZE) + 1)
+        defer { errorText.deallocate() }
         let result: CURLcode = url.absoluteString.withCString { address in
             request.method.withCString { method in
                 request.body.withUnsafeBytes { body in
@@ -85,7 +95,8 @@ private final class CurlTransfer: @unchecked Sendable {
                     kuroneko_curl_set_pointer(handle, CURLOPT_CUSTOMREQUEST, method)
                     if request.method == "POST" || !request.body.isEmpty {
                         kuroneko_curl_set_long(handle, CURLOPT_POST, 1)
-                        kuroneko_curl_set_pointer(handle, CURLOPT_POSTFIELDS, body.baseAddress ?? UnsafeRawPointer(address))
+                        kuroneko_curl_set_pointer(
+                            handle, CURLOPT_POSTFIELDS, body.baseAddress ?? UnsafeRawPointer(address))
                         kuroneko_curl_set_size(handle, CURLOPT_POSTFIELDSIZE_LARGE, curl_off_t(body.count))
                     }
                     kuroneko_curl_set_pointer(handle, CURLOPT_HTTPHEADER, UnsafeRawPointer(fields))
@@ -97,6 +108,8 @@ private final class CurlTransfer: @unchecked Sendable {
                     // "" offers every coding libcurl can decode (gzip, deflate) and decodes what comes.
                     kuroneko_curl_set_pointer(handle, CURLOPT_ACCEPT_ENCODING, "")
                     kuroneko_curl_set_pointer(handle, CURLOPT_PROTOCOLS_STR, "http,https")
+                    if let caFile { kuroneko_curl_set_pointer(handle, CURLOPT_CAINFO, caFile) }
+                    kuroneko_curl_set_pointer(handle, CURLOPT_ERRORBUFFER, errorText)
                     kuroneko_curl_set_write(handle, curlReceivedBody, context)
                     kuroneko_curl_set_header(handle, curlReceivedHeader, context)
                     kuroneko_curl_set_progress(handle, curlProgress, context)
@@ -105,6 +118,7 @@ private final class CurlTransfer: @unchecked Sendable {
             }
         }
         if let refusal { return .failure(refusal) }
+        let detail = String(cString: errorText)
         switch result {
         case CURLE_OK:
             return .success(
@@ -119,6 +133,9 @@ private final class CurlTransfer: @unchecked Sendable {
             CURLE_SEND_ERROR, CURLE_GOT_NOTHING, CURLE_PARTIAL_FILE, CURLE_HTTP2, CURLE_HTTP2_STREAM:
             return .failure(
                 TransportError(.connection, "cannot reach \(url) or the connection broke: \(Self.describe(result))"))
+        case CURLE_PEER_FAILED_VERIFICATION, CURLE_SSL_CONNECT_ERROR, CURLE_SSL_CACERT_BADFILE:
+            let reason = detail.isEmpty ? Self.describe(result) : detail
+            return .failure(TransportError(.connection, "the TLS connection to \(url) was refused: \(reason)"))
         default:
             return .failure(TransportError(.other, "request to \(url) failed: \(Self.describe(result))"))
         }
@@ -130,7 +147,8 @@ private final class CurlTransfer: @unchecked Sendable {
 
     static func tooLarge(_ url: URL, limit: Int, _ what: String) -> TransportError {
         TransportError(
-            .bodyTooLarge, "\(url) answered \(what), more than the \(limit / 1024) KiB a tracking page may be; not read")
+            .bodyTooLarge, "\(url) answered \(what), more than the \(limit / 1024) KiB a tracking page may be; not read"
+        )
     }
 
     /// Takes one chunk of the decoded body; past the limit, stops the transfer (by taking nothing).

@@ -31,6 +31,9 @@ extension TrackingClient {
         /// How long a lookup may wait for its answer, queue included, unless the caller says otherwise;
         /// `nil` waits as long as it takes.
         public var lookupDeadline: Duration?
+        /// A PEM file of the certificate authorities to trust for https instead of the system's (`--ca-file`),
+        /// for the default transport.
+        public var caFile: String?
 
         /// - Parameters:
         ///   - endpoint: default Yamato's `https://toi.kuronekoyamato.co.jp/cgi-bin/tneko`.

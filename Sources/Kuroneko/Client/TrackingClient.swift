@@ -11,21 +11,22 @@ public struct TrackingClient: Sendable {
     public let scheduler: UpstreamScheduler
 
     /// - Parameters:
-    ///   - transport: default ``CurlTransport``.
+    ///   - transport: default ``CurlTransport`` (trusting the configuration's `caFile`).
     ///   - clock: default ``SystemClock``; drives pacing, backoff, deadlines and the reference time for dates.
     ///   - budget: default a ``LocalUpstreamBudget`` with the configuration's limits.
     ///   - randomFraction: the source of backoff jitter, a number in [0, 1).
     ///   - observer: told of every POST attempt as it ends.
     public init(
         configuration: Configuration = Configuration(),
-        transport: any HTTPTransport = CurlTransport(),
+        transport: (any HTTPTransport)? = nil,
         clock: any TrackingClock = SystemClock(),
         budget: (any UpstreamBudget)? = nil,
         randomFraction: @escaping @Sendable () -> Double = { Double.random(in: 0..<1) },
         observer: (@Sendable (UpstreamPostReport) -> Void)? = nil
     ) {
         scheduler = UpstreamScheduler(
-            configuration: configuration, transport: transport, clock: clock, budget: budget,
+            configuration: configuration, transport: transport ?? CurlTransport(caFile: configuration.caFile),
+            clock: clock, budget: budget,
             randomFraction: randomFraction, observer: observer)
     }
 

@@ -33,10 +33,13 @@ public protocol WebhookSender: Sendable {
 public struct SocketWebhookSender: WebhookSender {
     public let allowPrivate: Bool
     public let timeout: TimeInterval
+    /// A PEM file of the certificate authorities to trust instead of the system's (`--ca-file`).
+    public let caFile: String?
 
-    public init(allowPrivate: Bool, timeout: TimeInterval = 10) {
+    public init(allowPrivate: Bool, timeout: TimeInterval = 10, caFile: String? = nil) {
         self.allowPrivate = allowPrivate
         self.timeout = timeout
+        self.caFile = caFile
     }
 
     public func send(_ body: Data, signature: String, to url: String) async -> DeliveryOutcome {
@@ -46,12 +49,12 @@ public struct SocketWebhookSender: WebhookSender {
 
     /// Blocking socket work on a thread of its own, never on the cooperative pool.
     func post(_ body: Data, headers: [String: String], to url: String) async -> DeliveryOutcome {
-        let (allowPrivate, timeout) = (self.allowPrivate, self.timeout)
+        let (allowPrivate, timeout, caFile) = (self.allowPrivate, self.timeout, self.caFile)
         return await withCheckedContinuation { continuation in
             Thread.detachNewThread {
                 continuation.resume(
                     returning: Self.deliver(
-                        body, headers: headers, to: url, allowPrivate: allowPrivate, timeout: timeout))
+                        body, headers: headers, to: url, allowPrivate: allowPrivate, timeout: timeout, caFile: caFile))
             }
         }
     }
@@ -59,7 +62,8 @@ public struct SocketWebhookSender: WebhookSender {
     /// One POST of `body` with `headers` (names and values without line breaks), within `timeout` for the
     /// whole attempt.
     static func deliver(
-        _ body: Data, headers: [String: String], to url: String, allowPrivate: Bool, timeout: TimeInterval
+        _ body: Data, headers: [String: String], to url: String, allowPrivate: Bool, timeout: TimeInterval,
+        caFile: String? = nil
     ) -> DeliveryOutcome {
         let address: WebhookAddress
         let candidates: [sockaddr_storage]
@@ -78,7 +82,8 @@ public struct SocketWebhookSender: WebhookSender {
         // write or TLS handshake at once, however slowly the receiver trickles its bytes.
         let watchdog = SocketWatchdog(socket: socket, deadline: deadline)
         defer { watchdog.finish() }
-        let outcome = exchange(body, headers: headers, address: address, socket: socket, timeout: timeout)
+        let outcome = exchange(
+            body, headers: headers, address: address, socket: socket, timeout: timeout, caFile: caFile)
         if watchdog.fired {
             return DeliveryOutcome(
                 status: nil,
@@ -91,7 +96,8 @@ public struct SocketWebhookSender: WebhookSender {
 
     /// Sends the request and reads the status line, on a connected socket.
     private static func exchange(
-        _ body: Data, headers: [String: String], address: WebhookAddress, socket: Int32, timeout: TimeInterval
+        _ body: Data, headers: [String: String], address: WebhookAddress, socket: Int32, timeout: TimeInterval,
+        caFile: String?
     ) -> DeliveryOutcome {
         var seconds = timeval(tv_sec: max(1, Int(timeout.rounded(.up))), tv_usec: 0)
         setsockopt(socket, SOL_SOCKET, SO_RCVTIMEO, &seconds, socklen_t(MemoryLayout<timeval>.size))
@@ -109,11 +115,10 @@ public struct SocketWebhookSender: WebhookSender {
         request.append(body)
         let channel: any ByteChannel
         if address.secure {
-            guard let tls = TLSChannel(socket: socket, host: address.host) else {
-                return DeliveryOutcome(
-                    status: nil, error: "the TLS handshake with \(address.host) failed or its certificate was refused")
+            switch TLSChannel.open(socket: socket, host: address.host, caFile: caFile) {
+            case .success(let tls): channel = tls
+            case .failure(let refusal): return DeliveryOutcome(status: nil, error: refusal.message)
             }
-            channel = tls
         } else {
             channel = PlainChannel(socket: socket)
         }
@@ -240,25 +245,59 @@ struct PlainChannel: ByteChannel {
     }
 }
 
-/// TLS over a connected socket: the system's certificate authorities, the host name checked.
+/// Why a TLS connection was not made, in one line naming the host and the cause.
+struct TLSRefusal: Error {
+    let message: String
+}
+
+/// TLS over a connected socket: the system's certificate authorities (or `--ca-file`'s), the host name
+/// checked.
 final class TLSChannel: ByteChannel {
     private let context: OpaquePointer
     private let connection: OpaquePointer
 
-    init?(socket: Int32, host: String) {
-        guard let context = SSL_CTX_new(TLS_client_method()) else { return nil }
-        SSL_CTX_set_default_verify_paths(context)
+    private init(context: OpaquePointer, connection: OpaquePointer) {
+        self.context = context
+        self.connection = connection
+    }
+
+    /// The handshake on `socket` with `host`; a refusal says which check failed (OpenSSL's words).
+    static func open(socket: Int32, host: String, caFile: String?) -> Result<TLSChannel, TLSRefusal> {
+        guard let context = SSL_CTX_new(TLS_client_method()) else {
+            return .failure(TLSRefusal(message: "TLS with \(host) could not be set up (OpenSSL made no context)"))
+        }
+        if let caFile {
+            guard SSL_CTX_load_verify_locations(context, caFile, nil) == 1 else {
+                SSL_CTX_free(context)
+                return .failure(TLSRefusal(message: "the certificate authorities in \(caFile) could not be read"))
+            }
+        } else {
+            SSL_CTX_set_default_verify_paths(context)
+        }
         SSL_CTX_set_verify(context, SSL_VERIFY_PEER, nil)
         guard let connection = SSL_new(context) else {
             SSL_CTX_free(context)
-            return nil
+            return .failure(TLSRefusal(message: "TLS with \(host) could not be set up (OpenSSL made no connection)"))
         }
-        self.context = context
-        self.connection = connection
+        // From here the channel owns both, and frees them however the handshake ends.
+        let channel = TLSChannel(context: context, connection: connection)
+        ERR_clear_error()
         SSL_set_fd(connection, socket)
         _ = kuroneko_ssl_set_server_name(connection, host)
         SSL_set1_host(connection, host)
-        guard SSL_connect(connection) == 1, SSL_get_verify_result(connection) == X509_V_OK else { return nil }
+        let connected = SSL_connect(connection) == 1
+        let verdict = SSL_get_verify_result(connection)
+        if verdict != X509_V_OK {
+            let reason = X509_verify_cert_error_string(verdict).map { String(cString: $0) } ?? "error \(verdict)"
+            return .failure(TLSRefusal(message: "the certificate of \(host) was refused: \(reason)"))
+        }
+        guard connected else {
+            var text = [CChar](repeating: 0, count: 256)
+            ERR_error_string_n(ERR_get_error(), &text, text.count)
+            return .failure(
+                TLSRefusal(message: "the TLS handshake with \(host) failed: \(String(cString: text))"))
+        }
+        return .success(channel)
     }
 
     deinit {

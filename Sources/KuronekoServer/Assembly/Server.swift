@@ -58,6 +58,9 @@ public final class Server: Sendable {
         public var vapidSubject = "mailto:kuroneko@localhost"
         /// How long before a forecast window starts `arriving_soon` is announced (`--arriving-soon`).
         public var arrivingSoonLead: Duration = .seconds(1_800)
+        /// A PEM file of the certificate authorities to trust for https (`--ca-file`): upstreams, webhooks,
+        /// channels and the SMTP server; `nil` for the system's.
+        public var caFile: String?
         /// What the start-up line names as the upstream; the endpoint when `nil`.
         public var upstreamName: String?
 
@@ -150,7 +153,8 @@ public final class Server: Sendable {
         }
         // A delivery's lease outlasts an attempt (10 s) even on a fast poll clock.
         let sender: any WebhookSender =
-            webhookSender ?? SocketWebhookSender(allowPrivate: configuration.allowPrivateWebhooks)
+            webhookSender
+            ?? SocketWebhookSender(allowPrivate: configuration.allowPrivateWebhooks, caFile: configuration.caFile)
         var attemptLog: (@Sendable (String) -> Void)?
         if let events { attemptLog = { line in events.event(line) } }
         let deliverer = WebhookDeliverer(
@@ -164,7 +168,8 @@ public final class Server: Sendable {
         }
         let channelDeliverer = ChannelDeliverer(
             store: store,
-            sender: channelSender ?? SocketWebhookSender(allowPrivate: configuration.allowPrivateWebhooks),
+            sender: channelSender
+                ?? SocketWebhookSender(allowPrivate: configuration.allowPrivateWebhooks, caFile: configuration.caFile),
             clock: clock, vapid: vapid, publicURL: configuration.publicURL,
             lease: max(15, WebhookDeliverer.defaultLease / schedule.speed))
         let tick = Duration.milliseconds(Int64(max(50, min(1_000, 1_000 / schedule.speed))))

@@ -87,6 +87,22 @@ extension ArgumentList {
         return date
     }
 
+    /// A readable file holding at least one PEM certificate.
+    func certificates(_ name: String) throws(CommandFailure) -> String? {
+        guard let (path, source) = resolved(name, expecting: .certificates) else { return nil }
+        guard let data = FileManager.default.contents(atPath: path) else {
+            throw .usage(
+                "\(command): \(source) \"\(path)\" cannot be read; expected a PEM file of certificate authorities")
+        }
+        guard data.count <= 16 << 20, String(decoding: data, as: UTF8.self).contains("-----BEGIN CERTIFICATE-----")
+        else {
+            throw .usage(
+                "\(command): \(source) \"\(path)\" holds no PEM certificate (-----BEGIN CERTIFICATE-----); expected "
+                    + "a file of certificate authorities")
+        }
+        return path
+    }
+
     /// One of the option's choices.
     func choice(_ name: String) throws(CommandFailure) -> String? {
         let choices = spec.option(named: name)?.choices ?? []
@@ -129,6 +145,7 @@ extension ArgumentList {
             case .url: _ = try url(option.name)
             case .endpoints: _ = try endpoints(option.name)
             case .time: _ = try time(option.name)
+            case .certificates: _ = try certificates(option.name)
             }
         }
     }

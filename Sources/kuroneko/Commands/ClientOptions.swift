@@ -7,11 +7,13 @@ enum ClientOptions {
     static func configurations(_ arguments: ArgumentList) throws(CommandFailure) -> [TrackingClient.Configuration] {
         let endpoints = try arguments.endpoints("--endpoint")
         let timeout = try arguments.seconds("--timeout")
+        let caFile = try arguments.certificates("--ca-file")
         let carriers = endpoints.isEmpty ? Carrier.allCases : Carrier.allCases.filter { endpoints[$0] != nil }
         return carriers.map { carrier in
             var configuration = TrackingClient.Configuration.defaults(for: carrier)
             if let endpoint = endpoints[carrier] { configuration.endpoint = endpoint }
             if let timeout { configuration.requestTimeout = timeout }
+            configuration.caFile = caFile
             return configuration
         }
     }

@@ -27,6 +27,10 @@ enum CommandCatalog {
         "where the carriers' sites are: a URL is Yamato's form (default "
             + "\(clientDefaults.endpoint.absoluteString)); CARRIER=ORIGIN puts that carrier's real paths under "
             + "ORIGIN (sagawa=http://127.0.0.1:8081); several comma-separated or the option again")
+    static let caFile = OptionSpec.value(
+        "--ca-file", "FILE", .certificates, environment: "KURONEKO_CA_FILE",
+        "a PEM file of the certificate authorities to trust for https, instead of the system's (a private "
+            + "authority, or tests)")
     private static let carrier = OptionSpec.value(
         "--carrier", "CARRIER", .choice(Carrier.allCases.map(\.rawValue)),
         "look every number up at this carrier; without it each number's carrier is found (12 digits at Yamato, "
@@ -61,7 +65,7 @@ enum CommandCatalog {
                 + "before anything is sent (exit status 2), unless --skip-invalid is given.",
         ],
         options: output + [
-            carrier, endpoint, timeout,
+            carrier, endpoint, caFile, timeout,
             .flag("--skip-invalid", "report invalid numbers on standard error and track the rest"),
             .flag("--quiet", short: "-q", "no progress on standard error"),
         ],
@@ -106,7 +110,7 @@ enum CommandCatalog {
         ],
         options: [
             .value("--label", "TEXT", "a name for the parcels added (at most 200 characters)"), carrier, database,
-            endpoint,
+            endpoint, caFile,
             timeout, .flag("--no-color", "never colour the table"),
         ],
         operands: .numbers,
@@ -142,7 +146,7 @@ enum CommandCatalog {
             "Looks up every active watch now, ten per request to Yamato, with progress on a terminal, and prints "
                 + "each status change it finds."
         ],
-        options: [database, endpoint, timeout, .flag("--quiet", short: "-q", "no progress on standard error")],
+        options: [database, endpoint, caFile, timeout, .flag("--quiet", short: "-q", "no progress on standard error")],
         operands: .none, examples: [("kuroneko refresh", "check everything once")])
 
     static let watch = CommandSpec(
@@ -155,7 +159,7 @@ enum CommandCatalog {
         options: [
             .value("--interval", "DURATION", default: "5m", "between rounds: seconds, or with s, m or h"),
             .value("--exec", "COMMAND", "run this for every change, the change as JSON on standard input"), database,
-            endpoint, timeout,
+            endpoint, caFile, timeout,
         ],
         operands: .none,
         examples: [("kuroneko watch --interval 10m --exec 'cat >> changes.jsonl'", "every change, kept as JSON lines")])
@@ -171,7 +175,7 @@ enum CommandCatalog {
         options: [
             .value("--column", "N|NAME", default: "1", "the column: its number from 1, or its header's name"),
             .value("--output", "FORMAT", .choice(["csv", "json"]), default: "csv", "what to write"), carrier,
-            endpoint, timeout,
+            endpoint, caFile, timeout,
             .flag("--quiet", short: "-q", "no progress on standard error"),
         ],
         operands: .file,
@@ -218,7 +222,7 @@ enum CommandCatalog {
         name: "notify-test", synopsis: "[options] ID", summary: "send a sample message to a channel now",
         description: ["Sends a sample announcement to the channel and says what its service answered."],
         options: [
-            database,
+            database, caFile,
             .flag("--allow-private", "let it go to loopback and private addresses (a receiver on this machine)"),
         ],
         operands: .none, examples: [("kuroneko notify-test 1", "is channel 1 reachable?")])
@@ -257,7 +261,7 @@ enum CommandCatalog {
             .value(
                 "--port", "PORT", .number(0...65_535), default: "\(serverDefaults.http.port)",
                 environment: "KURONEKO_PORT", "port, 0 for any free one"),
-            endpoint,
+            endpoint, caFile,
             .flag("--demo", environment: "KURONEKO_DEMO", "use a built-in simulator as Yamato, Sagawa and Japan Post"),
             timeout,
             .value(

@@ -21,6 +21,8 @@ struct OptionSpec: Sendable {
         case endpoints
         /// An ISO 8601 time.
         case time
+        /// A PEM file of certificates (certificate authorities to trust).
+        case certificates
     }
 
     /// `--json`.
