@@ -46,7 +46,7 @@ let package = Package(
         // The watch list behind a protocol: models, statements, migrations, the SQLite engine, the outbox.
         .target(name: "KuronekoStore", dependencies: ["Kuroneko", "CSQLite"]),
         // Outbound channels (today the signed webhook and the address guard); knows no storage.
-        .target(name: "KuronekoNotify", dependencies: ["Kuroneko", "CCrypto"]),
+        .target(name: "KuronekoNotify", dependencies: ["Kuroneko", "CCrypto", "CCurl"]),
         .systemLibrary(
             name: "CPostgres",
             pkgConfig: "libpq",

@@ -26,6 +26,11 @@ static inline CURLcode kuroneko_curl_set_write(CURL *handle, kuroneko_curl_data_
     return result != CURLE_OK ? result : curl_easy_setopt(handle, CURLOPT_WRITEDATA, context);
 }
 
+static inline CURLcode kuroneko_curl_set_read(CURL *handle, kuroneko_curl_data_callback callback, void *context) {
+    CURLcode result = curl_easy_setopt(handle, CURLOPT_READFUNCTION, callback);
+    return result != CURLE_OK ? result : curl_easy_setopt(handle, CURLOPT_READDATA, context);
+}
+
 static inline CURLcode kuroneko_curl_set_header(CURL *handle, kuroneko_curl_data_callback callback, void *context) {
     CURLcode result = curl_easy_setopt(handle, CURLOPT_HEADERFUNCTION, callback);
     return result != CURLE_OK ? result : curl_easy_setopt(handle, CURLOPT_HEADERDATA, context);

@@ -17,11 +17,12 @@ struct ChannelsCommand: ArgumentsCommand {
         case "add":
             guard let kind = try arguments.choice("--kind"), kind != "web_push" else {
                 throw CommandFailure.usage(
-                    "channels: add needs --kind ntfy|slack|discord|webhook and --url URL (web_push channels are added "
-                        + "by the web app)")
+                    "channels: add needs --kind ntfy|slack|discord|webhook and --url URL, or --kind email and "
+                        + "--address ADDRESS (web_push channels are added by the web app)")
             }
             var body: [String: Any] = ["kind": kind, "lang": try arguments.choice("--lang") ?? "ja"]
             body["url"] = arguments.text("--url")
+            body["address"] = arguments.text("--address")
             if let kinds = arguments.text("--kinds") { body["kinds"] = kinds.split(separator: ",").map(String.init) }
             if let quiet = arguments.text("--quiet-hours") { body["quiet_hours"] = quiet }
             let numbers = Array(arguments.operands.dropFirst())
@@ -38,7 +39,8 @@ struct ChannelsCommand: ArgumentsCommand {
             } catch let error as WatchStoreError {
                 throw CommandFailure.usage("channels: \(error)")
             }
-            terminal.print("channel \(added.id): \(added.kind) \(request.destinationURL ?? "")")
+            terminal.print(
+                "channel \(added.id): \(added.kind) \(request.destinationURL ?? arguments.text("--address") ?? "")")
             if let secret = request.secret { terminal.print("signing secret: \(secret) (shown once)") }
         case "list":
             for channel in try store.channels(owner: .local) {
@@ -94,15 +96,26 @@ struct NotifyTestCommand: ArgumentsCommand {
         let vapid = try Base64URL.decode(secret).map {
             VAPID(keys: try P256KeyPair(privateKey: $0), subject: "mailto:kuroneko@localhost")
         }
-        let request = try ChannelRequests.request(for: destination, announcement, vapid: vapid, now: Date())
-        let outcome = await SocketWebhookSender(
-            allowPrivate: try arguments.flagOrVariable("--allow-private"),
-            caFile: try arguments.certificates("--ca-file")
-        ).send(
-            request)
+        let caFile = try arguments.certificates("--ca-file")
+        let outcome: DeliveryOutcome
+        if case .email(let address) = destination {
+            guard let smtp = try SMTPOptions.settings(arguments, caFile: caFile) else {
+                throw CommandFailure.usage(
+                    "notify-test: channel \(id) is an email channel; give --smtp-url and --smtp-from (as serve has)")
+            }
+            outcome = await CurlMailSender(settings: smtp).send(
+                MailMessage(announcement, from: smtp.from, to: address, date: Date()))
+        } else {
+            let request = try ChannelRequests.request(for: destination, announcement, vapid: vapid, now: Date())
+            outcome = await SocketWebhookSender(
+                allowPrivate: try arguments.flagOrVariable("--allow-private"), caFile: caFile
+            ).send(request)
+        }
         guard outcome.delivered else {
             throw CommandFailure.lookup("notify-test: channel \(id): \(outcome.error ?? "not delivered")")
         }
-        terminal.print("channel \(id): delivered (HTTP \(outcome.status ?? 0))")
+        let answer =
+            if case .email = destination { "SMTP \(outcome.status ?? 0)" } else { "HTTP \(outcome.status ?? 0)" }
+        terminal.print("channel \(id): delivered (\(answer))")
     }
 }

@@ -61,6 +61,7 @@ struct ServeCommand: Command {
         configuration.pollSpeed = try arguments.number("--poll-speed") ?? configuration.pollSpeed
         configuration.publicURL = try arguments.url("--public-url")
         configuration.caFile = try arguments.certificates("--ca-file")
+        configuration.smtp = try SMTPOptions.settings(arguments, caFile: configuration.caFile)
         configuration.arrivingSoonLead = try arguments.seconds("--arriving-soon") ?? configuration.arrivingSoonLead
         configuration.vapidSubject = arguments.text("--vapid-subject") ?? configuration.vapidSubject
         guard configuration.vapidSubject.hasPrefix("mailto:") || configuration.vapidSubject.hasPrefix("https://") else {

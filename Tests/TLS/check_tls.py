@@ -9,72 +9,18 @@
 
 Usage: check_tls.py KURONEKO_BINARY
 """
-import datetime
 import http.server
-import ipaddress
-import json
 import os
-import re
 import ssl
 import subprocess
 import sys
-import tempfile
 import threading
-import time
 import urllib.request
 
-from cryptography import x509
-from cryptography.hazmat.primitives import hashes, serialization
-from cryptography.hazmat.primitives.asymmetric import rsa
-from cryptography.x509.oid import NameOID
+from cryptography.hazmat.primitives import serialization
 
-WAIT = 30
-FOLDER = tempfile.mkdtemp(prefix="kuroneko-tls-")
-
-
-def write(name: str, data: bytes) -> str:
-    path = os.path.join(FOLDER, name)
-    with open(path, "wb") as file:
-        file.write(data)
-    return path
-
-
-def authority(name: str):
-    key = rsa.generate_private_key(public_exponent=65537, key_size=2048)
-    subject = x509.Name([x509.NameAttribute(NameOID.COMMON_NAME, name)])
-    now = datetime.datetime.now(datetime.timezone.utc)
-    certificate = (x509.CertificateBuilder().subject_name(subject).issuer_name(subject)
-                   .public_key(key.public_key()).serial_number(x509.random_serial_number())
-                   .not_valid_before(now - datetime.timedelta(days=1)).not_valid_after(now + datetime.timedelta(days=30))
-                   .add_extension(x509.BasicConstraints(ca=True, path_length=None), critical=True)
-                   .add_extension(x509.KeyUsage(digital_signature=True, key_cert_sign=True, crl_sign=True,
-                                                content_commitment=False, key_encipherment=False,
-                                                data_encipherment=False, key_agreement=False, encipher_only=False,
-                                                decipher_only=False), critical=True)
-                   .sign(key, hashes.SHA256()))
-    return key, certificate
-
-
-def leaf(issuer, host: str, stem: str):
-    """A server certificate (RSA, for RSA key exchange) for `host`, signed by `issuer`; its files' paths."""
-    issuer_key, issuer_certificate = issuer
-    key = rsa.generate_private_key(public_exponent=65537, key_size=2048)
-    now = datetime.datetime.now(datetime.timezone.utc)
-    names = [x509.DNSName(host)]
-    if host == "localhost":
-        names.append(x509.IPAddress(ipaddress.ip_address("127.0.0.1")))
-    certificate = (x509.CertificateBuilder()
-                   .subject_name(x509.Name([x509.NameAttribute(NameOID.COMMON_NAME, host)]))
-                   .issuer_name(issuer_certificate.subject).public_key(key.public_key())
-                   .serial_number(x509.random_serial_number())
-                   .not_valid_before(now - datetime.timedelta(days=1)).not_valid_after(now + datetime.timedelta(days=30))
-                   .add_extension(x509.SubjectAlternativeName(names), critical=False)
-                   .add_extension(x509.ExtendedKeyUsage([x509.oid.ExtendedKeyUsageOID.SERVER_AUTH]), critical=False)
-                   .sign(issuer_key, hashes.SHA256()))
-    chain = write(f"{stem}.pem", certificate.public_bytes(serialization.Encoding.PEM))
-    secret = write(f"{stem}.key", key.private_bytes(serialization.Encoding.PEM, serialization.PrivateFormat.PKCS8,
-                                                    serialization.NoEncryption()))
-    return chain, secret
+sys.path.insert(0, os.path.dirname(__file__))
+from peers import FOLDER, api, authority, in_transit, leaf, move_simulator_clock, start, until, write  # noqa: E402
 
 
 class Receiver:
@@ -125,44 +71,6 @@ class Receiver:
         threading.Thread(target=self.http.serve_forever, daemon=True).start()
 
 
-def numbers(count: int) -> list[str]:
-    """`count` valid Yamato numbers (check digit: the first eleven digits mod 7), none starting 8 or 9."""
-    found = []
-    for serial in range(count):
-        eleven = f"{31_000_000_000 + serial * 7_919:011d}"
-        found.append(eleven + str(int(eleven) % 7))
-    return found
-
-
-def start(arguments):
-    """A `kuroneko` process whose standard error is read until it says where it listens."""
-    process = subprocess.Popen(arguments, stderr=subprocess.PIPE, stdout=subprocess.DEVNULL, text=True)
-    for line in process.stderr:
-        found = re.search(r"listening on (http://127\.0\.0\.1:\d+)", line)
-        if found:
-            threading.Thread(target=lambda: [None for _ in process.stderr], daemon=True).start()
-            return process, found.group(1)
-    raise AssertionError(f"{arguments[1]} exited ({process.wait()}) before listening")
-
-
-def api(base, method, path, body=None):
-    request = urllib.request.Request(base + path, method=method, data=None if body is None else json.dumps(body).encode(),
-                                     headers={"Content-Type": "application/json"})
-    try:
-        with urllib.request.urlopen(request, timeout=10) as answer:
-            return answer.status, json.loads(answer.read() or b"null")
-    except urllib.error.HTTPError as error:
-        return error.code, json.loads(error.read() or b"null")
-
-
-def until(condition, message):
-    deadline = time.monotonic() + WAIT
-    while not condition():
-        if time.monotonic() > deadline:
-            raise AssertionError(message() if callable(message) else message)
-        time.sleep(0.05)  # polling the server's API: it has no way to be waited on for a record
-
-
 def main():
     binary = sys.argv[1]
     trusted = authority("Kuroneko test authority")
@@ -176,14 +84,8 @@ def main():
         upstream = f"https://localhost:{front.port}/cgi-bin/tneko"
 
         # The command line: the lookup over TLS 1.2 with RSA key exchange, and refused without the authority.
-        candidates = numbers(20)
-        tracked = subprocess.run([binary, "track", "--json", "--endpoint", upstream, "--ca-file", ca_file,
-                                  *candidates], capture_output=True, text=True, timeout=60)
-        assert tracked.returncode == 0, tracked.stderr
-        shipments = json.loads(tracked.stdout)
-        assert [s["tracking_number"] for s in shipments] == candidates, tracked.stdout
-        # A parcel still on its way, whose next check (three simulated days on) finds a change.
-        number = next(s["tracking_number"] for s in shipments if not s["status"]["terminal"])
+        # A parcel still on its way (found over TLS), whose check three simulated days on finds a change.
+        number = in_transit(binary, ["--endpoint", upstream, "--ca-file", ca_file])
         cipher, protocol, _ = front.ciphers[-1]
         assert (cipher, protocol) == ("AES128-GCM-SHA256", "TLSv1.2"), front.ciphers[-1]
         refused = subprocess.run([binary, "track", "--endpoint", upstream, "--timeout", "5", "327754459830"],
@@ -214,9 +116,7 @@ def main():
         status, _ = api(base, "POST", "/v1/watches", {"number": number})
         assert status == 201
         until(lambda: api(base, "GET", f"/v1/watches/{number}")[1]["checked_at"], "the first check never came")
-        moved = urllib.request.Request(simulator_url + "/admin/clock", method="PUT", data=json.dumps(
-            {"now": (datetime.datetime.now(datetime.timezone.utc) + datetime.timedelta(days=3)).isoformat(timespec="seconds")}).encode())
-        urllib.request.urlopen(moved, timeout=10).close()
+        move_simulator_clock(simulator_url, 3)
         refreshed = api(base, "POST", f"/v1/watches/{number}/refresh")
         assert refreshed[0] in (200, 202), refreshed
 

@@ -2,15 +2,17 @@ import Foundation
 import Kuroneko
 
 /// Where an owner is told: a browser's push subscription, an ntfy topic, a Slack or Discord incoming
-/// webhook, or a signed JSON webhook of its own.
+/// webhook, a signed JSON webhook of its own, or an e-mail address.
 public enum ChannelDestination: Sendable, Hashable {
     case webPush(endpoint: URL, keys: PushSubscriptionKeys)
     case ntfy(topic: URL)
     case slack(webhook: URL)
     case discord(webhook: URL)
     case webhook(url: URL, secret: String)
+    /// Sent through the server's SMTP server (`--smtp-url`), not over HTTP.
+    case email(address: MailAddress)
 
-    /// `web_push`, `ntfy`, `slack`, `discord`, `webhook`.
+    /// `web_push`, `ntfy`, `slack`, `discord`, `webhook`, `email`.
     public var kind: String {
         switch self {
         case .webPush: "web_push"
@@ -18,16 +20,19 @@ public enum ChannelDestination: Sendable, Hashable {
         case .slack: "slack"
         case .discord: "discord"
         case .webhook: "webhook"
+        case .email: "email"
         }
     }
 
-    /// The address the request goes to (checked by the address guard like every webhook).
-    public var url: URL {
+    /// The address an HTTP request goes to (checked by the address guard like every webhook); `nil` for
+    /// e-mail.
+    public var url: URL? {
         switch self {
         case .webPush(let endpoint, _): endpoint
         case .ntfy(let topic): topic
         case .slack(let webhook), .discord(let webhook): webhook
         case .webhook(let url, _): url
+        case .email: nil
         }
     }
 }
@@ -52,6 +57,7 @@ public enum ChannelRequests {
         shortened: Bool = false
     ) throws(PushCryptoError) -> ChannelRequest {
         switch destination {
+        case .email: throw .notHTTP
         case .webPush(let endpoint, let keys):
             guard let vapid else { throw .signing }
             var payload: [String: String] = [

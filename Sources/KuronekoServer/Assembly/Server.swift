@@ -61,6 +61,8 @@ public final class Server: Sendable {
         /// A PEM file of the certificate authorities to trust for https (`--ca-file`): upstreams, webhooks,
         /// channels and the SMTP server; `nil` for the system's.
         public var caFile: String?
+        /// The SMTP server e-mail channels are sent through (`--smtp-url`, `--smtp-from`); `nil`: no e-mail.
+        public var smtp: SMTPSettings?
         /// What the start-up line names as the upstream; the endpoint when `nil`.
         public var upstreamName: String?
 
@@ -95,6 +97,7 @@ public final class Server: Sendable {
         notices: ServerLog, log: (any LogSink)? = nil, flushLog: @escaping @Sendable () -> Void = {},
         webhookSender: (any WebhookSender)? = nil,
         channelSender: (any ChannelSender)? = nil,
+        mailSender: (any MailSender)? = nil,
         jitter: @escaping @Sendable () -> Double = { Double.random(in: 0..<1) }
     ) throws {
         self.configuration = configuration
@@ -170,6 +173,7 @@ public final class Server: Sendable {
             store: store,
             sender: channelSender
                 ?? SocketWebhookSender(allowPrivate: configuration.allowPrivateWebhooks, caFile: configuration.caFile),
+            mail: Self.mail(configuration, sender: mailSender),
             clock: clock, vapid: vapid, publicURL: configuration.publicURL,
             lease: max(15, WebhookDeliverer.defaultLease / schedule.speed))
         let tick = Duration.milliseconds(Int64(max(50, min(1_000, 1_000 / schedule.speed))))
@@ -191,10 +195,17 @@ public final class Server: Sendable {
             corsOrigins: configuration.corsOrigins, log: sink, logFormat: configuration.logFormat,
             watches: WatchRoutes(
                 store: store, service: service, clock: clock, allowPrivateWebhooks: configuration.allowPrivateWebhooks,
-                vapid: vapid),
+                vapid: vapid, sendsMail: configuration.smtp != nil),
             keys: APIKeyMiddleware(ring: keyRing, required: configuration.requireAPIKey),
             webApp: configuration.webApp ? WebApp.embedded : nil,
             moreMetrics: { WatchListMetrics.lines(poller: poller, deliverer: deliverer, store: store) })
+    }
+
+    /// Where e-mail goes: the configured SMTP server (trusting `--ca-file`), through `sender` when given.
+    private static func mail(_ configuration: Configuration, sender: (any MailSender)?) -> ChannelDeliverer.Mail? {
+        guard var smtp = configuration.smtp else { return nil }
+        if smtp.caFile == nil { smtp.caFile = configuration.caFile }
+        return ChannelDeliverer.Mail(sender: sender ?? CurlMailSender(settings: smtp), from: smtp.from)
     }
 
     /// Listens, tells the service manager it is ready, runs every service until `stop` returns (the name of
@@ -274,6 +285,17 @@ public final class Server: Sendable {
             ("require_api_key", .flag(configuration.requireAPIKey)),
             ("web_app", .text(configuration.webApp ? "/" : "off")),
             ("log_format", .text(configuration.logFormat.rawValue)),
+        ] + Self.smtpFields(configuration.smtp)
+    }
+
+    /// The SMTP server by scheme, host and port, how STARTTLS is used and whether AUTH is: never the
+    /// credentials.
+    private static func smtpFields(_ smtp: SMTPSettings?) -> [(String, LogValue)] {
+        guard let smtp else { return [("smtp", .text("off"))] }
+        let port = smtp.url.port.map { ":\($0)" } ?? ""
+        return [
+            ("smtp", .text("\(smtp.url.scheme ?? "smtp")://\(smtp.url.host ?? "")\(port)")),
+            ("smtp_starttls", .text(smtp.startTLS.rawValue)), ("smtp_auth", .flag(smtp.credentials != nil)),
         ]
     }
 }

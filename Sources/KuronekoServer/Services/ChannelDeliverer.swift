@@ -10,8 +10,20 @@ import Synchronization
 /// `Retry-After` (429, 503), else with backoff, given up 24 hours after the announcement. One channel's
 /// announcements go in order; a slow channel holds up only its own.
 public final class ChannelDeliverer: Sendable {
+    /// How e-mail goes out: the sender and the envelope's `From`.
+    public struct Mail: Sendable {
+        public let sender: any MailSender
+        public let from: MailAddress
+
+        public init(sender: any MailSender, from: MailAddress) {
+            self.sender = sender
+            self.from = from
+        }
+    }
+
     private let store: any WatchStore
     private let sender: any ChannelSender
+    private let mail: Mail?
     private let clock: any TrackingClock
     private let vapid: VAPID?
     private let publicURL: URL?
@@ -24,11 +36,13 @@ public final class ChannelDeliverer: Sendable {
     private let lease: TimeInterval
 
     public init(
-        store: any WatchStore, sender: any ChannelSender, clock: any TrackingClock, vapid: VAPID?, publicURL: URL?,
-        lease: TimeInterval = 60, random: @escaping @Sendable () -> Double = { Double.random(in: 0..<1) }
+        store: any WatchStore, sender: any ChannelSender, mail: Mail? = nil, clock: any TrackingClock, vapid: VAPID?,
+        publicURL: URL?, lease: TimeInterval = 60,
+        random: @escaping @Sendable () -> Double = { Double.random(in: 0..<1) }
     ) {
         self.store = store
         self.sender = sender
+        self.mail = mail
         self.clock = clock
         self.vapid = vapid
         self.publicURL = publicURL
@@ -120,6 +134,12 @@ public final class ChannelDeliverer: Sendable {
     private func send(_ destination: ChannelDestination, _ announcement: Announcement, at now: Date, shortened: Bool)
         async -> DeliveryOutcome
     {
+        if case .email(let address) = destination {
+            guard let mail else {
+                return DeliveryOutcome(status: nil, error: "this server sends no e-mail (it has no --smtp-url)")
+            }
+            return await mail.sender.send(MailMessage(announcement, from: mail.from, to: address, date: now))
+        }
         do {
             let request = try ChannelRequests.request(
                 for: destination, announcement, vapid: vapid, now: now, shortened: shortened)

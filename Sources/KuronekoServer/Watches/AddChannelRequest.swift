@@ -4,14 +4,16 @@ import KuronekoNotify
 import KuronekoStore
 
 /// The body of `POST /v1/channels`, checked field by field: `{"kind", "subscription"? (web_push), "url"?
-/// (ntfy, slack, discord, webhook), "numbers"?, "kinds"?, "lang"?, "quiet_hours"?}`, nothing else.
+/// (ntfy, slack, discord, webhook), "address"? (email), "numbers"?, "kinds"?, "lang"?, "quiet_hours"?}`,
+/// nothing else.
 public struct AddChannelRequest: Sendable {
-    static let kinds = ["web_push", "ntfy", "slack", "discord", "webhook"]
-    static let fields = ["kind", "subscription", "url", "numbers", "kinds", "lang", "quiet_hours"]
+    static let kinds = ["web_push", "ntfy", "slack", "discord", "webhook", "email"]
+    static let fields = ["kind", "subscription", "url", "address", "numbers", "kinds", "lang", "quiet_hours"]
 
     public let kind: String
     public let channel: NewChannel
-    /// The address the address guard checks (the push endpoint, or the url).
+    /// The address the address guard checks (the push endpoint, or the url; none for e-mail, which goes to
+    /// the operator's SMTP server).
     public let destinationURL: String?
     /// A webhook channel's signing secret, shown once.
     public let secret: String?
@@ -38,7 +40,21 @@ public struct AddChannelRequest: Sendable {
             throw .bad("kind is missing or not one of " + kinds.joined(separator: ", "))
         }
         var settings: ChannelSettings
-        if kind == "web_push" {
+        if kind != "email", object["address"] != nil { throw .bad("address is for email channels only") }
+        if kind == "email" {
+            guard object["subscription"] == nil, object["url"] == nil else {
+                throw .bad("an email channel takes \"address\", not url or subscription")
+            }
+            guard let text = object["address"] as? String else {
+                throw .bad("address is missing or not a string; an email channel needs one, e.g. me@example.jp")
+            }
+            do {
+                settings = ChannelSettings(
+                    url: try MailAddress(parsing: text).text, p256dh: nil, auth: nil, secret: nil)
+            } catch {
+                throw .bad("address \"\(text.prefix(80))\" \(error)")
+            }
+        } else if kind == "web_push" {
             guard let subscription = object["subscription"] as? [String: Any],
                 let endpoint = subscription["endpoint"] as? String, endpoint.count <= 2_048,
                 let keys = subscription["keys"] as? [String: Any], let p256dh = keys["p256dh"] as? String,
@@ -109,7 +125,7 @@ public struct AddChannelRequest: Sendable {
             channel: NewChannel(
                 kind: kind, destination: destination, numbers: numbers, kinds: chosen, language: lang, quietHours: quiet
             ),
-            destinationURL: settings.url, secret: settings.secret)
+            destinationURL: kind == "email" ? nil : settings.url, secret: settings.secret)
     }
 }
 

@@ -10,6 +10,8 @@ import KuronekoStore
 struct ChannelRoutes: Sendable {
     let watches: WatchRoutes
     let vapid: VAPID?
+    /// Whether this server sends e-mail (it was given `--smtp-url` and `--smtp-from`).
+    let sendsMail: Bool
 
     /// The most numbers a channel may be limited to.
     static let maximumNumbers = 1_000
@@ -73,6 +75,10 @@ struct ChannelRoutes: Sendable {
         if body.kind == "web_push", vapid == nil {
             throw RouteProblem.bad("this server sends no Web Push (it has no VAPID key)")
         }
+        if body.kind == "email", !sendsMail {
+            throw RouteProblem.bad(
+                "this server sends no e-mail: its operator has not given it --smtp-url and --smtp-from")
+        }
         let store = watches.store
         let (channel, now) = (body.channel, Date())
         let added = try await StoreThreads.run(on: store) { try store.addChannel(channel, owner: owner, now: now) }
@@ -115,6 +121,7 @@ public struct ChannelSettings: Codable, Sendable {
     }
 
     public func destination(kind: String) -> ChannelDestination? {
+        if kind == "email" { return (try? MailAddress(parsing: url)).map { .email(address: $0) } }
         guard let address = URL(string: url) else { return nil }
         switch kind {
         case "web_push":

@@ -14,12 +14,15 @@ public struct WatchRoutes: Sendable {
     let allowPrivateWebhooks: Bool
     /// The server's Web Push identity, for `/v1/channels` and `/v1/push/vapid-key`.
     let vapid: VAPID?
+    /// Whether e-mail channels can be added (the server has an SMTP server to send through).
+    let sendsMail: Bool
 
     public init(
         store: any WatchStore, service: ShipmentService, clock: any TrackingClock, allowPrivateWebhooks: Bool,
-        vapid: VAPID? = nil
+        vapid: VAPID? = nil, sendsMail: Bool = false
     ) {
         self.vapid = vapid
+        self.sendsMail = sendsMail
         self.store = store
         self.service = service
         self.clock = clock
@@ -65,7 +68,7 @@ public struct WatchRoutes: Sendable {
             await Self.answer { try await routes.refresh(request, parameters) }
         }
         router.add("GET", "/v1/calendar.ics") { request, _ in await Self.answer { try await routes.calendar(request) } }
-        ChannelRoutes(watches: routes, vapid: vapid).register(into: &router)
+        ChannelRoutes(watches: routes, vapid: vapid, sendsMail: sendsMail).register(into: &router)
     }
 
     /// Runs a route: a thrown ``RouteProblem`` is its answer, a ``WatchStoreError`` (a conflict the store

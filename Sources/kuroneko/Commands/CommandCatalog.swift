@@ -198,16 +198,17 @@ enum CommandCatalog {
         ])
 
     static let channels = CommandSpec(
-        name: "channels", synopsis: "add --kind K --url URL [NUMBER...] | list | remove ID",
-        summary: "where the local watch list's news is sent: ntfy, Slack, Discord, webhooks",
+        name: "channels", synopsis: "add --kind K --url URL|--address ADDRESS [NUMBER...] | list | remove ID",
+        summary: "where the local watch list's news is sent: ntfy, Slack, Discord, webhooks, e-mail",
         description: [
             "Adds, lists and removes the notification channels of the local owner (the one kuroneko serve uses "
                 + "without API keys). A channel hears every watched parcel, or only the NUMBERs given; --kinds "
                 + "chooses among changed, delivered, exception and arriving_soon. kuroneko serve sends them."
         ],
         options: [
-            .value("--kind", "KIND", .choice(["ntfy", "slack", "discord", "webhook"]), "the channel's kind"),
+            .value("--kind", "KIND", .choice(["ntfy", "slack", "discord", "webhook", "email"]), "the channel's kind"),
             .value("--url", "URL", "the ntfy topic, the Slack or Discord incoming webhook, or the webhook's URL"),
+            .value("--address", "ADDRESS", "an email channel's address (kuroneko serve sends it through --smtp-url)"),
             .value("--kinds", "LIST", "what it hears, comma-separated (default all)"),
             .value("--lang", "LANG", .choice(["ja", "en"]), default: "ja", "the messages' language"),
             .value("--quiet-hours", "HH:MM-HH:MM", "hold all but urgent messages in these hours, Japan time"),
@@ -224,7 +225,7 @@ enum CommandCatalog {
         options: [
             database, caFile,
             .flag("--allow-private", "let it go to loopback and private addresses (a receiver on this machine)"),
-        ],
+        ] + SMTPOptions.specs,
         operands: .none, examples: [("kuroneko notify-test 1", "is channel 1 reachable?")])
 
     static let db = CommandSpec(
@@ -357,7 +358,7 @@ enum CommandCatalog {
                 "--shutdown-timeout", "SECONDS", .seconds(0...3_600), default: seconds(serverDefaults.shutdownTimeout),
                 environment: "KURONEKO_SHUTDOWN_TIMEOUT",
                 "on SIGTERM or SIGINT, how long requests in flight may still take before they are answered 503"),
-        ],
+        ] + SMTPOptions.specs,
         operands: .none,
         examples: [
             ("kuroneko serve --demo --port 8080", "the API against the built-in simulator"),
