@@ -4,6 +4,7 @@ import KuronekoNotify
 import KuronekoServer
 import KuronekoStore
 import KuronekoTestSupport
+import Synchronization
 import Testing
 
 /// Webhooks through real sockets to a local receiver that checks signatures, and the watch list surviving
@@ -162,6 +163,67 @@ struct WebhookAndCrashTests {
         // server's attempt is on record (the receiver saw both either way).
         let statuses = try store.deliveries(of: number, owner: .local)?.map(\.status)
         #expect(statuses == [503, 204] || statuses == [204], "\(String(describing: statuses))")
+    }
+}
+
+extension WebhookAndCrashTests {
+    @Test("a push pending when the server is killed with -9 is delivered, decryptable, after the restart")
+    func pushSurvivesKill() async throws {
+        let failing = FailSwitch()
+        failing.isOn = true
+        let browser = try P256KeyPair.generate()
+        let auth = Data((0..<16).map { UInt8(200 - $0) })
+        let number = ValidNumbers.numbers(1, from: 92_000_000_000)[0]
+        let refused = Acknowledged()
+        let delivered = Acknowledged()
+        let received = Received()
+        let receiver = try FakeUpstream { request in
+            if failing.isOn {
+                refused.add(number)
+                return .init(status: 503, contentType: "text/plain", body: Data("down".utf8))
+            }
+            received.body = request.body
+            delivered.add(number)
+            return .init(status: 201, contentType: "text/plain", body: Data())
+        }
+        defer { receiver.stop() }
+        let path = Self.temporaryPath()
+        do {
+            let store = try SQLiteWatchStore(path: path)
+            let subscription: [String: Any] = [
+                "kind": "web_push", "lang": "en",
+                "subscription": [
+                    "endpoint": "http://127.0.0.1:\(receiver.port)/push/device",
+                    "keys": ["p256dh": Base64URL.encode(browser.publicKey), "auth": Base64URL.encode(auth)],
+                ],
+            ]
+            let channel = try AddChannelRequest.parse(try JSONSerialization.data(withJSONObject: subscription))
+            let now = Date()
+            _ = try store.addChannel(channel.channel, owner: .local, now: now)
+            _ = try store.add(number, label: "靴", owner: .local, webhook: nil, now: now)
+            let later: (Watch, Shipment) -> Date? = { _, _ in now.addingTimeInterval(86_400) }
+            try store.record(Self.shipment(number, "荷物受付", .infoReceived), fetchedAt: now, nextCheck: later)
+            try store.record(Self.shipment(number, "配達中", .outForDelivery), fetchedAt: now, nextCheck: later)
+        }
+        let first = try ServerProcess(["serve", "--demo", "--db", path, "--allow-private-webhooks"])
+        #expect(await refused.wait(atLeast: 1), "the first server tried the push")
+        first.send(signal: SIGKILL)
+        _ = first.waitForExit()
+        failing.isOn = false
+        let second = try ServerProcess(["serve", "--demo", "--db", path, "--allow-private-webhooks"])
+        defer { _ = second.stop() }
+        #expect(await delivered.wait(atLeast: 1), "the restarted server sent the pending push")
+        let message = try WebPushEncryption.decrypt(try #require(received.body), receiver: browser, auth: auth)
+        #expect(try JSON(data: message)["title"] == .string("配達中: 靴 (\(number.formatted))"))
+    }
+}
+
+/// The last body a receiver was sent.
+private final class Received: Sendable {
+    private let last = Mutex<Data?>(nil)
+    var body: Data? {
+        get { last.withLock { $0 } }
+        set { last.withLock { $0 = newValue } }
     }
 }
 

@@ -157,4 +157,37 @@ struct ChannelTests {
         #expect(quiet.end(after: noon) == nil)
         #expect(QuietHours("07:00-07:00") == nil)
     }
+
+    @Test("quiet hours hold what is not urgent until they end; the kinds the owner marks urgent go through")
+    func quietHours() async throws {
+        let harness = Harness()
+        let now = JapanDateTime(harness.clock.now)
+        let hour = now.time?.hour ?? 0
+        let quiet = String(format: "%02d:00-%02d:00", (hour + 23) % 24, (hour + 2) % 24)
+        let bodies = [
+            #"{"kind": "ntfy", "url": "http://127.0.0.1:9/held", "quiet_hours": "\#(quiet)"}"#,
+            #"{"kind": "ntfy", "url": "http://127.0.0.1:9/marked", "quiet_hours": "\#(quiet)", "urgent": ["delivered"]}"#,
+        ]
+        for body in bodies { #expect(await harness.send("POST", "/v1/channels", json: body).status == 201) }
+        let refused = await harness.send(
+            "POST", "/v1/channels", json: #"{"kind": "ntfy", "url": "http://127.0.0.1:9/x", "urgent": ["soon"]}"#)
+        #expect(refused.status == 400)
+        _ = try Self.changed(harness.store, owner: .local, now: harness.clock.now)
+        let fake = FakeService([])
+        let deliverer = ChannelDeliverer(
+            store: harness.store, sender: fake, clock: harness.clock, vapid: nil, publicURL: nil)
+        #expect(await deliverer.deliverOnce() == 2)
+        #expect(
+            fake.requests.withLock { $0.map(\.url.path) } == ["/marked"], "only the channel marking delivered urgent")
+        let held = try #require(try harness.store.channelDeliveries(of: 1, owner: .local))
+        #expect(held.first?.error == "held for the channel's quiet hours")
+        let listed = try JSON(data: await harness.get("/v1/channels").body)["channels"]?.elements ?? []
+        #expect(listed.map { $0["urgent"] } == [.null, .array([.string("delivered")])])
+        // Nothing more while the hours last; once they end, the held message goes.
+        harness.clock.advance(by: .seconds(1_800))
+        #expect(await deliverer.deliverOnce() == 0)
+        harness.clock.advance(by: .seconds(3 * 3_600))
+        #expect(await deliverer.deliverOnce() == 1)
+        #expect(fake.requests.withLock { $0.map(\.url.path) } == ["/marked", "/held"])
+    }
 }

@@ -5,7 +5,8 @@ import KuronekoStore
 import Synchronization
 
 /// Sends the channels' queued announcements and records every attempt: delivered; held until the end of
-/// the channel's quiet hours (all but urgent ones); ended for good when the service answers 404 or 410 (a
+/// the channel's quiet hours (all but urgent ones: the kinds the owner marked, else exceptions, arriving
+/// soon and out for delivery); ended for good when the service answers 404 or 410 (a
 /// push subscription gone); sent again at once shortened after a 413; retried after the service's
 /// `Retry-After` (429, 503), else with backoff, given up 24 hours after the announcement. One channel's
 /// announcements go in order; a slow channel holds up only its own.
@@ -97,7 +98,8 @@ public final class ChannelDeliverer: Sendable {
         let announcement = Announcement(
             kind: delivery.kind, shipment: shipment, label: delivery.label,
             language: delivery.channel.language == "en" ? .english : .japanese, publicURL: publicURL)
-        if !announcement.urgent, let quiet = delivery.channel.quietHours.flatMap(QuietHours.init),
+        let urgent = settings.urgent.map { $0.contains(delivery.kind.rawValue) } ?? announcement.urgent
+        if !urgent, let quiet = delivery.channel.quietHours.flatMap(QuietHours.init),
             let end = quiet.end(after: started)
         {
             counters.withLock { $0.held += 1 }

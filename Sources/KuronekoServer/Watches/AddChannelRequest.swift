@@ -4,11 +4,13 @@ import KuronekoNotify
 import KuronekoStore
 
 /// The body of `POST /v1/channels`, checked field by field: `{"kind", "subscription"? (web_push), "url"?
-/// (ntfy, slack, discord, webhook), "address"? (email), "numbers"?, "kinds"?, "lang"?, "quiet_hours"?}`,
-/// nothing else.
+/// (ntfy, slack, discord, webhook), "address"? (email), "numbers"?, "kinds"?, "urgent"?, "lang"?,
+/// "quiet_hours"?}`, nothing else.
 public struct AddChannelRequest: Sendable {
     static let kinds = ["web_push", "ntfy", "slack", "discord", "webhook", "email"]
-    static let fields = ["kind", "subscription", "url", "address", "numbers", "kinds", "lang", "quiet_hours"]
+    static let fields = [
+        "kind", "subscription", "url", "address", "numbers", "kinds", "urgent", "lang", "quiet_hours",
+    ]
 
     public let kind: String
     public let channel: NewChannel
@@ -94,20 +96,9 @@ public struct AddChannelRequest: Sendable {
                 }
             }
         }
-        var chosen = [AnnouncementKind.changed, .delivered, .exception, .arrivingSoon]
-        if let value = object["kinds"], !(value is NSNull) {
-            guard let list = value as? [String], !list.isEmpty, list.count <= 4 else {
-                throw .bad("kinds is not a non-empty list of changed, delivered, exception, arriving_soon")
-            }
-            chosen = []
-            for name in list {
-                guard let kind = AnnouncementKind(rawValue: name) else {
-                    throw .bad(
-                        "kinds: \"\(name.prefix(40))\" is not one of changed, delivered, exception, arriving_soon")
-                }
-                if !chosen.contains(kind) { chosen.append(kind) }
-            }
-        }
+        let chosen = try kindList(object["kinds"], field: "kinds", allowEmpty: false) ?? AnnouncementKind.allCases
+        // What quiet hours do not hold: the owner's choice, else what is urgent by its nature.
+        settings.urgent = try kindList(object["urgent"], field: "urgent", allowEmpty: true)?.map(\.rawValue)
         let lang = object["lang"] as? String ?? "ja"
         guard ["ja", "en"].contains(lang), object["lang"] == nil || object["lang"] is String else {
             throw .bad("lang is not ja or en")
@@ -126,6 +117,27 @@ public struct AddChannelRequest: Sendable {
                 kind: kind, destination: destination, numbers: numbers, kinds: chosen, language: lang, quietHours: quiet
             ),
             destinationURL: kind == "email" ? nil : settings.url, secret: settings.secret)
+    }
+}
+
+extension AddChannelRequest {
+    /// A list of announcement kinds (each once), `nil` when absent or null.
+    fileprivate static func kindList(_ value: Any?, field: String, allowEmpty: Bool) throws(RouteProblem)
+        -> [AnnouncementKind]?
+    {
+        guard let value, !(value is NSNull) else { return nil }
+        let names = AnnouncementKind.allCases.map(\.rawValue).joined(separator: ", ")
+        guard let list = value as? [String], allowEmpty || !list.isEmpty, list.count <= 4 else {
+            throw .bad("\(field) is not a\(allowEmpty ? "" : " non-empty") list of \(names)")
+        }
+        var kinds: [AnnouncementKind] = []
+        for name in list {
+            guard let kind = AnnouncementKind(rawValue: name) else {
+                throw .bad("\(field): \"\(name.prefix(40))\" is not one of \(names)")
+            }
+            if !kinds.contains(kind) { kinds.append(kind) }
+        }
+        return kinds
     }
 }
 

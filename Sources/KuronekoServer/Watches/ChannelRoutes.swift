@@ -95,7 +95,7 @@ struct ChannelRoutes: Sendable {
         return [
             "id": channel.id, "kind": channel.kind, "numbers": channel.numbers as Any? ?? NSNull(),
             "kinds": channel.kinds.map(\.rawValue), "lang": channel.language,
-            "quiet_hours": channel.quietHours as Any? ?? NSNull(),
+            "quiet_hours": channel.quietHours as Any? ?? NSNull(), "urgent": destination?.urgent as Any? ?? NSNull(),
             "url": destination?.shownURL as Any? ?? NSNull(), "created_at": JapanDateTime(channel.createdAt).iso8601,
             "ended_at": channel.endedAt.map { JapanDateTime($0).iso8601 } as Any? ?? NSNull(),
             "ended_reason": channel.endedReason as Any? ?? NSNull(),
@@ -113,6 +113,9 @@ public struct ChannelSettings: Codable, Sendable {
     var p256dh: String?
     var auth: String?
     var secret: String?
+    /// The kinds the owner marked urgent (sent through quiet hours); `nil`: what is urgent by its nature
+    /// (exceptions, arriving soon, out for delivery).
+    public var urgent: [String]?
 
     /// The address shown back: a push endpoint only by its origin (its path is the subscription's secret).
     public var shownURL: String {

@@ -1,4 +1,6 @@
-"""E-mail channels through local SMTP receivers (`aiosmtpd`):
+"""Channels that reach a person, through local receivers: one change on a watched parcel is sent to an ntfy
+topic, a Slack and a Discord incoming webhook (each body and header checked against the shape the service
+documents) and an e-mail address. E-mail goes through local SMTP receivers (`aiosmtpd`):
 
 - one that requires STARTTLS and AUTH, with a certificate from an authority made here: `serve --smtp-url
   --ca-file --smtp-credentials` sends a change found on a watched parcel as an e-mail (read back by Python's
@@ -7,11 +9,14 @@
 - one that offers no STARTTLS: `notify-test` refuses to send in the clear by default, naming STARTTLS, and
   sends with `--smtp-starttls optional`.
 
-Usage: check_mail.py KURONEKO_BINARY
+Usage: check_channels.py KURONEKO_BINARY
 """
 import email
-import warnings
+import email.header
 import email.policy
+import http.server
+import json
+import warnings
 import os
 import socket
 import ssl
@@ -50,6 +55,50 @@ def authenticate(server, session, envelope, mechanism, auth_data):
     return AuthResult(success=ok, handled=False, auth_data=USER if ok else None)
 
 
+class Hooks:
+    """Plain-http receivers on 127.0.0.1 standing in for ntfy, Slack and Discord: every POST kept by path."""
+
+    def __init__(self):
+        self.posts = {}
+        hooks = self
+
+        class Handler(http.server.BaseHTTPRequestHandler):
+            def do_POST(self):
+                body = self.rfile.read(int(self.headers.get("Content-Length", "0")))
+                hooks.posts.setdefault(self.path, []).append((dict(self.headers), body))
+                self.send_response(200)
+                self.send_header("Content-Length", "0")
+                self.end_headers()
+
+            def log_message(self, *arguments):
+                pass
+
+        self.http = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self.origin = f"http://127.0.0.1:{self.http.server_address[1]}"
+        threading.Thread(target=self.http.serve_forever, daemon=True).start()
+
+
+def check_hook_shapes(posts, number, label):
+    """ntfy: the text body, Title (RFC 2047), Priority 1-5, Tags, Click; Slack: text and a mrkdwn section block;
+    Discord: content (at most 2,000) and one embed with title (256), description (4,096), colour and url."""
+    headers, body = posts["/ntfy/parcels"][0]
+    title = str(email.header.make_header(email.header.decode_header(headers["Title"])))
+    assert label in title, title
+    assert headers["Priority"] in {"1", "2", "3", "4", "5"} and headers["Tags"], headers
+    assert headers["Click"].startswith("https://"), headers
+    assert body.decode("utf-8"), body
+    slack = json.loads(posts["/slack/hook"][0][1])
+    assert set(slack) == {"text", "blocks"} and label in slack["text"], slack
+    block = slack["blocks"][0]
+    assert block["type"] == "section" and block["text"]["type"] == "mrkdwn", block
+    assert f"https://parcels.example.jp/parcel/{number}" in block["text"]["text"], block
+    discord = json.loads(posts["/discord/hook"][0][1])
+    assert set(discord) == {"content", "embeds"} and len(discord["content"]) <= 2000, discord
+    embed = discord["embeds"][0]
+    assert len(embed["title"]) <= 256 and len(embed["description"]) <= 4096 and isinstance(embed["color"], int), embed
+    assert embed["url"] == f"https://parcels.example.jp/parcel/{number}", embed
+
+
 def free_port() -> int:
     with socket.socket() as probe:
         probe.bind(("127.0.0.1", 0))
@@ -71,6 +120,7 @@ def main():
     secure.start()
     plain.start()
     credentials = write("smtp-credentials", f"{USER}:{PASSWORD}\n".encode())
+    hooks = Hooks()
     simulator, simulator_url = start([binary, "simulate", "--port", "0"])
     processes = [simulator]
     try:
@@ -81,12 +131,15 @@ def main():
         server, base = start([binary, "serve", "--port", "0", "--db", database, "--endpoint", endpoint,
                               "--public-url", "https://parcels.example.jp", "--ca-file", ca_file,
                               "--smtp-url", f"smtp://localhost:{secure.port}", "--smtp-from", "kuroneko@example.jp",
-                              "--smtp-credentials", credentials], lines=lines)
+                              "--smtp-credentials", credentials, "--allow-private-webhooks"], lines=lines)
         processes.append(server)
         status, channel = api(base, "POST", "/v1/channels", {"kind": "email", "address": "ichiro@example.jp"})
         assert status == 201 and channel["url"] == "ichiro@example.jp", channel
         status, refusal = api(base, "POST", "/v1/channels", {"kind": "email", "address": "two@@example.jp"})
         assert status == 400 and "address" in refusal["detail"], refusal
+        for kind, path in [("ntfy", "/ntfy/parcels"), ("slack", "/slack/hook"), ("discord", "/discord/hook")]:
+            status, added = api(base, "POST", "/v1/channels", {"kind": kind, "url": hooks.origin + path})
+            assert status == 201, added
         status, _ = api(base, "POST", "/v1/watches", {"number": number, "label": "冬のコート"})
         assert status == 201
         until(lambda: api(base, "GET", f"/v1/watches/{number}")[1]["checked_at"], "the first check never came")
@@ -98,6 +151,8 @@ def main():
 
         until(lambda: any(r["state"] == "delivered" for r in records()),
               lambda: f"no e-mail was delivered: {records()}")
+        until(lambda: len(hooks.posts) == 3, lambda: f"the hooks got {sorted(hooks.posts)}")
+        check_hook_shapes(hooks.posts, number, "冬のコート")
         message = secure_inbox.messages[0]
         assert message["tls"] and message["user"] == USER, message
         assert message["from"] == "kuroneko@example.jp" and message["to"] == ["ichiro@example.jp"], message
@@ -121,7 +176,7 @@ def main():
                                "--smtp-starttls", "optional"], capture_output=True, text=True, timeout=60)
         assert sent.returncode == 0 and "SMTP 250" in sent.stdout, (sent.returncode, sent.stdout, sent.stderr)
         assert len(plain_inbox.messages) == 1 and not plain_inbox.messages[0]["tls"], plain_inbox.messages
-        print(f"check_mail: a change e-mailed over STARTTLS with AUTH ({len(message['content'])} bytes); "
+        print(f"check_channels: ntfy, Slack and Discord bodies in their documented shapes; a change e-mailed over STARTTLS with AUTH ({len(message['content'])} bytes); "
               f"plain SMTP refused by default (“{refused.stderr.strip()}”) and sent when optional")
     finally:
         for process in processes:
@@ -129,6 +184,7 @@ def main():
             process.wait(timeout=20)
         secure.stop()
         plain.stop()
+        hooks.http.shutdown()
 
 
 if __name__ == "__main__":
