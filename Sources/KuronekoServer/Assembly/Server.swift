@@ -111,13 +111,16 @@ public final class Server: Sendable {
         let budget = try shared?.upstreamBudget(
             maxConcurrent: configuration.client.maxConcurrentRequests,
             minimumInterval: configuration.client.minimumRequestInterval, clock: clock)
-        // Every fresh answer, whoever asked, is recorded for the watches of its number.
+        // Every fresh answer, whoever asked, is recorded for the watches of its number; a change found wakes
+        // the channels' deliverer, so its announcements go out at once.
+        let channelsDoorbell = Doorbell()
         let record: @Sendable (Shipment, Date) async -> Void = { shipment, fetchedAt in
-            _ = try? await StoreThreads.run(on: store) {
+            let changes = try? await StoreThreads.run(on: store) {
                 try store.record(shipment, fetchedAt: fetchedAt) { watch, shipment in
                     schedule.nextCheck(for: shipment, watchCreatedAt: watch.createdAt, now: fetchedAt, random: jitter())
                 }
             }
+            if let changes, !changes.isEmpty { channelsDoorbell.ring() }
         }
         // On a shared database, what another server fetched is found there.
         var fetchedElsewhere: (@Sendable (TrackingNumber) async -> (Shipment, Date)?)?
@@ -180,7 +183,7 @@ public final class Server: Sendable {
         let keyRing = APIKeyRing(store: store, maxAge: configuration.keyRefresh, clock: clock)
         var background: [any Service] = [
             ClosureService { await poller.run(tick: tick) }, ClosureService { await deliverer.run(tick: tick) },
-            ClosureService { await channelDeliverer.run(tick: tick) },
+            ClosureService { await channelDeliverer.run(tick: tick, doorbell: channelsDoorbell) },
             ClosureService { [lead = configuration.arrivingSoonLead] in
                 await Self.announceArrivals(store: store, clock: clock, lead: lead, tick: tick)
             },

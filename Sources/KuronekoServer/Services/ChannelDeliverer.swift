@@ -76,10 +76,16 @@ public final class ChannelDeliverer: Sendable {
         return due.count
     }
 
-    /// Delivers until the task is cancelled, looking for due work every `tick` when there was none.
-    public func run(tick: Duration = .seconds(1)) async {
+    /// Delivers until the task is cancelled, looking for due work every `tick` when there was none, or at
+    /// once when `doorbell` rings (an announcement was queued).
+    public func run(tick: Duration = .seconds(1), doorbell: Doorbell? = nil) async {
         while !Task.isCancelled {
-            if await deliverOnce() == 0 { try? await clock.sleep(until: clock.uptime + tick) }
+            guard await deliverOnce() == 0 else { continue }
+            if let doorbell {
+                await doorbell.nap(for: tick, clock: clock)
+            } else {
+                try? await clock.sleep(until: clock.uptime + tick)
+            }
         }
     }
 
