@@ -10,6 +10,25 @@ enum OrderedTracking {
         _ numbers: [TrackingNumber], carrier: Carrier?, configurations: [TrackingClient.Configuration], quiet: Bool,
         terminal: Terminal, deliver: (Shipment) throws -> Void
     ) async throws -> Int {
+        var failed = 0
+        try await answers(numbers, carrier: carrier, configurations: configurations, quiet: quiet, terminal: terminal) {
+            answer in
+            switch answer.result {
+            case .success(let shipment):
+                try deliver(shipment)
+            case .failure(let error):
+                failed += 1
+                terminal.printError("kuroneko: \(answer.number.formatted): \(error.message)")
+            }
+        }
+        return failed
+    }
+
+    /// Every answer, success or failure, in the order given, each while the progress line is taken off.
+    static func answers(
+        _ numbers: [TrackingNumber], carrier: Carrier?, configurations: [TrackingClient.Configuration], quiet: Bool,
+        terminal: Terminal, deliver: (TrackingAnswer) throws -> Void
+    ) async throws {
         let client = MultiCarrierClient(clients: configurations.map { TrackingClient(configuration: $0) })
         let progress =
             quiet || !terminal.errorIsTerminal
@@ -19,26 +38,16 @@ enum OrderedTracking {
         defer { progress?.stop() }
         var waiting: [Int: TrackingAnswer] = [:]
         var next = 0
-        var failed = 0
         for await answer in client.answers(for: numbers, carrier: carrier) {
             waiting[answer.index] = answer
             progress?.answered(answer.number)
             while let ready = waiting.removeValue(forKey: next) {
                 next += 1
                 // The progress line is taken off while a line is printed, so the two never mix.
-                try TrackProgress.whileCleared(progress) {
-                    switch ready.result {
-                    case .success(let shipment):
-                        try deliver(shipment)
-                    case .failure(let error):
-                        failed += 1
-                        terminal.printError("kuroneko: \(ready.number.formatted): \(error.message)")
-                    }
-                }
+                try TrackProgress.whileCleared(progress) { try deliver(ready) }
             }
         }
         progress?.stop()
         try Task.checkCancellation()
-        return failed
     }
 }

@@ -28,6 +28,11 @@ struct Terminal: Sendable {
         FileHandle.standardOutput.write(Data((text + "\n").utf8))
     }
 
+    /// Bytes to standard output as they are.
+    func write(_ data: Data) {
+        FileHandle.standardOutput.write(data)
+    }
+
     func printError(_ text: String) {
         FileHandle.standardError.write(Data((text + "\n").utf8))
     }

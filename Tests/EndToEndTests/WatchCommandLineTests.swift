@@ -3,6 +3,8 @@ import Kuroneko
 import KuronekoTestSupport
 import Testing
 
+@testable import kuroneko
+
 /// The watch-list commands as a person runs them, against `kuroneko simulate` on 127.0.0.1, each run on a
 /// database of its own.
 @Suite("watch lists on the command line", .timeLimit(.minutes(5)))
@@ -108,11 +110,15 @@ struct WatchCommandLineTests {
             ["import", file.path, "--column", "tracking_no", "--endpoint", simulator.baseURL + "/cgi-bin/tneko"])
         #expect(outcome.status == 0, "\(outcome.standardError)")
         let lines = outcome.standardOutput.split(separator: "\n")
-        #expect(lines.first == "number,carrier,status_code,status,last_event_at,place,scheduled")
-        #expect(lines.dropFirst().map { String($0.prefix(12)) } == numbers.map(\.digits))
-        #expect(outcome.standardError.hasPrefix("kuroneko: \"12, oops\" contains \",\""))
+        #expect(lines.first == "order,tracking_no," + ImportSheet.trackingColumns.joined(separator: ","))
         #expect(
-            outcome.standardError.hasSuffix("; skipped\n") && outcome.standardError.split(separator: "\n").count == 1)
+            lines.dropFirst().prefix(numbers.count).map { String($0.split(separator: ",")[1]) }
+                == numbers.map(\.formatted))
+        #expect(lines.last?.hasPrefix("broken,\"12, oops\",,,,,,,,,,\"row 1002: ") == true, "\(lines.last ?? "")")
+        let errors = outcome.standardError.split(separator: "\n")
+        #expect(errors.first?.hasPrefix("kuroneko: row 1002: \"12, oops\" contains \",\"") == true)
+        #expect(
+            errors.count == 2 && errors.last?.hasPrefix("kuroneko: import: 1,001 rows: 1,000 numbers tracked") == true)
         let posts = try JSON(data: try await HTTPClient.send("GET", simulator.baseURL + "/admin/stats").body)["posts"]
         #expect(posts == .number(100), "ten numbers per POST")
     }

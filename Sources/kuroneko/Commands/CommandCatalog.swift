@@ -165,21 +165,49 @@ enum CommandCatalog {
         examples: [("kuroneko watch --interval 10m --exec 'cat >> changes.jsonl'", "every change, kept as JSON lines")])
 
     static let importCSV = CommandSpec(
-        name: "import", synopsis: "[options] FILE.csv", summary: "track every number in a CSV column",
+        name: "import", synopsis: "[options] FILE.csv|-", summary: "track every number in a sheet, and watch them",
         description: [
-            "Reads the numbers in one column of a CSV file (hundreds to thousands), tracks them ten per request, "
-                + "and writes each result as it arrives, in the file's order: CSV (number, status code, status, last "
-                + "event, place, scheduled delivery) or JSON lines. Rows without a valid number are reported on "
-                + "standard error and skipped. Files over 64 MiB are refused."
+            "Reads a CSV sheet (a file, or - for standard input; at most 64 MiB) in UTF-8 with or without a BOM, "
+                + "UTF-16 by its BOM, or Shift_JIS as Windows and Excel write it (CP932): detected, or as "
+                + "--encoding says. A file that is none of them is refused, naming the row of the first byte that "
+                + "does not read. The numbers are in one column (--column); Excel's forms =\"123456789012\" and "
+                + "'123456789012 are read, its rounded 1.23457E+11 is refused for its row.",
+            "Writes the same sheet to standard output, every input column in order, with these columns after them: "
+                + ImportSheet.trackingColumns.joined(separator: ", ")
+                + " (times and dates in ISO 8601; the status in --lang). Rows come out in the file's order as their "
+                + "answers arrive, ten numbers a request. A row without a valid number keeps its place with the "
+                + "reason in its error column; the first 20 such rows are also named on standard error, the rest "
+                + "counted. --excel writes a UTF-8 BOM and CRLF, which Japanese Excel needs to show UTF-8; "
+                + "--output-encoding cp932 writes Shift_JIS. With --watch every valid number is added to the local "
+                + "watch list with its answer (labelled from --label-column), so one run tracks and watches. "
+                + "Progress is shown on a terminal; a summary line (rows, tracked by status, skipped, watched) ends "
+                + "the run.",
         ],
         options: [
-            .value("--column", "N|NAME", default: "1", "the column: its number from 1, or its header's name"),
-            .value("--output", "FORMAT", .choice(["csv", "json"]), default: "csv", "what to write"), carrier,
+            .value("--column", "N|NAME", default: "1", "the numbers' column: its number from 1, or its header's name"),
+            .value(
+                "--encoding", "ENCODING", .choice(["auto"] + SheetEncoding.allCases.map(\.rawValue)), default: "auto",
+                "how the sheet is written: detected, or utf-8, utf-16 or cp932 (Shift_JIS)"),
+            .value(
+                "--output", "FORMAT", .choice(["csv", "json"]), default: "csv",
+                "the sheet with tracking columns, or one JSON shipment a line"),
+            .value(
+                "--output-encoding", "ENCODING", .choice(["utf-8", "cp932"]), default: "utf-8",
+                "the sheet's encoding on output (a character CP932 lacks is written ?)"),
+            .flag("--excel", "a UTF-8 BOM and CRLF line ends, for Excel"), language, carrier,
+            .flag("--watch", "add every valid number to the local watch list as it is answered"),
+            .value("--label-column", "N|NAME", "with --watch: the column whose text labels each watch"), database,
             endpoint, caFile, timeout,
-            .flag("--quiet", short: "-q", "no progress on standard error"),
+            .flag("--quiet", short: "-q", "no progress and no summary on standard error"),
         ],
         operands: .file,
-        examples: [("kuroneko import orders.csv --column tracking_no > statuses.csv", "a shop's orders")])
+        examples: [
+            ("kuroneko import orders.csv --column 送り状番号 --excel > 追跡結果.csv", "a shop's Shift_JIS export, for Excel"),
+            (
+                "kuroneko import orders.csv --column tracking_no --watch --label-column order",
+                "track and watch in one run"
+            ),
+        ])
 
     static let keys = CommandSpec(
         name: "keys", synopsis: "create --name NAME | list | revoke NAME | open",

@@ -1,0 +1,93 @@
+import Foundation
+import Kuroneko
+import Testing
+
+@testable import kuroneko
+
+/// Reading a shop's sheet: every encoding Japanese systems export, never a silent guess, and Excel's forms of
+/// a number.
+@Suite("import: encodings and Excel's cells")
+struct SheetTextTests {
+    /// 山田,327754459830 in CP932 (山 8E 52, 田 93 63).
+    private static let cp932Row: [UInt8] = [0x8E, 0x52, 0x93, 0x63] + Array(",327754459830\r\n".utf8)
+
+    @Test("UTF-8 with and without a BOM, UTF-16 by its BOM, CP932 detected and said")
+    func encodings() throws {
+        let text = "名前,番号\r\n山田,327754459830\r\n"
+        #expect(try SheetText.decode(Data(text.utf8), as: nil) == (text, .utf8))
+        #expect(try SheetText.decode(Data([0xEF, 0xBB, 0xBF]) + Data(text.utf8), as: nil) == (text, .utf8))
+        var little = Data([0xFF, 0xFE])
+        for unit in text.utf16 { little.append(contentsOf: [UInt8(unit & 0xFF), UInt8(unit >> 8)]) }
+        #expect(try SheetText.decode(little, as: nil) == (text, .utf16))
+        var big = Data([0xFE, 0xFF])
+        for unit in text.utf16 { big.append(contentsOf: [UInt8(unit >> 8), UInt8(unit & 0xFF)]) }
+        #expect(try SheetText.decode(big, as: nil) == (text, .utf16))
+        let shiftJIS = Data(Self.cp932Row)
+        #expect(try SheetText.decode(shiftJIS, as: nil) == ("山田,327754459830\r\n", .cp932))
+        #expect(try SheetText.decode(shiftJIS, as: .cp932).1 == .cp932)
+    }
+
+    @Test("a file that is none of them is refused, naming the row of the first byte that does not read")
+    func refusals() {
+        let bad = Data("a,b\r\n1,2\r\n".utf8) + Data([0xFF, 0xFE, 0xFF]) + Data(",3\r\n".utf8)
+        #expect(throws: SheetTextError.self) { try SheetText.decode(bad, as: nil) }
+        do {
+            _ = try SheetText.decode(bad, as: nil)
+        } catch {
+            #expect(error.description.contains("row 3 has byte 0xFF"), "\(error)")
+            #expect(error.description.contains("--encoding"))
+        }
+        do {
+            _ = try SheetText.decode(Data(Self.cp932Row), as: .utf8)
+            Issue.record("CP932 read as UTF-8")
+        } catch {
+            #expect(error.description.contains("is not UTF-8: row 1 has byte 0x8E"), "\(error)")
+        }
+        #expect(throws: SheetTextError.self) { try SheetText.decode(Data("plain".utf8), as: .utf16) }
+    }
+
+    @Test("CP932 on output: Japanese as Shift_JIS, a character it lacks as ? and counted")
+    func output() throws {
+        let (bytes, replaced) = SheetText.encode("山田,😀\n", as: .cp932)
+        #expect(Array(bytes) == [0x8E, 0x52, 0x93, 0x63, 0x2C, 0x3F, 0x0A])
+        #expect(replaced == 1)
+        #expect(try SheetText.decode(bytes, as: .cp932).0 == "山田,?\n")
+    }
+
+    @Test(
+        "Excel's forms of a number are read; its rounded display is refused",
+        arguments: [
+            ("=\"327754459830\"", "327754459830"), ("'327754459830", "327754459830"),
+            (" 3277-5445-9830 ", "3277-5445-9830"),
+        ])
+    func excelForms(cell: String, number: String) throws {
+        #expect(try SheetCell.number(in: cell).get() == number)
+    }
+
+    @Test("1.23457E+11 and an empty cell are problems, named")
+    func excelProblems() {
+        #expect(SheetCell.number(in: "1.23457E+11") == .failure(.rounded("1.23457E+11")))
+        #expect(SheetCell.number(in: "3.3E11") == .failure(.rounded("3.3E11")))
+        #expect(SheetCell.number(in: "  ") == .failure(.empty))
+    }
+
+    @Test("rows keep their cells and place; the header is found or made; bad rows name their row")
+    func sheet() throws {
+        let rows = CSV.rows("order,no\r\nA1,327754459830\r\nA2,12\r\n\r\nA3,\"=\"\"327754459830\"\"\"\r\n")
+        let sheet = try ImportSheet(rows: rows, column: "no", labelColumn: "order")
+        #expect(sheet.header == ["order", "no"])
+        let entries = sheet.entries(carrier: nil)
+        guard case .number = entries[0], case .skipped(let reason) = entries[1], case .blank = entries[2],
+            case .number = entries[3]
+        else {
+            Issue.record("\(entries)")
+            return
+        }
+        #expect(reason.hasPrefix("row 3: \"12\" has 2 digits"), "\(reason)")
+        #expect(sheet.label(ofRow: 0) == "A1")
+        #expect(sheet.written(1, tracking: ["x"]) == ["A2", "12", "x"])
+        let headless = try ImportSheet(rows: CSV.rows("327754459830\n"), column: "1", labelColumn: nil)
+        #expect(headless.header == nil && headless.writtenHeader.first == "column_1")
+        #expect(throws: CommandFailure.self) { try ImportSheet(rows: rows, column: "missing", labelColumn: nil) }
+    }
+}
