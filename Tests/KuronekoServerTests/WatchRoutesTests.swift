@@ -44,7 +44,7 @@ struct WatchRoutesTests {
     @Test(
         "hostile bodies: one clear 4xx each, nothing stored",
         arguments: [
-            ("not json", "not a JSON object"), (#"[1, 2]"#, "not a JSON object"),
+            ("not json", "not a JSON object"), (#"[1, 2"#, "not a JSON array of watches"),
             (#"{"number": "3277-5445-9830", "evil": 1}"#, "unknown field \"evil\""),
             (#"{"number": 327754459830}"#, "number is missing or not a string"),
             (#"{"number": "1234-5678-9015"}"#, "check digit"),

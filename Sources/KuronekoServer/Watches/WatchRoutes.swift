@@ -33,6 +33,10 @@ public struct WatchRoutes: Sendable {
         let routes = self
         router.add("POST", "/v1/watches") { request, _ in await Self.answer { try await routes.add(request) } }
         router.add("GET", "/v1/watches") { request, _ in await Self.answer { try await routes.list(request) } }
+        registerBulk(into: &router)
+        router.add("GET", "/v1/watches/summary") { request, _ in
+            await Self.answer { try await routes.summary(request) }
+        }
         router.add("GET", "/v1/watches/{number}") { request, parameters in
             await Self.answer { .jsonData(Self.json(try await routes.lookUp(request, parameters))) }
         }
@@ -93,7 +97,13 @@ public struct WatchRoutes: Sendable {
 
     private func add(_ request: HTTPRequest) async throws -> HTTPResponse {
         let owner = Self.owner(of: request)
-        let body = try AddWatchRequest.decode(request.body)
+        if request.body.first(where: { ![0x20, 0x09, 0x0A, 0x0D].contains($0) }) == UInt8(ascii: "[") {
+            return try await addMany(request.body, owner: owner)
+        }
+        return try await addOne(try AddWatchRequest.decode(request.body), owner: owner)
+    }
+
+    func addOne(_ body: AddWatchRequest, owner: WatchOwner) async throws -> HTTPResponse {
         let number: TrackingNumber
         do {
             if let carrier = body.carrier {
@@ -161,46 +171,6 @@ public struct WatchRoutes: Sendable {
         }
     }
 
-    private func list(_ request: HTTPRequest) async throws -> HTTPResponse {
-        let owner = Self.owner(of: request)
-        var limit = 100
-        if let text = request.queryValue("limit") {
-            guard let value = Int(text), (1...500).contains(value) else {
-                throw RouteProblem.bad("limit \"\(text.prefix(20))\" is not a number from 1 to 500")
-            }
-            limit = value
-        }
-        var cursor: Int64?
-        if let text = request.queryValue("cursor") {
-            guard let value = Int64(text), value >= 0 else {
-                throw RouteProblem.bad(
-                    "cursor \"\(text.prefix(20))\" is not one this server gave; use next_cursor as given")
-            }
-            cursor = value
-        }
-        var filter = WatchFilter.all
-        if let text = request.queryValue("status") {
-            guard let value = WatchFilter(rawValue: text), value != .all else {
-                throw RouteProblem.bad("status \"\(text.prefix(20))\" is not allowed; use active or finished")
-            }
-            filter = value
-        }
-        let (store, chosen, after, asked) = (self.store, filter, cursor, limit + 1)
-        let page = try await StoreThreads.run(on: store) {
-            try store.watches(owner: owner, filter: chosen, after: after, limit: asked)
-        }
-        let shown = Array(page.prefix(limit))
-        var body = Data(#"{"next_cursor":"#.utf8)
-        WatchJSON.appendString(&body, page.count > limit ? String(shown.last?.id ?? 0) : nil)
-        body.append(Data(#","watches":["#.utf8))
-        for (index, watch) in shown.enumerated() {
-            if index > 0 { body.append(UInt8(ascii: ",")) }
-            body.append(WatchJSON.encode(watch))
-        }
-        body.append(Data("]}".utf8))
-        return .jsonData(body)
-    }
-
     private func refresh(_ request: HTTPRequest, _ parameters: [String: String]) async throws -> HTTPResponse {
         let watch = try await lookUp(request, parameters)
         // A check that could not reach Yamato says why; the watch is unchanged and still readable.
@@ -231,7 +201,7 @@ public struct WatchRoutes: Sendable {
     // MARK: Helpers
 
     /// The watch the path names, for the request's owner; or the problem that says why there is none.
-    private func lookUp(_ request: HTTPRequest, _ parameters: [String: String]) async throws -> Watch {
+    func lookUp(_ request: HTTPRequest, _ parameters: [String: String]) async throws -> Watch {
         let number: TrackingNumber
         do {
             number = try TrackingNumber(parsing: parameters["number"] ?? "")

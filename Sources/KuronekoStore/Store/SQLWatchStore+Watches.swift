@@ -121,6 +121,31 @@ extension SQLWatchStore {
         }
     }
 
+    public func update(
+        _ number: TrackingNumber, owner: WatchOwner, label: String??, webhook: (url: String, secret: String)??,
+        now: Date
+    ) throws -> Watch? {
+        try database.write { connection in
+            let found = try connection.run(
+                "SELECT id FROM watches WHERE owner = ? AND number = ?", [.text(owner.id), .text(number.digits)])
+            guard let id = try found.first.map({ Int64(try $0.requiredInt("id")) }) else { return nil }
+            if let label {
+                try connection.run(
+                    "UPDATE watches SET label = ? WHERE id = ?", [label.map(SQLValue.text) ?? .null, .integer(id)])
+            }
+            if let webhook {
+                try connection.run("DELETE FROM subscriptions WHERE watch_id = ?", [.integer(id)])
+                if let webhook {
+                    try connection.run(
+                        "INSERT INTO subscriptions (watch_id, url, secret, created_at) VALUES (?, ?, ?, ?)",
+                        [.integer(id), .text(webhook.url), .text(webhook.secret), .real(now.timeIntervalSince1970)])
+                }
+            }
+            return try connection.run(Self.watchColumns + " WHERE w.id = ?", [.integer(id)]).first.map(
+                Self.watch(from:))
+        }
+    }
+
     public func changes(of number: TrackingNumber, owner: WatchOwner) throws -> [StatusChange]? {
         guard let watch = try watch(number, owner: owner) else { return nil }
         let rows = try database.read { connection in

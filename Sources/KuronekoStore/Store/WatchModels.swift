@@ -181,6 +181,13 @@ public protocol WatchStore: Sendable {
     func watches(owner: WatchOwner, filter: WatchFilter, after cursor: Int64?, limit: Int) throws -> [Watch]
     /// Removes a watch with its changes, subscription and pending deliveries.
     func remove(_ number: TrackingNumber, owner: WatchOwner) throws -> Bool
+    /// Changes a watch's label and webhook: `nil` leaves one as it is, `.some(nil)` clears it; a new webhook
+    /// replaces the old one (whose pending deliveries go with it). - Returns: the watch, or `nil` when the owner
+    /// does not watch the number.
+    func update(
+        _ number: TrackingNumber, owner: WatchOwner, label: String??, webhook: (url: String, secret: String)??,
+        now: Date
+    ) throws -> Watch?
     func changes(of number: TrackingNumber, owner: WatchOwner) throws -> [StatusChange]?
     func deliveries(of number: TrackingNumber, owner: WatchOwner) throws -> [DeliveryRecord]?
 

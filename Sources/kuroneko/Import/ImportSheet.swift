@@ -1,5 +1,6 @@
 import Foundation
 import Kuroneko
+import KuronekoServer
 import KuronekoStore
 
 /// A sheet read for import: its header (when the first row is one), its rows, the column holding the
@@ -24,10 +25,7 @@ struct ImportSheet {
     let width: Int
 
     /// The columns appended to every row.
-    static let trackingColumns = [
-        "carrier", "status_code", "status", "latest_event_at", "latest_event_place", "forecast_date",
-        "forecast_window", "requested_window", "delivered_at", "error",
-    ]
+    static let trackingColumns = TrackingColumns.names
 
     /// - Parameters:
     ///   - column: `N` (from 1) or a header's name.
@@ -104,35 +102,9 @@ struct ImportSheet {
         return own + Array(repeating: "", count: max(0, width - own.count)) + Self.trackingColumns
     }
 
-    /// The tracking cells for a shipment, in `english` or Japanese: dates ISO 8601.
     static func cells(for shipment: Shipment, english: Bool) -> [String] {
-        let last = shipment.events.last
-        let status = english ? (shipment.status.labelEnglish ?? shipment.status.label) : shipment.status.label
-        return [
-            shipment.carrier.rawValue, shipment.status.code.rawValue, status, last?.at?.iso8601 ?? "",
-            last?.place ?? "", shipment.scheduledDelivery.flatMap(\.date).map(isoDate) ?? "",
-            shipment.scheduledDelivery.map(window) ?? "", shipment.requestedDelivery.map(requested) ?? "",
-            shipment.deliveredAt?.iso8601 ?? "", "",
-        ]
+        TrackingColumns.cells(for: shipment, english: english)
     }
 
-    /// A row whose number was not tracked: only the error.
-    static func cells(error: String) -> [String] {
-        Array(repeating: "", count: trackingColumns.count - 1) + [error]
-    }
-
-    static func isoDate(_ date: JapanDateTime) -> String {
-        String(format: "%04d-%02d-%02d", date.year, date.month, date.day)
-    }
-
-    private static func window(_ delivery: ScheduledDelivery) -> String {
-        guard let start = delivery.windowStart else { return "" }
-        return start + "-" + (delivery.windowEnd ?? "")
-    }
-
-    private static func requested(_ delivery: ScheduledDelivery) -> String {
-        let day = delivery.date.map(isoDate) ?? delivery.raw
-        let window = window(delivery)
-        return window.isEmpty ? day : day + " " + window
-    }
+    static func cells(error: String) -> [String] { TrackingColumns.cells(error: error) }
 }
