@@ -24,6 +24,16 @@ struct Terminal: Sendable {
         return !turnedOff && !noColor && environment["TERM"] != "dumb" && outputIsTerminal
     }
 
+    /// How many columns the output may take: `COLUMNS` when set, else the terminal's width, else `nil` (a
+    /// file or a pipe, where nothing is cut).
+    var columns: Int? {
+        if let text = environment["COLUMNS"], let value = Int(text), value >= 20 { return value }
+        guard outputIsTerminal else { return nil }
+        var size = winsize()
+        guard ioctl(STDOUT_FILENO, UInt(TIOCGWINSZ), &size) == 0, size.ws_col >= 20 else { return nil }
+        return Int(size.ws_col)
+    }
+
     func print(_ text: String) {
         FileHandle.standardOutput.write(Data((text + "\n").utf8))
     }

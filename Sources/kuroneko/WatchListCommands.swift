@@ -22,20 +22,27 @@ struct AddCommand: ArgumentsCommand {
                 throw CommandFailure.usage("add: --\(error)")
             }
         }
+        var created = 0
         for number in numbers {
             do {
-                _ = try store.add(
+                let added = try store.add(
                     number, carrier: try arguments.carrier("--carrier"), label: label, owner: .local, webhook: nil,
                     now: Date())
+                if added.created { created += 1 }
             } catch let error as WatchStoreError {
                 throw CommandFailure.usage("add: \(error)")
             }
         }
         let carrier = try arguments.carrier("--carrier")
+        // Progress on a terminal while the numbers are looked up (ten a request), then one line of what was done.
         let failed = try await session.check(
             numbers,
             carriers: carrier.map { named in Dictionary(numbers.map { ($0, named) }) { first, _ in first } } ?? [:],
-            quiet: true)
+            quiet: false, printChanges: false)
+        let distinct = Set(numbers).count
+        terminal.printError(
+            "kuroneko: added \(created) of \(distinct) (\(distinct - created) already watched), "
+                + "\(distinct - failed) checked" + (failed > 0 ? ", \(failed) could not be checked" : ""))
         let watches = numbers.compactMap { try? store.watch($0, owner: .local) }
         terminal.print(
             WatchTable(language: .japanese, colored: terminal.usesColor(unlessTurnedOff: arguments.flag("--no-color")))
@@ -53,18 +60,71 @@ struct ListCommand: ArgumentsCommand {
     func run() throws {
         let session = try WatchListSession(arguments, terminal: terminal)
         let store = session.store
+        let query = try Self.query(arguments)
+        let now = Date()
         let watches = try store.watches(
-            owner: .local, filter: arguments.flag("--all") ? .all : .active, after: nil,
-            limit: WatchLimits.watchesPerOwner)
+            owner: .local, filter: query.state, after: nil, limit: WatchLimits.watchesPerOwner
+        ).filter { query.matches($0, facts: query.readsShipments ? WatchQuery.Facts.of($0) : nil, now: now) }
+        let language = try arguments.choice("--lang").flatMap(OutputOptions.Language.init(rawValue:)) ?? .japanese
+        if arguments.flag("--csv") {
+            terminal.print(
+                (["number", "label", "active", "checked_at"] + TrackingColumns.names).joined(separator: ","))
+            for watch in watches {
+                let tracking =
+                    watch.latest?.shipment.map { TrackingColumns.cells(for: $0, english: language == .english) }
+                    ?? TrackingColumns.cells(error: "")
+                let own = [
+                    watch.number.digits, watch.label ?? "", watch.active ? "true" : "false",
+                    watch.checkedAt.map { JapanDateTime($0).iso8601 } ?? "",
+                ]
+                terminal.print((own + tracking).map(TrackingColumns.quoted).joined(separator: ","))
+            }
+            return
+        }
         if arguments.flag("--json") {
             let objects = try watches.map(WatchListSession.object)
             let data = try JSONSerialization.data(
                 withJSONObject: objects, options: [.sortedKeys, .prettyPrinted, .withoutEscapingSlashes])
             return terminal.print(String(decoding: data, as: UTF8.self))
         }
-        let language = try arguments.choice("--lang").flatMap(OutputOptions.Language.init(rawValue:)) ?? .japanese
         let colored = terminal.usesColor(unlessTurnedOff: arguments.flag("--no-color"))
-        terminal.print(WatchTable(language: language, colored: colored).text(for: watches))
+        terminal.print(
+            WatchTable(language: language, colored: colored, columns: terminal.columns).text(for: watches))
+    }
+
+    /// `--all`, `--status CODE|FAMILY,…`, `--carrier`, `--today`, `--tomorrow`, `--search TEXT`.
+    static func query(_ arguments: ArgumentList) throws(CommandFailure) -> WatchQuery {
+        var query = WatchQuery()
+        let narrowed = arguments.text("--status") != nil || arguments.flag("--today") || arguments.flag("--tomorrow")
+        // Asked for by status or day, finished parcels count too; otherwise the list is what is on its way.
+        query.state = arguments.flag("--all") || narrowed ? .all : .active
+        if let text = arguments.text("--status") {
+            for name in text.split(separator: ",").map(String.init) {
+                if let code = StatusCode(rawValue: name) {
+                    query.codes = (query.codes ?? []).union([code])
+                } else if let family = WatchFamily(rawValue: name) {
+                    query.families = (query.families ?? []).union([family])
+                } else {
+                    throw .usage(
+                        "list: --status \"\(name.prefix(40))\" is neither a status code (in_transit, delivered, …) nor a "
+                            + "family (" + WatchFamily.allCases.map(\.rawValue).joined(separator: ", ") + ")")
+                }
+            }
+            // Codes and families together: either kind matches.
+            if let codes = query.codes, let families = query.families {
+                query.codes = nil
+                query.families = families
+                query.extraCodes = codes
+            }
+        }
+        query.carrier = try arguments.carrier("--carrier")
+        if arguments.flag("--today") { query.forecast = .today }
+        if arguments.flag("--tomorrow") { query.forecast = .tomorrow }
+        if let text = arguments.text("--search") {
+            guard text.count <= 200 else { throw .usage("list: --search is longer than 200 characters") }
+            query.text = text.isEmpty ? nil : text
+        }
+        return query
     }
 }
 
@@ -97,12 +157,14 @@ struct ShowCommand: ArgumentsCommand {
                 withJSONObject: object, options: [.sortedKeys, .prettyPrinted, .withoutEscapingSlashes])
             return terminal.print(String(decoding: data, as: UTF8.self))
         }
+        let english = try arguments.choice("--lang") == "en"
         var lines = ["\(number.formatted)" + (watch.label.map { "  \($0)" } ?? "")]
         if let shipment = watch.latest?.shipment {
-            lines.append(
-                "\(shipment.status.label) (\(shipment.status.code))" + (shipment.product.map { "  \($0)" } ?? ""))
+            let status = english ? (shipment.status.labelEnglish ?? shipment.status.label) : shipment.status.label
+            lines.append("\(status) (\(shipment.status.code))" + (shipment.product.map { "  \($0)" } ?? ""))
             for event in shipment.events {
-                lines.append("  \(event.at?.iso8601 ?? event.dateText ?? "-")  \(event.label)  \(event.place ?? "")")
+                let label = english ? (event.labelEnglish ?? event.label) : event.label
+                lines.append("  \(event.at?.iso8601 ?? event.dateText ?? "-")  \(label)  \(event.place ?? "")")
             }
         } else {
             lines.append("not checked yet")
@@ -126,11 +188,15 @@ struct RemoveCommand: ArgumentsCommand {
     func run() throws {
         let session = try WatchListSession(arguments, terminal: terminal)
         let store = session.store
+        var removed = 0
         for number in try session.numbers() {
-            if try !store.remove(number, owner: .local) {
+            if try store.remove(number, owner: .local) {
+                removed += 1
+            } else {
                 terminal.printError("kuroneko: \(number.formatted) was not on the watch list")
             }
         }
+        terminal.print("removed \(removed) \(removed == 1 ? "parcel" : "parcels") from the watch list")
     }
 }
 
@@ -151,6 +217,9 @@ struct RefreshCommand: ArgumentsCommand {
         let watches = try store.watches(owner: .local, filter: .active, after: nil, limit: WatchLimits.watchesPerOwner)
         guard !watches.isEmpty else { return terminal.printError("kuroneko: no active watches to refresh") }
         let failed = try await session.check(watches.map(\.number), carriers: Self.carriers(of: watches), quiet: false)
+        terminal.print(
+            "checked \(watches.count - failed) of \(watches.count) active \(watches.count == 1 ? "watch" : "watches")"
+                + (failed > 0 ? "; \(failed) could not be checked" : ""))
         if failed > 0 { throw CommandFailure.reported(.lookupFailed) }
     }
 }

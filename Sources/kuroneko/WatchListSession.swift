@@ -49,7 +49,9 @@ struct WatchListSession {
     /// Looks the numbers up and records every answer; each failure one line on stderr. - Returns: failures.
     /// - Parameter carriers: where the watches are followed, for those that know it.
     func check(
-        _ numbers: [TrackingNumber], carriers: [TrackingNumber: Carrier] = [:], quiet: Bool, exec command: String? = nil
+        _ numbers: [TrackingNumber], carriers: [TrackingNumber: Carrier] = [:], quiet: Bool,
+        exec command: String? = nil,
+        printChanges: Bool = true
     ) async throws -> Int {
         let client = try client()
         let schedule = PollSchedule()
@@ -69,11 +71,13 @@ struct WatchListSession {
                     schedule.nextCheck(
                         for: shipment, watchCreatedAt: watch.createdAt, now: now, random: .random(in: 0..<1))
                 }
-                for change in changes {
-                    TrackProgress.whileCleared(progress) {
-                        terminal.print(
-                            "\(answer.number.formatted): \(Self.label(ofStatus: change.previous)) → \(shipment.status.label)"
-                        )
+                for change in changes where printChanges || command != nil {
+                    if printChanges {
+                        TrackProgress.whileCleared(progress) {
+                            terminal.print(
+                                "\(answer.number.formatted): \(Self.label(ofStatus: change.previous)) → \(shipment.status.label)"
+                            )
+                        }
                     }
                     if let command { Self.run(command, input: WebhookPayload.body(for: change), terminal: terminal) }
                 }

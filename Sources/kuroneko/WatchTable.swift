@@ -2,10 +2,18 @@ import Foundation
 import Kuroneko
 import KuronekoStore
 
-/// The home screen: number, label, status, last event, scheduled delivery, last checked.
+/// The home screen: number, label, status, last event, scheduled delivery, last checked. Widths are counted
+/// in terminal columns (wide and full-width characters take two), so every row lines up in Japanese and
+/// English; given `columns`, the label and last-event cells are cut with `…` until the table fits.
 struct WatchTable {
     let language: OutputOptions.Language
     let colored: Bool
+    var columns: Int? = nil
+
+    /// The columns that give way when the table is too wide: label and last event first, then the forecast,
+    /// the check time and the status; none below `narrowest` (the number never gives way).
+    private static let flexible = [[1, 3], [4, 5, 2]]
+    private static let narrowest = 6
 
     func text(for watches: [Watch]) -> String {
         let english = language == .english
@@ -29,11 +37,24 @@ struct WatchTable {
             english
             ? ["NUMBER", "LABEL", "STATUS", "LAST EVENT", "SCHEDULED", "CHECKED"]
             : ["伝票番号", "ラベル", "状態", "最新", "お届け予定", "確認日時"]
-        let widths = (0..<header.count).map { column in
+        var widths = (0..<header.count).map { column in
             ([header] + rows).map { displayWidth(of: $0[column]) }.max() ?? 0
         }
+        if let columns {
+            let gaps = 2 * (widths.count - 1)
+            for group in Self.flexible {
+                while widths.reduce(0, +) + gaps > columns {
+                    let shrinkable = group.filter { widths[$0] > Self.narrowest }
+                    guard let widest = shrinkable.max(by: { widths[$0] < widths[$1] }) else { break }
+                    widths[widest] -= 1
+                }
+            }
+        }
+        let fitted = ([header] + rows).map { row in
+            row.enumerated().map { column, cell in truncated(cell, toColumns: widths[column]) }
+        }
         var lines: [String] = []
-        for (index, row) in ([header] + rows).enumerated() {
+        for (index, row) in fitted.enumerated() {
             let code = index == 0 ? nil : watches[index - 1].latest?.shipment?.status.code
             lines.append(
                 row.enumerated().map { column, cell in
@@ -47,4 +68,18 @@ struct WatchTable {
         }
         return lines.joined(separator: "\n")
     }
+}
+
+/// `text` cut to at most `columns` terminal columns, ending in `…` when anything was cut.
+func truncated(_ text: String, toColumns columns: Int) -> String {
+    guard displayWidth(of: text) > columns else { return text }
+    var kept = ""
+    var width = 0
+    for character in text {
+        let next = displayWidth(of: String(character))
+        if width + next > columns - 1 { break }
+        kept.append(character)
+        width += next
+    }
+    return kept + "…"
 }

@@ -75,6 +75,53 @@ def main():
                                "--output-encoding", "cp932", "-q", *endpoint], capture_output=True, timeout=300)
         assert back.stdout.decode("cp932").splitlines()[1].startswith("A-000,山田 0号,"), back.stdout[:80]
 
+        # The table in terminal columns: full-width and long labels, Japanese and English, cut to COLUMNS.
+        from wcwidth import wcswidth
+
+        long_labels = ["配達完了（宅配ボックス）を待つとても長い名前の荷物", "A very long English label for a parcel " * 3,
+                       "ｶﾀｶﾅ半角", "短い"]
+        sheet = os.path.join(FOLDER, "labels.csv")
+        with open(sheet, "w", encoding="utf-8") as file:
+            file.write("no,label\n" + "".join(f"{n},{label}\n" for n, label in zip(numbers(4), long_labels)))
+        database = os.path.join(FOLDER, "labels.sqlite")
+        run = subprocess.run([binary, "import", sheet, "--watch", "--label-column", "label", "--db", database, "-q",
+                              *endpoint], capture_output=True, text=True, timeout=120)
+        assert run.returncode == 0, run.stderr
+        for lang in ("ja", "en"):
+            for columns in (80, 120):
+                table = subprocess.run([binary, "list", "--all", "--lang", lang, "--db", database],
+                                       capture_output=True, text=True, env={**os.environ, "COLUMNS": str(columns)})
+                lines = table.stdout.rstrip("\n").split("\n")
+                assert len(lines) == 5, table.stdout
+                assert all(wcswidth(line) <= columns for line in lines), [wcswidth(line) for line in lines]
+                # Every column starts at the same terminal column in every row: two spaces, then the cell.
+                slots = [[c for c in line for _ in range(max(1, wcswidth(c)))] for line in lines]
+                starts = [i for i in range(2, len(slots[0])) if slots[0][i - 2:i] == [" ", " "] and slots[0][i] != " "]
+                assert len(starts) == 5, (lang, columns, lines[0])
+                for row in slots[1:]:
+                    for at in starts:
+                        assert row[at - 2:at] == [" ", " "] and row[at] != " ", (lang, columns, "".join(row), at)
+                assert "…" in table.stdout, "the long labels were not cut"
+
+        # list narrowed, and as CSV read back by the csv module.
+        every = json.loads(subprocess.run([binary, "list", "--all", "--json", "--db", database], capture_output=True,
+                                          text=True).stdout)
+        exported = subprocess.run([binary, "list", "--all", "--csv", "--lang", "en", "--db", database],
+                                  capture_output=True, text=True)
+        table = list(csv.DictReader(io.StringIO(exported.stdout)))
+        assert sorted(row["number"] for row in table) == sorted(w["number"] for w in every), exported.stdout[:200]
+        assert {row["label"] for row in table} == {label.strip() for label in long_labels}, [row["label"] for row in table]
+        codes = {w["shipment"]["status"]["code"] for w in every}
+        for code in codes:
+            narrowed = subprocess.run([binary, "list", "--status", code, "--json", "--db", database],
+                                      capture_output=True, text=True)
+            assert {w["shipment"]["status"]["code"] for w in json.loads(narrowed.stdout)} == {code}, narrowed.stdout
+        found = subprocess.run([binary, "list", "--all", "--search", "ｶﾀｶﾅ", "--json", "--db", database],
+                               capture_output=True, text=True)
+        assert [w["label"] for w in json.loads(found.stdout)] == ["ｶﾀｶﾅ半角"], found.stdout
+        refused = subprocess.run([binary, "list", "--status", "lost", "--db", database], capture_output=True, text=True)
+        assert refused.returncode == 2 and "neither a status code" in refused.stderr, refused.stderr
+
         bad = os.path.join(FOLDER, "bad.csv")
         with open(bad, "w", encoding="utf-8") as file:
             file.write("no,name\n" + "".join(f"{i},{'x' * 5000}\n" for i in range(5000)))
@@ -85,7 +132,8 @@ def main():
         assert "4980 more rows skipped" in run.stderr, run.stderr[-300:]
         assert max(len(line) for line in lines) < 400, "a row's error line is unbounded"
         print(f"check_import: CP932, UTF-8 with BOM and UTF-16LE sheets came back whole with tracking columns, "
-              f"watched in the same run (3 POSTs for 25 numbers, none after); 5,000 bad rows: 20 named")
+              f"watched in the same run (3 POSTs for 25 numbers, none after); 5,000 bad rows: 20 named; "
+              f"the table lines up in terminal columns (wcwidth) at 80 and 120 in ja and en")
     finally:
         simulator.terminate()
         simulator.wait(timeout=20)

@@ -54,6 +54,8 @@ public struct WatchQuery: Sendable {
     public var state = WatchFilter.all
     public var codes: Set<StatusCode>?
     public var families: Set<WatchFamily>?
+    /// Codes that match besides ``families`` (the command line's `--status in_transit,problem`).
+    public var extraCodes: Set<StatusCode> = []
     public var carrier: Carrier?
     public var forecast: ForecastDay?
     public var text: String?
@@ -149,7 +151,11 @@ public struct WatchQuery: Sendable {
             if !inLabel && !inNumber { return false }
         }
         if let codes, !(facts.map { codes.contains($0.code) } ?? false) { return false }
-        if let families, !families.contains(WatchFamily(facts?.code)) { return false }
+        if let families, !families.contains(WatchFamily(facts?.code)),
+            !(facts.map { extraCodes.contains($0.code) } ?? false)
+        {
+            return false
+        }
         if let forecast, facts?.forecastDate != forecast.isoDate(now: now) { return false }
         return true
     }

@@ -120,19 +120,34 @@ enum CommandCatalog {
         name: "list", synopsis: "[options]", summary: "the watch list: where each parcel is",
         description: [
             "Shows the watched parcels still on their way (with --all, the finished ones too): number, label, "
-                + "status, last event, scheduled delivery and when it was last checked."
+                + "status, last event, scheduled delivery and when it was last checked. --status, --today, "
+                + "--tomorrow, --carrier and --search narrow it. The table is measured in terminal columns (wide "
+                + "characters take two) and cut with … to fit the terminal's width (or COLUMNS)."
         ],
         options: [
-            .flag("--all", "include delivered, returned and invalid parcels"), .flag("--json", "print JSON"),
+            .flag("--all", "include delivered, returned and invalid parcels"),
+            .value(
+                "--status", "LIST",
+                "only these status codes or families (pending, accepted, transit, out, delivered, problem), "
+                    + "comma-separated; finished parcels included"),
+            .flag("--today", "only parcels whose forecast is today (Japan time)"),
+            .flag("--tomorrow", "only parcels whose forecast is tomorrow"), carrier,
+            .value("--search", "TEXT", "only parcels whose label holds TEXT or whose number holds its digits"),
+            .flag("--json", "print JSON"), .flag("--csv", "print CSV: number, label, active, checked_at and the tracking columns"),
             language, database,
             .flag("--no-color", "never colour the table"),
         ],
-        operands: .none, examples: [("kuroneko list --all --lang en", "every watched parcel, English labels")])
+        operands: .none,
+        examples: [
+            ("kuroneko list --all --lang en", "every watched parcel, English labels"),
+            ("kuroneko list --today", "what is expected today"),
+            ("kuroneko list --status problem --csv > 要確認.csv", "every parcel that needs someone, as a sheet"),
+        ])
 
     static let show = CommandSpec(
         name: "show", synopsis: "[options] NUMBER", summary: "one watched parcel: its timeline and changes",
         description: ["Shows a watched parcel's full timeline and the log of its status changes."],
-        options: [.flag("--json", "print JSON"), database], operands: .numbers,
+        options: [.flag("--json", "print JSON"), language, database], operands: .numbers,
         examples: [("kuroneko show 3277-5445-9830", "the timeline")])
 
     static let remove = CommandSpec(
