@@ -230,7 +230,7 @@ class WebAppTests(unittest.TestCase):
         self.assertIn("added elsewhere", titles)
 
     def test_08_a_server_refusal_is_shown_in_plain_words(self):
-        self.d.find_element(By.CSS_SELECTOR, "details summary").click()
+        self.d.find_element(By.CSS_SELECTOR, "#more-options summary").click()
         self.d.find_element(By.ID, "webhook-url").send_keys("ftp://files.example/hook")
         self.d.find_element(By.ID, "numbers").send_keys(self.numbers[22])
         self.d.find_element(By.ID, "add-button").click()

@@ -1,7 +1,7 @@
 // The dashboard: the list at /, a parcel at /parcel/NUMBER, kept current by conditional requests.
 
 import { ApiError, listWatches, request, storeKey, storedKey, watchPath } from "./api.js";
-import { formatTime, language, relativeTime, setLanguage, statusLabel, t, translateStatic } from "./i18n.js";
+import { formatTime, language, refusal, relativeTime, setLanguage, statusLabel, t, translateStatic } from "./i18n.js";
 import { checkNumber, formatNumber, splitNumbers } from "./numbers.js";
 import { STEPS, familyOf } from "./status.js";
 import { ALL, pushControl } from "./notify.js";
@@ -19,6 +19,7 @@ const state = {
   watches: null, etag: null, savedAt: null, loadedAt: null,
   sort: storage.get("kuroneko.sort", "status"), filter: storage.get("kuroneko.filter", "all"),
   parcel: null, parcelEtag: null, message: "",
+  family: "all", today: false, query: "", selected: new Set(), awaiting: new Set(),
 };
 
 // ---- Routing ------------------------------------------------------------------------------------------
@@ -75,7 +76,7 @@ function explain(error) {
     showBanner(when ? t("offline", { when }) : t("offlineNothing"), "warning");
     return false;
   }
-  showBanner(t("serverError", { detail: error.detail }), "error");
+  showBanner(refusal(error.status, error.detail), "error");
   return false;
 }
 
@@ -108,9 +109,29 @@ function latestTime(watch) {
   return events.length ? events[events.length - 1].at || "" : "";
 }
 
+/** Today's date in Japan, YYYY-MM-DD, as the server's forecasts give it. */
+function todayInJapan() {
+  return new Intl.DateTimeFormat("en-CA", { timeZone: "Asia/Tokyo" }).format(new Date());
+}
+
+function forecastDay(watch) {
+  const scheduled = watch.shipment && watch.shipment.scheduled_delivery;
+  return scheduled && scheduled.date ? scheduled.date.slice(0, 10) : null;
+}
+
+function matchesQuery(watch) {
+  const query = state.query.trim().toLowerCase();
+  if (!query) return true;
+  const digits = query.replace(/[^0-9a-z]/g, "");
+  return (watch.label || "").toLowerCase().includes(query) || (digits !== "" && watch.number.toLowerCase().includes(digits));
+}
+
 function visibleWatches() {
+  const today = todayInJapan();
   const watches = (state.watches || []).filter((watch) =>
-    state.filter === "all" || (state.filter === "active" ? watch.active : !watch.active));
+    (state.filter === "all" || (state.filter === "active" ? watch.active : !watch.active))
+    && (state.family === "all" || familyOf(watch.shipment && watch.shipment.status) === state.family)
+    && (!state.today || forecastDay(watch) === today) && matchesQuery(watch));
   const byDate = (a, b) => latestTime(b).localeCompare(latestTime(a)) || b.created_at.localeCompare(a.created_at);
   if (state.sort === "date") return watches.sort(byDate);
   const rank = (watch) => FAMILY_ORDER.indexOf(familyOf(watch.shipment && watch.shipment.status));
@@ -148,7 +169,7 @@ function addForm() {
     h("div", { class: "row" },
       h("span", { class: "grow" }, h("label", { for: "label" }, t("labelLabel")), label),
       h("span", { class: "actions" }, ready, button)),
-    h("details", {}, h("summary", {}, t("moreOptions")), h("label", { for: "webhook-url" }, t("webhookLabel")), webhook),
+    h("details", { id: "more-options" }, h("summary", {}, t("moreOptions")), h("label", { for: "webhook-url" }, t("webhookLabel")), webhook),
     result);
 
   form.addEventListener("submit", async (event) => {
@@ -174,7 +195,9 @@ function addForm() {
       ...outcome.secrets.map((line) => h("p", { class: "secret" }, line)),
       ...outcome.failed.map((failure) => h("p", { class: "error" }, t("addFailed", { number: formatNumber(failure.digits), detail: failure.detail }))));
     state.etag = null;
+    for (const digits of good) state.awaiting.add(digits);
     await loadList();
+    awaitFirstChecks();
   });
   return form;
 }
@@ -197,7 +220,7 @@ async function addAll(digitsList, label, webhookURL) {
         }
       } catch (error) {
         if (error instanceof ApiError && error.kind === "key") { outcome.stop = true; showKeyForm(error); return; }
-        outcome.failed.push({ digits, detail: error.kind === "offline" ? t("offlineNothing") : error.detail });
+        outcome.failed.push({ digits, detail: error.kind === "offline" ? t("offlineNothing") : refusal(error.status, error.detail) });
       }
     }
   };
@@ -217,7 +240,88 @@ function listControls() {
         onchange: () => { state.filter = value; storage.set("kuroneko.filter", value); drawCards(); },
       }),
       t(`filter${value[0].toUpperCase()}${value.slice(1)}`))));
-  return h("div", { class: "controls" }, h("label", { class: "sort" }, h("span", {}, t("sortLabel")), sort), filters);
+  const search = h("input", {
+    id: "search", type: "search", value: state.query, "aria-describedby": "count",
+    placeholder: t("searchHint"),
+  });
+  search.addEventListener("input", () => { state.query = search.value; drawCards(); });
+  const download = h("button", { type: "button", id: "download", class: "secondary" }, t("download"));
+  download.addEventListener("click", downloadCSV);
+  const removeSelected = h("button", { type: "button", id: "remove-selected", class: "danger", hidden: true });
+  removeSelected.addEventListener("click", () => removeMany([...state.selected]));
+  return h("div", { class: "controls" },
+    h("div", { class: "row" },
+      h("label", { class: "grow search" }, h("span", { class: "visually-hidden" }, t("search")), search),
+      download, removeSelected),
+    h("div", { id: "counts", class: "counts", role: "group", "aria-label": t("countsLabel") }),
+    h("div", { class: "row" }, h("label", { class: "sort" }, h("span", {}, t("sortLabel")), sort), filters));
+}
+
+const COUNT_FAMILIES = ["problem", "out", "transit", "shipped", "accepted", "pending", "delivered"];
+
+/** The counts per family, and today's forecasts, each a button that narrows the list to it. */
+function drawCounts() {
+  const box = document.getElementById("counts");
+  if (!box) return;
+  const watches = state.watches || [];
+  const today = todayInJapan();
+  const counts = {};
+  for (const watch of watches) {
+    const family = familyOf(watch.shipment && watch.shipment.status);
+    counts[family] = (counts[family] || 0) + 1;
+  }
+  const todayCount = watches.filter((watch) => watch.active && forecastDay(watch) === today).length;
+  const chip = (id, text, pressed, onclick) => h("button", {
+    type: "button", id, class: "chip", "aria-pressed": pressed ? "true" : "false", onclick,
+  }, text);
+  box.replaceChildren(
+    chip("count-all", t("countAll", { n: watches.length }), state.family === "all" && !state.today,
+      () => { state.family = "all"; state.today = false; drawCards(); }),
+    chip("count-today", t("countToday", { n: todayCount }), state.today,
+      () => { state.today = !state.today; drawCards(); }),
+    ...COUNT_FAMILIES.filter((family) => counts[family]).map((family) =>
+      chip(`count-${family}`, `${t(`family.${family}`)} ${counts[family]}`, state.family === family,
+        () => { state.family = state.family === family ? "all" : family; drawCards(); })));
+}
+
+/** The list as CSV (the server's, in the page's language, with a BOM for Excel), saved as a file. */
+async function downloadCSV() {
+  const headers = {};
+  if (storedKey()) headers.Authorization = `Bearer ${storedKey()}`;
+  try {
+    const response = await fetch(`/v1/watches?format=csv&excel=true&lang=${language()}`, { headers, cache: "no-store" });
+    if (!response.ok) throw new ApiError(response.status >= 500 ? "server" : "request", response.status, "");
+    const url = URL.createObjectURL(await response.blob());
+    const link = h("a", { href: url, download: "kuroneko-watches.csv", id: "download-link", hidden: true });
+    document.body.append(link);
+    link.click();
+    setTimeout(() => { URL.revokeObjectURL(url); link.remove(); }, 1000);
+  } catch (error) {
+    explain(error instanceof ApiError ? error : new ApiError("offline", 0, ""));
+  }
+}
+
+/** Removes the selected parcels in one request, after the person confirms. */
+async function removeMany(numbers) {
+  if (!numbers.length || !window.confirm(t("confirmRemoveMany", { n: numbers.length }))) return;
+  try {
+    await request("/v1/watches/remove", { method: "POST", body: { numbers } });
+    state.selected.clear();
+    state.watches = (state.watches || []).filter((watch) => !numbers.includes(watch.number));
+    state.etag = null;
+    showBanner(t("removedMany", { n: numbers.length }), "info");
+    drawCards();
+  } catch (error) {
+    explain(error);
+  }
+}
+
+function drawSelection() {
+  const button = document.getElementById("remove-selected");
+  if (!button) return;
+  const count = [...state.selected].filter((number) => (state.watches || []).some((w) => w.number === number)).length;
+  button.hidden = count === 0;
+  button.textContent = t("removeSelected", { n: count });
 }
 
 function drawCards() {
@@ -227,10 +331,26 @@ function drawCards() {
   const total = (state.watches || []).length;
   document.getElementById("count").textContent = total ? t("count", { shown: watches.length, total }) : "";
   const fragment = document.createDocumentFragment();
-  for (const watch of watches) fragment.append(card(watch));
+  for (const watch of watches) {
+    const item = card(watch);
+    const box = h("input", {
+      type: "checkbox", class: "select", "aria-label": t("select", { name: watch.label || formatNumber(watch.number) }),
+      checked: state.selected.has(watch.number),
+    });
+    box.addEventListener("change", () => {
+      if (box.checked) state.selected.add(watch.number); else state.selected.delete(watch.number);
+      drawSelection();
+    });
+    item.append(box);
+    fragment.append(item);
+  }
   list.replaceChildren(fragment);
+  drawCounts();
+  drawSelection();
   const empty = document.getElementById("empty");
   empty.textContent = total === 0 ? t("empty") : watches.length === 0 ? t("noneMatch") : "";
+  const panel = document.getElementById("add-panel");
+  if (panel && total === 0) panel.open = true;
   // For bench/webapp.py: the cards are in the document, and (a frame later) drawn.
   performance.mark("kuroneko:cards");
   requestAnimationFrame(() => setTimeout(() => performance.mark("kuroneko:cards-painted")));
@@ -239,11 +359,16 @@ function drawCards() {
 function showList() {
   state.parcel = null;
   document.title = `${t("listTitle")} · Kuroneko`;
+  // On a phone the list comes first and adding folds away behind its summary; wider, it stays open.
+  const panel = h("details", { id: "add-panel", class: "add-panel" }, h("summary", { id: "add-toggle" }, t("addTitle")), addForm());
+  const wide = window.matchMedia("(min-width: 700px)");
+  panel.open = wide.matches || (state.watches !== null && state.watches.length === 0);
+  wide.onchange = (event) => { if (event.matches) panel.open = true; };
   main.replaceChildren(
-    h("h1", {}, t("listTitle")), pushControl(ALL), addForm(),
+    h("h1", {}, t("listTitle")), pushControl(ALL), panel,
     h("section", { "aria-labelledby": "list-title", class: "list" },
       h("h2", { id: "list-title", class: "visually-hidden" }, t("listTitle")),
-      listControls(), h("p", { id: "count", class: "hint" }), h("p", { id: "empty", class: "empty" }),
+      listControls(), h("p", { id: "count", class: "hint", "aria-live": "polite" }), h("p", { id: "empty", class: "empty" }),
       h("ul", { id: "cards", class: "cards" })));
   if (state.watches) drawCards();
   return loadList();
@@ -349,8 +474,16 @@ function drawParcel() {
 
   main.replaceChildren(h("article", { id: "parcel", class: `parcel family-${familyOf(status)}`, "data-number": watch.number },
     h("p", {}, h("a", { href: "/" }, `← ${t("back")}`)),
-    h("div", { class: "parcel-head" }, h("h1", {}, title), badge(status), carrierChip(carrierOf(watch))),
-    progress(shipment),
+    // The status in words first, then the forecast, then whose parcel it is.
+    h("div", { class: "parcel-head" },
+      h("h1", { id: "parcel-status", class: `status-lead family-${familyOf(status)}` },
+        status ? statusLabel(status) : t("family.pending")),
+      deliveryWindow(shipment && shipment.scheduled_delivery)
+        ? h("p", { id: "parcel-window", class: "lead-window" },
+          `${t("scheduled")}: ${deliveryWindow(shipment.scheduled_delivery)}`) : null,
+      h("p", { class: "parcel-name" }, h("strong", {}, title), watch.label ? ` · ${formatNumber(watch.number)}` : "",
+        " ", carrierChip(carrierOf(watch)))),
+    progress(shipment, true),
     facts([
       [t("number"), formatNumber(watch.number)],
       [t("summary"), status && status.summary],
@@ -399,6 +532,26 @@ async function removeParcel(digits) {
     if (state.parcel) state.parcel.removing = false;
     explain(error);
   }
+}
+
+/**
+ * Until every newly added parcel has its first check (at most 30 s), the list is asked for twice a second,
+ * so a new parcel's status appears as soon as it is recorded rather than at the next regular poll.
+ */
+let awaiting = null;
+function awaitFirstChecks() {
+  if (awaiting) return;
+  const started = Date.now();
+  awaiting = setInterval(async () => {
+    const unchecked = (state.watches || []).filter((w) => state.awaiting.has(w.number) && !w.checked_at);
+    if (!unchecked.length || Date.now() - started > 30000 || !document.getElementById("cards")) {
+      clearInterval(awaiting);
+      awaiting = null;
+      state.awaiting.clear();
+      return;
+    }
+    await loadList();
+  }, 500);
 }
 
 // ---- Live updates, settings, start ------------------------------------------------------------------

@@ -38,6 +38,12 @@ const STRINGS = {
     serverError: "The server answered: {detail}", notWatched: "{number} is not on your list.",
     badAddress: "“{input}” is not a tracking number, so there is no page for it.",
     calendarKeyed: "With API keys, the calendar needs its token: use the feed URL that “kuroneko keys create” printed.",
+    searchHint: "Search labels and numbers", search: "Search", download: "Download CSV", countsLabel: "Counts",
+    countAll: "All {n}", countToday: "Today {n}", confirmRemoveMany: "Remove {n} parcels from the list?",
+    removedMany: "Removed {n} parcels.", removeSelected: "Remove selected ({n})", select: "Select {name}",
+    "refusal.400": "The server refused it: {detail}", "refusal.404": "Not found on this server.",
+    "refusal.409": "It cannot be added: {detail}", "refusal.413": "That is too large for the server.",
+    "refusal.429": "The server is busy; try again in a moment.", "refusal.5xx": "The server could not do it now; try again in a moment ({detail}).",
     notifications: "Notifications", changeDelivery: "Change the delivery day, time or place",
     "push.enableAll": "Notify me on this device", "push.enableParcel": "Notify me on this device about this parcel",
     "push.onAll": "This device is notified when any of your parcels moves, is near, is delivered or needs you.",
@@ -99,6 +105,12 @@ const STRINGS = {
     serverError: "サーバーからの応答: {detail}", notWatched: "{number} は一覧にありません。",
     badAddress: "「{input}」は送り状番号ではないため、ページがありません。",
     calendarKeyed: "API キーを使う場合、カレンダーにはトークンが必要です。「kuroneko keys create」が表示したフィード URL を使ってください。",
+    searchHint: "メモ・送り状番号で検索", search: "検索", download: "CSV をダウンロード", countsLabel: "件数",
+    countAll: "すべて {n}", countToday: "今日 {n}", confirmRemoveMany: "{n} 件を一覧から削除しますか？",
+    removedMany: "{n} 件を削除しました。", removeSelected: "選択した {n} 件を削除", select: "{name} を選択",
+    "refusal.400": "サーバーが受け付けませんでした（入力を確かめてください）。", "refusal.404": "このサーバーには見つかりません。",
+    "refusal.409": "追加できません（登録数の上限、または別の運送会社で登録済みです）。", "refusal.413": "サーバーには大きすぎます。",
+    "refusal.429": "サーバーが混み合っています。少し待ってからもう一度お試しください。", "refusal.5xx": "サーバーが今は処理できません。少し待ってからもう一度お試しください。",
     notifications: "通知", changeDelivery: "お届け日時・場所を変更する",
     "push.enableAll": "この端末に通知する", "push.enableParcel": "この荷物をこの端末に通知する",
     "push.onAll": "荷物が動いたとき・まもなく届くとき・配達完了・要確認のとき、この端末に通知します。",
@@ -152,6 +164,15 @@ export function setLanguage(lang) {
 export function t(key, values = {}) {
   const text = STRINGS[current][key] ?? STRINGS.en[key] ?? key;
   return text.replace(/\{(\w+)\}/g, (whole, name) => (name in values ? String(values[name]) : whole));
+}
+
+/**
+ * A server's refusal in the page's language, by its HTTP status (the problem document's stable part); the
+ * server's own words are kept where the page is English.
+ */
+export function refusal(status, detail) {
+  const key = status >= 500 ? "refusal.5xx" : [400, 404, 409, 413, 429].includes(status) ? `refusal.${status}` : "refusal.400";
+  return t(key, { detail: detail || `HTTP ${status}` });
 }
 
 /** A status's label in the page's language (Yamato's Japanese words, or their English from the server). */

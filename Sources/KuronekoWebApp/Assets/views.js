@@ -26,13 +26,19 @@ export function badge(status) {
   return h("span", { class: `badge family-${family}`, title: t(`family.${family}`) }, text);
 }
 
-/** Five segments along accepted → shipped → in transit → out for delivery → delivered. */
-export function progress(shipment) {
+/** Five segments along accepted → shipped → in transit → out for delivery → delivered; `named` puts each
+ * step's name under its segment (the parcel page). */
+export function progress(shipment, named = false) {
   const step = stepOf(shipment);
   const label = step < 0 ? t("progressNone") : t("progress", { step: step + 1, name: t(`family.${STEPS[step]}`) });
   const family = familyOf(shipment && shipment.status);
-  return h("div", { class: `progress family-${family}`, role: "img", "aria-label": label },
+  const bar = h("div", { class: `progress family-${family}`, role: "img", "aria-label": label },
     STEPS.map((name, index) => h("span", { class: index <= step ? "done" : "" })));
+  if (!named) return bar;
+  return h("div", { class: "progress-named" }, bar,
+    h("ol", { class: "steps", id: "steps", "aria-hidden": "true" },
+      STEPS.map((name, index) => h("li", { class: index === step ? "current" : index < step ? "done" : "" },
+        t(`family.${name}`)))));
 }
 
 function lastEvent(shipment) {
