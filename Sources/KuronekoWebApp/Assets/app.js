@@ -122,7 +122,8 @@ function forecastDay(watch) {
 function matchesQuery(watch) {
   const query = state.query.trim().toLowerCase();
   if (!query) return true;
-  const digits = query.replace(/[^0-9a-z]/g, "");
+  // Digits typed with hyphens or spaces find a number; anything else is looked for in the label.
+  const digits = /^[0-9a-z\s-]+$/.test(query) ? query.replace(/[\s-]/g, "") : "";
   return (watch.label || "").toLowerCase().includes(query) || (digits !== "" && watch.number.toLowerCase().includes(digits));
 }
 

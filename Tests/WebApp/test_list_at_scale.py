@@ -1,0 +1,188 @@
+"""The list at scale in headless Chromium against `kuroneko serve --demo`: counts per family and today's
+forecasts as filters (matching /v1/watches/summary), the search box, selecting several and removing them,
+the CSV download, a new parcel's status appearing within 2 s of its first check, a refusal in Japanese, the
+phone layout (the list first, adding folded away), the parcel page led by its status with step names, and
+axe still clean."""
+
+import json
+import os
+import sys
+import time
+import unittest
+
+from selenium.webdriver.common.by import By
+from selenium.webdriver.support.select import Select
+from selenium.webdriver.support.ui import WebDriverWait
+
+sys.path.insert(0, os.path.dirname(__file__))
+from server import ROOT, Server, chromium, screenshot, tracking_numbers  # noqa: E402
+from test_webapp import cards, serious_violations  # noqa: E402
+
+OUTPUT = os.environ.get("WEBAPP_OUTPUT", os.path.join(ROOT, ".build", "webapp-test-output"))
+WAIT = 30
+
+
+def wait(condition, message, timeout=WAIT):
+    try:
+        return WebDriverWait(None, timeout, poll_frequency=0.05).until(lambda _: condition())
+    except Exception:
+        raise AssertionError(message() if callable(message) else message)
+
+
+class ListAtScaleTests(unittest.TestCase):
+    @classmethod
+    def setUpClass(cls):
+        os.makedirs(OUTPUT, exist_ok=True)
+        cls.server = Server().start()
+        cls.numbers = tracking_numbers(32, seed=2412)
+        body = [{"number": n, "label": f"注文 {i:02d}" if i % 2 else f"Order {i:02d}"} for i, n in enumerate(cls.numbers[:30])]
+        status, answer = cls.server.api("POST", "/v1/watches", json.dumps(body).encode())
+        assert status == 200 and all(r["status"] == 201 for r in json.loads(answer)["results"]), answer[:300]
+        wait(lambda: all(w["checked_at"] for w in json.loads(cls.server.api("GET", "/v1/watches?limit=500")[1])["watches"]),
+             "the first checks never came")
+        cls.driver = chromium()
+        cls.driver.get(cls.server.url + "/")
+        cls.driver.execute_script("localStorage.setItem('kuroneko.pollSeconds', '60')")
+        cls.driver.get(cls.server.url + "/")
+        wait(lambda: len(cards(cls.driver)) == 30, "the 30 parcels were not listed")
+
+    @classmethod
+    def tearDownClass(cls):
+        cls.driver.quit()
+        cls.server.stop()
+
+    def setUp(self):
+        self.d = self.driver
+
+    def type_into(self, field, text):
+        """Text as typed (chromedriver cannot send Japanese keys), one input event."""
+        self.d.execute_script("arguments[0].value = arguments[1]; arguments[0].dispatchEvent(new Event('input'))",
+                              field, text)
+
+    def summary(self):
+        return json.loads(self.server.api("GET", "/v1/watches/summary")[1])
+
+    def chip(self, name):
+        return self.d.find_element(By.ID, f"count-{name}")
+
+    def test_1_counts_filter_the_list(self):
+        summary = self.summary()
+        self.assertEqual(self.chip("all").text, f"All {summary['total']}")
+        self.assertEqual(self.chip("today").text, f"Today {summary['forecast']['today']}")
+        problems = summary["by_family"]["problem"]
+        if problems:
+            self.chip("problem").click()
+            wait(lambda: len(cards(self.d)) == problems, "the problem chip did not narrow the list")
+            self.assertTrue(all(card["family"] == "problem" for card in cards(self.d)))
+            self.assertEqual(self.chip("problem").get_attribute("aria-pressed"), "true")
+        today = summary["forecast"]["today"]
+        self.chip("all").click()
+        self.chip("today").click()
+        wait(lambda: len(cards(self.d)) == today, f"today shows {len(cards(self.d))}, the server says {today}")
+        self.chip("all").click()
+        wait(lambda: len(cards(self.d)) == 30, "All did not bring every card back")
+        self.assertEqual(serious_violations(self.d), [])
+
+    def test_2_search(self):
+        search = self.d.find_element(By.ID, "search")
+        self.type_into(search, "注文 07")
+        wait(lambda: [c["title"] for c in cards(self.d)] == ["注文 07"],
+             lambda: f"the search did not find the one label: {[c['title'] for c in cards(self.d)][:5]} {self.d.get_log('browser')[-3:]}")
+        self.type_into(search, self.numbers[4][-6:])
+        wait(lambda: [c["number"] for c in cards(self.d)] == [self.numbers[4]], "digits of a number did not find it")
+        search.clear()
+        self.d.execute_script("const s = document.getElementById('search'); s.value = ''; s.dispatchEvent(new Event('input'))")
+        wait(lambda: len(cards(self.d)) == 30, "clearing the search did not bring the cards back")
+
+    def test_3_download_is_the_servers_csv(self):
+        self.d.execute_script("""
+            const make = URL.createObjectURL;
+            URL.createObjectURL = (blob) => { window.downloaded = blob; return make(blob); };""")
+        self.d.find_element(By.ID, "download").click()
+        text = self.d.execute_async_script("""
+            const done = arguments[arguments.length - 1];
+            const look = () => window.downloaded ? window.downloaded.text().then(done) : setTimeout(look, 50);
+            look();""")
+        lines = text.strip("\ufeff").strip().split("\r\n")
+        self.assertTrue(lines[0].startswith("number,label,active,checked_at,carrier,status_code"), lines[0])
+        self.assertEqual(len(lines), 31)
+
+    def test_4_select_several_and_remove(self):
+        chosen = [card["number"] for card in cards(self.d)[:2]]
+        for number in chosen:
+            self.d.find_element(By.CSS_SELECTOR, f'#cards > li[data-number="{number}"] input.select').click()
+        button = self.d.find_element(By.ID, "remove-selected")
+        self.assertEqual(button.text, "Remove selected (2)")
+        self.d.execute_script("window.confirm = () => true")
+        button.click()
+        wait(lambda: len(cards(self.d)) == 28,
+             lambda: f"the selected cards stayed: {self.d.current_url} {self.d.find_element(By.ID, 'banner').text}")
+        for number in chosen:
+            self.assertEqual(self.server.api("GET", f"/v1/watches/{number}")[0], 404)
+        self.assertTrue(self.d.find_element(By.ID, "remove-selected").get_attribute("hidden") is not None)
+
+    def test_5_a_new_parcel_shows_its_status_within_two_seconds_of_its_check(self):
+        number = self.numbers[30]
+        self.d.find_element(By.ID, "numbers").send_keys(number)
+        self.d.find_element(By.ID, "add-button").click()
+        checked_at = None
+        deadline = time.monotonic() + WAIT
+        while time.monotonic() < deadline:
+            shown = [c for c in cards(self.d) if c["number"] == number]
+            if checked_at is None:
+                status, body = self.server.api("GET", f"/v1/watches/{number}")
+                if status == 200 and json.loads(body)["checked_at"]:
+                    checked_at = time.monotonic()
+            if checked_at is not None and shown and shown[0]["family"] != "pending":
+                break
+            time.sleep(0.05)  # sampling both the API and the page, to time one against the other
+        self.assertIsNotNone(checked_at, "the first check never came")
+        delay = time.monotonic() - checked_at
+        self.assertLessEqual(delay, 2.0, f"the status appeared {delay:.1f} s after the check")
+        print(f"\nnew parcel: status on the page {delay * 1000:.0f} ms after the API had it", file=sys.stderr)
+
+    def test_6_a_refusal_in_japanese(self):
+        Select(self.d.find_element(By.ID, "lang")).select_by_value("ja")
+        wait(lambda: self.d.find_element(By.TAG_NAME, "h1").text == "お荷物一覧", "not in Japanese")
+        self.d.find_element(By.CSS_SELECTOR, "#more-options summary").click()
+        self.d.find_element(By.ID, "webhook-url").send_keys("ftp://files.example/hook")
+        self.d.find_element(By.ID, "numbers").send_keys(self.numbers[31])
+        self.d.find_element(By.ID, "add-button").click()
+        result = lambda: self.d.find_element(By.ID, "add-result").text
+        wait(lambda: "サーバーが受け付けませんでした" in result(), "the refusal was not in Japanese")
+        self.assertNotIn("only http", result())
+        Select(self.d.find_element(By.ID, "lang")).select_by_value("en")
+
+    def test_7_a_phone_shows_the_list_first(self):
+        self.d.execute_cdp_cmd("Emulation.setDeviceMetricsOverride", {
+            "width": 360, "height": 780, "deviceScaleFactor": 1, "mobile": True})
+        try:
+            self.d.get(self.server.url + "/")
+            wait(lambda: len(cards(self.d)) >= 28, "no cards on the phone")
+            self.assertFalse(self.d.execute_script("return document.getElementById('add-panel').open"))
+            top = self.d.execute_script("return document.querySelector('#cards > li').getBoundingClientRect().top")
+            self.assertLess(top, 780, "the first card is below the first screen")
+            self.assertEqual(serious_violations(self.d), [])
+            self.d.find_element(By.ID, "add-toggle").click()
+            self.assertTrue(self.d.execute_script("return document.getElementById('add-panel').open"))
+            self.d.find_element(By.ID, "add-toggle").click()
+        finally:
+            self.d.execute_cdp_cmd("Emulation.clearDeviceMetricsOverride", {})
+        screenshot(self, self.d, OUTPUT, "list-at-scale", 360)
+
+    def test_8_the_parcel_page_leads_with_its_status(self):
+        number = cards(self.d)[0]["number"]
+        self.d.get(self.server.url + f"/parcel/{number}")
+        wait(lambda: self.d.find_elements(By.ID, "steps"), "no step names under the bar")
+        watch = json.loads(self.server.api("GET", f"/v1/watches/{number}")[1])
+        status = watch["shipment"]["status"]
+        self.assertEqual(self.d.find_element(By.ID, "parcel-status").text, status["label_en"] or status["label"])
+        self.assertEqual(self.d.find_element(By.TAG_NAME, "h1").get_attribute("id"), "parcel-status")
+        names = [li.text for li in self.d.find_elements(By.CSS_SELECTOR, "#steps li")]
+        self.assertEqual(names, ["Accepted", "Shipped", "In transit", "Out for delivery", "Delivered"])
+        self.assertEqual(serious_violations(self.d), [])
+        screenshot(self, self.d, OUTPUT, "parcel-lead", 360)
+
+
+if __name__ == "__main__":
+    unittest.main(verbosity=2)
