@@ -102,9 +102,10 @@ struct ChannelTests {
         _ = try Self.changed(harness.store, owner: .local, now: harness.clock.now)
         let vapid = VAPID(keys: try P256KeyPair.generate(), subject: "mailto:ops@example.jp")
         let fake = FakeService([DeliveryOutcome(status: 201, error: nil), DeliveryOutcome(status: 410, error: "gone")])
+        let lines = Mutex([String]())
         let deliverer = ChannelDeliverer(
             store: harness.store, sender: fake, clock: harness.clock, vapid: vapid,
-            publicURL: URL(string: "https://parcels.example.jp"))
+            publicURL: URL(string: "https://parcels.example.jp"), log: { line in lines.withLock { $0.append(line) } })
         #expect(await deliverer.deliverOnce() == 1)
         let request = try #require(fake.requests.withLock { $0.first })
         let payload = try WebPushEncryption.decrypt(request.body, receiver: browser, auth: auth)
@@ -127,6 +128,11 @@ struct ChannelTests {
         #expect(await deliverer.deliverOnce() == 1)
         let channel = try #require(try harness.store.channels(owner: .local).first)
         #expect(channel.endedReason?.contains("410") == true)
+        #expect(
+            lines.withLock { $0 } == [
+                "channel id=\(channel.id) kind=web_push announcement=delivered attempt=1 status=201 result=delivered",
+                "channel id=\(channel.id) kind=web_push announcement=changed attempt=1 status=410 result=ended",
+            ])
     }
 
     @Test("429 with Retry-After waits at least that long; quiet hours hold what is not urgent")

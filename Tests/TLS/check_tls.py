@@ -20,7 +20,7 @@ import urllib.request
 from cryptography.hazmat.primitives import serialization
 
 sys.path.insert(0, os.path.dirname(__file__))
-from peers import FOLDER, api, authority, in_transit, leaf, move_simulator_clock, start, until, write  # noqa: E402
+from peers import FOLDER, Lines, api, authority, checked, in_transit, leaf, move_simulator_clock, start, write  # noqa: E402
 
 
 class Receiver:
@@ -104,8 +104,9 @@ def main():
         wrong_host = Receiver(*leaf(trusted, "other.example", "wrong-host"))
         wrong_authority = Receiver(*leaf(other, "localhost", "wrong-authority"))
         database = os.path.join(FOLDER, "watches.sqlite")
+        lines = Lines()
         server, base = start([binary, "serve", "--port", "0", "--db", database, "--endpoint", upstream,
-                              "--ca-file", ca_file, "--allow-private-webhooks"])
+                              "--ca-file", ca_file, "--allow-private-webhooks"], lines=lines)
         processes.append(server)
         channels = {}
         for name, receiver in [("good", good), ("wrong host", wrong_host), ("wrong authority", wrong_authority)]:
@@ -115,18 +116,19 @@ def main():
             channels[name] = channel["id"]
         status, _ = api(base, "POST", "/v1/watches", {"number": number})
         assert status == 201
-        until(lambda: api(base, "GET", f"/v1/watches/{number}")[1]["checked_at"], "the first check never came")
+        checked(base, number)
         move_simulator_clock(simulator_url, 3)
-        refreshed = api(base, "POST", f"/v1/watches/{number}/refresh")
-        assert refreshed[0] in (200, 202), refreshed
+        checked(base, number)
 
         def records(name):
             return api(base, "GET", f"/v1/channels/{channels[name]}/deliveries")[1]["deliveries"]
 
-        until(lambda: any(r["state"] == "delivered" for r in records("good")),
-              lambda: f"the good receiver got nothing: {records('good')} {api(base, 'GET', f'/v1/watches/{number}/changes')}")
+        # Each attempt's line is written after its record: the records are read once, when the lines are there.
+        lines.wait_for(rf"^channel id={channels['good']} .*result=delivered")
+        assert any(r["state"] == "delivered" for r in records("good")), records("good")
         assert good.posts and good.posts[0][0] == "/hook", good.posts
-        until(lambda: records("wrong host") and records("wrong authority"), "the refusals were never recorded")
+        for name in ["wrong host", "wrong authority"]:
+            lines.wait_for(rf"^channel id={channels[name]} .*status=- result=retry")
         host_error = records("wrong host")[0]["error"] or ""
         authority_error = records("wrong authority")[0]["error"] or ""
         assert "certificate of localhost was refused" in host_error and "mismatch" in host_error, host_error

@@ -1,6 +1,6 @@
 """What the TLS and mail checks share: a certificate authority and server certificates made with
-`cryptography`, `kuroneko` processes read until they listen, the API, waiting with a deadline, and valid
-Yamato numbers."""
+`cryptography`, `kuroneko` processes read until they listen, waiting for a line they write (with a deadline),
+the API, and valid Yamato numbers."""
 import datetime
 import ipaddress
 import json
@@ -9,7 +9,6 @@ import re
 import subprocess
 import tempfile
 import threading
-import time
 import urllib.request
 
 from cryptography import x509
@@ -75,10 +74,40 @@ def numbers(count: int) -> list[str]:
     return found
 
 
-def start(arguments, lines: list[str] | None = None):
+class Lines:
+    """What a process writes to standard error, line by line, kept as it comes; a reader waits for a line."""
+
+    def __init__(self):
+        self.kept: list[str] = []
+        self.changed = threading.Condition()
+
+    def append(self, line: str) -> None:
+        with self.changed:
+            self.kept.append(line)
+            self.changed.notify_all()
+
+    def __iter__(self):
+        with self.changed:
+            return iter(list(self.kept))
+
+    def wait_for(self, pattern: str, count: int = 1) -> list[str]:
+        """The first `count` lines matching `pattern`, once the process has written them (at most `WAIT` s)."""
+        expression = re.compile(pattern)
+
+        def matching():
+            return [line for line in self.kept if expression.search(line)]
+
+        with self.changed:
+            if not self.changed.wait_for(lambda: len(matching()) >= count, timeout=WAIT):
+                raise AssertionError(f"no {count} line(s) matching {pattern!r} in {WAIT} s; the last lines: "
+                                     f"{self.kept[-5:]}")
+            return matching()[:count]
+
+
+def start(arguments, lines: Lines | None = None):
     """A `kuroneko` process whose standard error is read until it says where it listens; every line it writes
     there goes to `lines` when given."""
-    kept = lines if lines is not None else []
+    kept = lines if lines is not None else Lines()
     process = subprocess.Popen(arguments, stderr=subprocess.PIPE, stdout=subprocess.DEVNULL, text=True)
     for line in process.stderr:
         kept.append(line)
@@ -99,14 +128,11 @@ def api(base, method, path, body=None):
         return error.code, json.loads(error.read() or b"null")
 
 
-def until(condition, message):
-    deadline = time.monotonic() + WAIT
-    while not condition():
-        if time.monotonic() > deadline:
-            raise AssertionError(message() if callable(message) else message)
-        time.sleep(0.05)  # polling the server's API: it has no way to be waited on for a record
-
-
+def checked(base: str, number: str) -> dict:
+    """The watch of `number` once checked: a refresh answers after the check is recorded."""
+    status, watch = api(base, "POST", f"/v1/watches/{number}/refresh")
+    assert status == 200 and watch["checked_at"], (status, watch)
+    return watch
 
 
 def move_simulator_clock(simulator_url: str, days: float) -> None:

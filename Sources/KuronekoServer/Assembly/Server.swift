@@ -178,7 +178,7 @@ public final class Server: Sendable {
                 ?? SocketWebhookSender(allowPrivate: configuration.allowPrivateWebhooks, caFile: configuration.caFile),
             mail: Self.mail(configuration, sender: mailSender),
             clock: clock, vapid: vapid, publicURL: configuration.publicURL,
-            lease: max(15, WebhookDeliverer.defaultLease / schedule.speed))
+            lease: max(15, WebhookDeliverer.defaultLease / schedule.speed), log: attemptLog)
         let tick = Duration.milliseconds(Int64(max(50, min(1_000, 1_000 / schedule.speed))))
         let keyRing = APIKeyRing(store: store, maxAge: configuration.keyRefresh, clock: clock)
         var background: [any Service] = [

@@ -9,7 +9,9 @@ import Synchronization
 /// soon and out for delivery); ended for good when the service answers 404 or 410 (a
 /// push subscription gone); sent again at once shortened after a 413; retried after the service's
 /// `Retry-After` (429, 503), else with backoff, given up 24 hours after the announcement. One channel's
-/// announcements go in order; a slow channel holds up only its own.
+/// announcements go in order; a slow channel holds up only its own. Every attempt is told to `log` as one line:
+/// `channel id=3 kind=web_push announcement=changed attempt=1 status=201 result=delivered` (`result` one of
+/// delivered, retry, given_up, ended, held).
 public final class ChannelDeliverer: Sendable {
     /// How e-mail goes out: the sender and the envelope's `From`.
     public struct Mail: Sendable {
@@ -35,12 +37,14 @@ public final class ChannelDeliverer: Sendable {
     public let concurrency = 16
     /// How long a claimed announcement stays with this server.
     private let lease: TimeInterval
+    private let log: (@Sendable (String) -> Void)?
 
     public init(
         store: any WatchStore, sender: any ChannelSender, mail: Mail? = nil, clock: any TrackingClock, vapid: VAPID?,
-        publicURL: URL?, lease: TimeInterval = 60,
+        publicURL: URL?, lease: TimeInterval = 60, log: (@Sendable (String) -> Void)? = nil,
         random: @escaping @Sendable () -> Double = { Double.random(in: 0..<1) }
     ) {
+        self.log = log
         self.store = store
         self.sender = sender
         self.mail = mail
@@ -114,6 +118,7 @@ public final class ChannelDeliverer: Sendable {
                     delivery.outboxID, at: started, status: nil, error: "held for the channel's quiet hours",
                     durationMilliseconds: 0, delivered: false, retryAt: end)
             }
+            tell(delivery, status: nil, result: "held")
             return
         }
         var outcome = await send(destination, announcement, at: started, shortened: false)
@@ -122,7 +127,7 @@ public final class ChannelDeliverer: Sendable {
         let milliseconds = max(0, ended.timeIntervalSince(started) * 1000)
         if outcome.status == 404 || outcome.status == 410 {
             let reason = "the service answered \(outcome.status ?? 0): the channel is gone"
-            await finish(delivery, outcome, retryAt: nil, at: ended, milliseconds: milliseconds)
+            await finish(delivery, outcome, retryAt: nil, at: ended, milliseconds: milliseconds, result: "ended")
             _ = try? await StoreThreads.run(on: store) {
                 try store.endChannel(delivery.channel.id, at: ended, reason: reason)
             }
@@ -158,7 +163,8 @@ public final class ChannelDeliverer: Sendable {
     }
 
     private func finish(
-        _ delivery: PendingChannelDelivery, _ outcome: DeliveryOutcome, retryAt: Date?, at: Date, milliseconds: Double
+        _ delivery: PendingChannelDelivery, _ outcome: DeliveryOutcome, retryAt: Date?, at: Date, milliseconds: Double,
+        result: String? = nil
     ) async {
         let store = self.store
         _ = try? await StoreThreads.run(on: store) {
@@ -167,5 +173,16 @@ public final class ChannelDeliverer: Sendable {
                 durationMilliseconds: milliseconds, delivered: outcome.delivered, retryAt: retryAt)
         }
         counters.withLock { outcome.delivered ? ($0.delivered += 1) : ($0.failedAttempts += 1) }
+        tell(
+            delivery, status: outcome.status,
+            result: result ?? (outcome.delivered ? "delivered" : retryAt == nil ? "given_up" : "retry"))
+    }
+
+    /// One line for the log, after the attempt is recorded (so a reader of the log can read the record).
+    private func tell(_ delivery: PendingChannelDelivery, status: Int?, result: String) {
+        log?(
+            "channel id=\(delivery.channel.id) kind=\(delivery.channel.kind) "
+                + "announcement=\(delivery.kind.rawValue) attempt=\(delivery.attempts + 1) "
+                + "status=\(status.map(String.init) ?? "-") result=\(result)")
     }
 }
