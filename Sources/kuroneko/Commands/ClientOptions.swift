@@ -1,6 +1,6 @@
 import Kuroneko
 
-/// The carriers the commands ask, from `--endpoint` and `--timeout`: each carrier with its own defaults;
+/// The carriers the commands ask, from `--endpoint`, `--timeout` and `--min-interval`: each carrier with its own defaults;
 /// with `--endpoint`, only the carriers it names (a bare URL naming Yamato), so a run against a simulator
 /// or a fake never reaches a real site it did not mean to.
 enum ClientOptions {
@@ -8,11 +8,13 @@ enum ClientOptions {
         let endpoints = try arguments.endpoints("--endpoint")
         let timeout = try arguments.seconds("--timeout")
         let caFile = try arguments.certificates("--ca-file")
+        let interval = try arguments.seconds("--min-interval")
         let carriers = endpoints.isEmpty ? Carrier.allCases : Carrier.allCases.filter { endpoints[$0] != nil }
         return carriers.map { carrier in
             var configuration = TrackingClient.Configuration.defaults(for: carrier)
             if let endpoint = endpoints[carrier] { configuration.endpoint = endpoint }
             if let timeout { configuration.requestTimeout = timeout }
+            if let interval { configuration.minimumRequestInterval = interval }
             configuration.caFile = caFile
             return configuration
         }

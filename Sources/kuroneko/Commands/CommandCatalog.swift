@@ -38,6 +38,10 @@ enum CommandCatalog {
     private static let timeout = OptionSpec.value(
         "--timeout", "SECONDS", .seconds(0.1...600), default: seconds(clientDefaults.requestTimeout),
         environment: "KURONEKO_TIMEOUT", "per request to Yamato")
+    private static let minInterval = OptionSpec.value(
+        "--min-interval", "SECONDS", .seconds(0...60), default: seconds(clientDefaults.minimumRequestInterval),
+        environment: "KURONEKO_MIN_INTERVAL",
+        "between the starts of requests to each carrier (lower it only for a simulator of your own)")
     private static let language = OptionSpec.value(
         "--lang", "LANG", .choice(["ja", "en"]), default: "ja", "language of the status labels")
     private static let output: [OptionSpec] = [
@@ -65,7 +69,7 @@ enum CommandCatalog {
                 + "before anything is sent (exit status 2), unless --skip-invalid is given.",
         ],
         options: output + [
-            carrier, endpoint, caFile, timeout,
+            carrier, endpoint, caFile, timeout, minInterval,
             .flag("--skip-invalid", "report invalid numbers on standard error and track the rest"),
             .flag("--quiet", short: "-q", "no progress on standard error"),
         ],
@@ -111,7 +115,7 @@ enum CommandCatalog {
         options: [
             .value("--label", "TEXT", "a name for the parcels added (at most 200 characters)"), carrier, database,
             endpoint, caFile,
-            timeout, .flag("--no-color", "never colour the table"),
+            timeout, minInterval, .flag("--no-color", "never colour the table"),
         ],
         operands: .numbers,
         examples: [("kuroneko add 3277-5445-9830 --label shoes", "watch one parcel, named")])
@@ -133,7 +137,8 @@ enum CommandCatalog {
             .flag("--today", "only parcels whose forecast is today (Japan time)"),
             .flag("--tomorrow", "only parcels whose forecast is tomorrow"), carrier,
             .value("--search", "TEXT", "only parcels whose label holds TEXT or whose number holds its digits"),
-            .flag("--json", "print JSON"), .flag("--csv", "print CSV: number, label, active, checked_at and the tracking columns"),
+            .flag("--json", "print JSON"),
+            .flag("--csv", "print CSV: number, label, active, checked_at and the tracking columns"),
             language, database,
             .flag("--no-color", "never colour the table"),
         ],
@@ -161,7 +166,10 @@ enum CommandCatalog {
             "Looks up every active watch now, ten per request to Yamato, with progress on a terminal, and prints "
                 + "each status change it finds."
         ],
-        options: [database, endpoint, caFile, timeout, .flag("--quiet", short: "-q", "no progress on standard error")],
+        options: [
+            database, endpoint, caFile, timeout, minInterval,
+            .flag("--quiet", short: "-q", "no progress on standard error"),
+        ],
         operands: .none, examples: [("kuroneko refresh", "check everything once")])
 
     static let watch = CommandSpec(
@@ -174,7 +182,7 @@ enum CommandCatalog {
         options: [
             .value("--interval", "DURATION", default: "5m", "between rounds: seconds, or with s, m or h"),
             .value("--exec", "COMMAND", "run this for every change, the change as JSON on standard input"), database,
-            endpoint, caFile, timeout,
+            endpoint, caFile, timeout, minInterval,
         ],
         operands: .none,
         examples: [("kuroneko watch --interval 10m --exec 'cat >> changes.jsonl'", "every change, kept as JSON lines")])
@@ -212,7 +220,7 @@ enum CommandCatalog {
             .flag("--excel", "a UTF-8 BOM and CRLF line ends, for Excel"), language, carrier,
             .flag("--watch", "add every valid number to the local watch list as it is answered"),
             .value("--label-column", "N|NAME", "with --watch: the column whose text labels each watch"), database,
-            endpoint, caFile, timeout,
+            endpoint, caFile, timeout, minInterval,
             .flag("--quiet", short: "-q", "no progress and no summary on standard error"),
         ],
         operands: .file,
