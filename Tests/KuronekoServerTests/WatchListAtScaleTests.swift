@@ -116,6 +116,9 @@ struct WatchListAtScaleTests {
         #expect(results.map { $0["status"] } == [201, 201, 201, 400, 400, 200, 400].map { .number($0) })
         #expect(Self.text(results[3]["detail"])?.contains("2 digits") == true)
         #expect(Self.text(results[6]["detail"])?.contains("unknown field") == true)
+        #expect(
+            results.map { Self.text($0["reason"]) }
+                == [nil, nil, nil, "invalid_number", "invalid_request", nil, "invalid_request"])
         let tooMany = "[" + Array(repeating: #"{"number": "1"}"#, count: 1_001).joined(separator: ",") + "]"
         #expect(await harness.send("POST", "/v1/watches", json: tooMany).status == 400)
         #expect(await harness.send("POST", "/v1/watches", json: "[]").status == 400)
@@ -143,21 +146,28 @@ struct WatchListAtScaleTests {
             ).body)
         #expect(listed["removed"] == .number(1) && listed["not_watched"]?.elements.count == 1)
         let path = "/v1/watches/\(numbers[2].digits)"
-        for (body, detail) in [
-            (#"{"label": 7}"#, "label is not"), (#"{"colour": "red"}"#, "unknown field"), ("[]", "not a JSON object"),
-            (#"{"label": "a\u0007b"}"#, "control"), (#"{"webhook_url": "ftp://x"}"#, "http"),
-            ("{}", "not a JSON object"),
+        for (body, detail, reason) in [
+            (#"{"label": 7}"#, "label is not", "invalid_label"),
+            (#"{"colour": "red"}"#, "unknown field", "invalid_request"),
+            ("[]", "not a JSON object", "invalid_request"), (#"{"label": "a\u0007b"}"#, "control", "invalid_label"),
+            (#"{"webhook_url": "ftp://x"}"#, "http", "invalid_webhook"), ("{}", "not a JSON object", "invalid_request"),
         ] {
             let answer = await harness.send("PATCH", path, json: body)
             #expect(answer.status == 400, "\(body)")
             #expect(
                 String(decoding: answer.body, as: UTF8.self).contains(detail),
                 "\(body): \(String(decoding: answer.body, as: UTF8.self))")
+            #expect(Self.text(try JSON(data: answer.body)["reason"]) == reason, "\(body)")
         }
         let renamed = try JSON(data: await harness.send("PATCH", path, json: #"{"label": "本棚"}"#).body)
         #expect(renamed["label"] == .string("本棚"))
         let cleared = try JSON(data: await harness.send("PATCH", path, json: #"{"label": null}"#).body)
         #expect(cleared["label"] == .null)
-        #expect(await harness.send("PATCH", "/v1/watches/\(numbers[1].digits)", json: #"{"label": "x"}"#).status == 404)
+        let gone = await harness.send("PATCH", "/v1/watches/\(numbers[1].digits)", json: #"{"label": "x"}"#)
+        #expect(gone.status == 404)
+        #expect(Self.text(try JSON(data: gone.body)["reason"]) == "not_watched")
+        let badNumber = await harness.send("PATCH", "/v1/watches/12", json: #"{"label": "x"}"#)
+        #expect(badNumber.status == 400)
+        #expect(Self.text(try JSON(data: badNumber.body)["reason"]) == "invalid_number")
     }
 }

@@ -201,6 +201,7 @@ struct WatchRoutesTests {
         let refused = await harness.send("POST", "/v1/watches", json: #"{"number": "3277-5445-9830"}"#)
         #expect(refused.status == 409)
         #expect(String(decoding: refused.body, as: UTF8.self).contains("10000 watches"))
+        #expect(try JSON(data: refused.body)["reason"] == .string("watch_limit"))
         let now = Date()
         _ = try harness.store.createKey(
             name: "other", keyHash: Secrets.sha256("kn_other"), calendarHash: Secrets.sha256("c"), now: now)

@@ -288,6 +288,6 @@ extension HTTPResponse {
     static func invalidNumber(_ error: TrackingNumberError) -> HTTPResponse {
         .problem(
             status: 400, title: "Invalid tracking number", detail: error.description,
-            type: "https://kuroneko.invalid/problems/invalid-number")
+            type: "https://kuroneko.invalid/problems/invalid-number", reason: ProblemReason.invalidNumber.rawValue)
     }
 }

@@ -1,30 +1,44 @@
 import Foundation
 import Kuroneko
 import KuronekoHTTP
+import KuronekoStore
 
 /// A refusal as the problem document it is answered with: a route throws it, ``WatchRoutes`` renders it.
+/// Every one carries a stable `reason` (``ProblemReason``) that a client can show in its own words.
 struct RouteProblem: Error {
     let response: HTTPResponse
 
-    static func bad(_ detail: String) -> RouteProblem {
-        RouteProblem(response: .problem(status: 400, title: "Bad Request", detail: detail))
+    static func bad(_ detail: String, reason: ProblemReason = .invalidRequest) -> RouteProblem {
+        RouteProblem(response: .problem(status: 400, title: "Bad Request", detail: detail, reason: reason.rawValue))
     }
 
     static func notFound(_ number: String) -> RouteProblem {
-        RouteProblem(response: .problem(status: 404, title: "Not Found", detail: "\(number) is not on this watch list"))
+        RouteProblem(
+            response: .problem(
+                status: 404, title: "Not Found", detail: "\(number) is not on this watch list",
+                reason: ProblemReason.notWatched.rawValue))
+    }
+
+    /// 409: what the store refused (a limit, a race, a number followed at another carrier).
+    static func conflict(_ error: WatchStoreError) -> RouteProblem {
+        RouteProblem(
+            response: .problem(
+                status: 409, title: "Conflict", detail: error.description, reason: ProblemReason(error).rawValue))
     }
 
     /// 503 with `Retry-After`: the watch list could not be read or written (a database out of reach).
     static func storeFailure(_ error: any Error) -> RouteProblem {
         var response = HTTPResponse.problem(
-            status: 503, title: "Service Unavailable", detail: "the watch list could not be read or written: \(error)")
+            status: 503, title: "Service Unavailable", detail: "the watch list could not be read or written: \(error)",
+            reason: ProblemReason.storeUnavailable.rawValue)
         response.headers.append(("Retry-After", "1"))
         return RouteProblem(response: response)
     }
 
     /// 503 with `Retry-After`: too much of one kind of work at once.
     static func busy(_ detail: String) -> RouteProblem {
-        var response = HTTPResponse.problem(status: 503, title: "Service Unavailable", detail: detail)
+        var response = HTTPResponse.problem(
+            status: 503, title: "Service Unavailable", detail: detail, reason: ProblemReason.busy.rawValue)
         response.headers.append(("Retry-After", "1"))
         return RouteProblem(response: response)
     }

@@ -46,7 +46,8 @@ extension WatchRoutes {
             } catch let problem as RouteProblem {
                 (status, payload) = (problem.response.status, problem.response.body)
             } catch let error as WatchStoreError {
-                (status, payload) = (409, Self.object(["detail": error.description]))
+                let problem = RouteProblem.conflict(error)
+                (status, payload) = (problem.response.status, problem.response.body)
             }
             var entry = Data(#"{"index":\#(index),"number":"#.utf8)
             WatchJSON.appendString(&entry, shown.map { String($0.prefix(40)) })
@@ -55,9 +56,11 @@ extension WatchRoutes {
                 entry.append(Data(#""watch":"#.utf8))
                 entry.append(payload)
             } else {
-                let detail = (try? JSONSerialization.jsonObject(with: payload) as? [String: Any])?["detail"] as? String
+                let problem = try? JSONSerialization.jsonObject(with: payload) as? [String: Any]
                 entry.append(Data(#""detail":"#.utf8))
-                WatchJSON.appendString(&entry, detail ?? "refused")
+                WatchJSON.appendString(&entry, problem?["detail"] as? String ?? "refused")
+                entry.append(Data(#","reason":"#.utf8))
+                WatchJSON.appendString(&entry, problem?["reason"] as? String ?? ProblemReason.invalidRequest.rawValue)
             }
             entry.append(UInt8(ascii: "}"))
             results.append(entry)
@@ -95,7 +98,7 @@ extension WatchRoutes {
                 do {
                     numbers.append(try TrackingNumber(parsing: text))
                 } catch {
-                    throw RouteProblem.bad("numbers[\(index)]: \(error)")
+                    throw RouteProblem.bad("numbers[\(index)]: \(error)", reason: .invalidNumber)
                 }
             }
         }
@@ -124,10 +127,10 @@ extension WatchRoutes {
                 do {
                     label = .some(try WatchLabel.validated(text))
                 } catch {
-                    throw RouteProblem.bad(error.description)
+                    throw RouteProblem.bad(error.description, reason: .invalidLabel)
                 }
             } else {
-                throw RouteProblem.bad("label is not a string or null")
+                throw RouteProblem.bad("label is not a string or null", reason: .invalidLabel)
             }
         }
         var webhook: (url: String, secret: String)??
@@ -138,7 +141,7 @@ extension WatchRoutes {
                 try await checkWebhook(text)
                 webhook = .some((text, Secrets.random(prefix: "whsec_")))
             } else {
-                throw RouteProblem.bad("webhook_url is not a string or null")
+                throw RouteProblem.bad("webhook_url is not a string or null", reason: .invalidWebhook)
             }
         }
         let (store, now, chosenLabel, chosenHook) = (self.store, clock.now, label, webhook)

@@ -83,7 +83,7 @@ public struct WatchRoutes: Sendable {
         } catch let problem as RouteProblem {
             return problem.response
         } catch let error as WatchStoreError {
-            return .problem(status: 409, title: "Conflict", detail: error.description)
+            return RouteProblem.conflict(error).response
         } catch {
             return RouteProblem.storeFailure(error).response
         }
@@ -119,7 +119,7 @@ public struct WatchRoutes: Sendable {
             do {
                 label = try WatchLabel.validated(text)
             } catch {
-                throw RouteProblem.bad(error.description)
+                throw RouteProblem.bad(error.description, reason: .invalidLabel)
             }
         }
         var webhook: (url: String, secret: String)?
@@ -149,7 +149,7 @@ public struct WatchRoutes: Sendable {
         do {
             address = try WebhookAddress(text)
         } catch {
-            throw .bad(error.description)
+            throw .bad(error.description, reason: .invalidWebhook)
         }
         let allowPrivate = allowPrivateWebhooks
         guard Self.resolutions.enter() else {
@@ -167,7 +167,7 @@ public struct WatchRoutes: Sendable {
         do {
             try resolved.get()
         } catch {
-            throw .bad(error.description)
+            throw .bad(error.description, reason: .invalidWebhook)
         }
     }
 

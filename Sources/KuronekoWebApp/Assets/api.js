@@ -4,12 +4,16 @@
 const KEY_STORAGE = "kuroneko.key";
 
 export class ApiError extends Error {
-  /** kind: "offline" (no answer), "key" (401), "missing" (404), "request" (other 4xx), "server" (5xx). */
-  constructor(kind, status, detail) {
+  /**
+   * kind: "offline" (no answer), "key" (401), "missing" (404), "request" (other 4xx), "server" (5xx);
+   * reason: the problem's stable code, where the server gave one.
+   */
+  constructor(kind, status, detail, reason = "") {
     super(detail || `HTTP ${status}`);
     this.kind = kind;
     this.status = status;
     this.detail = detail || "";
+    this.reason = reason;
   }
 }
 
@@ -49,7 +53,7 @@ export async function request(path, { method = "GET", body, etag } = {}) {
     const detail = data && typeof data.detail === "string" ? data.detail : `HTTP ${response.status}`;
     const kind = response.status === 401 ? "key" : response.status === 404 ? "missing"
       : response.status >= 500 ? "server" : "request";
-    throw new ApiError(kind, response.status, detail);
+    throw new ApiError(kind, response.status, detail, data && typeof data.reason === "string" ? data.reason : "");
   }
   return {
     status: response.status, data, etag: response.headers.get("ETag"),

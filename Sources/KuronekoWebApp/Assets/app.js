@@ -76,7 +76,7 @@ function explain(error) {
     showBanner(when ? t("offline", { when }) : t("offlineNothing"), "warning");
     return false;
   }
-  showBanner(refusal(error.status, error.detail), "error");
+  showBanner(refusal(error.status, error.detail, error.reason), "error");
   return false;
 }
 
@@ -203,29 +203,54 @@ function addForm() {
   return form;
 }
 
-/** Adds the numbers four at a time; returns counts, webhook secrets and failures. */
+/** The most bytes of one bulk add: the server takes bodies of up to 64 KiB. */
+const BULK_BYTES = 60000;
+
+/**
+ * Adds the numbers in as few requests as the server takes (up to 1,000 a request, within its body limit),
+ * one after another; returns counts, webhook secrets and failures, each failure in the page's language.
+ */
 async function addAll(digitsList, label, webhookURL) {
   const outcome = { created: 0, existing: 0, failed: [], secrets: [], stop: false };
-  const queue = digitsList.slice();
-  const worker = async () => {
-    while (queue.length && !outcome.stop) {
-      const digits = queue.shift();
-      try {
-        const body = { number: digits };
-        if (label) body.label = label;
-        if (webhookURL) body.webhook_url = webhookURL;
-        const answer = await request("/v1/watches", { method: "POST", body });
-        if (answer.status === 201) outcome.created += 1; else outcome.existing += 1;
-        if (answer.data && answer.data.webhook_secret) {
-          outcome.secrets.push(t("webhookSecret", { number: formatNumber(digits), secret: answer.data.webhook_secret }));
-        }
-      } catch (error) {
-        if (error instanceof ApiError && error.kind === "key") { outcome.stop = true; showKeyForm(error); return; }
-        outcome.failed.push({ digits, detail: error.kind === "offline" ? t("offlineNothing") : refusal(error.status, error.detail) });
-      }
+  const encoder = new TextEncoder();
+  const items = digitsList.map((digits) => {
+    const item = { number: digits };
+    if (label) item.label = label;
+    if (webhookURL) item.webhook_url = webhookURL;
+    return item;
+  });
+  const batches = [];
+  let batch = [];
+  let bytes = 2;
+  for (const item of items) {
+    const size = encoder.encode(JSON.stringify(item)).length + 1;
+    if (batch.length && (batch.length === 1000 || bytes + size > BULK_BYTES)) { batches.push(batch); batch = []; bytes = 2; }
+    batch.push(item);
+    bytes += size;
+  }
+  if (batch.length) batches.push(batch);
+  for (const sent of batches) {
+    let results;
+    try {
+      results = (await request("/v1/watches", { method: "POST", body: sent })).data.results;
+    } catch (error) {
+      if (error instanceof ApiError && error.kind === "key") { outcome.stop = true; showKeyForm(error); return outcome; }
+      const detail = error.kind === "offline" ? t("offlineNothing") : refusal(error.status, error.detail, error.reason);
+      outcome.failed.push(...sent.map((item) => ({ digits: item.number, detail })));
+      continue;
     }
-  };
-  await Promise.all([worker(), worker(), worker(), worker()]);
+    results.forEach((answer, index) => {
+      const digits = sent[index].number;
+      if (answer.status === 201 || answer.status === 200) {
+        if (answer.status === 201) outcome.created += 1; else outcome.existing += 1;
+        if (answer.watch && answer.watch.webhook_secret) {
+          outcome.secrets.push(t("webhookSecret", { number: formatNumber(digits), secret: answer.watch.webhook_secret }));
+        }
+      } else {
+        outcome.failed.push({ digits, detail: refusal(answer.status, answer.detail, answer.reason) });
+      }
+    });
+  }
   return outcome;
 }
 

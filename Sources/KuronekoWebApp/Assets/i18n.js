@@ -35,7 +35,7 @@ const STRINGS = {
     keyLabel: "API key", keyUse: "Use this key", keyRejected: "That key was not accepted: {detail}", keyForget: "Forget the API key",
     offline: "The server cannot be reached. Showing what was known at {when}; it may be out of date.",
     offlineNothing: "The server cannot be reached, and this browser has no earlier copy to show.",
-    serverError: "The server answered: {detail}", notWatched: "{number} is not on your list.",
+    notWatched: "{number} is not on your list.",
     badAddress: "“{input}” is not a tracking number, so there is no page for it.",
     calendarKeyed: "With API keys, the calendar needs its token: use the feed URL that “kuroneko keys create” printed.",
     searchHint: "Search labels and numbers", search: "Search", download: "Download CSV", countsLabel: "Counts",
@@ -44,6 +44,14 @@ const STRINGS = {
     "refusal.400": "The server refused it: {detail}", "refusal.404": "Not found on this server.",
     "refusal.409": "It cannot be added: {detail}", "refusal.413": "That is too large for the server.",
     "refusal.429": "The server is busy; try again in a moment.", "refusal.5xx": "The server could not do it now; try again in a moment ({detail}).",
+    "reason.invalid_number": "That is not a tracking number: {detail}", "reason.invalid_label": "That label cannot be used: {detail}",
+    "reason.invalid_webhook": "That webhook address cannot be used: {detail}", "reason.not_watched": "That parcel is not on this list.",
+    "reason.watch_limit": "The list is full (10,000 parcels); remove some first.",
+    "reason.other_carrier": "It is on the list already, at another carrier: {detail}",
+    "reason.removed_while_adding": "It was removed at the same moment; add it again.",
+    "reason.channel_limit": "There are as many notification channels as allowed; remove one first.",
+    "reason.busy": "The server is busy; try again in a moment.",
+    "reason.store_unavailable": "The server cannot reach its list now; try again in a moment.",
     notifications: "Notifications", changeDelivery: "Change the delivery day, time or place",
     "push.enableAll": "Notify me on this device", "push.enableParcel": "Notify me on this device about this parcel",
     "push.onAll": "This device is notified when any of your parcels moves, is near, is delivered or needs you.",
@@ -102,7 +110,7 @@ const STRINGS = {
     keyLabel: "API キー", keyUse: "このキーを使う", keyRejected: "キーが受け付けられませんでした: {detail}", keyForget: "API キーを消去",
     offline: "サーバーに接続できません。{when} 時点の情報を表示しています（古い可能性があります）。",
     offlineNothing: "サーバーに接続できず、このブラウザーに保存された一覧もありません。",
-    serverError: "サーバーからの応答: {detail}", notWatched: "{number} は一覧にありません。",
+    notWatched: "{number} は一覧にありません。",
     badAddress: "「{input}」は送り状番号ではないため、ページがありません。",
     calendarKeyed: "API キーを使う場合、カレンダーにはトークンが必要です。「kuroneko keys create」が表示したフィード URL を使ってください。",
     searchHint: "メモ・送り状番号で検索", search: "検索", download: "CSV をダウンロード", countsLabel: "件数",
@@ -111,6 +119,14 @@ const STRINGS = {
     "refusal.400": "サーバーが受け付けませんでした（入力を確かめてください）。", "refusal.404": "このサーバーには見つかりません。",
     "refusal.409": "追加できません（登録数の上限、または別の運送会社で登録済みです）。", "refusal.413": "サーバーには大きすぎます。",
     "refusal.429": "サーバーが混み合っています。少し待ってからもう一度お試しください。", "refusal.5xx": "サーバーが今は処理できません。少し待ってからもう一度お試しください。",
+    "reason.invalid_number": "送り状番号として読めません（番号を確かめてください）。",
+    "reason.invalid_label": "このメモは使えません（200文字まで、改行や制御文字なし）。",
+    "reason.invalid_webhook": "通知先のURLが使えません（http:// か https:// で始まる公開のアドレスを入れてください）。",
+    "reason.not_watched": "この荷物は一覧にありません。", "reason.watch_limit": "一覧が上限（10,000件）に達しています。不要な荷物を削除してください。",
+    "reason.other_carrier": "この番号は別の運送会社で登録済みです。", "reason.removed_while_adding": "追加と同時に削除されました。もう一度追加してください。",
+    "reason.channel_limit": "通知先が上限に達しています。どれかを削除してください。",
+    "reason.busy": "サーバーが混み合っています。少し待ってからもう一度お試しください。",
+    "reason.store_unavailable": "サーバーが一覧を読み書きできません。少し待ってからもう一度お試しください。",
     notifications: "通知", changeDelivery: "お届け日時・場所を変更する",
     "push.enableAll": "この端末に通知する", "push.enableParcel": "この荷物をこの端末に通知する",
     "push.onAll": "荷物が動いたとき・まもなく届くとき・配達完了・要確認のとき、この端末に通知します。",
@@ -167,12 +183,14 @@ export function t(key, values = {}) {
 }
 
 /**
- * A server's refusal in the page's language, by its HTTP status (the problem document's stable part); the
- * server's own words are kept where the page is English.
+ * A server's refusal in the page's language: by the problem's stable `reason` where the page has words for
+ * it, else by its HTTP status; the server's own words are kept where the page is English.
  */
-export function refusal(status, detail) {
+export function refusal(status, detail, reason = "") {
+  const values = { detail: detail || `HTTP ${status}` };
+  if (reason && STRINGS.en[`reason.${reason}`]) return t(`reason.${reason}`, values);
   const key = status >= 500 ? "refusal.5xx" : [400, 404, 409, 413, 429].includes(status) ? `refusal.${status}` : "refusal.400";
-  return t(key, { detail: detail || `HTTP ${status}` });
+  return t(key, values);
 }
 
 /** A status's label in the page's language (Yamato's Japanese words, or their English from the server). */

@@ -3,7 +3,7 @@
 // "Notify me on this device" buttons.
 
 import { ApiError, request } from "./api.js";
-import { formatTime, language, t } from "./i18n.js";
+import { formatTime, language, refusal, t } from "./i18n.js";
 import { ALL, forgetDeviceChannel, pushControl } from "./notify.js";
 import { h } from "./views.js";
 
@@ -110,7 +110,7 @@ function addChannelForm(added) {
       await added();
     } catch (error) {
       if (!(error instanceof ApiError)) throw error;
-      result.replaceChildren(h("p", { class: "error", role: "alert" }, t("serverError", { detail: error.detail })));
+      result.replaceChildren(h("p", { class: "error", role: "alert" }, refusal(error.status, error.detail, error.reason)));
     } finally {
       button.disabled = false;
     }

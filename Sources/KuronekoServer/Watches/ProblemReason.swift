@@ -1,0 +1,36 @@
+import KuronekoStore
+
+/// The stable codes in a watch-list refusal's `reason` (an extension member of the problem document): a
+/// client matches on these, never on `detail`, whose words may change.
+public enum ProblemReason: String, Sendable, CaseIterable {
+    /// A body or a parameter that is not what the route takes (the detail says what would be).
+    case invalidRequest = "invalid_request"
+    case invalidNumber = "invalid_number"
+    case invalidLabel = "invalid_label"
+    case invalidWebhook = "invalid_webhook"
+    /// The number is not on the owner's watch list.
+    case notWatched = "not_watched"
+    case watchLimit = "watch_limit"
+    case channelLimit = "channel_limit"
+    /// The owner follows the number at another carrier already.
+    case otherCarrier = "other_carrier"
+    /// Another request removed the number while this one added it.
+    case removedWhileAdding = "removed_while_adding"
+    case duplicateKeyName = "duplicate_key_name"
+    case unsupported
+    /// Too much of one kind of work at once (503 with `Retry-After`).
+    case busy
+    /// The database could not be read or written (503 with `Retry-After`).
+    case storeUnavailable = "store_unavailable"
+
+    init(_ error: WatchStoreError) {
+        switch error {
+        case .limitReached: self = .watchLimit
+        case .channelLimitReached: self = .channelLimit
+        case .watchedAtAnotherCarrier: self = .otherCarrier
+        case .removedWhileAdding: self = .removedWhileAdding
+        case .duplicateKeyName: self = .duplicateKeyName
+        case .backupUnsupported: self = .unsupported
+        }
+    }
+}
