@@ -38,21 +38,22 @@ def main():
             items = [{"number": n, "label": f"注文 {i:04d} 山田様"} for i, n in enumerate(parcels[first:first + 500], first)]
             status, body = server.api("POST", "/v1/watches", json.dumps(items).encode())
             assert status == 200 and all(r["status"] == 201 for r in json.loads(body)["results"]), status
-        deadline = time.monotonic() + 300
+        # First answers, for at most 60 s (a card without one is drawn all the same, as 未確認).
+        deadline = time.monotonic() + 60
         while time.monotonic() < deadline:
             summary = json.loads(server.api("GET", "/v1/watches/summary")[1])
             if summary["by_family"].get("pending", 0) == 0:
                 break
             time.sleep(0.5)  # a benchmark's wait for the first answers, not a test
-        else:
-            raise SystemExit(f"the {PARCELS} parcels were not all checked within 300 s")
+        answered = PARCELS - summary["by_family"].get("pending", 0)
 
         driver = chromium()
         try:
             driver.get(server.url + "/")
             driver.execute_script("navigator.serviceWorker && navigator.serviceWorker.getRegistrations()"
                                   ".then(rs => rs.forEach(r => r.unregister()))")
-            print(f"kuroneko serve --demo, {PARCELS} watched parcels, Chromium {driver.capabilities['browserVersion']}")
+            print(f"kuroneko serve --demo, {PARCELS} watched parcels ({answered} with an answer), "
+                  f"Chromium {driver.capabilities['browserVersion']}")
             weights = []
             timings = []
             searches = []
