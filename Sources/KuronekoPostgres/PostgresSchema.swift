@@ -173,6 +173,7 @@ enum PostgresSchema {
             CREATE INDEX watches_arriving ON watches (arriving_at);
             """
         ),
+        (7, "ALTER TABLE watches ADD COLUMN claimed_until double precision;"),
     ]
 
     /// Applies what is missing, on one connection holding the advisory lock.

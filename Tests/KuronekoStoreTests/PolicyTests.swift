@@ -1,6 +1,7 @@
 import Foundation
 import Kuroneko
 import KuronekoTestSupport
+import Synchronization
 import Testing
 
 @testable import KuronekoNotify
@@ -179,28 +180,124 @@ struct WatchPollerTests {
     }
 }
 
-/// The poller fills a POST with numbers due soon.
+/// The poller fills a POST with numbers due soon: within half their own interval, of the carriers already
+/// being asked, never a number held back, never one checked before half its interval.
 @Suite("Watch poller: full POSTs", .timeLimit(.minutes(2)))
 struct WatchPollerFillTests {
-    @Test("three due now and seven due within two minutes go out together; one due later waits")
+    private static let start = Date(timeIntervalSince1970: 1_795_000_000)
+
+    /// Records `number` as checked at `checked`, next due at `next`.
+    private static func checked(
+        _ store: SQLiteWatchStore, _ number: TrackingNumber, carrier: Carrier = .yamato, at checked: TimeInterval,
+        next: TimeInterval
+    ) throws {
+        let shipment = Shipment(
+            trackingNumber: number, carrier: carrier,
+            status: ShipmentStatus(
+                code: .inTransit, label: "輸送中", labelEnglish: nil, summary: nil, note: nil, isTerminal: false),
+            product: nil, scheduledDelivery: nil, events: [], deliveredAt: nil)
+        _ = try store.record(shipment, fetchedAt: start.addingTimeInterval(checked)) { _, _ in
+            start.addingTimeInterval(next)
+        }
+    }
+
+    @Test("three due fill with the seven due within half their interval; not sooner, not other carriers")
     func fill() async throws {
         let store = try SQLiteWatchStore(path: WatchStoreTests.temporaryPath())
-        let clock = ManualClock(start: Date(timeIntervalSince1970: 1_795_000_000))
-        let numbers = ValidNumbers.numbers(11)
+        let clock = ManualClock(start: Self.start)
+        let numbers = ValidNumbers.numbers(14)
         for (index, number) in numbers.enumerated() {
-            _ = try store.add(number, label: nil, owner: .local, webhook: nil, now: clock.now)
-            let due = index < 3 ? 0.0 : index < 10 ? 60.0 : 600.0
-            try store.postpone(number, until: clock.now.addingTimeInterval(due))
+            let carrier: Carrier = index == 13 ? .sagawa : .yamato
+            _ = try store.add(number, carrier: carrier, label: nil, owner: .local, webhook: nil, now: clock.now)
+            switch index {
+            case 0..<3: try Self.checked(store, number, at: -1_800, next: 0)  // due now
+            case 3..<10: try Self.checked(store, number, at: -1_500, next: 300)  // 300 s of 1,800: a sixth
+            case 10: try Self.checked(store, number, at: -800, next: 1_000)  // 1,000 s of 1,800: too soon
+            case 11: try Self.checked(store, number, at: -200, next: 400)  // two thirds of 10 minutes: too soon
+            case 12: try Self.checked(store, number, at: -500, next: 1_000)  // 1,000 s of 1,500: too soon
+            default: try Self.checked(store, number, carrier: .sagawa, at: -1_500, next: 300)  // Sagawa's
+            }
         }
-        let checked = CheckLog()
+        let polled = CheckLog()
         let poller = WatchPoller(store: store, clock: clock, schedule: PollSchedule()) { number, _ in
-            checked.add(number)
-            try? store.postpone(number, until: clock.now.addingTimeInterval(1_800))
+            polled.add(number)
+            try? Self.checked(
+                store, number, at: clock.now.timeIntervalSince(Self.start),
+                next: clock.now.timeIntervalSince(Self.start) + 1_800)
             return true
         }
         #expect(await poller.pollOnce() == 10)
-        #expect(Set(checked.all) == Set(numbers.prefix(10)))
-        #expect(await poller.pollOnce() == 0)
+        #expect(Set(polled.all) == Set(numbers.prefix(10)))
+        #expect(await poller.pollOnce() == 0, "nothing is due: nothing goes out only to be filled")
+    }
+
+    @Test(
+        "40 parcels added a minute apart fall into step: from the third hour POSTs are full",
+        arguments: [[StatusCode.inTransit], [.outForDelivery, .inTransit, .infoReceived, .exception]])
+    func fallIntoStep(statuses: [StatusCode]) async throws {
+        let store = try SQLiteWatchStore(path: WatchStoreTests.temporaryPath())
+        let clock = ManualClock(start: Self.start)
+        let schedule = PollSchedule()
+        let numbers = ValidNumbers.numbers(40)
+        let status = Dictionary(uniqueKeysWithValues: numbers.enumerated().map { ($1, statuses[$0 % statuses.count]) })
+        let random = Mutex(SeededRandom(seed: 2_512))
+        let lastCheck = Mutex([TrackingNumber: Date]())
+        // The shortest time between two checks of a number, as a share of its status's interval.
+        let shortestGap = Mutex(Double.infinity)
+        let poller = WatchPoller(store: store, clock: clock, schedule: schedule) { number, _ in
+            let now = clock.now
+            let shipment = WatchStoreTests.shipment(number, "輸送中", status[number] ?? .inTransit)
+            if let last = lastCheck.withLock({ $0.updateValue(now, forKey: number) }),
+                let interval = schedule.interval(for: shipment, watchCreatedAt: Self.start, now: now)
+            {
+                shortestGap.withLock { $0 = min($0, now.timeIntervalSince(last) / interval) }
+            }
+            _ = try? store.record(shipment, fetchedAt: now) { watch, shipment in
+                schedule.nextCheck(
+                    for: shipment, watchCreatedAt: watch.createdAt, now: now, random: random.withLock { $0.next() })
+            }
+            return true
+        }
+        var batches: [(at: TimeInterval, size: Int)] = []
+        var added = 0
+        // Twelve simulated hours in 5-second ticks; each tick polls until nothing is due, as `run` does.
+        for tick in 0..<(12 * 720) {
+            let elapsed = TimeInterval(tick * 5)
+            while added < numbers.count, TimeInterval(added * 60) <= elapsed {
+                _ = try store.add(numbers[added], label: nil, owner: .local, webhook: nil, now: clock.now)
+                added += 1
+            }
+            while true {
+                let size = await poller.pollOnce()
+                if size == 0 { break }
+                batches.append((elapsed, size))
+            }
+            let overdue = try store.watches(owner: .local, filter: .active, after: nil, limit: 100)
+                .filter { $0.nextCheckAt <= clock.now }
+            #expect(overdue.isEmpty, "a due number was held back at \(elapsed) s")
+            clock.advance(by: .seconds(5))
+        }
+        // The first round comes as the parcels are added; by the third hour they poll in step.
+        let settled = batches.filter { $0.at >= 3 * 3_600 }
+        let numbersPolled = settled.map(\.size).reduce(0, +)
+        #expect(!settled.isEmpty)
+        #expect(
+            Double(settled.count) / Double(numbersPolled) <= 0.105,
+            "\(settled.count) POSTs for \(numbersPolled) numbers: \(settled.map(\.size))")
+        // None before half its interval (less its jitter, 10 %).
+        #expect(shortestGap.withLock { $0 } >= 0.5 * 0.9, "\(shortestGap.withLock { $0 })")
+    }
+}
+
+/// A small deterministic generator in [0, 1) (the schedule's jitter, repeatable).
+private struct SeededRandom {
+    private var state: UInt64
+
+    init(seed: UInt64) { state = seed }
+
+    mutating func next() -> Double {
+        state = state &* 6_364_136_223_846_793_005 &+ 1_442_695_040_888_963_407
+        return Double(state >> 11) / Double(1 << 53)
     }
 }
 

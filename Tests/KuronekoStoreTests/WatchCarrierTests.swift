@@ -24,7 +24,7 @@ struct WatchCarrierTests {
         let made = try engine.makeStore()
         // The database as the previous version left it: no carrier column, schema version 4, one watch.
         try made.write("DROP INDEX watches_arriving", [[]])
-        for column in ["arriving_at", "arriving_window", "announced_window"] {
+        for column in ["arriving_at", "arriving_window", "announced_window", "claimed_until"] {
             try made.write("ALTER TABLE watches DROP COLUMN \(column)", [[]])
         }
         switch engine {

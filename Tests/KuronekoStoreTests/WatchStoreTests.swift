@@ -70,6 +70,8 @@ struct WatchStoreTests {
                 + "watch made before is Yamato's)",
             "migrating \(path) from schema version 5 to 6: adds notification channels, their outbox and the log "
                 + "of their attempts, and each watch's next forecast window",
+            "migrating \(path) from schema version 6 to 7: adds the end of each watch's claim by a server, so polls "
+                + "can be filled with numbers due soon",
         ]
         #expect(lines.withLock { $0 } == expected)
         lines.withLock { $0.removeAll() }
@@ -338,9 +340,11 @@ struct WatchStoreTests {
         let store = try engine.makeStore().store
         let numbers = ValidNumbers.numbers(4)
         for number in numbers { _ = try store.add(number, label: nil, owner: .local, webhook: nil, now: now) }
-        // Due in 10, 20, 30 and 300 seconds.
+        // Checked half an hour ago, due in 10, 20, 30 and 300 seconds.
         for (number, seconds) in zip(numbers, [10.0, 20, 30, 300]) {
-            try store.postpone(number, until: now.addingTimeInterval(seconds))
+            _ = try store.record(
+                Self.shipment(number, "輸送中", .inTransit), fetchedAt: now.addingTimeInterval(-1_800)
+            ) { _, _ in self.now.addingTimeInterval(seconds) }
         }
         let lease = now.addingTimeInterval(3_600)
         #expect(try store.claimDue(now: now, horizon: now.addingTimeInterval(60), limit: 10, leaseUntil: lease).isEmpty)
@@ -354,8 +358,8 @@ struct WatchStoreTests {
             return
         }
         #expect(
-            try store.claimDue(now: later, horizon: later, limit: 10, leaseUntil: lease) == [numbers[3]],
-            "claimed numbers wait for their lease")
+            try store.claimDue(now: later, horizon: lease.addingTimeInterval(10), limit: 10, leaseUntil: lease)
+                == [numbers[3]], "claimed numbers wait for their lease, and are not taken to fill a POST")
         let afterLease = lease.addingTimeInterval(1)
         #expect(
             Set(try store.claimDue(now: afterLease, horizon: afterLease, limit: 10, leaseUntil: afterLease + 60))

@@ -6,15 +6,23 @@ import Synchronization
 
 /// Checks watched numbers when they are due, ten at a time at the scheduler's background priority: one
 /// POST's worth in flight at most, so the poller uses at most one of the upstream's two POST slots (half
-/// the budget) and an interactive lookup never waits behind a poll backlog for more than one POST. A POST
-/// is filled with numbers due within the next two minutes (divided by the poll speed) when fewer than ten
-/// are due now, so polls go out as full POSTs: a number is then checked at most that much early.
+/// the budget) and an interactive lookup never waits behind a poll backlog for more than one POST. When
+/// fewer than ten are due, the POST is filled, soonest first, with numbers asked at the same carrier whose
+/// next check is within half their own interval (``fillFraction``): numbers checked together are due
+/// together again (their intervals' ±10 % jitter is well inside the half), so they fall into step and stay
+/// in step, and numbers of shorter intervals carry those of longer ones along; polls go out full at every
+/// list size. No due number waits to fill a POST, and none is checked before half its interval, only ever
+/// in a POST that goes out anyway. A half, not a quarter: at 40 watches a quarter left 0.127 POSTs per
+/// polled number, a third 0.109, a half 0.100, with the fewest POSTs of the three (docs/BENCHMARKS.md).
 public final class WatchPoller: Sendable {
     /// The share of the upstream budget the poller may use: one POST of ten numbers of two in flight.
     public static let budgetShare = 0.5
     public static let batch = BatchPlan.maximumBatchSize
-    /// How early a number may be checked to fill a POST, at poll speed 1.
-    public static let lookahead: TimeInterval = 120
+    /// How early a number may be checked to fill a POST, as a share of its own interval.
+    public static let fillFraction = 0.5
+    /// How far ahead numbers are looked for to fill a POST, at poll speed 1: that share of the longest
+    /// interval (6 h, a number not yet registered).
+    public static let lookahead: TimeInterval = 6 * 3_600 * fillFraction
     /// How long a claimed number stays with this server, at poll speed 1: far longer than a check takes
     /// (a lookup's deadline and a POST's timeout), so only a server that died loses its claims. Never below
     /// ``minimumLease``, however fast the poll clock runs.
@@ -54,7 +62,8 @@ public final class WatchPoller: Sendable {
                 on: store,
                 {
                     try store.claimDueChecks(
-                        now: now, horizon: horizon, limit: Self.batch, leaseUntil: now.addingTimeInterval(lease))
+                        now: now, horizon: horizon, fillFraction: Self.fillFraction, limit: Self.batch,
+                        leaseUntil: now.addingTimeInterval(lease))
                 }),
             !due.isEmpty
         else { return 0 }

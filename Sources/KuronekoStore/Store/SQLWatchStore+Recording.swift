@@ -93,7 +93,7 @@ extension SQLWatchStore {
                 try connection.run(
                     """
                     UPDATE watches SET status_label = ?, status_json = ?, checked_at = ?, next_check_at = ?, active = ?,
-                        carrier = COALESCE(carrier, ?), arriving_at = ?, arriving_window = ?
+                        carrier = COALESCE(carrier, ?), arriving_at = ?, arriving_window = ?, claimed_until = NULL
                     WHERE id = ?
                     """,
                     [
@@ -107,36 +107,63 @@ extension SQLWatchStore {
         }
     }
 
-    public func claimDueChecks(now: Date, horizon: Date, limit: Int, leaseUntil: Date) throws -> [DueCheck] {
+    public func claimDueChecks(
+        now: Date, horizon: Date, fillFraction: Double, limit: Int, leaseUntil: Date
+    ) throws -> [DueCheck] {
         try database.write { connection in
-            // Along the (active, next_check_at) index, most overdue first; a number several owners watch
-            // comes once (four rows a number are read, so a few shared numbers still fill the batch).
+            // Along the (active, next_check_at) index, soonest first: every number due now, then numbers not
+            // yet due whose next check is within `fillFraction` of their own interval (the time from their
+            // last check to their next) and that no server holds; a number never answered (its first check
+            // failed and was postponed) waits until it is due. A number several owners watch comes once
+            // (eight rows a number are read, so shared numbers and other carriers still leave room).
+            let nowSeconds = now.timeIntervalSince1970
             let rows = try connection.run(
                 """
-                SELECT w.number, w.carrier, w.next_check_at FROM watches w WHERE w.active = 1 AND w.next_check_at <= ?
+                SELECT w.number, w.carrier, w.next_check_at FROM watches w
+                WHERE w.active = 1 AND w.next_check_at <= ? AND (w.next_check_at <= ? OR (
+                    (w.claimed_until IS NULL OR w.claimed_until <= ?)
+                    AND w.checked_at IS NOT NULL AND w.next_check_at - ? <= ? * (w.next_check_at - w.checked_at)))
                 ORDER BY w.next_check_at LIMIT ?
                 """ + Database.skippingLocked(of: "w"),
-                [.real(horizon.timeIntervalSince1970), .integer(Int64(limit * 4))])
-            guard let first = try rows.first?.double("next_check_at"), first <= now.timeIntervalSince1970 else {
-                return []
+                [
+                    .real(horizon.timeIntervalSince1970), .real(nowSeconds), .real(nowSeconds), .real(nowSeconds),
+                    .real(fillFraction), .integer(Int64(limit * 8)),
+                ])
+            guard let first = try rows.first?.double("next_check_at"), first <= nowSeconds else { return [] }
+            var candidates: [(digits: String, carrier: String?, next: Double)] = []
+            for row in rows {
+                candidates.append(
+                    (try row.requiredText("number"), try row.text("carrier"), try row.double("next_check_at") ?? 0))
             }
+            // A POST goes to one carrier: numbers not yet due fill only the carriers some due number is
+            // going to (a number still to be found is asked first where its digits say).
+            func asked(_ candidate: (digits: String, carrier: String?, next: Double)) -> String {
+                candidate.carrier ?? (try? TrackingNumber(parsing: candidate.digits))?.candidates.first?.rawValue ?? ""
+            }
+            let dueCarriers = Set(candidates.filter { $0.next <= nowSeconds }.map(asked))
             var seen: Set<String> = []
-            let candidates = try rows.map { (try $0.requiredText("number"), try $0.text("carrier")) }
-                .filter { seen.insert($0.0).inserted }.prefix(limit)
+            let chosen = candidates.filter { candidate in
+                (candidate.next <= nowSeconds || dueCarriers.contains(asked(candidate)))
+                    && seen.insert(candidate.digits).inserted
+            }.prefix(limit)
             var claimed: [DueCheck] = []
-            for (digits, carrierName) in candidates {
-                guard let number = try? TrackingNumber(parsing: digits) else { continue }
-                let due = DueCheck(number: number, carrier: carrierName.flatMap { try? Carrier(named: $0) })
+            for candidate in chosen {
+                guard let number = try? TrackingNumber(parsing: candidate.digits) else { continue }
+                let due = DueCheck(number: number, carrier: candidate.carrier.flatMap { try? Carrier(named: $0) })
                 guard Database.leasesClaims else {
                     claimed.append(due)
                     continue
                 }
-                // Another server that claimed it first has moved its watches past the horizon: on PostgreSQL
-                // this statement waits for that server's transaction and then matches nothing.
+                // Another server that claimed it first has moved its watches on and marked them held: on
+                // PostgreSQL this statement waits for that server's transaction and then matches nothing.
                 try connection.run(
-                    "UPDATE watches SET next_check_at = ? WHERE number = ? AND active = 1 AND next_check_at <= ?",
+                    """
+                    UPDATE watches SET next_check_at = ?, claimed_until = ?
+                    WHERE number = ? AND active = 1 AND next_check_at <= ? AND (claimed_until IS NULL OR claimed_until <= ?)
+                    """,
                     [
-                        .real(leaseUntil.timeIntervalSince1970), .text(digits), .real(horizon.timeIntervalSince1970),
+                        .real(leaseUntil.timeIntervalSince1970), .real(leaseUntil.timeIntervalSince1970),
+                        .text(candidate.digits), .real(candidate.next), .real(nowSeconds),
                     ])
                 if connection.changes > 0 { claimed.append(due) }
             }
@@ -147,7 +174,7 @@ extension SQLWatchStore {
     public func postpone(_ number: TrackingNumber, until: Date) throws {
         _ = try database.write { connection in
             try connection.run(
-                "UPDATE watches SET next_check_at = ? WHERE number = ? AND active = 1",
+                "UPDATE watches SET next_check_at = ?, claimed_until = NULL WHERE number = ? AND active = 1",
                 [.real(until.timeIntervalSince1970), .text(number.digits)])
         }
     }

@@ -154,5 +154,10 @@ enum Schema {
                 ALTER TABLE watches ADD COLUMN announced_window TEXT;
                 CREATE INDEX watches_arriving ON watches (arriving_at);
                 """),
+        SQLiteDatabase.Migration(
+            version: 7,
+            sql: """
+                ALTER TABLE watches ADD COLUMN claimed_until REAL;
+                """),
     ]
 }

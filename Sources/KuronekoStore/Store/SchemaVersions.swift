@@ -12,6 +12,7 @@ public enum SchemaVersions {
         5: "adds the carrier each watch is followed at (every watch made before is Yamato's)",
         6:
             "adds notification channels, their outbox and the log of their attempts, and each watch's next forecast window",
+        7: "adds the end of each watch's claim by a server, so polls can be filled with numbers due soon",
     ]
 
     /// The newest version this build knows.

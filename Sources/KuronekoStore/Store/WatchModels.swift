@@ -198,13 +198,17 @@ public protocol WatchStore: Sendable {
     @discardableResult
     func record(_ shipment: Shipment, fetchedAt: Date, nextCheck: (Watch, Shipment) -> Date?) throws
         -> [StatusChange]
-    /// Claims numbers to check: nothing unless one is due by `now`; then up to `limit`, the most overdue
-    /// first, filled up with numbers due by `horizon` (so a POST leaves full). Where servers share the
-    /// database, the watches of a claimed number are not due again until `leaseUntil`: its answer
-    /// reschedules them, and if the server that claimed it dies, another takes it over once the lease has
-    /// run out; servers never claim the same number at once. A server alone (SQLite) takes no lease.
-    /// Claims the numbers due, with the carrier each is followed at (`nil`: still to be found).
-    func claimDueChecks(now: Date, horizon: Date, limit: Int, leaseUntil: Date) throws -> [DueCheck]
+    /// Claims numbers to check, with the carrier each is followed at (`nil`: still to be found): nothing
+    /// unless one is due by `now`; then up to `limit`, every due number first (the most overdue first, none
+    /// held back), filled up, soonest first, with numbers of the same carriers due by `horizon` whose next
+    /// check is at most `fillFraction` of their own interval (last check to next check) away, so a POST
+    /// leaves full and numbers checked together stay together. With `fillFraction` 0.5 no number is checked
+    /// before half its interval. Where servers share the database, the watches of a claimed
+    /// number are held until `leaseUntil` (not due, and never taken to fill a POST): its answer reschedules
+    /// them, and if the server that claimed it dies, another takes it over once the lease has run out;
+    /// servers never claim the same number at once. A server alone (SQLite) takes no lease.
+    func claimDueChecks(now: Date, horizon: Date, fillFraction: Double, limit: Int, leaseUntil: Date) throws
+        -> [DueCheck]
     /// Moves the next check of a number's watches (after a failed check).
     func postpone(_ number: TrackingNumber, until: Date) throws
 
@@ -313,6 +317,11 @@ extension WatchStore {
         now: Date
     ) throws -> AddedWatch {
         try add(number, carrier: nil, label: label, owner: owner, webhook: webhook, now: now)
+    }
+
+    /// Claims numbers due, filled with any due by `horizon` (whatever their interval).
+    public func claimDueChecks(now: Date, horizon: Date, limit: Int, leaseUntil: Date) throws -> [DueCheck] {
+        try claimDueChecks(now: now, horizon: horizon, fillFraction: 1, limit: limit, leaseUntil: leaseUntil)
     }
 
     /// The numbers due, without their carriers.
