@@ -61,5 +61,6 @@ struct HardeningTests {
                 + "Content-Length: 10000000\r\nExpect: 100-continue\r\n\r\n")
         #expect(Self.status(of: answer) == 413, "\(answer)")
         #expect(!answer.contains("100 Continue"))
+        #expect(answer.contains(#""reason":"body_too_large""#), "a stable code a client can word: \(answer)")
     }
 }

@@ -74,7 +74,8 @@ func handleRequest(
         return queue(
             .problem(
                 status: 413, title: "Content Too Large",
-                detail: "the request body is larger than \(server.maxBodyBytes) bytes"), on: connection)
+                detail: "the request body is larger than \(server.maxBodyBytes) bytes", reason: "body_too_large"),
+            on: connection)
     }
     let request = HTTPRequest(
         method: method.map { String(cString: $0) } ?? "GET", path: url.map { String(cString: $0) } ?? "/",

@@ -44,14 +44,17 @@ enum RequestFraming {
             }
             if digits.count > 18 || Int(digits) ?? Int.max > maxBodyBytes {
                 return closing(
-                    413, "the request body is larger than \(maxBodyBytes) bytes", title: "Content Too Large")
+                    413, "the request body is larger than \(maxBodyBytes) bytes", title: "Content Too Large",
+                    reason: "body_too_large")
             }
         }
         return nil
     }
 
-    private static func closing(_ status: Int, _ detail: String, title: String = "Bad Request") -> HTTPResponse {
-        var response = HTTPResponse.problem(status: status, title: title, detail: detail)
+    private static func closing(
+        _ status: Int, _ detail: String, title: String = "Bad Request", reason: String? = nil
+    ) -> HTTPResponse {
+        var response = HTTPResponse.problem(status: status, title: title, detail: detail, reason: reason)
         response.headers.append(("Connection", "close"))
         response.route = "refused"
         return response
