@@ -103,7 +103,9 @@ struct ImportCommand: Command {
         flush(&writer)
         let schedule = PollSchedule()
         try await OrderedTracking.answers(
-            order, carrier: carrier, configurations: configurations, quiet: quiet, terminal: terminal
+            order, carrier: carrier, client: try session?.client() ?? ClientOptions.client(configurations),
+            quiet: quiet,
+            terminal: terminal
         ) { answer in
             results[answer.number] = answer.result
             switch answer.result {

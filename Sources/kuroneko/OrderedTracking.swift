@@ -11,8 +11,9 @@ enum OrderedTracking {
         terminal: Terminal, deliver: (Shipment) throws -> Void
     ) async throws -> Int {
         var failed = 0
-        try await answers(numbers, carrier: carrier, configurations: configurations, quiet: quiet, terminal: terminal) {
-            answer in
+        try await answers(
+            numbers, carrier: carrier, client: ClientOptions.client(configurations), quiet: quiet, terminal: terminal
+        ) { answer in
             switch answer.result {
             case .success(let shipment):
                 try deliver(shipment)
@@ -26,10 +27,9 @@ enum OrderedTracking {
 
     /// Every answer, success or failure, in the order given, each while the progress line is taken off.
     static func answers(
-        _ numbers: [TrackingNumber], carrier: Carrier?, configurations: [TrackingClient.Configuration], quiet: Bool,
+        _ numbers: [TrackingNumber], carrier: Carrier?, client: MultiCarrierClient, quiet: Bool,
         terminal: Terminal, deliver: (TrackingAnswer) throws -> Void
     ) async throws {
-        let client = MultiCarrierClient(clients: configurations.map { TrackingClient(configuration: $0) })
         let progress =
             quiet || !terminal.errorIsTerminal
             ? nil

@@ -35,8 +35,9 @@ struct WatchListSession {
     }
 
     /// The clients the commands ask with: on a PostgreSQL watch list, Yamato's within the budget the servers
-    /// on that database share, so a `kuroneko refresh` beside them never adds to what Yamato gets.
-    private func client() throws -> MultiCarrierClient {
+    /// on that database share, so a `kuroneko refresh` (or `import --watch`) beside them never adds to what
+    /// Yamato gets.
+    func client() throws -> MultiCarrierClient {
         let clock = SystemClock()
         return try ClientOptions.client(try ClientOptions.configurations(arguments)) { configuration in
             guard configuration.carrier == .yamato, let shared = store.shared else { return nil }

@@ -248,6 +248,18 @@ struct MultiInstanceTests {
         let lastSent = try admin.run("SELECT last_sent FROM upstream_pacing").first?.double(0) ?? 0
         #expect(lastSent > 0)
         #expect(upstream.requests.count == 1)
+        // import --watch asks within the same budget: its POST starts after the one reserved before it.
+        let sheet = FileManager.default.temporaryDirectory.appendingPathComponent("shared-\(UUID().uuidString).csv")
+        let more = ValidNumbers.numbers(2, from: 44_000_000_000)
+        try ("n\n" + more.map(\.digits).joined(separator: "\n") + "\n").write(
+            to: sheet, atomically: true, encoding: .utf8)
+        let imported = try KuronekoBinary.run([
+            "import", sheet.path, "--watch", "--db", database, "--endpoint", upstream.endpoint, "--quiet",
+        ])
+        #expect(imported.status == 0, "\(imported.standardError)")
+        let reserved = try admin.run("SELECT last_sent FROM upstream_pacing").first?.double(0) ?? 0
+        #expect(reserved > lastSent, "the import's POST went around the shared budget")
+        #expect(upstream.requests.count == 2)
     }
 
     @Test(
