@@ -232,7 +232,12 @@ async function addAll(digitsList, label, webhookURL) {
   for (const sent of batches) {
     let results;
     try {
-      results = (await request("/v1/watches", { method: "POST", body: sent })).data.results;
+      const answer = await request("/v1/watches", { method: "POST", body: sent });
+      results = answer.data && Array.isArray(answer.data.results) ? answer.data.results : [];
+      // An answer that is not one result per number sent (a proxy's page, say) adds nothing the page can show.
+      if (results.length !== sent.length) {
+        throw new ApiError("server", 500, `an answer without one result per number (HTTP ${answer.status})`);
+      }
     } catch (error) {
       if (error instanceof ApiError && error.kind === "key") { outcome.stop = true; showKeyForm(error); return outcome; }
       const detail = error.kind === "offline" ? t("offlineNothing") : refusal(error.status, error.detail, error.reason);
