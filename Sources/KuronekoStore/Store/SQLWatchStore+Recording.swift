@@ -117,6 +117,11 @@ extension SQLWatchStore {
             // failed and was postponed) waits until it is due. A number several owners watch comes once
             // (eight rows a number are read, so shared numbers and other carriers still leave room).
             let nowSeconds = now.timeIntervalSince1970
+            // Nothing due, nothing to claim: one step along the index, so a poll tick with nothing due scans
+            // and locks no rows (the fill below may look hours ahead).
+            let anyDue = try connection.run(
+                "SELECT 1 FROM watches WHERE active = 1 AND next_check_at <= ? LIMIT 1", [.real(nowSeconds)])
+            guard !anyDue.isEmpty else { return [] }
             let rows = try connection.run(
                 """
                 SELECT w.number, w.carrier, w.next_check_at FROM watches w
