@@ -14,6 +14,7 @@ public final class PostgresDatabase: SQLDatabase {
     public static let leasesClaims = true
     public static let ownerLock: String? = "SELECT pg_advisory_xact_lock(7001, hashtext(?))"
     public static func skippingLocked(of alias: String) -> String { " FOR UPDATE OF \(alias) SKIP LOCKED" }
+    public static let substringPosition = "strpos"
     public static let engineName = "PostgreSQL"
     public static let isRemote = true
     public static let schemaVersionQuery = "SELECT MAX(version) FROM kuroneko_schema"

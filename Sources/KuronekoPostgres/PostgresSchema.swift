@@ -8,7 +8,7 @@ enum PostgresSchema {
     /// `pg_advisory_lock` key for migrations: "kuroneko" in a 64-bit number of its own.
     static let migrationLock: Int64 = 0x6B75_726F_6E65_6B6F
 
-    static let migrations: [(version: Int, sql: String)] = [
+    static let migrations: [(version: Int, sql: String, fill: (@Sendable (PostgresConnection) throws -> Void)?)] = [
         (
             1,
             """
@@ -88,7 +88,8 @@ enum PostgresSchema {
                 created_at double precision NOT NULL,
                 revoked_at double precision
             );
-            """
+            """,
+            nil
         ),
         (
             2,
@@ -103,14 +104,16 @@ enum PostgresSchema {
                 last_start double precision NOT NULL DEFAULT 0
             );
             INSERT INTO upstream_pacing (id) VALUES (1);
-            """
+            """,
+            nil
         ),
         (
             3,
             """
             ALTER TABLE upstream_pacing ADD COLUMN last_sent double precision NOT NULL DEFAULT 0;
             ALTER TABLE upstream_pacing ADD COLUMN shortest_gap double precision;
-            """
+            """,
+            nil
         ),
         (
             4,
@@ -118,14 +121,16 @@ enum PostgresSchema {
             ALTER TABLE subscriptions ADD COLUMN ended_at double precision;
             ALTER TABLE subscriptions ADD COLUMN ended_reason text;
             CREATE TABLE settings (name text PRIMARY KEY, value text NOT NULL);
-            """
+            """,
+            nil
         ),
         (
             5,
             """
             ALTER TABLE watches ADD COLUMN carrier text;
             UPDATE watches SET carrier = 'yamato';
-            """
+            """,
+            nil
         ),
         (
             6,
@@ -171,9 +176,11 @@ enum PostgresSchema {
             ALTER TABLE watches ADD COLUMN arriving_window text;
             ALTER TABLE watches ADD COLUMN announced_window text;
             CREATE INDEX watches_arriving ON watches (arriving_at);
-            """
+            """,
+            nil
         ),
-        (7, "ALTER TABLE watches ADD COLUMN claimed_until double precision;"),
+        (7, "ALTER TABLE watches ADD COLUMN claimed_until double precision;", nil),
+        (8, SchemaFills.listColumnsSQL(text: "text"), { try SchemaFills.listColumns(on: $0) }),
     ]
 
     /// Applies what is missing, on one connection holding the advisory lock.
@@ -197,6 +204,7 @@ enum PostgresSchema {
                 current = migration.version
                 try connection.transaction {
                     try connection.execute(migration.sql)
+                    try migration.fill?(connection)
                     try connection.execute("INSERT INTO kuroneko_schema (version) VALUES (\(migration.version))")
                 }
             }
@@ -209,7 +217,10 @@ public typealias PostgresWatchStore = SQLWatchStore<PostgresDatabase>
 
 extension SQLWatchStore where Database == PostgresDatabase {
     /// Connects to `url` (a libpq connection string or `postgres://` URL) and migrates.
-    public convenience init(url: String, announce: (@Sendable (String) -> Void)? = nil) throws {
-        self.init(database: try PostgresDatabase(url: url, announce: announce))
+    public convenience init(
+        url: String, announce: (@Sendable (String) -> Void)? = nil,
+        maxWatchesPerOwner: Int = WatchLimits.defaultWatchesPerOwner
+    ) throws {
+        self.init(database: try PostgresDatabase(url: url, announce: announce), maxWatchesPerOwner: maxWatchesPerOwner)
     }
 }

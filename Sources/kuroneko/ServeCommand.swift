@@ -59,6 +59,8 @@ struct ServeCommand: Command {
         configuration.corsOrigins = try Self.origins(arguments.text("--cors-origins"))
         configuration.shutdownTimeout = try arguments.seconds("--shutdown-timeout") ?? configuration.shutdownTimeout
         configuration.pollSpeed = try arguments.number("--poll-speed") ?? configuration.pollSpeed
+        configuration.maxWatchesPerOwner =
+            try arguments.number("--max-watches-per-owner").map { Int($0) } ?? configuration.maxWatchesPerOwner
         configuration.publicURL = try arguments.url("--public-url")
         configuration.caFile = try arguments.certificates("--ca-file")
         configuration.smtp = try SMTPOptions.settings(arguments, caFile: configuration.caFile)

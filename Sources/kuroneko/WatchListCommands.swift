@@ -63,8 +63,7 @@ struct ListCommand: ArgumentsCommand {
         let query = try Self.query(arguments)
         let now = Date()
         let watches = try store.watches(
-            owner: .local, filter: query.state, after: nil, limit: WatchLimits.watchesPerOwner
-        ).filter { query.matches($0, facts: query.readsShipments ? WatchQuery.Facts.of($0) : nil, now: now) }
+            owner: .local, matching: query, after: nil, limit: store.maxWatchesPerOwner, now: now)
         let language = try arguments.choice("--lang").flatMap(OutputOptions.Language.init(rawValue:)) ?? .japanese
         if arguments.flag("--csv") {
             terminal.print(
@@ -214,7 +213,7 @@ struct RefreshCommand: ArgumentsCommand {
     func run() async throws {
         let session = try WatchListSession(arguments, terminal: terminal)
         let store = session.store
-        let watches = try store.watches(owner: .local, filter: .active, after: nil, limit: WatchLimits.watchesPerOwner)
+        let watches = try store.watches(owner: .local, filter: .active, after: nil, limit: store.maxWatchesPerOwner)
         guard !watches.isEmpty else { return terminal.printError("kuroneko: no active watches to refresh") }
         let failed = try await session.check(watches.map(\.number), carriers: Self.carriers(of: watches), quiet: false)
         terminal.print(
@@ -237,7 +236,7 @@ struct WatchCommand: ArgumentsCommand {
         let command = arguments.text("--exec")
         while true {
             let active = try store.watches(
-                owner: .local, filter: .active, after: nil, limit: WatchLimits.watchesPerOwner)
+                owner: .local, filter: .active, after: nil, limit: store.maxWatchesPerOwner)
             guard !active.isEmpty else {
                 return terminal.printError("kuroneko: every watched parcel is finished")
             }

@@ -26,6 +26,7 @@ struct Harness {
     init(
         batchWindow: Duration = .zero, cache: ShipmentCache.Policy = .init(), corsOrigins: [String] = [],
         allowPrivateWebhooks: Bool = true, webApp: WebApp? = nil,
+        maxWatchesPerOwner: Int = WatchLimits.defaultWatchesPerOwner,
         answer: (@Sendable (Int, UpstreamRequest) async throws -> UpstreamResponse)? = nil
     ) {
         let clock = ManualClock()
@@ -42,6 +43,7 @@ struct Harness {
         configuration.allowPrivateWebhooks = allowPrivateWebhooks
         configuration.webApp = webApp != nil
         configuration.keyRefresh = .zero
+        configuration.maxWatchesPerOwner = maxWatchesPerOwner
         configuration.database =
             FileManager.default.temporaryDirectory.appendingPathComponent("harness-\(UUID().uuidString).sqlite").path
         do {

@@ -16,19 +16,20 @@ enum StoreEngine: String, CaseIterable, Sendable, CustomTestStringConvertible {
     var testDescription: String { rawValue == "sqlite" ? "SQLite" : "PostgreSQL" }
 
     /// A new, empty store: a temporary file, or a database of its own on the test server.
-    func makeStore() throws -> EngineStore {
+    func makeStore(maxWatchesPerOwner: Int = WatchLimits.defaultWatchesPerOwner) throws -> EngineStore {
+        let limit = maxWatchesPerOwner
         switch self {
         case .sqlite:
             let path = WatchStoreTests.temporaryPath()
-            let store = try SQLiteWatchStore(path: path)
-            return EngineStore(store: store, another: { try SQLiteWatchStore(path: path, announce: $0) }) {
+            let store = try SQLiteWatchStore(path: path, maxWatchesPerOwner: limit)
+            return EngineStore(store: store, another: { try SQLiteWatchStore(path: path, announce: $0, maxWatchesPerOwner: limit) }) {
                 sql, arguments in
                 _ = try store.database.write { connection -> Int in try connection.run(sql, arguments).count }
             }
         case .postgres:
             let url = try PostgresTestServer.freshDatabase()
-            let store = try PostgresWatchStore(url: url)
-            return EngineStore(store: store, another: { try PostgresWatchStore(url: url, announce: $0) }) {
+            let store = try PostgresWatchStore(url: url, maxWatchesPerOwner: limit)
+            return EngineStore(store: store, another: { try PostgresWatchStore(url: url, announce: $0, maxWatchesPerOwner: limit) }) {
                 sql, arguments in
                 _ = try store.database.write { connection -> Int in try connection.run(sql, arguments).count }
             }

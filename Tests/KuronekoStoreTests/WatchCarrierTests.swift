@@ -23,8 +23,16 @@ struct WatchCarrierTests {
     func migratedAsYamato(engine: StoreEngine) throws {
         let made = try engine.makeStore()
         // The database as the previous version left it: no carrier column, schema version 4, one watch.
-        try made.write("DROP INDEX watches_arriving", [[]])
-        for column in ["arriving_at", "arriving_window", "announced_window", "claimed_until"] {
+        for index in [
+            "watches_arriving", "watches_owner", "watches_owner_active", "watches_owner_family", "watches_owner_code",
+            "watches_owner_carrier", "watches_owner_forecast", "watches_owner_counts",
+        ] {
+            try made.write("DROP INDEX \(index)", [[]])
+        }
+        for column in [
+            "arriving_at", "arriving_window", "announced_window", "claimed_until", "status_code", "family",
+            "forecast_date", "last_event_at", "search_text",
+        ] {
             try made.write("ALTER TABLE watches DROP COLUMN \(column)", [[]])
         }
         switch engine {

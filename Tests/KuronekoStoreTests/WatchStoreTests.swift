@@ -72,6 +72,8 @@ struct WatchStoreTests {
                 + "of their attempts, and each watch's next forecast window",
             "migrating \(path) from schema version 6 to 7: adds the end of each watch's claim by a server, so polls "
                 + "can be filled with numbers due soon",
+            "migrating \(path) from schema version 7 to 8: adds what a list is narrowed by to each watch (status, "
+                + "family, forecast day, last event, search text), indexed, and fills it for every watch already there",
         ]
         #expect(lines.withLock { $0 } == expected)
         lines.withLock { $0.removeAll() }
@@ -220,14 +222,17 @@ struct WatchStoreTests {
         #expect(key.owner == WatchOwner(id: "key:\(key.id)"))
     }
 
+    /// The per-owner limit these tests set (the default is ten times larger).
+    static let smallLimit = 10_000
+
     @Test("the limit of watches per owner is a typed refusal", arguments: StoreEngine.available)
     func limit(engine: StoreEngine) throws {
-        let engineStore = try engine.makeStore()
+        let engineStore = try engine.makeStore(maxWatchesPerOwner: Self.smallLimit)
         let store = engineStore.store
         try engineStore.write(
             "INSERT INTO watches (owner, number, created_at, next_check_at) VALUES ('local', ?, 1, 1)",
-            (0..<WatchLimits.watchesPerOwner).map { [.text(String(format: "%012d", $0))] })
-        #expect(throws: WatchStoreError.limitReached(WatchLimits.watchesPerOwner)) {
+            (0..<Self.smallLimit).map { [.text(String(format: "%012d", $0))] })
+        #expect(throws: WatchStoreError.limitReached(Self.smallLimit)) {
             try store.add(ValidNumbers.numbers(1)[0], label: nil, owner: .local, webhook: nil, now: now)
         }
         _ = try store.add(
@@ -238,11 +243,11 @@ struct WatchStoreTests {
         "the per-owner limit holds exactly when four servers add at once, 20 below it",
         .timeLimit(.minutes(2)), arguments: StoreEngine.available)
     func limitUnderConcurrentServers(engine: StoreEngine) async throws {
-        let engineStore = try engine.makeStore()
+        let engineStore = try engine.makeStore(maxWatchesPerOwner: Self.smallLimit)
         let room = 20
         try engineStore.write(
             "INSERT INTO watches (owner, number, created_at, next_check_at) VALUES ('local', ?, 1, 1)",
-            ValidNumbers.numbers(WatchLimits.watchesPerOwner - room, from: 20_000_000_000).map { [.text($0.digits)] })
+            ValidNumbers.numbers(Self.smallLimit - room, from: 20_000_000_000).map { [.text($0.digits)] })
         let stores: [any WatchStore] = [engineStore.store] + (try (0..<3).map { _ in try engineStore.another() })
         let numbers = ValidNumbers.numbers(stores.count * 10)
         let outcomes = await withTaskGroup(of: [String].self) { group in
@@ -271,7 +276,7 @@ struct WatchStoreTests {
         #expect(outcomes.filter { $0 == "limit" }.count == numbers.count - room)
         #expect(Set(outcomes).isSubset(of: ["added", "limit"]), "no other answer: \(Set(outcomes))")
         let counted = try stores[1].watches(owner: .local, filter: .all, after: nil, limit: 20_000).count
-        #expect(counted == WatchLimits.watchesPerOwner)
+        #expect(counted == Self.smallLimit)
     }
 
     @Test(

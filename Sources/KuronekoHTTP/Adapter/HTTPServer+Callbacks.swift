@@ -247,18 +247,31 @@ private func openConnection(_ connection: OpaquePointer) -> OpenConnection? {
 }
 
 private func queue(_ response: HTTPResponse, on connection: OpaquePointer) -> MHD_Result {
-    response.body.withUnsafeBytes { bytes in
+    if let file = response.file {
+        // libmicrohttpd owns the descriptor from here: it sends the file and closes it.
+        let descriptor = file.take()
+        guard descriptor >= 0, let answer = MHD_create_response_from_fd64(file.size, descriptor) else {
+            if descriptor >= 0 { close(descriptor) }
+            return .NO
+        }
+        return send(answer, response, on: connection)
+    }
+    return response.body.withUnsafeBytes { bytes in
         guard
             let answer = MHD_create_response_from_buffer(
                 bytes.count, UnsafeMutableRawPointer(mutating: bytes.baseAddress), .RESPMEM_MUST_COPY)
         else { return .NO }
-        defer { MHD_destroy_response(answer) }
-        for (name, value) in response.headers {
-            // withCString lends a native string's own bytes; passing the String itself would copy them.
-            _ = name.withCString { name in value.withCString { value in MHD_add_response_header(answer, name, value) } }
-        }
-        return MHD_queue_response(connection, UInt32(response.status), answer)
+        return send(answer, response, on: connection)
     }
+}
+
+private func send(_ answer: OpaquePointer, _ response: HTTPResponse, on connection: OpaquePointer) -> MHD_Result {
+    defer { MHD_destroy_response(answer) }
+    for (name, value) in response.headers {
+        // withCString lends a native string's own bytes; passing the String itself would copy them.
+        _ = name.withCString { name in value.withCString { value in MHD_add_response_header(answer, name, value) } }
+    }
+    return MHD_queue_response(connection, UInt32(response.status), answer)
 }
 
 /// The query arguments in order. Most requests have none, which libmicrohttpd can tell without handing any

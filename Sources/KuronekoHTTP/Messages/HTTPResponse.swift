@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 
 /// An HTTP response as the application builds it.
 public struct HTTPResponse: Sendable {
@@ -6,6 +7,9 @@ public struct HTTPResponse: Sendable {
     /// Header fields in order.
     public var headers: [(name: String, value: String)]
     public var body: Data
+    /// A body sent from a file instead of ``body`` (a large export written out a page at a time): the server
+    /// sends it with `sendfile` and closes it, so it never sits in memory whole.
+    public var file: ResponseFile?
     /// The route pattern that answered (`/v1/shipments/{number}`), `nil` when none did: for metrics and the
     /// access log, never sent.
     public var route: String?
@@ -74,6 +78,48 @@ public struct HTTPResponse: Sendable {
         var response = json(document, status: status)
         response.headers = [("Content-Type", "application/problem+json")]
         return response
+    }
+}
+
+/// An open, unlinked file that is a response's body, owned by the response until the server takes it.
+public final class ResponseFile: Sendable {
+    /// `-1` once the server has taken it.
+    private let descriptor: Mutex<Int32>
+    public let size: UInt64
+
+    /// Takes ownership of `descriptor`, a file of `size` bytes read from its start.
+    public init(descriptor: Int32, size: UInt64) {
+        self.descriptor = Mutex(descriptor)
+        self.size = size
+    }
+
+    /// The whole file, read without moving its offset (tests that answer in-process read bodies so).
+    public func contents() -> Data {
+        let descriptor = descriptor.withLock { $0 }
+        guard descriptor >= 0 else { return Data() }
+        var data = Data(count: Int(size))
+        var offset = 0
+        data.withUnsafeMutableBytes { buffer in
+            while offset < buffer.count {
+                let read = pread(descriptor, buffer.baseAddress! + offset, buffer.count - offset, off_t(offset))
+                guard read > 0 else { break }
+                offset += read
+            }
+        }
+        return data.prefix(offset)
+    }
+
+    /// The descriptor, once: whoever takes it closes it.
+    func take() -> Int32 {
+        descriptor.withLock { descriptor in
+            defer { descriptor = -1 }
+            return descriptor
+        }
+    }
+
+    deinit {
+        let left = descriptor.withLock { $0 }
+        if left >= 0 { close(left) }
     }
 }
 

@@ -4,7 +4,9 @@ public struct ConditionalRequestMiddleware: HTTPMiddleware {
     public init() {}
 
     public func finish(_ request: HTTPRequest, _ response: inout HTTPResponse) {
-        guard request.method == "GET" || request.method == "HEAD", response.status == 200 else { return }
+        // A body sent from a file (an export) is made afresh for each request: no tag over it.
+        guard request.method == "GET" || request.method == "HEAD", response.status == 200, response.file == nil
+        else { return }
         let tag: String
         if let existing = response.header("ETag") {
             tag = existing

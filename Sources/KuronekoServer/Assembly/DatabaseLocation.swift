@@ -15,17 +15,21 @@ public enum DatabaseLocation {
     }
 
     /// Opens (creating and migrating) the store; `announce` is told what each migration does before it runs.
-    public static func open(_ location: String, announce: @escaping @Sendable (String) -> Void) throws
-        -> any WatchStore
-    {
-        if isPostgres(location) { return try PostgresWatchStore(url: location, announce: announce) }
+    /// - Parameter maxWatchesPerOwner: the most watches an owner may have (`--max-watches-per-owner`).
+    public static func open(
+        _ location: String, maxWatchesPerOwner: Int = WatchLimits.defaultWatchesPerOwner,
+        announce: @escaping @Sendable (String) -> Void
+    ) throws -> any WatchStore {
+        if isPostgres(location) {
+            return try PostgresWatchStore(url: location, announce: announce, maxWatchesPerOwner: maxWatchesPerOwner)
+        }
         // Any other URL is a mistake, not a file to create.
         if let scheme = location.range(of: "://").map({ location[..<$0.lowerBound] }), !scheme.contains("/") {
             throw UnknownLocation(
                 description: "--db \"\(scheme)://…\" is not a database this can use; give a postgres:// URL "
                     + "or the path of an SQLite file")
         }
-        return try SQLiteWatchStore(path: location, announce: announce)
+        return try SQLiteWatchStore(path: location, announce: announce, maxWatchesPerOwner: maxWatchesPerOwner)
     }
 
     /// The one line for a store that cannot be opened: a newer schema says so by itself.

@@ -40,6 +40,8 @@ public final class Server: Sendable {
         public var shipments = ShipmentService.Configuration()
         /// The watch list: an SQLite file's path or a `postgres://` URL.
         public var database = ""
+        /// The most watches one owner may have.
+        public var maxWatchesPerOwner = WatchLimits.defaultWatchesPerOwner
         /// Origins allowed to call the API from a browser (`*` for any); empty: no CORS headers.
         public var corsOrigins: [String] = []
         /// Divides every polling interval (demos and tests).
@@ -102,7 +104,9 @@ public final class Server: Sendable {
     ) throws {
         self.configuration = configuration
         self.notices = notices
-        let store = try DatabaseLocation.open(configuration.database) { line in notices.notice(line) }
+        let store = try DatabaseLocation.open(
+            configuration.database, maxWatchesPerOwner: configuration.maxWatchesPerOwner
+        ) { line in notices.notice(line) }
         self.store = store
         let shared = store.shared
         let metrics = Metrics()

@@ -86,9 +86,8 @@ extension WatchRoutes {
             guard finished as? Bool == true else {
                 throw RouteProblem.bad("finished must be true (to remove every finished watch)")
             }
-            numbers = try await StoreThreads.run(on: store) {
-                try store.watches(owner: owner, filter: .finished, after: nil, limit: WatchLimits.watchesPerOwner)
-            }.map(\.number)
+            let removed = try await StoreThreads.run(on: store) { try store.removeFinished(owner: owner) }
+            return .jsonData(Self.object(["removed": removed, "not_watched": [String]()]))
         } else {
             guard let list = object["numbers"] as? [Any], !list.isEmpty, list.count <= Self.bulkLimit else {
                 throw RouteProblem.bad("numbers is not a list of 1 to \(Self.bulkLimit) tracking numbers")

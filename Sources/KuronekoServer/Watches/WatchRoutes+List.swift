@@ -28,18 +28,9 @@ extension WatchRoutes {
             }
             cursor = value
         }
-        let (store, state, after, asked, now) = (self.store, query.state, cursor, limit + 1, clock.now)
-        let page: [Watch]
-        if query.isEmpty {
-            page = try await StoreThreads.run(on: store) {
-                try store.watches(owner: owner, filter: state, after: after, limit: asked)
-            }
-        } else {
-            // Narrowed in memory: an owner has at most WatchLimits.watchesPerOwner watches.
-            page = Array(
-                try await Self.all(owner, query: query, store: store, now: now).lazy.map(\.0).filter {
-                    $0.id > (after ?? 0)
-                }.prefix(asked))
+        let (store, after, asked, now) = (self.store, cursor, limit + 1, clock.now)
+        let page = try await StoreThreads.run(on: store) {
+            try store.watches(owner: owner, matching: query, after: after, limit: asked, now: now)
         }
         let shown = Array(page.prefix(limit))
         var body = Data(#"{"next_cursor":"#.utf8)
@@ -57,27 +48,10 @@ extension WatchRoutes {
         let owner = Self.owner(of: request)
         let query = try WatchQuery(query: request.queryValue)
         let (store, now) = (self.store, clock.now)
-        var all = query
-        all.codes = nil
-        all.families = nil
-        all.forecast = nil
-        let watches = try await Self.all(owner, query: all, store: store, now: now, alwaysFacts: true)
-        return .jsonData(Self.object(WatchSummary(watches, now: now).json))
-    }
-
-    /// Every watch of the owner the query keeps, in creation order, with its facts when they were read.
-    static func all(
-        _ owner: WatchOwner, query: WatchQuery, store: any WatchStore, now: Date, alwaysFacts: Bool = false
-    ) async throws -> [(Watch, WatchQuery.Facts?)] {
-        let state = query.state
-        let watches = try await StoreThreads.run(on: store) {
-            try store.watches(owner: owner, filter: state, after: nil, limit: WatchLimits.watchesPerOwner)
+        let summary = try await StoreThreads.run(on: store) {
+            try store.watchSummary(owner: owner, matching: query, now: now)
         }
-        let reads = query.readsShipments || alwaysFacts
-        return watches.compactMap { watch in
-            let facts = reads ? WatchQuery.Facts.of(watch) : nil
-            return query.matches(watch, facts: facts, now: now) ? (watch, facts) : nil
-        }
+        return .jsonData(Self.object(summary.json))
     }
 
     /// `?format=csv`, or `Accept: text/csv` before any JSON type.
@@ -93,23 +67,11 @@ extension WatchRoutes {
         let lang = request.queryValue("lang") ?? "ja"
         guard lang == "ja" || lang == "en" else { throw RouteProblem.bad("lang is not ja or en") }
         let excel = request.queryValue("excel") == "true"
-        let (store, now) = (self.store, clock.now)
-        let watches = try await Self.all(owner, query: query, store: store, now: now)
-        let end = excel ? "\r\n" : "\n"
-        var text = (excel ? "\u{FEFF}" : "")
-        text += (["number", "label", "active", "checked_at"] + TrackingColumns.names).joined(separator: ",") + end
-        for (watch, _) in watches {
-            let tracking =
-                watch.latest?.shipment.map { TrackingColumns.cells(for: $0, english: lang == "en") }
-                ?? TrackingColumns.cells(error: "")
-            let cells =
-                [
-                    watch.number.digits, watch.label ?? "", watch.active ? "true" : "false",
-                    watch.checkedAt.map { JapanDateTime($0).iso8601 } ?? "",
-                ] + tracking
-            text += cells.map(TrackingColumns.quoted).joined(separator: ",") + end
-        }
-        var response = HTTPResponse(status: 200, body: Data(text.utf8))
+        let export = WatchListExport(store: store, gate: exports)
+        let file = try await export.write(
+            owner: owner, query: query, format: .init(english: lang == "en", excel: excel), now: clock.now)
+        var response = HTTPResponse(status: 200)
+        response.file = file
         response.headers.append(("Content-Type", "text/csv; charset=utf-8"))
         response.headers.append(("Content-Disposition", "attachment; filename=\"kuroneko-watches.csv\""))
         return response

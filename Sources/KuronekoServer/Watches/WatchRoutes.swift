@@ -16,6 +16,8 @@ public struct WatchRoutes: Sendable {
     let vapid: VAPID?
     /// Whether e-mail channels can be added (the server has an SMTP server to send through).
     let sendsMail: Bool
+    /// CSV exports being written (at most ``WatchListExport/concurrentExports``).
+    let exports = ExportGate()
 
     public init(
         store: any WatchStore, service: ShipmentService, clock: any TrackingClock, allowPrivateWebhooks: Bool,
@@ -190,7 +192,7 @@ public struct WatchRoutes: Sendable {
         let owner = Self.owner(of: request)
         let store = self.store
         let watches = try await StoreThreads.run(on: store) {
-            try store.watches(owner: owner, filter: .active, after: nil, limit: WatchLimits.watchesPerOwner)
+            try store.watches(owner: owner, filter: .active, after: nil, limit: store.maxWatchesPerOwner)
         }
         var response = HTTPResponse.content(
             Data(DeliveryCalendar.feed(for: watches, now: clock.now).utf8), type: "text/calendar; charset=utf-8")

@@ -20,10 +20,13 @@ public final class SQLiteDatabase: SQLDatabase {
     public struct Migration: Sendable {
         public let version: Int
         public let sql: String
+        /// Runs after `sql`, in its transaction: rows filled by code rather than by SQL (values computed in Swift).
+        public let fill: (@Sendable (SQLiteConnection) throws -> Void)?
 
-        public init(version: Int, sql: String) {
+        public init(version: Int, sql: String, fill: (@Sendable (SQLiteConnection) throws -> Void)? = nil) {
             self.version = version
             self.sql = sql
+            self.fill = fill
         }
     }
 
@@ -61,6 +64,7 @@ public final class SQLiteDatabase: SQLDatabase {
                     announce?(SchemaVersions.announcement(location: path, from: current, to: migration.version))
                 }
                 try connection.execute(migration.sql)
+                try migration.fill?(connection)
                 try connection.execute("PRAGMA user_version = \(migration.version)")
             }
         }

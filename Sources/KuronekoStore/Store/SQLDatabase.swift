@@ -43,6 +43,8 @@ public protocol SQLDatabase: Sendable {
     func backup(to path: String) throws -> [String]
     /// Whether the database is reached over the network (PostgreSQL), not a local file (SQLite).
     static var isRemote: Bool { get }
+    /// The function that gives where one text is found in another, 0 when it is not (`instr`, `strpos`).
+    static var substringPosition: String { get }
     /// `SQLite` or `PostgreSQL`, for `kuroneko db status`.
     static var engineName: String { get }
     /// A query of one row and one integer: the schema version the database is at.
@@ -51,6 +53,7 @@ public protocol SQLDatabase: Sendable {
 
 extension SQLDatabase {
     public static var ownerLock: String? { nil }
+    public static var substringPosition: String { "instr" }
 
     /// An engine with tools of its own for backups (PostgreSQL: pg_dump).
     public func backup(to path: String) throws -> [String] {

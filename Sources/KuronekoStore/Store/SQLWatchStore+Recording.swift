@@ -25,6 +25,8 @@ extension SQLWatchStore {
         let schedule = watches.map { ($0.id, nextCheck($0, shipment)) }
         let byID = Dictionary(watches.map { ($0.id, $0) }) { first, _ in first }
         let arriving = ArrivingSoon.window(of: shipment)
+        // The columns a list is narrowed by (the search text is the label's and the number's: unchanged here).
+        let listed = ListColumns(shipment: shipment, label: nil, digits: number.digits)
         return try database.write { connection in
             try connection.run(
                 """
@@ -93,15 +95,16 @@ extension SQLWatchStore {
                 try connection.run(
                     """
                     UPDATE watches SET status_label = ?, status_json = ?, checked_at = ?, next_check_at = ?, active = ?,
-                        carrier = COALESCE(carrier, ?), arriving_at = ?, arriving_window = ?, claimed_until = NULL
+                        carrier = COALESCE(carrier, ?), arriving_at = ?, arriving_window = ?, claimed_until = NULL,
+                        status_code = ?, family = ?, forecast_date = ?, last_event_at = ?
                     WHERE id = ?
                     """,
                     [
                         .text(shipment.status.label), .blob(status), .real(fetchedAt.timeIntervalSince1970),
                         .real((next ?? fetchedAt).timeIntervalSince1970), .integer(next == nil ? 0 : 1), found,
                         arriving.map { .real($0.start.timeIntervalSince1970) } ?? .null,
-                        arriving.map { .text($0.key) } ?? .null, .integer(watchID),
-                    ])
+                        arriving.map { .text($0.key) } ?? .null,
+                    ] + listed.values.prefix(4) + [.integer(watchID)])
             }
             return changes
         }

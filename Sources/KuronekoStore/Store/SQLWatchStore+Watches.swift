@@ -36,8 +36,8 @@ extension SQLWatchStore {
             var created = watchID == nil
             if watchID == nil {
                 let count = try connection.run("SELECT COUNT(*) AS n FROM watches WHERE owner = ?", [.text(owner.id)])
-                guard try (count.first?.requiredInt("n") ?? 0) < WatchLimits.watchesPerOwner else {
-                    throw WatchStoreError.limitReached(WatchLimits.watchesPerOwner)
+                guard try (count.first?.requiredInt("n") ?? 0) < maxWatchesPerOwner else {
+                    throw WatchStoreError.limitReached(maxWatchesPerOwner)
                 }
                 // A shipment already known for the number (at the carrier named) is the new watch's baseline.
                 let known = try connection.run(
@@ -48,13 +48,15 @@ extension SQLWatchStore {
                     return served?.carrier == carrier
                 }
                 let baselineLabel = try known.first?.text("status_label")
-                let baselineJSON = try known.first?.data("json").flatMap(Self.statusJSON(ofServed:))
+                let servedJSON = try known.first?.data("json")
+                let baselineJSON = servedJSON.flatMap(Self.statusJSON(ofServed:))
+                let listed = ListColumns(servedJSON: servedJSON, label: label, digits: number.digits)
                 // Another server may add the same watch at the same moment: the unique key decides.
                 let inserted = try connection.run(
                     """
                     INSERT INTO watches (owner, number, carrier, label, created_at, active, status_label, status_json,
-                        next_check_at)
-                    VALUES (?, ?, ?, ?, ?, 1, ?, ?, ?)
+                        next_check_at, status_code, family, forecast_date, last_event_at, search_text)
+                    VALUES (?, ?, ?, ?, ?, 1, ?, ?, ?, ?, ?, ?, ?, ?)
                     ON CONFLICT (owner, number) DO NOTHING RETURNING id
                     """,
                     [
@@ -62,7 +64,7 @@ extension SQLWatchStore {
                         label.map(SQLValue.text) ?? .null,
                         .real(now.timeIntervalSince1970), baselineLabel.map(SQLValue.text) ?? .null,
                         baselineJSON.map(SQLValue.blob) ?? .null, .real(now.timeIntervalSince1970),
-                    ])
+                    ] + listed.values)
                 watchID = try inserted.first.map { Int64(try $0.requiredInt("id")) }
                 if watchID == nil {
                     let winner = try connection.run(
@@ -92,18 +94,48 @@ extension SQLWatchStore {
     }
 
     public func watches(owner: WatchOwner, filter: WatchFilter, after cursor: Int64?, limit: Int) throws -> [Watch] {
-        let condition =
-            switch filter {
-            case .all: ""
-            case .active: " AND w.active = 1"
-            case .finished: " AND w.active = 0"
-            }
+        var query = WatchQuery()
+        query.state = filter
+        return try watches(owner: owner, matching: query, after: cursor, limit: limit, now: Date())
+    }
+
+    public func watches(owner: WatchOwner, matching query: WatchQuery, after cursor: Int64?, limit: Int, now: Date)
+        throws -> [Watch]
+    {
+        let (conditions, arguments) = query.conditions(now: now, find: Database.substringPosition)
         let rows = try database.read { connection in
             try connection.run(
-                Self.watchColumns + " WHERE w.owner = ? AND w.id > ?" + condition + " ORDER BY w.id LIMIT ?",
-                [.text(owner.id), .integer(cursor ?? 0), .integer(Int64(limit))])
+                Self.watchColumns + " WHERE w.owner = ? AND w.id > ?" + conditions + " ORDER BY w.id LIMIT ?",
+                [.text(owner.id), .integer(cursor ?? 0)] + arguments + [.integer(Int64(max(0, limit)))])
         }
         return try rows.map(Self.watch(from:))
+    }
+
+    public func watchSummary(owner: WatchOwner, matching query: WatchQuery, now: Date) throws -> WatchSummary {
+        let (conditions, arguments) = query.counted.conditions(now: now, find: Database.substringPosition)
+        let today = ForecastDay.today.isoDate(now: now)
+        let tomorrow = ForecastDay.tomorrow.isoDate(now: now)
+        let rows = try database.read { connection in
+            try connection.run(
+                """
+                SELECT w.family, w.status_code, COUNT(*) AS total, SUM(w.active) AS active,
+                    SUM(CASE WHEN w.active = 1 AND w.forecast_date = ? THEN 1 ELSE 0 END) AS today,
+                    SUM(CASE WHEN w.active = 1 AND w.forecast_date = ? THEN 1 ELSE 0 END) AS tomorrow
+                FROM watches w WHERE w.owner = ?
+                """ + conditions + " GROUP BY w.family, w.status_code",
+                [.text(today), .text(tomorrow), .text(owner.id)] + arguments)
+        }
+        var summary = WatchSummary()
+        for row in rows {
+            let count = try row.requiredInt("total")
+            summary.total += count
+            summary.active += try row.int("active") ?? 0
+            summary.forecastToday += try row.int("today") ?? 0
+            summary.forecastTomorrow += try row.int("tomorrow") ?? 0
+            summary.byFamily[try row.requiredText("family"), default: 0] += count
+            if let code = try row.text("status_code") { summary.byCode[code, default: 0] += count }
+        }
+        return summary
     }
 
     public func remove(_ number: TrackingNumber, owner: WatchOwner) throws -> Bool {
@@ -121,6 +153,23 @@ extension SQLWatchStore {
         }
     }
 
+    public func removeFinished(owner: WatchOwner) throws -> Int {
+        try database.write { connection in
+            let finished = try connection.run(
+                "SELECT number FROM watches WHERE owner = ? AND active = 0", [.text(owner.id)]
+            ).map { try $0.requiredText("number") }
+            try connection.run("DELETE FROM watches WHERE owner = ? AND active = 0", [.text(owner.id)])
+            // A number's history goes with its last watch.
+            for digits in finished {
+                let left = try connection.run("SELECT 1 FROM watches WHERE number = ? LIMIT 1", [.text(digits)])
+                guard left.isEmpty else { continue }
+                try connection.run("DELETE FROM shipments WHERE number = ?", [.text(digits)])
+                try connection.run("DELETE FROM events WHERE number = ?", [.text(digits)])
+            }
+            return finished.count
+        }
+    }
+
     public func update(
         _ number: TrackingNumber, owner: WatchOwner, label: String??, webhook: (url: String, secret: String)??,
         now: Date
@@ -131,7 +180,11 @@ extension SQLWatchStore {
             guard let id = try found.first.map({ Int64(try $0.requiredInt("id")) }) else { return nil }
             if let label {
                 try connection.run(
-                    "UPDATE watches SET label = ? WHERE id = ?", [label.map(SQLValue.text) ?? .null, .integer(id)])
+                    "UPDATE watches SET label = ?, search_text = ? WHERE id = ?",
+                    [
+                        label.map(SQLValue.text) ?? .null, .text(SearchText.stored(label: label, digits: number.digits)),
+                        .integer(id),
+                    ])
             }
             if let webhook {
                 try connection.run("DELETE FROM subscriptions WHERE watch_id = ?", [.integer(id)])

@@ -6,9 +6,12 @@ import Kuroneko
 /// (``SQLiteWatchStore``, ``PostgresWatchStore``); the words that differ come from ``SQLDatabase``.
 public final class SQLWatchStore<Database: SQLDatabase>: WatchStore {
     public let database: Database
+    public let maxWatchesPerOwner: Int
 
-    public init(database: Database) {
+    /// - Parameter maxWatchesPerOwner: the most watches one owner may have (`--max-watches-per-owner`).
+    public init(database: Database, maxWatchesPerOwner: Int = WatchLimits.defaultWatchesPerOwner) {
         self.database = database
+        self.maxWatchesPerOwner = max(1, maxWatchesPerOwner)
     }
 
     public var shared: (any SharedDatabase)? { database.sharing(for: self) }
@@ -122,8 +125,13 @@ public typealias SQLiteWatchStore = SQLWatchStore<SQLiteDatabase>
 extension SQLWatchStore where Database == SQLiteDatabase {
     /// Opens (creating and migrating) the database at `path`; `announce` is told what each migration does
     /// before it runs. A file from a newer Kuroneko is refused untouched (``NewerSchemaError``).
-    public convenience init(path: String, announce: (@Sendable (String) -> Void)? = nil) throws {
-        self.init(database: try SQLiteDatabase(path: path, migrations: Schema.migrations, announce: announce))
+    public convenience init(
+        path: String, announce: (@Sendable (String) -> Void)? = nil,
+        maxWatchesPerOwner: Int = WatchLimits.defaultWatchesPerOwner
+    ) throws {
+        self.init(
+            database: try SQLiteDatabase(path: path, migrations: Schema.migrations, announce: announce),
+            maxWatchesPerOwner: maxWatchesPerOwner)
     }
 
     /// The default file: `$XDG_DATA_HOME/kuroneko/kuroneko.sqlite`, else `~/.local/share/kuroneko/…`.

@@ -159,5 +159,37 @@ enum Schema {
             sql: """
                 ALTER TABLE watches ADD COLUMN claimed_until REAL;
                 """),
+        // 8: what a list is narrowed by, kept on each watch and indexed per owner (its status code and family,
+        // its forecast day, its last event, its label and number normalised for search), filled for the rows
+        // already there.
+        SQLiteDatabase.Migration(
+            version: 8, sql: SchemaFills.listColumnsSQL(text: "TEXT"), fill: { try SchemaFills.listColumns(on: $0) }),
     ]
+}
+
+
+/// Steps of migrations written in Swift, for both engines.
+public enum SchemaFills {
+    /// Migration 8 on either engine (`text` is the engine's text type).
+    public static func listColumnsSQL(text: String) -> String {
+        """
+        ALTER TABLE watches ADD COLUMN status_code \(text);
+        ALTER TABLE watches ADD COLUMN family \(text) NOT NULL DEFAULT 'pending';
+        ALTER TABLE watches ADD COLUMN forecast_date \(text);
+        ALTER TABLE watches ADD COLUMN last_event_at \(text);
+        ALTER TABLE watches ADD COLUMN search_text \(text);
+        CREATE INDEX watches_owner ON watches (owner, id);
+        CREATE INDEX watches_owner_active ON watches (owner, active, id);
+        CREATE INDEX watches_owner_family ON watches (owner, family, id);
+        CREATE INDEX watches_owner_code ON watches (owner, status_code, id);
+        CREATE INDEX watches_owner_carrier ON watches (owner, carrier, id);
+        CREATE INDEX watches_owner_forecast ON watches (owner, forecast_date, id);
+        CREATE INDEX watches_owner_counts ON watches (owner, family, status_code, active, forecast_date);
+        """
+    }
+
+    /// Migration 8: the list columns of every watch that has none yet.
+    public static func listColumns(on connection: some SQLConnection) throws {
+        try ListColumns.backfill(on: connection)
+    }
 }

@@ -13,6 +13,9 @@ public enum SchemaVersions {
         6:
             "adds notification channels, their outbox and the log of their attempts, and each watch's next forecast window",
         7: "adds the end of each watch's claim by a server, so polls can be filled with numbers due soon",
+        8:
+            "adds what a list is narrowed by to each watch (status, family, forecast day, last event, search text), "
+            + "indexed, and fills it for every watch already there",
     ]
 
     /// The newest version this build knows.

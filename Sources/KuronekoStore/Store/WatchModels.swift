@@ -177,10 +177,20 @@ public protocol WatchStore: Sendable {
         webhook: (url: String, secret: String)?, now: Date
     ) throws -> AddedWatch
     func watch(_ number: TrackingNumber, owner: WatchOwner) throws -> Watch?
+    /// The most watches one owner may have.
+    var maxWatchesPerOwner: Int { get }
     /// Watches in creation order after `cursor` (a watch id), at most `limit`.
     func watches(owner: WatchOwner, filter: WatchFilter, after cursor: Int64?, limit: Int) throws -> [Watch]
+    /// Watches the query keeps, in creation order after `cursor`, at most `limit`: one indexed query, `now`
+    /// saying which day today is.
+    func watches(owner: WatchOwner, matching query: WatchQuery, after cursor: Int64?, limit: Int, now: Date) throws
+        -> [Watch]
+    /// Counts of the watches the query keeps (its codes, families and forecast aside: those are counted).
+    func watchSummary(owner: WatchOwner, matching query: WatchQuery, now: Date) throws -> WatchSummary
     /// Removes a watch with its changes, subscription and pending deliveries.
     func remove(_ number: TrackingNumber, owner: WatchOwner) throws -> Bool
+    /// Removes every finished watch of the owner, in one transaction. - Returns: how many.
+    func removeFinished(owner: WatchOwner) throws -> Int
     /// Changes a watch's label and webhook: `nil` leaves one as it is, `.some(nil)` clears it; a new webhook
     /// replaces the old one (whose pending deliveries go with it). - Returns: the watch, or `nil` when the owner
     /// does not watch the number.
@@ -274,8 +284,11 @@ public protocol WatchStore: Sendable {
 
 /// The documented limits of the watch list.
 public enum WatchLimits {
-    /// Watches one owner may have; adding more is answered 409.
-    public static let watchesPerOwner = 10_000
+    /// Watches one owner may have unless the operator sets another number (`--max-watches-per-owner`);
+    /// adding more is answered 409.
+    public static let defaultWatchesPerOwner = 100_000
+    /// The most `--max-watches-per-owner` accepts.
+    public static let maxWatchesPerOwnerSetting = 10_000_000
     /// The longest label, in characters.
     public static let labelLength = 200
     /// The longest label, in UTF-8 bytes.

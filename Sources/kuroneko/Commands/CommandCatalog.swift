@@ -1,6 +1,7 @@
 import Foundation
 import Kuroneko
 import KuronekoServer
+import KuronekoStore
 
 /// Every command of the tool, each described once (its options with their kinds, ranges and defaults).
 enum CommandCatalog {
@@ -378,6 +379,10 @@ enum CommandCatalog {
                 "--db", "PATH", environment: "KURONEKO_DB",
                 "the watch list: an SQLite file (default $XDG_DATA_HOME/kuroneko/kuroneko.sqlite; with --demo, a "
                     + "temporary file removed at exit) or a postgres:// URL shared by several servers"),
+            .value(
+                "--max-watches-per-owner", "N", .number(1...Double(WatchLimits.maxWatchesPerOwnerSetting)),
+                default: "\(WatchLimits.defaultWatchesPerOwner)", environment: "KURONEKO_MAX_WATCHES_PER_OWNER",
+                "the most watches one API key (or everyone, without keys) may have; adding more is refused"),
             .value(
                 "--public-url", "URL", .url, environment: "KURONEKO_PUBLIC_URL",
                 "where people reach the web app, e.g. https://parcels.example.jp: notifications link to the parcel "
