@@ -180,7 +180,21 @@ enum PostgresSchema {
             nil
         ),
         (7, "ALTER TABLE watches ADD COLUMN claimed_until double precision;", nil),
-        (8, SchemaFills.listColumnsSQL(text: "text"), { try SchemaFills.listColumns(on: $0) }),
+        (
+            8,
+            SchemaFills.listColumnsSQL(text: "text")
+                + """
+                ALTER TABLE upstream_slots ADD COLUMN carrier text NOT NULL DEFAULT 'yamato';
+                ALTER TABLE upstream_slots DROP CONSTRAINT upstream_slots_pkey;
+                ALTER TABLE upstream_slots ADD PRIMARY KEY (carrier, slot);
+                ALTER TABLE upstream_pacing ADD COLUMN carrier text NOT NULL DEFAULT 'yamato';
+                ALTER TABLE upstream_pacing DROP CONSTRAINT upstream_pacing_pkey;
+                ALTER TABLE upstream_pacing DROP CONSTRAINT upstream_pacing_id_check;
+                ALTER TABLE upstream_pacing ALTER COLUMN id SET DEFAULT 1;
+                ALTER TABLE upstream_pacing ADD PRIMARY KEY (carrier);
+                """,
+            { try SchemaFills.listColumns(on: $0) }
+        ),
     ]
 
     /// Applies what is missing, on one connection holding the advisory lock.

@@ -8,11 +8,12 @@ struct PostgresSharing<Store: WatchStore>: SharedDatabase {
     let database: PostgresDatabase
     let store: Store
 
-    func upstreamBudget(maxConcurrent: Int, minimumInterval: Duration, clock: any TrackingClock) throws
-        -> any UpstreamBudget
+    func upstreamBudget(carrier: Carrier, maxConcurrent: Int, minimumInterval: Duration, clock: any TrackingClock)
+        throws -> any UpstreamBudget
     {
         try PostgresUpstreamBudget(
-            database: database, maxConcurrent: maxConcurrent, minimumInterval: minimumInterval, clock: clock)
+            database: database, carrier: carrier, maxConcurrent: maxConcurrent, minimumInterval: minimumInterval,
+            clock: clock)
     }
 
     func shipmentStream(_ handler: @escaping @Sendable (TrackingNumber, LatestShipment) -> Void) -> any ShipmentStream {

@@ -5,8 +5,9 @@ import KuronekoStore
 import Synchronization
 
 /// The politeness budget shared by every server on one PostgreSQL database: across all of them at most
-/// `maxConcurrent` POSTs in flight and starts at least `minimumInterval` apart, so three servers send
-/// Yamato no more than one would.
+/// `maxConcurrent` requests to one carrier in flight and starts at least `minimumInterval` apart, so three
+/// servers send Yamato, Sagawa or Japan Post no more than one would. Each carrier has its own budget (its own
+/// slots and pacing row, keyed by the carrier's name).
 ///
 /// Two tables hold it. `upstream_slots` has a row per POST that may be in flight, with its holder and a
 /// lease; `upstream_pacing` is one row with the last start reserved and the last POST actually sent. A grant
@@ -33,6 +34,8 @@ public final class PostgresUpstreamBudget: UpstreamBudget {
     public static let unreachableDelay = Duration.milliseconds(500)
 
     private let database: PostgresDatabase
+    /// The carrier whose budget this is (each has its own slots and pacing row), by its stable name.
+    private let carrier: String
     private let clock: any TrackingClock
     private let holder: String
     /// Slots this server holds, handed back one by one as POSTs end.
@@ -44,28 +47,35 @@ public final class PostgresUpstreamBudget: UpstreamBudget {
     private let afterGate: @Sendable () async -> Void
 
     public convenience init(
-        database: PostgresDatabase, maxConcurrent: Int, minimumInterval: Duration, clock: any TrackingClock
+        database: PostgresDatabase, carrier: Carrier, maxConcurrent: Int, minimumInterval: Duration,
+        clock: any TrackingClock
     ) throws {
         try self.init(
-            database: database, maxConcurrent: maxConcurrent, minimumInterval: minimumInterval, clock: clock,
-            afterGate: {})
+            database: database, carrier: carrier, maxConcurrent: maxConcurrent, minimumInterval: minimumInterval,
+            clock: clock, afterGate: {})
     }
 
     init(
-        database: PostgresDatabase, maxConcurrent: Int, minimumInterval: Duration, clock: any TrackingClock,
-        afterGate: @escaping @Sendable () async -> Void
+        database: PostgresDatabase, carrier: Carrier, maxConcurrent: Int, minimumInterval: Duration,
+        clock: any TrackingClock, afterGate: @escaping @Sendable () async -> Void
     ) throws {
         self.afterGate = afterGate
+        self.carrier = carrier.rawValue
         self.database = database
         self.maxConcurrent = max(1, maxConcurrent)
         self.minimumInterval = max(.zero, minimumInterval)
         self.clock = clock
         holder = "\(ProcessInfo.processInfo.hostName):\(getpid()):\(UUID().uuidString.prefix(8))"
-        let slots = self.maxConcurrent
+        let (slots, carrier) = (self.maxConcurrent, self.carrier)
         _ = try database.write { connection -> Int in
             try connection.run(
-                "INSERT INTO upstream_slots (slot) SELECT generate_series(1, ?::integer) ON CONFLICT DO NOTHING",
-                [.integer(Int64(slots))]
+                "INSERT INTO upstream_pacing (carrier) VALUES (?) ON CONFLICT DO NOTHING", [.text(carrier)])
+            return try connection.run(
+                """
+                INSERT INTO upstream_slots (carrier, slot) SELECT ?, generate_series(1, ?::integer)
+                ON CONFLICT DO NOTHING
+                """,
+                [.text(carrier), .integer(Int64(slots))]
             ).count
         }
     }
@@ -136,11 +146,11 @@ public final class PostgresUpstreamBudget: UpstreamBudget {
         let interval = minimumInterval
         let seconds = Double(interval.components.seconds) + Double(interval.components.attoseconds) / 1e18
         let spacing = seconds > 0 ? seconds + Self.margin : 0
-        return await onQueue { [database] in
+        return await onQueue { [database, carrier] in
             try? database.write { connection -> (wait: Double, readAt: ContinuousClock.Instant) in
                 let pacing = try connection.run(
-                    "SELECT last_sent, extract(epoch FROM clock_timestamp()) FROM upstream_pacing WHERE id = 1 FOR UPDATE"
-                )
+                    "SELECT last_sent, extract(epoch FROM clock_timestamp()) FROM upstream_pacing WHERE carrier = ? FOR UPDATE",
+                    [.text(carrier)])
                 let readAt = ContinuousClock.now
                 guard let last = pacing.first?.double(0), let now = pacing.first?.double(1) else { return (0, readAt) }
                 let wait = last + spacing - now
@@ -151,8 +161,8 @@ public final class PostgresUpstreamBudget: UpstreamBudget {
                     UPDATE upstream_pacing SET last_sent = ?, last_start = GREATEST(last_start, ?),
                         shortest_gap = CASE WHEN last_sent > 0 THEN LEAST(COALESCE(shortest_gap, ?), ? - last_sent)
                                             ELSE shortest_gap END
-                    WHERE id = 1
-                    """, [.real(now), .real(now), .real(now), .real(now)])
+                    WHERE carrier = ?
+                    """, [.real(now), .real(now), .real(now), .real(now), .text(carrier)])
                 return (0, readAt)
             }
         }
@@ -161,12 +171,12 @@ public final class PostgresUpstreamBudget: UpstreamBudget {
     public func release() async {
         guard let slot = held.withLock({ $0.popLast() }) else { return }
         let holder = self.holder
-        await onQueue { [database] in
+        await onQueue { [database, carrier] in
             // Should this fail, the lease frees the slot later.
             _ = try? database.write { connection -> Int in
                 try connection.run(
-                    "UPDATE upstream_slots SET holder = NULL, lease_until = 0 WHERE slot = ? AND holder = ?",
-                    [.integer(Int64(slot)), .text(holder)]
+                    "UPDATE upstream_slots SET holder = NULL, lease_until = 0 WHERE carrier = ? AND slot = ? AND holder = ?",
+                    [.text(carrier), .integer(Int64(slot)), .text(holder)]
                 ).count
             }
         }
@@ -175,26 +185,28 @@ public final class PostgresUpstreamBudget: UpstreamBudget {
     private func grant() async -> Grant {
         let (holder, slots, interval) = (self.holder, maxConcurrent, minimumInterval)
         let seconds = Double(interval.components.seconds) + Double(interval.components.attoseconds) / 1e18
-        return await onQueue { [database] in
+        return await onQueue { [database, carrier] in
             do {
                 return try database.write { connection -> Grant in
                     let pacing = try connection.run(
-                        "SELECT last_start, extract(epoch FROM clock_timestamp()) FROM upstream_pacing WHERE id = 1 FOR UPDATE"
-                    )
+                        "SELECT last_start, extract(epoch FROM clock_timestamp()) FROM upstream_pacing WHERE carrier = ? FOR UPDATE",
+                        [.text(carrier)])
                     guard let last = pacing.first?.double(0), let now = pacing.first?.double(1) else {
                         return .unreachable
                     }
                     let free = try connection.run(
                         """
-                        SELECT slot FROM upstream_slots WHERE slot <= ? AND (holder IS NULL OR lease_until < ?)
+                        SELECT slot FROM upstream_slots
+                        WHERE carrier = ? AND slot <= ? AND (holder IS NULL OR lease_until < ?)
                         ORDER BY slot LIMIT 1 FOR UPDATE
-                        """, [.integer(Int64(slots)), .real(now)])
+                        """, [.text(carrier), .integer(Int64(slots)), .real(now)])
                     guard let slot = free.first?.int(0) else { return .busy }
                     let start = max(now, last + seconds)
                     try connection.run(
-                        "UPDATE upstream_slots SET holder = ?, lease_until = ? WHERE slot = ?",
-                        [.text(holder), .real(start + Self.lease), .integer(Int64(slot))])
-                    try connection.run("UPDATE upstream_pacing SET last_start = ? WHERE id = 1", [.real(start)])
+                        "UPDATE upstream_slots SET holder = ?, lease_until = ? WHERE carrier = ? AND slot = ?",
+                        [.text(holder), .real(start + Self.lease), .text(carrier), .integer(Int64(slot))])
+                    try connection.run(
+                        "UPDATE upstream_pacing SET last_start = ? WHERE carrier = ?", [.real(start), .text(carrier)])
                     return .granted(slot: slot, wait: start - now)
                 }
             } catch {

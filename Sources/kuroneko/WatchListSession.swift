@@ -34,15 +34,15 @@ struct WatchListSession {
         return try NumberInput.validated(inputs, carrier: carrier, skipInvalid: false).numbers
     }
 
-    /// The clients the commands ask with: on a PostgreSQL watch list, Yamato's within the budget the servers
-    /// on that database share, so a `kuroneko refresh` (or `import --watch`) beside them never adds to what
-    /// Yamato gets.
+    /// The clients the commands ask with: on a PostgreSQL watch list, each carrier's within the budget the
+    /// servers on that database share, so a `kuroneko refresh` (or `import --watch`) beside them never adds to
+    /// what a carrier gets.
     func client() throws -> MultiCarrierClient {
         let clock = SystemClock()
         return try ClientOptions.client(try ClientOptions.configurations(arguments)) { configuration in
-            guard configuration.carrier == .yamato, let shared = store.shared else { return nil }
+            guard let shared = store.shared else { return nil }
             return try shared.upstreamBudget(
-                maxConcurrent: configuration.maxConcurrentRequests,
+                carrier: configuration.carrier, maxConcurrent: configuration.maxConcurrentRequests,
                 minimumInterval: configuration.minimumRequestInterval, clock: clock)
         }
     }

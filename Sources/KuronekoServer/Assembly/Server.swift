@@ -112,9 +112,6 @@ public final class Server: Sendable {
         let metrics = Metrics()
         self.metrics = metrics
         let schedule = PollSchedule(speed: configuration.pollSpeed)
-        let budget = try shared?.upstreamBudget(
-            maxConcurrent: configuration.client.maxConcurrentRequests,
-            minimumInterval: configuration.client.minimumRequestInterval, clock: clock)
         // Every fresh answer, whoever asked, is recorded for the watches of its number; a change found wakes
         // the channels' deliverer, so its announcements go out at once.
         let channelsDoorbell = Doorbell()
@@ -136,12 +133,14 @@ public final class Server: Sendable {
                 return (shipment, latest.fetchedAt)
             }
         }
-        // Each carrier its own scheduler; on a shared database Yamato's budget is the servers' shared one.
+        // Each carrier its own scheduler; on a shared database each carrier's budget is the servers' shared one.
         let client = MultiCarrierClient(
-            clients: configuration.carrierClients.map { settings in
+            clients: try configuration.carrierClients.map { settings in
                 TrackingClient(
                     configuration: settings, transport: transport, clock: clock,
-                    budget: settings.carrier == .yamato ? budget : nil,
+                    budget: try shared?.upstreamBudget(
+                        carrier: settings.carrier, maxConcurrent: settings.maxConcurrentRequests,
+                        minimumInterval: settings.minimumRequestInterval, clock: clock),
                     observer: metrics.upstreamObserver(for: settings.carrier))
             })
         let service = ShipmentService(

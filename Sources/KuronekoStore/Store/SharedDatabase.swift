@@ -5,8 +5,8 @@ import Kuroneko
 /// of them records. A capability of the engine (PostgreSQL has it; SQLite, one server's own file, does not),
 /// asked of the store rather than found by a downcast.
 public protocol SharedDatabase: Sendable {
-    /// The budget every server (and every command) on the database spends together.
-    func upstreamBudget(maxConcurrent: Int, minimumInterval: Duration, clock: any TrackingClock) throws
+    /// The budget every server (and every command) on the database spends together on one carrier.
+    func upstreamBudget(carrier: Carrier, maxConcurrent: Int, minimumInterval: Duration, clock: any TrackingClock) throws
         -> any UpstreamBudget
 
     /// Calls `handler` with each shipment another server records (the number, and its latest shipment when
