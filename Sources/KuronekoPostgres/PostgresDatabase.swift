@@ -37,16 +37,41 @@ public final class PostgresDatabase: SQLDatabase {
         self.maximumConnections = maximumConnections
         self.waitLimit = waitLimit
         permits = DispatchSemaphore(value: maximumConnections)
+        callers = Permits(maximumConnections)
         slots = (0..<maximumConnections).map { _ in Slot() }
         try PostgresSchema.migrate(self, announce: announce)
     }
 
-    public func write<T: Sendable>(_ body: (PostgresConnection) throws -> T) throws -> T {
+    /// Runs `body` in a transaction on a pooled connection, on a thread of the database's queue: a round
+    /// trip, or a wait for a free connection, never holds a thread of the cooperative pool.
+    public func write<T: Sendable>(_ body: @escaping @Sendable (PostgresConnection) throws -> T) async throws -> T {
+        try await onQueue { try self.writeNow(body) }
+    }
+
+    public func read<T: Sendable>(_ body: @escaping @Sendable (PostgresConnection) throws -> T) async throws -> T {
+        try await onQueue { try self.readNow(body) }
+    }
+
+    public func writeNow<T: Sendable>(_ body: @escaping @Sendable (PostgresConnection) throws -> T) throws -> T {
         try withConnection { connection in try connection.transaction { try body(connection) } }
     }
 
-    public func read<T: Sendable>(_ body: (PostgresConnection) throws -> T) throws -> T {
+    public func readNow<T: Sendable>(_ body: @escaping @Sendable (PostgresConnection) throws -> T) throws -> T {
         try withConnection(body)
+    }
+
+    /// At most as many calls on threads as the pool has connections: more wait, suspended, in order.
+    private let callers: Permits
+    private static let queue = DispatchQueue(label: "kuroneko.postgres", qos: .userInitiated, attributes: .concurrent)
+
+    private func onQueue<T: Sendable>(_ body: @escaping @Sendable () throws -> T) async throws -> T {
+        try Task.checkCancellation()
+        await callers.acquire()
+        defer { callers.release() }
+        try Task.checkCancellation()
+        return try await withCheckedThrowingContinuation { continuation in
+            Self.queue.async { continuation.resume(with: Result { try body() }) }
+        }
     }
 
     /// The channel on which servers announce new latest shipments. The payload is the fetch time (seconds

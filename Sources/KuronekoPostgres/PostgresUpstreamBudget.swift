@@ -67,7 +67,7 @@ public final class PostgresUpstreamBudget: UpstreamBudget {
         self.clock = clock
         holder = "\(ProcessInfo.processInfo.hostName):\(getpid()):\(UUID().uuidString.prefix(8))"
         let (slots, carrier) = (self.maxConcurrent, self.carrier)
-        _ = try database.write { connection -> Int in
+        _ = try database.writeNow { connection -> Int in
             try connection.run(
                 "INSERT INTO upstream_pacing (carrier) VALUES (?) ON CONFLICT DO NOTHING", [.text(carrier)])
             return try connection.run(
@@ -147,7 +147,7 @@ public final class PostgresUpstreamBudget: UpstreamBudget {
         let seconds = Double(interval.components.seconds) + Double(interval.components.attoseconds) / 1e18
         let spacing = seconds > 0 ? seconds + Self.margin : 0
         return await onQueue { [database, carrier] in
-            try? database.write { connection -> (wait: Double, readAt: ContinuousClock.Instant) in
+            try? database.writeNow { connection -> (wait: Double, readAt: ContinuousClock.Instant) in
                 let pacing = try connection.run(
                     "SELECT last_sent, extract(epoch FROM clock_timestamp()) FROM upstream_pacing WHERE carrier = ? FOR UPDATE",
                     [.text(carrier)])
@@ -173,7 +173,7 @@ public final class PostgresUpstreamBudget: UpstreamBudget {
         let holder = self.holder
         await onQueue { [database, carrier] in
             // Should this fail, the lease frees the slot later.
-            _ = try? database.write { connection -> Int in
+            _ = try? database.writeNow { connection -> Int in
                 try connection.run(
                     "UPDATE upstream_slots SET holder = NULL, lease_until = 0 WHERE carrier = ? AND slot = ? AND holder = ?",
                     [.text(carrier), .integer(Int64(slot)), .text(holder)]
@@ -187,7 +187,7 @@ public final class PostgresUpstreamBudget: UpstreamBudget {
         let seconds = Double(interval.components.seconds) + Double(interval.components.attoseconds) / 1e18
         return await onQueue { [database, carrier] in
             do {
-                return try database.write { connection -> Grant in
+                return try database.writeNow { connection -> Grant in
                     let pacing = try connection.run(
                         "SELECT last_start, extract(epoch FROM clock_timestamp()) FROM upstream_pacing WHERE carrier = ? FOR UPDATE",
                         [.text(carrier)])

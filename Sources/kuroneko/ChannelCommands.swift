@@ -35,7 +35,7 @@ struct ChannelsCommand: ArgumentsCommand {
             }
             let added: ChannelRecord
             do {
-                added = try store.addChannel(request.channel, owner: .local, now: Date())
+                added = try await store.addChannel(request.channel, owner: .local, now: Date())
             } catch let error as WatchStoreError {
                 throw CommandFailure.usage("channels: \(error)")
             }
@@ -43,7 +43,7 @@ struct ChannelsCommand: ArgumentsCommand {
                 "channel \(added.id): \(added.kind) \(request.destinationURL ?? arguments.text("--address") ?? "")")
             if let secret = request.secret { terminal.print("signing secret: \(secret) (shown once)") }
         case "list":
-            for channel in try store.channels(owner: .local) {
+            for channel in try await store.channels(owner: .local) {
                 let settings = try? JSONDecoder().decode(ChannelSettings.self, from: channel.destination)
                 let state =
                     channel.endedAt.map { "ended \(JapanDateTime($0).iso8601): \(channel.endedReason ?? "")" }
@@ -56,7 +56,7 @@ struct ChannelsCommand: ArgumentsCommand {
             guard arguments.operands.count == 2, let id = Int64(arguments.operands[1]) else {
                 throw CommandFailure.usage("channels: usage: kuroneko channels remove ID")
             }
-            guard try store.removeChannel(id, owner: .local) else {
+            guard try await store.removeChannel(id, owner: .local) else {
                 throw CommandFailure.usage("channels: there is no channel \(id); see 'kuroneko channels list'")
             }
             terminal.print("removed channel \(id)")
@@ -78,7 +78,7 @@ struct NotifyTestCommand: ArgumentsCommand {
             throw CommandFailure.usage("notify-test: usage: kuroneko notify-test ID (see 'kuroneko channels list')")
         }
         let store = try WatchListSession(arguments, terminal: terminal).store
-        guard let channel = try store.channels(owner: .local).first(where: { $0.id == id }),
+        guard let channel = try await store.channels(owner: .local).first(where: { $0.id == id }),
             let destination = try? JSONDecoder().decode(ChannelSettings.self, from: channel.destination)
                 .destination(kind: channel.kind)
         else { throw CommandFailure.usage("notify-test: there is no channel \(id); see 'kuroneko channels list'") }
@@ -91,7 +91,7 @@ struct NotifyTestCommand: ArgumentsCommand {
         let announcement = Announcement(
             kind: .changed, shipment: sample, label: channel.language == "en" ? "Test" : "テスト",
             language: channel.language == "en" ? .english : .japanese, publicURL: nil)
-        let secret = try store.setting(
+        let secret = try await store.setting(
             "vapid_private_key", otherwise: Base64URL.encode(try P256KeyPair.generate().privateKey))
         let vapid = try Base64URL.decode(secret).map {
             VAPID(keys: try P256KeyPair(privateKey: $0), subject: "mailto:kuroneko@localhost")

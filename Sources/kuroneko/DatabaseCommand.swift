@@ -8,7 +8,7 @@ struct DatabaseCommand: ArgumentsCommand {
     let arguments: ArgumentList
     let terminal: Terminal
 
-    func run() throws {
+    func run() async throws {
         let location = arguments.text("--db") ?? SQLiteWatchStore.defaultPath(environment: terminal.environment)
         let action = arguments.operands.first ?? "status"
         if action == "backup" {
@@ -39,14 +39,14 @@ struct DatabaseCommand: ArgumentsCommand {
             throw CommandFailure.usage(DatabaseLocation.failure("db", location, error))
         }
         if action == "backup" {
-            try backup(store, to: arguments.operands[1])
+            try await backup(store, to: arguments.operands[1])
         } else {
-            try status(store, location: location)
+            try await status(store, location: location)
         }
     }
 
-    private func status(_ store: any WatchStore, location: String) throws {
-        let summary = try store.summary()
+    private func status(_ store: any WatchStore, location: String) async throws {
+        let summary = try await store.summary()
         terminal.print(
             """
             engine: \(summary.engine)
@@ -61,10 +61,10 @@ struct DatabaseCommand: ArgumentsCommand {
             """)
     }
 
-    private func backup(_ store: any WatchStore, to path: String) throws {
+    private func backup(_ store: any WatchStore, to path: String) async throws {
         let check: [String]
         do {
-            check = try store.backup(to: path)
+            check = try await store.backup(to: path)
         } catch {
             throw CommandFailure.lookup("db: backup to \(path) failed: \(error)")
         }
@@ -72,7 +72,7 @@ struct DatabaseCommand: ArgumentsCommand {
             throw CommandFailure.lookup(
                 "db: the copy at \(path) fails its integrity check: \(check.prefix(3).joined(separator: "; "))")
         }
-        let summary = try store.summary()
+        let summary = try await store.summary()
         let watches = summary.activeWatches + summary.finishedWatches
         terminal.print(
             "backup written to \(path): schema version \(summary.schemaVersion), "

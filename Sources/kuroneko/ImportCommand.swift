@@ -115,7 +115,7 @@ struct ImportCommand: Command {
                 terminal.printError("kuroneko: \(answer.number.formatted): \(error.message)")
             }
             if let store = session?.store {
-                try Self.watch(
+                try await Self.watch(
                     answer, label: firstRow[answer.number].flatMap(sheet.label(ofRow:)), store: store,
                     schedule: schedule)
                 summary.watched += 1
@@ -162,16 +162,16 @@ struct ImportCommand: Command {
     /// Adds the number to the local watch list and records its answer, so the watch starts with it.
     private static func watch(
         _ answer: TrackingAnswer, label: String?, store: any WatchStore, schedule: PollSchedule
-    ) throws {
+    ) async throws {
         let now = Date()
         let carrier = try? answer.result.get().carrier
         do {
-            _ = try store.add(answer.number, carrier: carrier, label: label, owner: .local, webhook: nil, now: now)
+            _ = try await store.add(answer.number, carrier: carrier, label: label, owner: .local, webhook: nil, now: now)
         } catch let error as WatchStoreError {
             throw CommandFailure.usage("import: --watch: \(error)")
         }
         if case .success(let shipment) = answer.result {
-            _ = try store.record(shipment, fetchedAt: now) { watch, shipment in
+            _ = try await store.record(shipment, fetchedAt: now) { watch, shipment in
                 schedule.nextCheck(for: shipment, watchCreatedAt: watch.createdAt, now: now, random: .random(in: 0..<1))
             }
         }

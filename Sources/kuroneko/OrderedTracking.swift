@@ -16,7 +16,7 @@ enum OrderedTracking {
         ) { answer in
             switch answer.result {
             case .success(let shipment):
-                try deliver(shipment)
+                try await deliver(shipment)
             case .failure(let error):
                 failed += 1
                 terminal.printError("kuroneko: \(answer.number.formatted): \(error.message)")
@@ -28,7 +28,7 @@ enum OrderedTracking {
     /// Every answer, success or failure, in the order given, each while the progress line is taken off.
     static func answers(
         _ numbers: [TrackingNumber], carrier: Carrier?, client: MultiCarrierClient, quiet: Bool,
-        terminal: Terminal, deliver: (TrackingAnswer) throws -> Void
+        terminal: Terminal, deliver: (TrackingAnswer) async throws -> Void
     ) async throws {
         let progress =
             quiet || !terminal.errorIsTerminal
@@ -44,7 +44,7 @@ enum OrderedTracking {
             while let ready = waiting.removeValue(forKey: next) {
                 next += 1
                 // The progress line is taken off while a line is printed, so the two never mix.
-                try TrackProgress.whileCleared(progress) { try deliver(ready) }
+                try await TrackProgress.whileCleared(progress) { try await deliver(ready) }
             }
         }
         progress?.stop()

@@ -146,7 +146,7 @@ struct ServeCommand: Command {
         let logWriter = BufferedLogWriter(format: configuration.logFormat)
         let server: Server
         do {
-            server = try Server(
+            server = try await Server(
                 configuration: configuration, transport: transport, clock: SystemClock(), notices: notices,
                 log: logWriter, flushLog: { _ = logWriter.flush() })
         } catch {

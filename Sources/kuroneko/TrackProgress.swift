@@ -12,6 +12,8 @@ final class TrackProgress: Sendable {
         var answeredDistinct = Set<TrackingNumber>()
         var shown = false
         var stopped = false
+        /// Taken off while an awaited body prints (``whileCleared(_:_:)`` async): not redrawn meanwhile.
+        var paused = false
     }
 
     private let total: Int
@@ -62,6 +64,22 @@ final class TrackProgress: Sendable {
     }
 
     /// Runs `body` (which prints a line) with the progress line taken off, then puts it back.
+    /// The same for a body that awaits (recording into the watch list): the line stays off, and is not
+    /// redrawn by the ticker, until it returns.
+    static func whileCleared(_ progress: TrackProgress?, _ body: () async throws -> Void) async rethrows {
+        guard let progress else { return try await body() }
+        progress.state.withLock { state in
+            if state.shown { progress.terminal.writeError("\r\u{1B}[K") }
+            state.shown = false
+            state.paused = true
+        }
+        defer {
+            progress.state.withLock { $0.paused = false }
+            progress.redraw()
+        }
+        try await body()
+    }
+
     static func whileCleared(_ progress: TrackProgress?, _ body: () throws -> Void) rethrows {
         guard let progress else { return try body() }
         try progress.state.withLock { state in
@@ -84,7 +102,7 @@ final class TrackProgress: Sendable {
         let started = all.map(\.started).reduce(0, +)
         let inFlight = all.map(\.inFlight).reduce(0, +)
         state.withLock { state in
-            guard !state.stopped, state.answered < total else { return }
+            guard !state.stopped, !state.paused, state.answered < total else { return }
             // Ten numbers a request, one request start per interval: what is not yet sent, paced.
             let requestsLeft = (distinct - state.answeredDistinct.count + 9) / 10
             let notStarted = max(0, requestsLeft - inFlight)

@@ -25,7 +25,7 @@ struct AddCommand: ArgumentsCommand {
         var created = 0
         for number in numbers {
             do {
-                let added = try store.add(
+                let added = try await store.add(
                     number, carrier: try arguments.carrier("--carrier"), label: label, owner: .local, webhook: nil,
                     now: Date())
                 if added.created { created += 1 }
@@ -43,7 +43,10 @@ struct AddCommand: ArgumentsCommand {
         terminal.printError(
             "kuroneko: added \(created) of \(distinct) (\(distinct - created) already watched), "
                 + "\(distinct - failed) checked" + (failed > 0 ? ", \(failed) could not be checked" : ""))
-        let watches = numbers.compactMap { try? store.watch($0, owner: .local) }
+        var watches: [Watch] = []
+        for number in numbers {
+            if let watch = try await store.watch(number, owner: .local) { watches.append(watch) }
+        }
         terminal.print(
             WatchTable(language: .japanese, colored: terminal.usesColor(unlessTurnedOff: arguments.flag("--no-color")))
                 .text(for: watches))
@@ -57,12 +60,12 @@ struct ListCommand: ArgumentsCommand {
     let arguments: ArgumentList
     let terminal: Terminal
 
-    func run() throws {
+    func run() async throws {
         let session = try WatchListSession(arguments, terminal: terminal)
         let store = session.store
         let query = try Self.query(arguments)
         let now = Date()
-        let watches = try store.watches(
+        let watches = try await store.watches(
             owner: .local, matching: query, after: nil, limit: store.maxWatchesPerOwner, now: now)
         let language = try arguments.choice("--lang").flatMap(OutputOptions.Language.init(rawValue:)) ?? .japanese
         if arguments.flag("--csv") {
@@ -133,17 +136,17 @@ struct ShowCommand: ArgumentsCommand {
     let arguments: ArgumentList
     let terminal: Terminal
 
-    func run() throws {
+    func run() async throws {
         let session = try WatchListSession(arguments, terminal: terminal)
         let store = session.store
         let numbers = try session.numbers()
         guard numbers.count == 1, let number = numbers.first else {
             throw CommandFailure.usage("show: give one NUMBER")
         }
-        guard let watch = try store.watch(number, owner: .local) else {
+        guard let watch = try await store.watch(number, owner: .local) else {
             throw CommandFailure.usage("show: \(number.formatted) is not on the watch list; add it with 'kuroneko add'")
         }
-        let changes = try store.changes(of: number, owner: .local) ?? []
+        let changes = try await store.changes(of: number, owner: .local) ?? []
         if arguments.flag("--json") {
             var object = try WatchListSession.object(watch)
             object["changes"] = changes.map { change in
@@ -184,12 +187,12 @@ struct RemoveCommand: ArgumentsCommand {
     let arguments: ArgumentList
     let terminal: Terminal
 
-    func run() throws {
+    func run() async throws {
         let session = try WatchListSession(arguments, terminal: terminal)
         let store = session.store
         var removed = 0
         for number in try session.numbers() {
-            if try store.remove(number, owner: .local) {
+            if try await store.remove(number, owner: .local) {
                 removed += 1
             } else {
                 terminal.printError("kuroneko: \(number.formatted) was not on the watch list")
@@ -213,7 +216,7 @@ struct RefreshCommand: ArgumentsCommand {
     func run() async throws {
         let session = try WatchListSession(arguments, terminal: terminal)
         let store = session.store
-        let watches = try store.watches(owner: .local, filter: .active, after: nil, limit: store.maxWatchesPerOwner)
+        let watches = try await store.watches(owner: .local, filter: .active, after: nil, limit: store.maxWatchesPerOwner)
         guard !watches.isEmpty else { return terminal.printError("kuroneko: no active watches to refresh") }
         let failed = try await session.check(watches.map(\.number), carriers: Self.carriers(of: watches), quiet: false)
         terminal.print(
@@ -235,14 +238,14 @@ struct WatchCommand: ArgumentsCommand {
         let interval = try WatchListSession.duration(arguments.text("--interval") ?? "5m")
         let command = arguments.text("--exec")
         while true {
-            let active = try store.watches(
+            let active = try await store.watches(
                 owner: .local, filter: .active, after: nil, limit: store.maxWatchesPerOwner)
             guard !active.isEmpty else {
                 return terminal.printError("kuroneko: every watched parcel is finished")
             }
             _ = try await session.check(
                 active.map(\.number), carriers: RefreshCommand.carriers(of: active), quiet: false, exec: command)
-            let left = try store.watches(owner: .local, filter: .active, after: nil, limit: 1)
+            let left = try await store.watches(owner: .local, filter: .active, after: nil, limit: 1)
             if left.isEmpty { return terminal.printError("kuroneko: every watched parcel is finished") }
             try await Task.sleep(for: interval)
         }
@@ -255,7 +258,7 @@ struct KeysCommand: ArgumentsCommand {
     let arguments: ArgumentList
     let terminal: Terminal
 
-    func run() throws {
+    func run() async throws {
         let session = try WatchListSession(arguments, terminal: terminal)
         let store = session.store
         let action = arguments.operands.first ?? "list"
@@ -267,7 +270,7 @@ struct KeysCommand: ArgumentsCommand {
             let key = Secrets.random(prefix: "kn_")
             let calendar = Secrets.random(bytes: 16, prefix: "cal_")
             do {
-                _ = try store.createKey(
+                _ = try await store.createKey(
                     name: name, keyHash: Secrets.sha256(key), calendarHash: Secrets.sha256(calendar), now: Date())
             } catch let error as WatchStoreError {
                 throw CommandFailure.usage("keys: \(error)")
@@ -275,7 +278,7 @@ struct KeysCommand: ArgumentsCommand {
             terminal.print(
                 "key \(name): \(key)\ncalendar token: \(calendar)\n(shown once; only their hashes are stored)")
         case "list":
-            for key in try store.keys() {
+            for key in try await store.keys() {
                 let state = key.revokedAt.map { "revoked \(JapanDateTime($0).iso8601)" } ?? "active"
                 terminal.print("\(key.id)  \(key.name)  created \(JapanDateTime(key.createdAt).iso8601)  \(state)")
             }
@@ -283,10 +286,10 @@ struct KeysCommand: ArgumentsCommand {
             guard arguments.operands.count == 2 else {
                 throw CommandFailure.usage("keys: usage: kuroneko keys revoke NAME")
             }
-            guard try store.revokeKey(arguments.operands[1], now: Date()) else {
+            guard try await store.revokeKey(arguments.operands[1], now: Date()) else {
                 throw CommandFailure.usage("keys: no active key named \"\(arguments.operands[1])\"")
             }
-            if try store.keys().allSatisfy({ $0.revokedAt != nil }) {
+            if try await store.keys().allSatisfy({ $0.revokedAt != nil }) {
                 terminal.print(
                     "revoked \(arguments.operands[1]), the last active key: the API is now closed to everyone until a "
                         + "key is created (kuroneko keys create --name NAME) or it is opened without keys (kuroneko keys open)"
@@ -295,13 +298,13 @@ struct KeysCommand: ArgumentsCommand {
                 terminal.print("revoked \(arguments.operands[1])")
             }
         case "open":
-            let active = try store.keys().filter { $0.revokedAt == nil }
+            let active = try await store.keys().filter { $0.revokedAt == nil }
             guard active.isEmpty else {
                 throw CommandFailure.usage(
                     "keys: \(active.count) key(s) are active; revoke them first (kuroneko keys revoke NAME) to open the API"
                 )
             }
-            try store.openWithoutKeys(at: Date())
+            try await store.openWithoutKeys(at: Date())
             terminal.print(
                 "the API is open to everyone without a key, until a key is created (kuroneko keys create --name NAME)")
         default:

@@ -68,7 +68,7 @@ struct WatchListSession {
             switch answer.result {
             case .success(let shipment):
                 let now = Date()
-                let changes = try store.record(shipment, fetchedAt: now) { watch, shipment in
+                let changes = try await store.record(shipment, fetchedAt: now) { watch, shipment in
                     schedule.nextCheck(
                         for: shipment, watchCreatedAt: watch.createdAt, now: now, random: .random(in: 0..<1))
                 }

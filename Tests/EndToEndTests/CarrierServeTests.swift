@@ -10,7 +10,7 @@ struct CarrierServeTests {
     /// Sagawa's; international numbers Japan Post's.
     static let mixed = ["3277-5445-9830", "812345678900", "912345678904", "1234567890", "EN418273650JP"]
 
-    private static func servers() throws -> (simulator: ServerProcess, server: ServerProcess) {
+    private static func servers() async throws -> (simulator: ServerProcess, server: ServerProcess) {
         let simulator = try ServerProcess(["simulate", "--start", "2026-11-30T12:00:00+09:00", "--speed", "0"])
         let origin = simulator.baseURL
         let server = try ServerProcess([
@@ -23,7 +23,7 @@ struct CarrierServeTests {
 
     @Test("mixed numbers in one query: each answered by its own carrier, each carrier asked its own way")
     func mixedQuery() async throws {
-        let (simulator, server) = try Self.servers()
+        let (simulator, server) = try await Self.servers()
         defer {
             _ = server.stop()
             _ = simulator.stop()
@@ -52,7 +52,7 @@ struct CarrierServeTests {
 
     @Test("?carrier= wins, a wrong one or a number of another form is a 400, and a watch keeps its carrier")
     func explicitCarrier() async throws {
-        let (simulator, server) = try Self.servers()
+        let (simulator, server) = try await Self.servers()
         defer {
             _ = server.stop()
             _ = simulator.stop()
@@ -81,7 +81,7 @@ struct CarrierServeTests {
     }
 
     @Test("track and parse: numbers of every carrier, unnamed; --carrier refuses a number of another form")
-    func commandLine() throws {
+    func commandLine() async throws {
         let simulator = try ServerProcess(["simulate", "--start", "2026-11-30T12:00:00+09:00", "--speed", "0"])
         defer { _ = simulator.stop() }
         let origin = simulator.baseURL

@@ -6,7 +6,7 @@ import Testing
 @Suite("channels on the command line", .timeLimit(.minutes(1)))
 struct ChannelCommandLineTests {
     @Test("add, list, notify-test (ntfy's headers and body), remove; bad input refused by name")
-    func channels() throws {
+    func channels() async throws {
         let receiver = try FakeUpstream { _ in .init(status: 200, body: Data("{}".utf8)) }
         defer { receiver.stop() }
         let environment = [

@@ -7,7 +7,7 @@ import Testing
 @Suite("kuroneko command line", .serialized)
 struct CommandLineTests {
     @Test("parse prints exactly each fixture's expected shipments", arguments: Fixtures.currentCases)
-    func parseFixture(page: Fixtures.Case) throws {
+    func parseFixture(page: Fixtures.Case) async throws {
         let now = ISO8601DateFormatter().string(from: page.now)
         let outcome = try KuronekoBinary.run(["parse", page.url.path, "--now", now, "--json"])
         #expect(outcome.status == 0, "\(outcome.standardError)")
@@ -20,7 +20,7 @@ struct CommandLineTests {
     }
 
     @Test("--version, --help and each command's --help")
-    func help() throws {
+    func help() async throws {
         let version = try KuronekoBinary.run(["--version"])
         #expect(version.status == 0)
         #expect(version.standardOutput == "kuroneko \(KuronekoVersion.version)\n")
@@ -52,7 +52,7 @@ struct CommandLineTests {
                     + "database this can use; give a postgres:// URL or the path of an SQLite file"
             ),
         ])
-    func usageErrors(arguments: [String], message: String) throws {
+    func usageErrors(arguments: [String], message: String) async throws {
         let outcome = try KuronekoBinary.run(arguments)
         #expect(outcome.status == 2)
         #expect(outcome.standardError.contains(message), "\(outcome.standardError)")
@@ -60,7 +60,7 @@ struct CommandLineTests {
     }
 
     @Test("an unknown --charset is a usage error naming it")
-    func unknownCharset() throws {
+    func unknownCharset() async throws {
         let page = try #require(Fixtures.currentCases.first)
         let outcome = try KuronekoBinary.run(["parse", page.url.path, "--charset", "klingon"])
         #expect(outcome.status == 2)
@@ -71,7 +71,7 @@ struct CommandLineTests {
     }
 
     @Test("invalid numbers are refused before anything is sent")
-    func invalidNumbersSendNothing() throws {
+    func invalidNumbersSendNothing() async throws {
         let upstream = try FakeUpstream { _ in .init(status: 200, body: Data()) }
         defer { upstream.stop() }
         let outcome = try KuronekoBinary.run([
@@ -87,7 +87,7 @@ struct CommandLineTests {
     }
 
     @Test("track posts ten numbers per request and prints every shipment in the order asked")
-    func trackAgainstFakeUpstream() throws {
+    func trackAgainstFakeUpstream() async throws {
         let upstream = try FakeUpstream(handler: Self.fixturePages)
         defer { upstream.stop() }
         let multi = try #require(Fixtures.currentCases.first { $0.name == "multi-10" })
@@ -112,7 +112,7 @@ struct CommandLineTests {
     }
 
     @Test("the table is plain text off a terminal, and --lang en shows English labels")
-    func table() throws {
+    func table() async throws {
         let upstream = try FakeUpstream(handler: Self.fixturePages)
         defer { upstream.stop() }
         let outcome = try KuronekoBinary.run(
@@ -133,7 +133,7 @@ struct CommandLineTests {
     @Test(
         "status is coloured on a terminal, and not with NO_COLOR set",
         .enabled(if: scriptAvailable, "/usr/bin/script (util-linux) is missing: no pseudo-terminal to test on"))
-    func colourOnTerminal() throws {
+    func colourOnTerminal() async throws {
         let page = try #require(Fixtures.currentCases.first { $0.name == "single-delivered" })
         let command = "'\(KuronekoBinary.url.path)' parse '\(page.url.path)' --now 2026-10-30T12:00:00+09:00"
         let onTerminal = try KuronekoBinary.run(
@@ -148,7 +148,7 @@ struct CommandLineTests {
     }
 
     @Test("--jsonl prints one shipment per line")
-    func jsonLines() throws {
+    func jsonLines() async throws {
         let upstream = try FakeUpstream(handler: Self.fixturePages)
         defer { upstream.stop() }
         let multi = try #require(Fixtures.currentCases.first { $0.name == "multi-10" })
@@ -164,7 +164,7 @@ struct CommandLineTests {
     }
 
     @Test("an upstream that keeps failing exits 1 with one line naming the number, after the retries")
-    func upstreamFailure() throws {
+    func upstreamFailure() async throws {
         let upstream = try FakeUpstream { _ in .init(status: 503, body: Data("busy".utf8)) }
         defer { upstream.stop() }
         let outcome = try KuronekoBinary.run(["track", "--endpoint", upstream.endpoint, "327754459830"])
@@ -176,7 +176,7 @@ struct CommandLineTests {
     }
 
     @Test("a page in an unknown layout exits 1 and says so")
-    func unknownLayout() throws {
+    func unknownLayout() async throws {
         let upstream = try FakeUpstream { _ in
             .init(status: 200, body: Data("<html><head><title>メンテナンス</title></head><body></body></html>".utf8))
         }
@@ -191,7 +191,7 @@ struct CommandLineTests {
     @Test(
         "a real 2009 page is refused by parse",
         .enabled(if: Fixtures.realAvailable, Comment(rawValue: Fixtures.realMissingReason)))
-    func legacyPage() throws {
+    func legacyPage() async throws {
         let page = Fixtures.realDirectory.appendingPathComponent("legacy-2009/list_count01.html")
         let outcome = try KuronekoBinary.run(["parse", page.path])
         #expect(outcome.status == 1)

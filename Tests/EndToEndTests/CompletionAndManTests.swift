@@ -9,7 +9,7 @@ struct CompletionAndManTests {
     private static func installed(_ path: String) -> Bool { FileManager.default.isExecutableFile(atPath: path) }
 
     /// Runs a shell command line with the binary's directory first on PATH.
-    private static func shell(_ shell: String, _ script: String) throws -> KuronekoBinary.Outcome {
+    private static func shell(_ shell: String, _ script: String) async throws -> KuronekoBinary.Outcome {
         let directory = KuronekoBinary.url.deletingLastPathComponent().path
         return try KuronekoBinary.run(
             ["-c", script], executable: URL(fileURLWithPath: shell),
@@ -17,8 +17,8 @@ struct CompletionAndManTests {
     }
 
     @Test("bash: the script parses, registers, and completes commands, options and --lang values")
-    func bash() throws {
-        let outcome = try Self.shell(
+    func bash() async throws {
+        let outcome = try await Self.shell(
             "/bin/bash",
             """
             source <(kuroneko completion bash) || exit 3
@@ -34,29 +34,29 @@ struct CompletionAndManTests {
             outcome.standardOutput
                 == "complete -F _kuroneko kuroneko\ncommands: track\noptions: --lang\nvalues: ja en\n"
                 + "serve: --ttl-terminal --ttl-active --ttl-invalid\n")
-        let syntax = try Self.shell("/bin/bash", "bash -n <(kuroneko completion bash)")
+        let syntax = try await Self.shell("/bin/bash", "bash -n <(kuroneko completion bash)")
         #expect(syntax.status == 0, "\(syntax.standardError)")
     }
 
     @Test(
         "zsh: the script loads under compinit and registers _kuroneko",
         .enabled(if: installed("/usr/bin/zsh"), "zsh is not installed (scripts/bootstrap --test installs it)"))
-    func zsh() throws {
-        let outcome = try Self.shell(
+    func zsh() async throws {
+        let outcome = try await Self.shell(
             "/usr/bin/zsh",
             "autoload -U compinit && compinit -u -D && source <(kuroneko completion zsh) && print -r -- $_comps[kuroneko]"
         )
         #expect(outcome.status == 0, "\(outcome.standardError)")
         #expect(outcome.standardOutput == "_kuroneko\n")
-        let syntax = try Self.shell("/usr/bin/zsh", "kuroneko completion zsh | zsh -n")
+        let syntax = try await Self.shell("/usr/bin/zsh", "kuroneko completion zsh | zsh -n")
         #expect(syntax.status == 0, "\(syntax.standardError)")
     }
 
     @Test(
         "fish: the script loads and completes commands and --lang values",
         .enabled(if: installed("/usr/bin/fish"), "fish is not installed (scripts/bootstrap --test installs it)"))
-    func fish() throws {
-        let outcome = try Self.shell(
+    func fish() async throws {
+        let outcome = try await Self.shell(
             "/usr/bin/fish",
             "kuroneko completion fish | source; complete -C 'kuroneko tr'; complete -C 'kuroneko track --lang '")
         #expect(outcome.status == 0, "\(outcome.standardError)")
@@ -65,7 +65,7 @@ struct CompletionAndManTests {
     }
 
     @Test("the committed docs/man/kuroneko.1 is what `kuroneko help --man` prints")
-    func committedManPage() throws {
+    func committedManPage() async throws {
         let generated = try KuronekoBinary.run(["help", "--man"])
         #expect(generated.status == 0)
         let committed = try String(
@@ -76,7 +76,7 @@ struct CompletionAndManTests {
     @Test(
         "man renders the page without warnings, with every command and option",
         .enabled(if: installed("/usr/bin/man"), "man is not installed (scripts/bootstrap --test installs man-db)"))
-    func manRenders() throws {
+    func manRenders() async throws {
         let page = Fixtures.packageDirectory.appendingPathComponent("docs/man/kuroneko.1").path
         let outcome = try KuronekoBinary.run(
             ["--warnings", "-l", page], executable: URL(fileURLWithPath: "/usr/bin/man"),

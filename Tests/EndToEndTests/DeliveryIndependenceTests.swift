@@ -24,15 +24,15 @@ struct DeliveryIndependenceTests {
     /// Adds a watch with a webhook and records two statuses, so one change waits in the outbox.
     private static func watch(
         _ number: TrackingNumber, url: String, store: SQLiteWatchStore, now: Date
-    ) throws {
-        _ = try store.add(number, label: nil, owner: .local, webhook: (url, "whsec_test"), now: now)
-        try store.record(Self.shipment(number, "荷物受付", .infoReceived), fetchedAt: now, nextCheck: { _, _ in now })
-        try store.record(Self.shipment(number, "輸送中", .inTransit), fetchedAt: now, nextCheck: { _, _ in now })
+    ) async throws {
+        _ = try await store.add(number, label: nil, owner: .local, webhook: (url, "whsec_test"), now: now)
+        try await store.record(Self.shipment(number, "荷物受付", .infoReceived), fetchedAt: now, nextCheck: { _, _ in now })
+        try await store.record(Self.shipment(number, "輸送中", .inTransit), fetchedAt: now, nextCheck: { _, _ in now })
     }
 
     /// A receiver that takes the request, then sends its answer one byte every 200 ms, for as long as the
     /// connection stays open; `held` is told, on the receiver's thread, how long the sender kept it.
-    private static func trickling(held: (@Sendable (Duration) -> Void)? = nil) throws -> RawUpstream {
+    private static func trickling(held: (@Sendable (Duration) -> Void)? = nil) async throws -> RawUpstream {
         try RawUpstream { socket in
             let accepted = ContinuousClock.now
             for byte in Data("HTTP/1.1 204 No Content\r\n".utf8).cycled() {
@@ -49,7 +49,7 @@ struct DeliveryIndependenceTests {
     @Test("a receiver trickling one byte at a time holds the attempt no longer than its deadline")
     func trickle() async throws {
         let held = HeldConnection()
-        let receiver = try Self.trickling { duration in held.closed(after: duration) }
+        let receiver = try await Self.trickling { duration in held.closed(after: duration) }
         let sender = SocketWebhookSender(allowPrivate: true, timeout: 2)
         let started = ContinuousClock.now
         let outcome = await sender.send(
@@ -70,14 +70,14 @@ struct DeliveryIndependenceTests {
     @Test("while one watch's receiver trickles, another watch's delivery goes out at once")
     func independent() async throws {
         let slowHeld = HeldConnection()
-        let slow = try Self.trickling { duration in slowHeld.closed(after: duration) }
+        let slow = try await Self.trickling { duration in slowHeld.closed(after: duration) }
         let fast = try FakeUpstream { _ in .init(status: 204, contentType: "text/plain", body: Data()) }
         defer { fast.stop() }
         let store = try SQLiteWatchStore(path: Self.temporaryPath())
         let numbers = ValidNumbers.numbers(2)
         let now = Date()
-        try Self.watch(numbers[0], url: "http://127.0.0.1:\(slow.port)/hook", store: store, now: now)
-        try Self.watch(numbers[1], url: "http://127.0.0.1:\(fast.port)/hook", store: store, now: now)
+        try await Self.watch(numbers[0], url: "http://127.0.0.1:\(slow.port)/hook", store: store, now: now)
+        try await Self.watch(numbers[1], url: "http://127.0.0.1:\(fast.port)/hook", store: store, now: now)
         let lines = LogLines()
         let deliverer = WebhookDeliverer(
             store: store, sender: SocketWebhookSender(allowPrivate: true, timeout: 3), clock: SystemClock(),
@@ -100,9 +100,9 @@ struct DeliveryIndependenceTests {
         let slowClosed = try #require(slowHeld.closedAt)
         #expect(fastArrival < slowClosed, "the fast delivery arrived \(fastDelay) in, after the slow one ended")
         #expect(slowTime >= .milliseconds(2_900) && slowTime < .seconds(8), "the slow attempt took \(slowTime)")
-        let fastRecords = try #require(try store.deliveries(of: numbers[1], owner: .local))
+        let fastRecords = try await #require(try store.deliveries(of: numbers[1], owner: .local))
         #expect(fastRecords.map(\.status) == [204])
-        let slowRecords = try #require(try store.deliveries(of: numbers[0], owner: .local))
+        let slowRecords = try await #require(try store.deliveries(of: numbers[0], owner: .local))
         #expect(slowRecords.count == 1 && slowRecords[0].status == nil)
         print(
             "beside a trickling receiver (deadline 3 s, took \(slowTime)), another watch was delivered after \(fastDelay)"
@@ -116,21 +116,21 @@ struct DeliveryIndependenceTests {
         let store = try SQLiteWatchStore(path: Self.temporaryPath())
         let number = ValidNumbers.numbers(1)[0]
         let now = Date()
-        try Self.watch(number, url: "http://127.0.0.1:\(receiver.port)/hook", store: store, now: now)
-        try store.record(Self.shipment(number, "配達中", .outForDelivery), fetchedAt: now, nextCheck: { _, _ in now })
-        #expect(try store.pendingDeliveryCount() == 2)
+        try await Self.watch(number, url: "http://127.0.0.1:\(receiver.port)/hook", store: store, now: now)
+        try await store.record(Self.shipment(number, "配達中", .outForDelivery), fetchedAt: now, nextCheck: { _, _ in now })
+        #expect(try await store.pendingDeliveryCount() == 2)
         let deliverer = WebhookDeliverer(
             store: store, sender: SocketWebhookSender(allowPrivate: true, timeout: 3), clock: SystemClock())
         #expect(await deliverer.deliverOnce() == 1)
-        #expect(try store.pendingDeliveryCount() == 0, "the second change is given up with the subscription")
-        let watch = try #require(try store.watch(number, owner: .local))
+        #expect(try await store.pendingDeliveryCount() == 0, "the second change is given up with the subscription")
+        let watch = try await #require(try store.watch(number, owner: .local))
         #expect(watch.webhookEnded?.reason.contains("410") == true)
         #expect(watch.webhookURL != nil, "the URL stays visible beside why it ended")
-        let records = try #require(try store.deliveries(of: number, owner: .local))
+        let records = try await #require(try store.deliveries(of: number, owner: .local))
         #expect(records.map(\.status) == [410])
         #expect(records[0].error?.contains("410 Gone") == true)
-        try store.record(Self.shipment(number, "配達完了", .delivered), fetchedAt: now, nextCheck: { _, _ in nil })
-        #expect(try store.pendingDeliveryCount() == 0, "a later change posts nothing to an ended webhook")
+        try await store.record(Self.shipment(number, "配達完了", .delivered), fetchedAt: now, nextCheck: { _, _ in nil })
+        #expect(try await store.pendingDeliveryCount() == 0, "a later change posts nothing to an ended webhook")
         #expect(await deliverer.deliverOnce() == 0)
         #expect(receiver.requests.count == 1)
     }

@@ -23,7 +23,7 @@ struct HardeningTests {
             "GET /healthz?q=\u{1} HTTP/1.1\r\nHost: x\r\n\r\n",
             "GET /healthz HTTP/1.1\r\n\r\n",
         ])
-    func refused(request: String) throws {
+    func refused(request: String) async throws {
         let server = try ServerProcess(["serve", "--demo"])
         defer { _ = server.stop() }
         let connection = try RawConnection(port: server.port)
@@ -43,7 +43,7 @@ struct HardeningTests {
     /// the server sees the request; it writes its status line and headers twice (a known gap, in
     /// docs/ARCHITECTURE.md). The refusal and the closed connection are still asserted.
     @Test("a malformed Content-Length is refused by libmicrohttpd with 400 and the connection closed")
-    func malformedLength() throws {
+    func malformedLength() async throws {
         let server = try ServerProcess(["serve", "--demo"])
         defer { _ = server.stop() }
         let answer = try RawConnection(port: server.port).request(
@@ -53,7 +53,7 @@ struct HardeningTests {
     }
 
     @Test("a declared body over the limit with Expect: 100-continue gets 413 before any body is sent")
-    func expectContinue() throws {
+    func expectContinue() async throws {
         let server = try ServerProcess(["serve", "--demo"])
         defer { _ = server.stop() }
         let answer = try RawConnection(port: server.port).request(

@@ -12,7 +12,7 @@ enum PostgresForTests {
     }
 
     /// A new database; its `postgresql://` URL, as `serve --db` takes it.
-    static func freshDatabaseURL() throws -> String {
+    static func freshDatabaseURL() async throws -> String {
         guard let settings else { throw PostgresTestSetupError.unset }
         let pairs = Dictionary(
             settings.split(separator: " ").compactMap { item -> (String, String)? in
@@ -43,7 +43,7 @@ final class UpstreamPhase: Sendable {
 struct MultiInstanceTests {
     @Test("three servers, one list: each change found once and delivered once, a server killed, the budget held")
     func threeServers() async throws {
-        let database = try PostgresForTests.freshDatabaseURL()
+        let database = try await PostgresForTests.freshDatabaseURL()
         let phase = UpstreamPhase()
         let upstream = try FakeUpstream(concurrent: true) { request in
             let numbers = FakeTrackingPage.numbers(inFormBody: request.body)
@@ -141,7 +141,7 @@ struct MultiInstanceTests {
     @Test(
         "a shipment one server fetched is served by the other from the database, and a newer one reaches it by NOTIFY")
     func sharedShipments() async throws {
-        let database = try PostgresForTests.freshDatabaseURL()
+        let database = try await PostgresForTests.freshDatabaseURL()
         let phase = UpstreamPhase()
         let upstream = try FakeUpstream { request in
             let label = phase.label
@@ -191,7 +191,7 @@ struct MultiInstanceTests {
 
     @Test("a grant from the gate used late is asked for again, so two servers' POSTs still leave an interval apart")
     func staleGrant() async throws {
-        let store = try PostgresWatchStore(url: try PostgresForTests.freshDatabaseURL())
+        let store = try await PostgresWatchStore(url: try PostgresForTests.freshDatabaseURL())
         let (granted, grant) = AsyncStream<Void>.makeStream()
         let (otherLeftGate, otherPassed) = AsyncStream<Void>.makeStream()
         defer { otherPassed.finish() }
@@ -231,8 +231,8 @@ struct MultiInstanceTests {
     }
 
     @Test("the watch-list commands work on the shared database and ask Yamato within its shared budget")
-    func commandLine() throws {
-        let database = try PostgresForTests.freshDatabaseURL()
+    func commandLine() async throws {
+        let database = try await PostgresForTests.freshDatabaseURL()
         let upstream = try FakeUpstream { request in
             .init(status: 200, body: FakeTrackingPage.html(for: FakeTrackingPage.numbers(inFormBody: request.body)))
         }

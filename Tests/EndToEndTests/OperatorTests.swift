@@ -116,8 +116,8 @@ struct OperatorTests {
         let path = Self.database()
         do {
             let store = try SQLiteWatchStore(path: path)
-            _ = try store.add(ValidNumbers.numbers(1)[0], label: nil, owner: .local, webhook: nil, now: Date())
-            _ = try store.database.write { connection in try connection.run("PRAGMA user_version = 99") }
+            _ = try await store.add(ValidNumbers.numbers(1)[0], label: nil, owner: .local, webhook: nil, now: Date())
+            _ = try store.database.writeNow { connection in try connection.run("PRAGMA user_version = 99") }
         }
         let before = FileManager.default.contents(atPath: path)
         for arguments in [["serve", "--port", "0"], ["list"], ["db", "status"]] {
@@ -161,7 +161,7 @@ struct OperatorTests {
         #expect(await more.allSatisfy { $0 == 201 })
         let copied = try SQLiteWatchStore(path: copy)
         #expect(try copied.database.integrityCheck() == ["ok"])
-        let summary = try copied.summary()
+        let summary = try await copied.summary()
         let held = summary.activeWatches + summary.finishedWatches
         #expect((20...30).contains(held), "the copy holds the 20 added before and some of those added meanwhile")
         let status = try await KuronekoBinary.runAside(["db", "status", "--db", path])

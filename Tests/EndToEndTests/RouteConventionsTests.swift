@@ -14,7 +14,7 @@ struct RouteConventionsTests {
 
     /// The server `serve --demo --min-interval 0 --cors-origins https://shop.example` runs, built the same way
     /// (``Server``), on a watch list of its own.
-    private static func inProcess() throws -> InProcessClient {
+    private static func inProcess() async throws -> InProcessClient {
         var configuration = Server.Configuration()
         configuration.carriers = [.yamato]
         configuration.client.minimumRequestInterval = .zero
@@ -29,7 +29,7 @@ struct RouteConventionsTests {
         configuration.database =
             FileManager.default.temporaryDirectory.appendingPathComponent("conventions-\(UUID().uuidString).sqlite")
             .path
-        let server = try Server(
+        let server = try await Server(
             configuration: configuration,
             transport: SimulatorTransport(simulator: SimulatorResponder(clock: SimulatorClock())), clock: SystemClock(),
             notices: ServerLog(format: .text) { _ in })

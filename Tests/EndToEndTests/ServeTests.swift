@@ -74,7 +74,7 @@ struct ServeTests {
     }
 
     @Test("connections over the per-client cap are answered 503, and the server stays up")
-    func connectionCap() throws {
+    func connectionCap() async throws {
         let server = try ServerProcess(["serve", "--demo", "--connections-per-client", "2"])
         defer { _ = server.stop() }
         let health = "GET /healthz HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n"

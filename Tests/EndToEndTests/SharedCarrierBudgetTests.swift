@@ -13,7 +13,7 @@ import Testing
     .enabled(if: PostgresForTests.settings != nil, "needs KURONEKO_TEST_POSTGRES (scripts/test sets it)"))
 struct SharedCarrierBudgetTests {
     /// The simulator's pages, answered on the fake's threads (which record when each request arrived).
-    static func simulated() throws -> FakeUpstream {
+    static func simulated() async throws -> FakeUpstream {
         let responder = SimulatorResponder(clock: SimulatorClock())
         return try FakeUpstream(concurrent: true) { request in
             let answer = Answer()
@@ -39,8 +39,8 @@ struct SharedCarrierBudgetTests {
 
     @Test("three servers asking Sagawa and Japan Post start each carrier's requests at least its interval apart")
     func sagawaAndJapanPost() async throws {
-        let database = try PostgresForTests.freshDatabaseURL()
-        let upstream = try Self.simulated()
+        let database = try await PostgresForTests.freshDatabaseURL()
+        let upstream = try await Self.simulated()
         defer { upstream.stop() }
         let origin = "http://127.0.0.1:\(upstream.port)"
         // Sagawa and Japan Post are asked a second apart (their politeness is not --min-interval's).

@@ -12,7 +12,7 @@ struct SheetTextTests {
     private static let cp932Row: [UInt8] = [0x8E, 0x52, 0x93, 0x63] + Array(",327754459830\r\n".utf8)
 
     @Test("UTF-8 with and without a BOM, UTF-16 by its BOM, CP932 detected and said")
-    func encodings() throws {
+    func encodings() async throws {
         let text = "名前,番号\r\n山田,327754459830\r\n"
         #expect(try SheetText.decode(Data(text.utf8), as: nil) == (text, .utf8))
         #expect(try SheetText.decode(Data([0xEF, 0xBB, 0xBF]) + Data(text.utf8), as: nil) == (text, .utf8))
@@ -47,7 +47,7 @@ struct SheetTextTests {
     }
 
     @Test("CP932 on output: Japanese as Shift_JIS, a character it lacks as ? and counted")
-    func output() throws {
+    func output() async throws {
         let (bytes, replaced) = SheetText.encode("山田,😀\n", as: .cp932)
         #expect(Array(bytes) == [0x8E, 0x52, 0x93, 0x63, 0x2C, 0x3F, 0x0A])
         #expect(replaced == 1)
@@ -60,7 +60,7 @@ struct SheetTextTests {
             ("=\"327754459830\"", "327754459830"), ("'327754459830", "327754459830"),
             (" 3277-5445-9830 ", "3277-5445-9830"),
         ])
-    func excelForms(cell: String, number: String) throws {
+    func excelForms(cell: String, number: String) async throws {
         #expect(try SheetCell.number(in: cell).get() == number)
     }
 
@@ -72,7 +72,7 @@ struct SheetTextTests {
     }
 
     @Test("rows keep their cells and place; the header is found or made; bad rows name their row")
-    func sheet() throws {
+    func sheet() async throws {
         let rows = CSV.rows("order,no\r\nA1,327754459830\r\nA2,12\r\n\r\nA3,\"=\"\"327754459830\"\"\"\r\n")
         let sheet = try ImportSheet(rows: rows, column: "no", labelColumn: "order")
         #expect(sheet.header == ["order", "no"])

@@ -61,7 +61,7 @@ struct TrackForPeopleTests {
     }
 
     @Test("numbers are read from piped standard input when none are given; blank lines and # comments ignored")
-    func standardInput() throws {
+    func standardInput() async throws {
         let upstream = try FakeUpstream(handler: Self.page)
         defer { upstream.stop() }
         let numbers = ValidNumbers.numbers(3)
@@ -75,7 +75,7 @@ struct TrackForPeopleTests {
     }
 
     @Test("--skip-invalid reports each invalid number and tracks the rest")
-    func skipInvalid() throws {
+    func skipInvalid() async throws {
         let upstream = try FakeUpstream(handler: Self.page)
         defer { upstream.stop() }
         let valid = ValidNumbers.numbers(1)[0]
@@ -97,7 +97,7 @@ struct TrackForPeopleTests {
     }
 
     @Test("KURONEKO_ENDPOINT and KURONEKO_TIMEOUT are honoured; the flag wins; bad values are named")
-    func environment() throws {
+    func environment() async throws {
         let upstream = try FakeUpstream(handler: Self.page)
         defer { upstream.stop() }
         let number = ValidNumbers.numbers(1)[0].formatted
@@ -125,7 +125,7 @@ struct TrackForPeopleTests {
             (["track", "--quiet=1", "1"], "option --quiet takes no value"),
             (["completion", "tcsh"], "'tcsh' is not a shell it knows"),
         ])
-    func suggestions(arguments: [String], message: String) throws {
+    func suggestions(arguments: [String], message: String) async throws {
         let outcome = try KuronekoBinary.run(arguments)
         #expect(outcome.status == 2)
         #expect(outcome.standardError.contains(message), "\(outcome.standardError)")
@@ -133,7 +133,7 @@ struct TrackForPeopleTests {
     }
 
     @Test("after --, an argument that looks like an option is a number")
-    func doubleDash() throws {
+    func doubleDash() async throws {
         let upstream = try FakeUpstream(handler: Self.page)
         defer { upstream.stop() }
         let outcome = try KuronekoBinary.run(
@@ -145,7 +145,7 @@ struct TrackForPeopleTests {
     @Test(
         "progress on a terminal's standard error, cleared at the end; none with --quiet or when not a terminal",
         .enabled(if: CommandLineTests.scriptAvailable, "/usr/bin/script (util-linux) is missing: no pseudo-terminal"))
-    func progress() throws {
+    func progress() async throws {
         let upstream = try FakeUpstream(handler: Self.page)
         defer { upstream.stop() }
         let numbers = ValidNumbers.numbers(12).map(\.formatted).joined(separator: " ")
@@ -173,7 +173,7 @@ struct TrackForPeopleTests {
     @Test(
         "--no-color and TERM=dumb turn colour off on a terminal",
         .enabled(if: CommandLineTests.scriptAvailable, "/usr/bin/script (util-linux) is missing: no pseudo-terminal"))
-    func noColor() throws {
+    func noColor() async throws {
         let page = try #require(Fixtures.currentCases.first { $0.name == "single-delivered" })
         let command = "'\(KuronekoBinary.url.path)' parse '\(page.url.path)' --now 2026-10-30T12:00:00+09:00"
         let script = URL(fileURLWithPath: "/usr/bin/script")
@@ -186,7 +186,7 @@ struct TrackForPeopleTests {
     }
 
     @Test("--format tneko prints the original app's model")
-    func tnekoFormat() throws {
+    func tnekoFormat() async throws {
         let page = try #require(Fixtures.currentCases.first { $0.name == "single-delivered" })
         let outcome = try KuronekoBinary.run([
             "parse", page.url.path, "--now", "2026-10-30T12:00:00+09:00", "--format", "tneko",

@@ -14,7 +14,7 @@ struct WatchCommandLineTests {
     }
 
     @Test("add, list, show, remove, refresh on the local file")
-    func addListRemove() throws {
+    func addListRemove() async throws {
         let simulator = try ServerProcess(["simulate"])
         defer { _ = simulator.stop() }
         let environment = ["KURONEKO_DB": Self.database(), "KURONEKO_ENDPOINT": simulator.baseURL + "/cgi-bin/tneko"]
@@ -51,7 +51,7 @@ struct WatchCommandLineTests {
     @Test(
         "keys: created once, listed, revoked (the last one closes the API, keys open opens it); a duplicate name is refused"
     )
-    func keys() throws {
+    func keys() async throws {
         let environment = ["KURONEKO_DB": Self.database()]
         let created = try KuronekoBinary.run(["keys", "create", "--name", "shop"], environment: environment)
         #expect(created.status == 0)

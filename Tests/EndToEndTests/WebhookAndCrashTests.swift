@@ -48,11 +48,11 @@ struct WebhookAndCrashTests {
         let clock = ManualClock(start: Date(timeIntervalSince1970: 1_795_000_000))
         let number = ValidNumbers.numbers(1)[0]
         let url = "http://127.0.0.1:\(receiver.port)/hooks/kuroneko"
-        _ = try store.add(number, label: nil, owner: .local, webhook: (url, "whsec_test"), now: clock.now)
+        _ = try await store.add(number, label: nil, owner: .local, webhook: (url, "whsec_test"), now: clock.now)
         let next: (Watch, Shipment) -> Date? = { _, _ in clock.now }
-        try store.record(Self.shipment(number, "荷物受付", .infoReceived), fetchedAt: clock.now, nextCheck: next)
-        try store.record(Self.shipment(number, "輸送中", .inTransit), fetchedAt: clock.now, nextCheck: next)
-        try store.record(Self.shipment(number, "配達中", .outForDelivery), fetchedAt: clock.now, nextCheck: next)
+        try await store.record(Self.shipment(number, "荷物受付", .infoReceived), fetchedAt: clock.now, nextCheck: next)
+        try await store.record(Self.shipment(number, "輸送中", .inTransit), fetchedAt: clock.now, nextCheck: next)
+        try await store.record(Self.shipment(number, "配達中", .outForDelivery), fetchedAt: clock.now, nextCheck: next)
         let deliverer = WebhookDeliverer(
             store: store, sender: SocketWebhookSender(allowPrivate: true, timeout: 5), clock: clock, random: { 1 })
 
@@ -75,9 +75,9 @@ struct WebhookAndCrashTests {
         #expect(bodies[1]["previous"]?["label"] == .string("荷物受付"))
         #expect(bodies[2]["previous"]?["label"] == .string("輸送中"), "in order per watch")
         #expect(bodies[2]["shipment"]?["status"]?["label"] == .string("配達中"))
-        let records = try #require(try store.deliveries(of: number, owner: .local))
+        let records = try await #require(try store.deliveries(of: number, owner: .local))
         #expect(records.map(\.status) == [500, 204, 204])
-        #expect(try store.pendingDeliveryCount() == 0)
+        await #expect(try store.pendingDeliveryCount() == 0)
     }
 
     @Test("kill -9 while clients add watches: every acknowledged watch is there after a restart, the file is sound")
@@ -112,7 +112,7 @@ struct WebhookAndCrashTests {
         defer { _ = second.stop() }
         let store = try SQLiteWatchStore(path: path)
         #expect(try store.database.integrityCheck() == ["ok"])
-        let kept = Set(try store.watches(owner: .local, filter: .all, after: nil, limit: 1_000).map(\.number))
+        let kept = await Set(try store.watches(owner: .local, filter: .all, after: nil, limit: 1_000).map(\.number))
         let lost = seen.subtracting(kept)
         #expect(lost.isEmpty, "acknowledged but lost: \(lost.count) of \(seen.count)")
         print(
@@ -141,11 +141,11 @@ struct WebhookAndCrashTests {
             let store = try SQLiteWatchStore(path: path)
             let url = "http://127.0.0.1:\(receiver.port)/hook"
             let now = Date()
-            _ = try store.add(number, label: nil, owner: .local, webhook: (url, "whsec_kill"), now: now)
+            _ = try await store.add(number, label: nil, owner: .local, webhook: (url, "whsec_kill"), now: now)
             let later: (Watch, Shipment) -> Date? = { _, _ in now.addingTimeInterval(86_400) }
-            try store.record(Self.shipment(number, "荷物受付", .infoReceived), fetchedAt: now, nextCheck: later)
-            try store.record(Self.shipment(number, "輸送中", .inTransit), fetchedAt: now, nextCheck: later)
-            #expect(try store.pendingDeliveryCount() == 1)
+            try await store.record(Self.shipment(number, "荷物受付", .infoReceived), fetchedAt: now, nextCheck: later)
+            try await store.record(Self.shipment(number, "輸送中", .inTransit), fetchedAt: now, nextCheck: later)
+            await #expect(try store.pendingDeliveryCount() == 1)
         }
         let first = try ServerProcess(["serve", "--demo", "--db", path, "--allow-private-webhooks"])
         #expect(await refused.wait(atLeast: 1), "the first server tried the delivery")
@@ -158,10 +158,10 @@ struct WebhookAndCrashTests {
         let store = try SQLiteWatchStore(path: path)
         // The attempt is recorded, then logged, once the receiver's answer is read.
         #expect(await second.waitForLog("result=delivered"))
-        #expect(try store.pendingDeliveryCount() == 0)
+        await #expect(try store.pendingDeliveryCount() == 0)
         // The kill may come before the first server recorded its refused attempt: then only the second
         // server's attempt is on record (the receiver saw both either way).
-        let statuses = try store.deliveries(of: number, owner: .local)?.map(\.status)
+        let statuses = try await store.deliveries(of: number, owner: .local)?.map(\.status)
         #expect(statuses == [503, 204] || statuses == [204], "\(String(describing: statuses))")
     }
 }
@@ -199,11 +199,11 @@ extension WebhookAndCrashTests {
             ]
             let channel = try AddChannelRequest.parse(try JSONSerialization.data(withJSONObject: subscription))
             let now = Date()
-            _ = try store.addChannel(channel.channel, owner: .local, now: now)
-            _ = try store.add(number, label: "靴", owner: .local, webhook: nil, now: now)
+            _ = try await store.addChannel(channel.channel, owner: .local, now: now)
+            _ = try await store.add(number, label: "靴", owner: .local, webhook: nil, now: now)
             let later: (Watch, Shipment) -> Date? = { _, _ in now.addingTimeInterval(86_400) }
-            try store.record(Self.shipment(number, "荷物受付", .infoReceived), fetchedAt: now, nextCheck: later)
-            try store.record(Self.shipment(number, "配達中", .outForDelivery), fetchedAt: now, nextCheck: later)
+            try await store.record(Self.shipment(number, "荷物受付", .infoReceived), fetchedAt: now, nextCheck: later)
+            try await store.record(Self.shipment(number, "配達中", .outForDelivery), fetchedAt: now, nextCheck: later)
         }
         let first = try ServerProcess(["serve", "--demo", "--db", path, "--allow-private-webhooks"])
         #expect(await refused.wait(atLeast: 1), "the first server tried the push")

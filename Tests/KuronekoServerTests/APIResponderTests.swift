@@ -8,15 +8,15 @@ import Testing
 /// The REST API in-process: a scripted upstream, a manual clock, no sockets.
 @Suite("API responder", .timeLimit(.minutes(2)))
 struct APIResponderTests {
-    private static func json(_ response: HTTPResponse) throws -> JSON { try JSON(data: response.body) }
+    private static func json(_ response: HTTPResponse) async throws -> JSON { try JSON(data: response.body) }
 
     @Test("one shipment: fetched on a miss, then answered from the cache, with fetched_at")
     func oneShipment() async throws {
-        let harness = Harness()
+        let harness = await Harness()
         let first = await harness.get("/v1/shipments/3277-5445-9830")
         #expect(first.status == 200)
         #expect(first.header("X-Cache") == "miss")
-        let body = try Self.json(first)
+        let body = try await Self.json(first)
         #expect(body["tracking_number"] == .string("327754459830"))
         #expect(body["fetched_at"] != nil)
         #expect(body["status"]?["label_en"] != nil)
@@ -38,10 +38,10 @@ struct APIResponderTests {
 
     @Test("several numbers: request order, invalid ones in errors, limits enforced")
     func severalNumbers() async throws {
-        let harness = Harness()
+        let harness = await Harness()
         let response = await harness.get("/v1/shipments?numbers=623023866161,12x,327754459830")
         #expect(response.status == 200)
-        let body = try Self.json(response)
+        let body = try await Self.json(response)
         #expect(
             body["shipments"]?.elements.compactMap { $0["tracking_number"] } == [
                 .string("623023866161"), .string("327754459830"),
@@ -63,7 +63,7 @@ struct APIResponderTests {
     @Test("1,000 concurrent lookups of 200 numbers cost 20 POSTs, and everyone gets an answer")
     func coalescing() async throws {
         // The batching window never elapses on this clock: only full batches of ten leave.
-        let harness = Harness(batchWindow: .milliseconds(20))
+        let harness = await Harness(batchWindow: .milliseconds(20))
         let numbers = ValidNumbers.numbers(200, from: 40_000_000_000)
         let answered = await withTaskGroup(of: Bool.self) { group in
             for index in 0..<1_000 {
@@ -82,7 +82,7 @@ struct APIResponderTests {
     @Test("when the upstream fails, a cached copy is served as stale; without one, the error says what to do")
     func upstreamFailures() async throws {
         let failing = AsyncFlag()
-        let harness = Harness(cache: .init(activeTTL: .seconds(60))) { _, request in
+        let harness = await Harness(cache: .init(activeTTL: .seconds(60))) { _, request in
             if await failing.isSet {
                 throw TransportError(.timeout, "upstream did not answer within the request timeout")
             }
@@ -110,7 +110,7 @@ struct APIResponderTests {
 
     @Test("a page the parser refuses is a 502")
     func badGateway() async throws {
-        let harness = Harness { _, _ in
+        let harness = await Harness { _, _ in
             UpstreamResponse(status: 200, headers: [:], body: Data("<html><title>x</title></html>".utf8))
         }
         let response = await harness.get("/v1/shipments/327754459830")
@@ -121,9 +121,9 @@ struct APIResponderTests {
 
     @Test("every route is in openapi.json, with its method")
     func openAPICoversRoutes() async throws {
-        let harness = Harness()
+        let harness = await Harness()
         let response = await harness.get("/openapi.json")
-        let document = try Self.json(response)
+        let document = try await Self.json(response)
         #expect(document["openapi"] == .string("3.1.0"))
         guard case .object(let paths)? = document["paths"] else {
             Issue.record("openapi.json has no paths")
@@ -137,7 +137,7 @@ struct APIResponderTests {
 
     @Test("metrics count requests, cache results and upstream POSTs in Prometheus text")
     func metrics() async throws {
-        let harness = Harness()
+        let harness = await Harness()
         _ = await harness.get("/v1/shipments/327754459830")
         _ = await harness.get("/v1/shipments/327754459830")
         let text = String(decoding: (await harness.get("/metrics")).body, as: UTF8.self)
@@ -151,7 +151,7 @@ struct APIResponderTests {
 
     @Test("unknown routes are 404, wrong methods 405, as problem documents")
     func notFound() async throws {
-        let harness = Harness()
+        let harness = await Harness()
         #expect(await harness.get("/v2/anything").status == 404)
         let wrongMethod = await harness.api.respond(to: HTTPRequest(method: "DELETE", path: "/healthz"))
         #expect(wrongMethod.status == 405)

@@ -9,7 +9,7 @@ struct ChannelRequestTests {
     private static let now = Date(timeIntervalSince1970: 1_790_000_000)
     private static let publicURL = URL(string: "https://parcels.example.jp")!
 
-    private static func shipment(_ code: StatusCode, label: String, english: String) throws -> Shipment {
+    private static func shipment(_ code: StatusCode, label: String, english: String) async throws -> Shipment {
         Shipment(
             trackingNumber: try TrackingNumber(parsing: "3277-5445-9830"),
             status: ShipmentStatus(
@@ -29,8 +29,8 @@ struct ChannelRequestTests {
     }
 
     @Test("messages in the channel's language: what happened, the label and number, where and when, the link")
-    func messages() throws {
-        let absent = try Self.shipment(
+    func messages() async throws {
+        let absent = try await Self.shipment(
             .attemptFailed, label: "持戻（ご不在）", english: "Hold at Yamato (Consignee Not Available)")
         let japanese = Announcement(
             kind: AnnouncementKind.of(.attemptFailed), shipment: absent, label: "靴", language: .japanese,
@@ -55,19 +55,19 @@ struct ChannelRequestTests {
         #expect(english.title == "Arriving soon: 3277-5445-9830")
         #expect(english.body == "Expected 12/03 14:00–16:00.")
         #expect(english.link == nil)
-        let moving = try Self.shipment(.inTransit, label: "輸送中", english: "In Transit")
+        let moving = try await Self.shipment(.inTransit, label: "輸送中", english: "In Transit")
         #expect(!Announcement(kind: .changed, shipment: moving, label: nil, language: .english, publicURL: nil).urgent)
         #expect(AnnouncementKind.of(.delivered) == .delivered)
         #expect(AnnouncementKind.of(.outForDelivery) == .changed)
     }
 
     @Test("Web Push: aes128gcm to the subscription, VAPID for the push service's origin, TTL, Urgency, Topic")
-    func webPush() throws {
+    func webPush() async throws {
         let receiver = try P256KeyPair.generate()
         let auth = Data((0..<16).map { UInt8($0 * 3) })
         let endpoint = URL(string: "https://push.example.net/send/abc")!
         let vapid = VAPID(keys: try P256KeyPair.generate(), subject: "mailto:ops@example.jp")
-        let announcement = Announcement(
+        let announcement = await Announcement(
             kind: .delivered, shipment: try Self.shipment(.delivered, label: "配達完了", english: "Delivered"), label: nil,
             language: .japanese, publicURL: Self.publicURL)
         let request = try ChannelRequests.request(
@@ -96,8 +96,8 @@ struct ChannelRequestTests {
     }
 
     @Test("ntfy, Slack, Discord and a signed webhook, each in its documented shape")
-    func others() throws {
-        let announcement = Announcement(
+    func others() async throws {
+        let announcement = await Announcement(
             kind: .exception, shipment: try Self.shipment(.attemptFailed, label: "持戻（ご不在）", english: "Hold"),
             label: "<gift> & co", language: .japanese, publicURL: Self.publicURL)
         let ntfy = try ChannelRequests.request(

@@ -30,7 +30,7 @@ struct ChannelTests {
 
     @Test("hostile bodies are refused by name; a good one is 201 and never shows its keys again")
     func adding() async throws {
-        let harness = Harness()
+        let harness = await Harness()
         let refusals: [(String, String)] = [
             ("[]", "not a JSON object"), (#"{"kind": "sms"}"#, "kind is missing or not one of"),
             (#"{"kind": "ntfy"}"#, "url is missing"), (#"{"kind": "ntfy", "url": 7}"#, "url is missing"),
@@ -76,10 +76,10 @@ struct ChannelTests {
     }
 
     /// A watch of the owner whose status changes once, by `now` (the harness clock's).
-    private static func changed(_ store: any WatchStore, owner: WatchOwner, now: Date) throws -> TrackingNumber {
+    private static func changed(_ store: any WatchStore, owner: WatchOwner, now: Date) async throws -> TrackingNumber {
         let number = try TrackingNumber(parsing: "3277-5445-9830")
         let start = now.addingTimeInterval(-600)
-        _ = try store.add(number, label: "靴", owner: owner, webhook: nil, now: start)
+        _ = try await store.add(number, label: "靴", owner: owner, webhook: nil, now: start)
         for (offset, (code, label)) in [(StatusCode.inTransit, "輸送中"), (.delivered, "配達完了")].enumerated() {
             let at = start.addingTimeInterval(Double(offset + 1) * 60)
             let shipment = Shipment(
@@ -88,18 +88,18 @@ struct ChannelTests {
                     code: code, label: label, labelEnglish: label == "配達完了" ? "Delivered" : "In Transit",
                     summary: nil, note: nil, isTerminal: code == .delivered),
                 product: nil, scheduledDelivery: nil, events: [], deliveredAt: nil)
-            _ = try store.record(shipment, fetchedAt: at) { _, _ in at }
+            _ = try await store.record(shipment, fetchedAt: at) { _, _ in at }
         }
         return number
     }
 
     @Test("a change reaches the push service encrypted for the subscription, with VAPID; 410 ends the channel")
     func pushDelivered() async throws {
-        let harness = Harness()
+        let harness = await Harness()
         let browser = try P256KeyPair.generate()
         let auth = Data((0..<16).map { UInt8($0) })
         _ = await harness.send("POST", "/v1/channels", json: Self.subscription(browser, auth: auth))
-        _ = try Self.changed(harness.store, owner: .local, now: harness.clock.now)
+        _ = try await Self.changed(harness.store, owner: .local, now: harness.clock.now)
         let vapid = VAPID(keys: try P256KeyPair.generate(), subject: "mailto:ops@example.jp")
         let fake = FakeService([DeliveryOutcome(status: 201, error: nil), DeliveryOutcome(status: 410, error: "gone")])
         let lines = Mutex([String]())
@@ -119,14 +119,14 @@ struct ChannelTests {
                 != nil)
         #expect(deliverer.statistics.delivered == 1)
         // The next announcement: the service says the subscription is gone.
-        _ = try harness.store.announce(
+        _ = try await harness.store.announce(
             .changed,
             watch: try #require(try harness.store.watch(try TrackingNumber(parsing: "327754459830"), owner: .local)),
             shipment: try #require(
                 try harness.store.watch(try TrackingNumber(parsing: "327754459830"), owner: .local)?.latest?.json),
             at: harness.clock.now)
         #expect(await deliverer.deliverOnce() == 1)
-        let channel = try #require(try harness.store.channels(owner: .local).first)
+        let channel = try await #require(try harness.store.channels(owner: .local).first)
         #expect(channel.endedReason?.contains("410") == true)
         #expect(
             lines.withLock { $0 } == [
@@ -137,10 +137,10 @@ struct ChannelTests {
 
     @Test("429 with Retry-After waits at least that long; quiet hours hold what is not urgent")
     func waits() async throws {
-        let harness = Harness()
+        let harness = await Harness()
         _ = await harness.send(
             "POST", "/v1/channels", json: #"{"kind": "ntfy", "url": "http://127.0.0.1:9/topic", "kinds": ["changed"]}"#)
-        _ = try Self.changed(harness.store, owner: .local, now: harness.clock.now)
+        _ = try await Self.changed(harness.store, owner: .local, now: harness.clock.now)
         let fake = FakeService([DeliveryOutcome(status: 429, error: "slow down", retryAfter: 1_800)])
         let deliverer = ChannelDeliverer(
             store: harness.store, sender: fake, clock: harness.clock, vapid: nil, publicURL: nil)
@@ -148,8 +148,8 @@ struct ChannelTests {
         // Backoff alone would try again within 10 s; the service asked for half an hour.
         harness.clock.advance(by: .seconds(60))
         #expect(await deliverer.deliverOnce() == 0, "not before Retry-After")
-        let channel = try #require(try harness.store.channels(owner: .local).first)
-        let attempts = try #require(try harness.store.channelDeliveries(of: channel.id, owner: .local))
+        let channel = try await #require(try harness.store.channels(owner: .local).first)
+        let attempts = try await #require(try harness.store.channelDeliveries(of: channel.id, owner: .local))
         #expect(attempts.map(\.status) == [429])
         #expect(attempts.first?.state == "pending")
         harness.clock.advance(by: .seconds(1_800))
@@ -166,7 +166,7 @@ struct ChannelTests {
 
     @Test("quiet hours hold what is not urgent until they end; the kinds the owner marks urgent go through")
     func quietHours() async throws {
-        let harness = Harness()
+        let harness = await Harness()
         let now = JapanDateTime(harness.clock.now)
         let hour = now.time?.hour ?? 0
         let quiet = String(format: "%02d:00-%02d:00", (hour + 23) % 24, (hour + 2) % 24)
@@ -178,14 +178,14 @@ struct ChannelTests {
         let refused = await harness.send(
             "POST", "/v1/channels", json: #"{"kind": "ntfy", "url": "http://127.0.0.1:9/x", "urgent": ["soon"]}"#)
         #expect(refused.status == 400)
-        _ = try Self.changed(harness.store, owner: .local, now: harness.clock.now)
+        _ = try await Self.changed(harness.store, owner: .local, now: harness.clock.now)
         let fake = FakeService([])
         let deliverer = ChannelDeliverer(
             store: harness.store, sender: fake, clock: harness.clock, vapid: nil, publicURL: nil)
         #expect(await deliverer.deliverOnce() == 2)
         #expect(
             fake.requests.withLock { $0.map(\.url.path) } == ["/marked"], "only the channel marking delivered urgent")
-        let held = try #require(try harness.store.channelDeliveries(of: 1, owner: .local))
+        let held = try await #require(try harness.store.channelDeliveries(of: 1, owner: .local))
         #expect(held.first?.error == "held for the channel's quiet hours")
         let listed = try JSON(data: await harness.get("/v1/channels").body)["channels"]?.elements ?? []
         #expect(listed.map { $0["urgent"] } == [.null, .array([.string("delivered")])])

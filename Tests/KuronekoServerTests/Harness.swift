@@ -28,7 +28,7 @@ struct Harness {
         allowPrivateWebhooks: Bool = true, webApp: WebApp? = nil,
         maxWatchesPerOwner: Int = WatchLimits.defaultWatchesPerOwner,
         answer: (@Sendable (Int, UpstreamRequest) async throws -> UpstreamResponse)? = nil
-    ) {
+    ) async {
         let clock = ManualClock()
         self.clock = clock
         let transport = answer.map { ScriptedTransport(clock: clock, answer: $0) } ?? .pages(clock: clock)
@@ -47,7 +47,7 @@ struct Harness {
         configuration.database =
             FileManager.default.temporaryDirectory.appendingPathComponent("harness-\(UUID().uuidString).sqlite").path
         do {
-            server = try Server(
+            server = try await Server(
                 configuration: configuration, transport: transport, clock: clock,
                 notices: ServerLog(format: .text) { _ in },
                 log: StringLogSink { [log] line in log.append(line) }, jitter: { 0.5 })
@@ -55,6 +55,12 @@ struct Harness {
         } catch {
             fatalError("the harness's server could not be built: \(error)")
         }
+    }
+
+    /// Makes keys created, revoked or opened in the store take effect (the server rereads them every
+    /// ``Server/Configuration/keyRefresh``, never in the harness).
+    func keysChanged() async {
+        await server.keyRing.refresh()
     }
 
     func get(_ target: String, headers: [String: String] = [:]) async -> HTTPResponse {

@@ -162,7 +162,7 @@ struct HostileInputTests {
 
     @Test("3,000 generated requests at every route: documented statuses, problem documents, no trap")
     func generated() async throws {
-        let harness = Harness()
+        let harness = await Harness()
         let documented = try Documented(await harness.get("/openapi.json").body)
         for seed in UInt64(1)...3_000 {
             var generator = Generator(state: seed)
@@ -174,7 +174,7 @@ struct HostileInputTests {
 
     @Test("2,000 random JSON bodies at the watch routes: documented statuses, problem documents, no trap")
     func watchBodies() async throws {
-        let harness = Harness()
+        let harness = await Harness()
         let documented = try Documented(await harness.get("/openapi.json").body)
         let number = "3277-5445-9830"
         // Every hostile text as the label and as the webhook URL, once each, besides the random ones.

@@ -29,7 +29,7 @@ struct MailChannelTests {
             ("me@exa mple.jp", "domain"), ("me@-example.jp", "domain"), ("me@example..jp", "domain"),
             (String(repeating: "a", count: 250) + "@example.jp", "at most 254"),
         ])
-    func hostileAddresses(address: String, detail: String) throws {
+    func hostileAddresses(address: String, detail: String) async throws {
         let body = try JSONSerialization.data(withJSONObject: ["kind": "email", "address": address])
         #expect(throws: ChannelRequestError.self) { try AddChannelRequest.parse(body) }
         do {
@@ -49,7 +49,7 @@ struct MailChannelTests {
         ] {
             #expect(throws: ChannelRequestError.self, "\(body)") { try AddChannelRequest.parse(Data(body.utf8)) }
         }
-        let harness = Harness()
+        let harness = await Harness()
         let answer = await harness.send("POST", "/v1/channels", json: #"{"kind": "email", "address": "a@example.jp"}"#)
         #expect(answer.status == 400)
         #expect(String(decoding: answer.body, as: UTF8.self).contains("sends no e-mail"))
@@ -57,13 +57,13 @@ struct MailChannelTests {
 
     @Test("a change goes to the mail sender as a message in the channel's language, in order")
     func delivered() async throws {
-        let harness = Harness()
+        let harness = await Harness()
         let request = try AddChannelRequest.parse(
             Data(#"{"kind": "email", "address": "ichiro@example.jp", "lang": "ja"}"#.utf8))
-        _ = try harness.store.addChannel(request.channel, owner: .local, now: harness.clock.now)
+        _ = try await harness.store.addChannel(request.channel, owner: .local, now: harness.clock.now)
         let number = try TrackingNumber(parsing: "3277-5445-9830")
         let start = harness.clock.now.addingTimeInterval(-600)
-        _ = try harness.store.add(number, label: "冬のコート", owner: .local, webhook: nil, now: start)
+        _ = try await harness.store.add(number, label: "冬のコート", owner: .local, webhook: nil, now: start)
         for (offset, (code, label)) in [(StatusCode.inTransit, "輸送中"), (.delivered, "配達完了")].enumerated() {
             let at = start.addingTimeInterval(Double(offset + 1) * 60)
             let shipment = Shipment(
@@ -72,7 +72,7 @@ struct MailChannelTests {
                     code: code, label: label, labelEnglish: nil, summary: nil, note: nil, isTerminal: code == .delivered
                 ),
                 product: nil, scheduledDelivery: nil, events: [], deliveredAt: nil)
-            _ = try harness.store.record(shipment, fetchedAt: at) { _, _ in at }
+            _ = try await harness.store.record(shipment, fetchedAt: at) { _, _ in at }
         }
         let mail = FakeMail()
         let unused = ChannelTests.FakeService([])
@@ -86,23 +86,23 @@ struct MailChannelTests {
         #expect(message.subject == "お届け済み: 冬のコート (3277-5445-9830)")
         #expect(message.text.contains("https://parcels.example.jp/parcel/327754459830"))
         #expect(unused.requests.withLock { $0.isEmpty })
-        let records = try #require(try harness.store.channelDeliveries(of: 1, owner: .local))
+        let records = try await #require(try harness.store.channelDeliveries(of: 1, owner: .local))
         #expect(records.first?.state == "delivered")
         // Without an SMTP server the attempt fails, saying why, and is retried later.
-        _ = try harness.store.announce(
+        _ = try await harness.store.announce(
             .changed, watch: try #require(try harness.store.watch(number, owner: .local)),
             shipment: try #require(try harness.store.watch(number, owner: .local)?.latest?.json), at: harness.clock.now)
         let noMail = ChannelDeliverer(
             store: harness.store, sender: unused, clock: harness.clock, vapid: nil, publicURL: nil)
         #expect(await noMail.deliverOnce() == 1)
-        let failed = try #require(try harness.store.channelDeliveries(of: 1, owner: .local)).first {
+        let failed = try await #require(try harness.store.channelDeliveries(of: 1, owner: .local)).first {
             $0.state != "delivered"
         }
         #expect(failed?.error?.contains("no --smtp-url") == true)
     }
 
     @Test("the message: CRLF lines of at most 78 characters, the subject in encoded words, two UTF-8 parts")
-    func rendered() throws {
+    func rendered() async throws {
         let message = MailMessage(
             from: try MailAddress(parsing: "kuroneko@example.jp"), to: try MailAddress(parsing: "a@example.jp"),
             subject: "お届け済み: とても長い名前の荷物でございますがどうぞよろしくお願いいたします (3277-5445-9830)",

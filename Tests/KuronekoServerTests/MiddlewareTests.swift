@@ -12,7 +12,7 @@ import Testing
 struct MiddlewareTests {
     @Test("a shipment carries Cache-Control, Age and a strong ETag; If-None-Match gives 304, on the fast path too")
     func conditionalRequests() async throws {
-        let harness = Harness(cache: .init(activeTTL: .seconds(300)))
+        let harness = await Harness(cache: .init(activeTTL: .seconds(300)))
         let first = await harness.get("/v1/shipments/327754459830")
         let tag = try #require(first.header("ETag"))
         #expect(tag.hasPrefix("\"") && tag.hasSuffix("\"") && !tag.hasPrefix("W/"))
@@ -40,7 +40,7 @@ struct MiddlewareTests {
 
     @Test("gzip when accepted and the body is over 1 KB; the body unzips to the same bytes")
     func compression() async throws {
-        let harness = Harness()
+        let harness = await Harness()
         let numbers = ValidNumbers.numbers(20, from: 61_000_000_000).map(\.digits).joined(separator: ",")
         let plain = await harness.get("/v1/shipments?numbers=\(numbers)")
         #expect(plain.header("Content-Encoding") == nil)
@@ -64,7 +64,7 @@ struct MiddlewareTests {
 
     @Test("request ids: a sane one is echoed, anything else replaced; every access-log line has it and a time")
     func requestIDsAndLog() async throws {
-        let harness = Harness()
+        let harness = await Harness()
         let echoed = await harness.get("/healthz", headers: ["X-Request-ID": "abc-123"])
         #expect(echoed.header("X-Request-ID") == "abc-123")
         let tooLong = await harness.get("/healthz", headers: ["X-Request-ID": String(repeating: "a", count: 65)])
@@ -97,7 +97,7 @@ struct MiddlewareTests {
 
     @Test("2,000 requests with random methods and paths grow /metrics by less than 4 KB, and it stays parseable")
     func boundedMetrics() async throws {
-        let harness = Harness()
+        let harness = await Harness()
         _ = await harness.get("/healthz")
         let before = await harness.get("/metrics").body.count
         var generator = LinearCongruentialGenerator(seed: 7)
@@ -132,7 +132,7 @@ struct MiddlewareTests {
 
     @Test("CORS: a preflight from an allowed origin gets 204 with methods and headers; answers name the origin")
     func cors() async throws {
-        let harness = Harness(corsOrigins: ["https://shop.example"])
+        let harness = await Harness(corsOrigins: ["https://shop.example"])
         let preflight = await harness.api.respond(
             to: HTTPRequest(
                 method: "OPTIONS", path: "/v1/shipments/327754459830",
@@ -155,9 +155,9 @@ struct MiddlewareTests {
         #expect(options.status == 204)
         #expect(options.header("Allow") == "POST, OPTIONS")
 
-        let open = Harness(corsOrigins: ["*"])
+        let open = await Harness(corsOrigins: ["*"])
         #expect(await open.get("/healthz", headers: ["Origin": "null"]).header("Access-Control-Allow-Origin") == "*")
-        let closed = Harness()
+        let closed = await Harness()
         #expect(
             await closed.get("/healthz", headers: ["Origin": "https://shop.example"]).header(
                 "Access-Control-Allow-Origin") == nil)

@@ -20,7 +20,7 @@ struct RouterTests {
     }
 
     @Test("a trailing {name...} takes the rest of the path, one segment or more; an exact route wins")
-    func wildcard() throws {
+    func wildcard() async throws {
         let router = Self.router()
         let deep = try #require(Self.found(router.match(method: "GET", path: "/app/icons/icon-192.png")))
         #expect(deep.pattern == "/app/{path...}" && deep.parameters["path"] == "icons/icon-192.png")

@@ -16,7 +16,7 @@ struct ServerLogTests {
     }
 
     @Test("an event line: text as written; JSON with msg the name, status and attempt as numbers, - as null")
-    func events() throws {
+    func events() async throws {
         let line = "webhook change=c-12 attempt=2 status=- result=retry"
         #expect(lines(.text) { $0.event(line) } == [line])
         let written = lines(.json) {
@@ -33,7 +33,7 @@ struct ServerLogTests {
     }
 
     @Test("a notice: text after kuroneko serve:, JSON with typed fields; quotes, controls and non-ASCII survive")
-    func notices() throws {
+    func notices() async throws {
         let fields: [(String, LogValue)] = [
             ("db", .text("/tmp/\"a\"\\b\n\u{7}配達")), ("cache_size", .number(10)), ("ttl_s", .decimal(1.5)),
             ("web", .flag(false)), ("time", .text("a field may not replace the time")),

@@ -66,7 +66,7 @@ struct ShipmentCacheTests {
     }
 
     @Test("an entry carries its JSON as served, with fetched_at")
-    func servedJSON() throws {
+    func servedJSON() async throws {
         let entry = ShipmentCache().store(
             shipment(ValidNumbers.number(12_345), .delivered, terminal: true), fetchedAt: fetchedAt)
         let json = try JSON(data: entry.json)

@@ -34,7 +34,7 @@ struct TnekoRouteTests {
 
     @Test("the form body of Yamato's page is answered in the model a Codable client decodes")
     func decodesAsTheOriginalModel() async throws {
-        let harness = Harness()
+        let harness = await Harness()
         let numbers = ValidNumbers.numbers(2)
         let body =
             "number00=1&number01=\(numbers[0].formatted)&number02=&number03=\(numbers[1].digits)"
@@ -59,14 +59,14 @@ struct TnekoRouteTests {
 
     @Test("no numbers: an empty deriveryList")
     func empty() async throws {
-        let response = await Self.post(Harness(), "number00=1&number01=&category=0")
+        let response = await Self.post(await Harness(), "number00=1&number01=&category=0")
         #expect(response.status == 200)
         #expect(String(decoding: response.body, as: UTF8.self) == #"{"deriveryList":[],"errors":[]}"#)
     }
 
     @Test("a failed upstream keeps the number's entry, empty, and says why in errors")
     func upstreamFailure() async throws {
-        let harness = Harness { _, _ in UpstreamResponse(status: 500, headers: [:], body: Data()) }
+        let harness = await Harness { _, _ in UpstreamResponse(status: 500, headers: [:], body: Data()) }
         let number = ValidNumbers.numbers(1)[0]
         let response = await Self.post(harness, "number00=1&number01=\(number.digits)")
         #expect(response.status == 200)
@@ -87,7 +87,7 @@ struct TnekoRouteTests {
             ("number" + String(repeating: "9", count: 5000) + "=1", 400, "is not one of number01 to number10"),
         ])
     func hostile(body: String, status: Int, detail: String) async throws {
-        let harness = Harness()
+        let harness = await Harness()
         let response = await Self.post(harness, body)
         #expect(response.status == status)
         let problem = try JSON(data: response.body)
@@ -99,7 +99,7 @@ struct TnekoRouteTests {
 
     @Test("a body that is not a form, or not UTF-8, is refused")
     func wrongBodies() async throws {
-        let harness = Harness()
+        let harness = await Harness()
         let json = await Self.post(harness, #"{"numbers": ["327754459830"]}"#, type: "application/json")
         #expect(json.status == 415)
         let binary = await harness.api.respond(

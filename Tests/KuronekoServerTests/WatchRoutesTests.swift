@@ -11,27 +11,27 @@ import KuronekoNotify
 /// `/v1/watches` in-process: adding, listing, paging, changes, keys and isolation, hostile bodies.
 @Suite("API: watch lists", .timeLimit(.minutes(2)))
 struct WatchRoutesTests {
-    private static func json(_ response: HTTPResponse) throws -> JSON { try JSON(data: response.body) }
+    private static func json(_ response: HTTPResponse) async throws -> JSON { try JSON(data: response.body) }
 
     @Test("add answers at once (201, then 200), the first check fills in the shipment, pages and filters work")
     func addListPage() async throws {
-        let harness = Harness()
+        let harness = await Harness()
         let numbers = ValidNumbers.numbers(3)
         let first = await harness.send(
             "POST", "/v1/watches", json: #"{"number": "\#(numbers[0].formatted)", "label": "靴"}"#)
         #expect(first.status == 201, "\(String(decoding: first.body, as: UTF8.self))")
-        #expect(try Self.json(first)["label"] == .string("靴"))
+        await #expect(try Self.json(first)["label"] == .string("靴"))
         #expect(await harness.send("POST", "/v1/watches", json: #"{"number": "\#(numbers[0].digits)"}"#).status == 200)
         for number in numbers.dropFirst() {
             #expect(await harness.send("POST", "/v1/watches", json: #"{"number": "\#(number.digits)"}"#).status == 201)
         }
-        let page = try Self.json(await harness.get("/v1/watches?limit=2"))
+        let page = try await Self.json(await harness.get("/v1/watches?limit=2"))
         #expect(page["watches"]?.elements.count == 2)
         guard case .string(let cursor)? = page["next_cursor"] else {
             Issue.record("no next_cursor")
             return
         }
-        let rest = try Self.json(await harness.get("/v1/watches?limit=2&cursor=\(cursor)"))
+        let rest = try await Self.json(await harness.get("/v1/watches?limit=2&cursor=\(cursor)"))
         #expect(rest["watches"]?.elements.count == 1 && rest["next_cursor"] == .null)
         #expect(await harness.get("/v1/watches?status=finished").status == 200)
         #expect(await harness.get("/v1/watches?limit=0").status == 400)
@@ -54,15 +54,15 @@ struct WatchRoutesTests {
             (#"{"number": "3277-5445-9830", "webhook_url": "http://u:p@x.example/"}"#, "user name or password"),
         ])
     func hostile(body: String, detail: String) async throws {
-        let harness = Harness()
+        let harness = await Harness()
         let response = await harness.send("POST", "/v1/watches", json: body)
         #expect(response.status == 400)
-        guard case .string(let text)? = try Self.json(response)["detail"] else {
+        guard case .string(let text)? = try await Self.json(response)["detail"] else {
             Issue.record("no detail")
             return
         }
         #expect(text.contains(detail), "\(text)")
-        #expect(try harness.store.watches(owner: .local, filter: .all, after: nil, limit: 10).isEmpty)
+        await #expect(try harness.store.watches(owner: .local, filter: .all, after: nil, limit: 10).isEmpty)
     }
 
     @Test("a label over 200 characters is refused")
@@ -75,12 +75,14 @@ struct WatchRoutesTests {
 
     @Test("with keys, every /v1 route needs one; each key sees only its own watches (another's is a 404)")
     func keysAndIsolation() async throws {
-        let harness = Harness()
+        let harness = await Harness()
         let now = Date()
-        let shop = try harness.store.createKey(
+        let shop = try await harness.store.createKey(
             name: "shop", keyHash: Secrets.sha256("kn_shop"), calendarHash: Secrets.sha256("cal_shop"), now: now)
-        _ = try harness.store.createKey(
+        await harness.keysChanged()
+        _ = try await harness.store.createKey(
             name: "home", keyHash: Secrets.sha256("kn_home"), calendarHash: Secrets.sha256("cal_home"), now: now)
+        await harness.keysChanged()
         let number = ValidNumbers.numbers(1)[0]
         let anonymous = await harness.send("POST", "/v1/watches", json: #"{"number": "\#(number.digits)"}"#)
         #expect(anonymous.status == 401 && anonymous.header("WWW-Authenticate") == "Bearer")
@@ -100,46 +102,52 @@ struct WatchRoutesTests {
         #expect(await harness.get("/v1/watches/\(number.digits)", headers: asShop).status == 200)
         #expect(await harness.get("/v1/watches/\(number.digits)", headers: asHome).status == 404)
         #expect(await harness.send("DELETE", "/v1/watches/\(number.digits)", headers: asHome).status == 404)
-        #expect(try Self.json(await harness.get("/v1/watches", headers: asHome))["watches"]?.elements.isEmpty == true)
+        await #expect(try Self.json(await harness.get("/v1/watches", headers: asHome))["watches"]?.elements.isEmpty == true)
         #expect(
             await harness.send(
                 "POST", "/v1/watches", json: #"{"number": "\#(number.digits)", "label": "mine"}"#, headers: asHome
             ).status == 201)
-        #expect(
+        await #expect(
             try Self.json(await harness.get("/v1/watches/\(number.digits)", headers: asShop))["label"]
                 == .string("shop's"))
         #expect(await harness.get("/v1/calendar.ics?token=cal_shop").status == 200)
         #expect(await harness.get("/v1/calendar.ics?token=cal_nope").status == 401)
-        _ = try harness.store.revokeKey(String(shop.id), now: now)
+        _ = try await harness.store.revokeKey(String(shop.id), now: now)
+        await harness.keysChanged()
         #expect(await harness.get("/v1/watches", headers: asShop).status == 401)
     }
 
     @Test("revoking the last key closes the API, never opens it; only keys open opens it, until a key is made again")
     func lastKeyRevoked() async throws {
-        let harness = Harness()
+        let harness = await Harness()
         let now = Date()
         #expect(await harness.get("/v1/watches").status == 200, "no key has ever existed: open")
-        let only = try harness.store.createKey(
+        let only = try await harness.store.createKey(
             name: "only", keyHash: Secrets.sha256("kn_only"), calendarHash: Secrets.sha256("cal_only"), now: now)
+        await harness.keysChanged()
         #expect(await harness.get("/v1/watches").status == 401)
-        _ = try harness.store.revokeKey(String(only.id), now: now.addingTimeInterval(1))
+        _ = try await harness.store.revokeKey(String(only.id), now: now.addingTimeInterval(1))
+        await harness.keysChanged()
         let closed = await harness.get("/v1/watches")
         #expect(closed.status == 401)
         #expect(String(decoding: closed.body, as: UTF8.self).contains("kuroneko keys open"))
         #expect(await harness.get("/v1/watches", headers: ["Authorization": "Bearer kn_only"]).status == 401)
-        try harness.store.openWithoutKeys(at: now.addingTimeInterval(2))
+        try await harness.store.openWithoutKeys(at: now.addingTimeInterval(2))
+        await harness.keysChanged()
         #expect(await harness.get("/v1/watches").status == 200, "opened by the operator")
-        let again = try harness.store.createKey(
+        let again = try await harness.store.createKey(
             name: "again", keyHash: Secrets.sha256("kn_again"), calendarHash: Secrets.sha256("cal_again"), now: now)
+        await harness.keysChanged()
         #expect(await harness.get("/v1/watches").status == 401)
-        _ = try harness.store.revokeKey(String(again.id), now: now.addingTimeInterval(3))
+        _ = try await harness.store.revokeKey(String(again.id), now: now.addingTimeInterval(3))
+        await harness.keysChanged()
         #expect(await harness.get("/v1/watches").status == 401, "a later revocation closes it again")
     }
 
     @Test("a fresh fetch of a watched number, whoever asked, records it; a status change is logged once")
     func changesFromAnyFetch() async throws {
         // The first POST (the add's own check) finds the parcel accepted; every later one, in transit.
-        let harness = Harness { index, request in
+        let harness = await Harness { index, request in
             let numbers = FakeTrackingPage.numbers(inFormBody: request.body)
             let label = index == 0 ? "荷物受付" : "輸送中"
             return UpstreamResponse(
@@ -153,7 +161,7 @@ struct WatchRoutesTests {
         #expect(await harness.send("POST", "/v1/watches/\(number.digits)/refresh").status == 200)
         #expect(await harness.send("POST", "/v1/watches/\(number.digits)/refresh").status == 200)
         let changes =
-            try Self.json(await harness.get("/v1/watches/\(number.digits)/changes"))["changes"]?.elements ?? []
+            try await Self.json(await harness.get("/v1/watches/\(number.digits)/changes"))["changes"]?.elements ?? []
         #expect(changes.count == 1)
         #expect(changes.first?["previous"]?["label"] == .string("荷物受付"))
         #expect(changes.first?["shipment"]?["status"]?["label"] == .string("輸送中"))
@@ -163,7 +171,7 @@ struct WatchRoutesTests {
     func refreshFailure() async throws {
         // The first POST (the add's own check, or the first refresh, which then shares it) succeeds; every
         // later one gets a 500 page.
-        let harness = Harness { index, request in
+        let harness = await Harness { index, request in
             guard index == 0 else { return UpstreamResponse(status: 500, headers: [:], body: Data("oops".utf8)) }
             let numbers = FakeTrackingPage.numbers(inFormBody: request.body)
             return UpstreamResponse(
@@ -179,7 +187,7 @@ struct WatchRoutesTests {
         let refused = await harness.send("POST", "/v1/watches/\(number.digits)/refresh")
         #expect(refused.status == 502)
         #expect(refused.header("Content-Type") == "application/problem+json")
-        guard case .string(let detail) = try Self.json(refused)["detail"] else {
+        guard case .string(let detail) = try await Self.json(refused)["detail"] else {
             Issue.record("no detail in the problem")
             return
         }
@@ -190,8 +198,8 @@ struct WatchRoutesTests {
 
     @Test("past its limit (set to 10,000 here) one owner is answered 409, another owner is not")
     func limit() async throws {
-        let harness = Harness(maxWatchesPerOwner: 10_000)
-        _ = try harness.store.database.write { connection in
+        let harness = await Harness(maxWatchesPerOwner: 10_000)
+        _ = try harness.store.database.writeNow { connection in
             for index in 0..<10_000 {
                 try connection.run(
                     "INSERT INTO watches (owner, number, created_at, next_check_at) VALUES ('local', ?, 1, 1)",
@@ -203,8 +211,9 @@ struct WatchRoutesTests {
         #expect(String(decoding: refused.body, as: UTF8.self).contains("10000 watches"))
         #expect(try JSON(data: refused.body)["reason"] == .string("watch_limit"))
         let now = Date()
-        _ = try harness.store.createKey(
+        _ = try await harness.store.createKey(
             name: "other", keyHash: Secrets.sha256("kn_other"), calendarHash: Secrets.sha256("c"), now: now)
+        await harness.keysChanged()
         let other = await harness.send(
             "POST", "/v1/watches", json: #"{"number": "3277-5445-9830"}"#, headers: ["Authorization": "Bearer kn_other"]
         )

@@ -7,8 +7,12 @@ import Testing
 
 @Suite("The web app's files, as the server sends them", .timeLimit(.minutes(2)))
 struct WebAppTests {
-    let harness = Harness(webApp: .embedded)
+    let harness: Harness
     let app = WebApp.embedded
+
+    init() async {
+        harness = await Harness(webApp: .embedded)
+    }
 
     @Test("the page: at / and at a parcel's address, never cached without asking, a policy against inline script")
     func page() async throws {
@@ -65,7 +69,7 @@ struct WebAppTests {
     }
 
     @Test("modules import only files that exist, by relative path")
-    func moduleImports() throws {
+    func moduleImports() async throws {
         for (path, asset) in app.assets where path.hasSuffix(".js") {
             let source = String(decoding: asset.body, as: UTF8.self)
             for line in source.split(separator: "\n") where line.hasPrefix("import ") {
@@ -134,7 +138,7 @@ struct WebAppTests {
 
     @Test("without the web app, / is not found and the API is unchanged")
     func apiAlone() async {
-        let alone = Harness()
+        let alone = await Harness()
         #expect(await alone.get("/").status == 404)
         #expect(await alone.get("/healthz").status == 200)
     }

@@ -18,24 +18,24 @@ struct WebPushTests {
     private static let body =
         "DGv6ra1nlYgDCS1FRnbzlwAAEABBBP4z9KsN6nGRTbVYI_c7VJSPQTBtkgcy27mlmlMoZIIgDll6e3vCYLocInmYWAmS6TlzAC8wEqKK6PBru3jl7A_yl95bQpu6cVPTpK4Mqgkf1CXztLVBSt2Ks3oZwbuwXPXLWyouBWLVWGNWQexSgSxsj_Qulcy4a-fN"
 
-    private static func data(_ text: String) throws -> Data { try #require(Base64URL.decode(text)) }
+    private static func data(_ text: String) async throws -> Data { try #require(Base64URL.decode(text)) }
 
     @Test("the worked example of RFC 8291 Appendix A, byte for byte")
-    func appendixA() throws {
-        let sender = try P256KeyPair(privateKey: try Self.data(Self.senderPrivate))
+    func appendixA() async throws {
+        let sender = try await P256KeyPair(privateKey: try Self.data(Self.senderPrivate))
         #expect(Base64URL.encode(sender.publicKey) == Self.senderPublic)
         let keys = try PushSubscriptionKeys(p256dh: Self.receiverPublic, auth: Self.auth)
-        let encrypted = try WebPushEncryption.encrypt(
+        let encrypted = try await WebPushEncryption.encrypt(
             Data(Self.plaintext.utf8), to: keys, sender: sender, salt: try Self.data(Self.salt))
         #expect(Base64URL.encode(encrypted) == Self.body)
-        let receiver = try P256KeyPair(privateKey: try Self.data(Self.receiverPrivate))
+        let receiver = try await P256KeyPair(privateKey: try Self.data(Self.receiverPrivate))
         #expect(Base64URL.encode(receiver.publicKey) == Self.receiverPublic)
-        let decrypted = try WebPushEncryption.decrypt(try Self.data(Self.body), receiver: receiver, auth: keys.auth)
+        let decrypted = try await WebPushEncryption.decrypt(try Self.data(Self.body), receiver: receiver, auth: keys.auth)
         #expect(String(decoding: decrypted, as: UTF8.self) == Self.plaintext)
     }
 
     @Test("a fresh key and salt each time; a changed byte or another key does not decrypt")
-    func roundTrips() throws {
+    func roundTrips() async throws {
         let receiver = try P256KeyPair.generate()
         let auth = Data((0..<16).map { UInt8($0) })
         let keys = try PushSubscriptionKeys(p256dh: receiver.publicKey, auth: auth)
@@ -73,7 +73,7 @@ struct WebPushTests {
     }
 
     @Test("a VAPID token is an ES256 JWT for the push service's origin, good for at most 24 hours")
-    func vapid() throws {
+    func vapid() async throws {
         let keys = try P256KeyPair.generate()
         let vapid = VAPID(keys: keys, subject: "mailto:ops@example.jp", lifetime: 48 * 3_600)
         let now = Date(timeIntervalSince1970: 1_790_000_000)

@@ -98,7 +98,7 @@ struct AddressBlocksTests {
     }
 
     @Test("the last port is accepted")
-    func lastPort() throws {
+    func lastPort() async throws {
         #expect(try WebhookAddress("http://93.184.215.14:65535/").port == 65535)
     }
 }

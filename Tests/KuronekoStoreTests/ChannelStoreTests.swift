@@ -24,24 +24,24 @@ struct ChannelStoreTests {
     }
 
     @Test("a change is queued for each channel that hears it, and claimed once", arguments: StoreEngine.available)
-    func fanOut(engine: StoreEngine) throws {
-        let store = try engine.makeStore().store
+    func fanOut(engine: StoreEngine) async throws {
+        let store = try await engine.makeStore().store
         let owner = WatchOwner.key(1)
         let number = try TrackingNumber(parsing: "3277-5445-9830")
-        let all = try store.addChannel(Self.channel([.changed]), owner: owner, now: Self.now)
-        let deliveredOnly = try store.addChannel(Self.channel([.delivered]), owner: owner, now: Self.now)
-        let otherNumber = try store.addChannel(
+        let all = try await store.addChannel(Self.channel([.changed]), owner: owner, now: Self.now)
+        let deliveredOnly = try await store.addChannel(Self.channel([.delivered]), owner: owner, now: Self.now)
+        let otherNumber = try await store.addChannel(
             Self.channel([.changed], numbers: ["111111111111"]), owner: owner, now: Self.now)
-        _ = try store.addChannel(Self.channel([.changed]), owner: .key(2), now: Self.now)
-        _ = try store.add(number, label: "靴", owner: owner, webhook: nil, now: Self.now)
+        _ = try await store.addChannel(Self.channel([.changed]), owner: .key(2), now: Self.now)
+        _ = try await store.add(number, label: "靴", owner: owner, webhook: nil, now: Self.now)
         // The first answer is the watch's baseline; the next two are changes.
         let steps: [(StatusCode, String)] = [(.inTransit, "輸送中"), (.outForDelivery, "配達中"), (.delivered, "配達完了")]
         for (offset, step) in steps.enumerated() {
             let at = Self.now.addingTimeInterval(Double(offset + 1) * 60)
-            _ = try store.record(Self.shipment(number, step.0, step.1), fetchedAt: at) { _, _ in at }
+            _ = try await store.record(Self.shipment(number, step.0, step.1), fetchedAt: at) { _, _ in at }
         }
         let later = Self.now.addingTimeInterval(600)
-        let first = try store.claimChannelDeliveries(
+        let first = try await store.claimChannelDeliveries(
             at: later, limit: 10, leaseUntil: later.addingTimeInterval(60), excludingChannels: [])
         // In order per channel: the first claim holds each channel's oldest only.
         #expect(Set(first.map(\.channel.id)) == [all.id, deliveredOnly.id])
@@ -51,62 +51,62 @@ struct ChannelStoreTests {
         #expect(!first.contains { $0.channel.id == otherNumber.id })
         // Not claimed again meanwhile: leased on PostgreSQL, and the deliverer's busy channels left out.
         #expect(
-            try store.claimChannelDeliveries(
+            try await store.claimChannelDeliveries(
                 at: later, limit: 10, leaseUntil: later, excludingChannels: Set(first.map(\.channel.id))
             ).isEmpty)
         for delivery in first {
-            try store.recordChannelAttempt(
+            try await store.recordChannelAttempt(
                 delivery.outboxID, at: later, status: 201, error: nil, durationMilliseconds: 3, delivered: true,
                 retryAt: nil)
         }
-        let next = try store.claimChannelDeliveries(
+        let next = try await store.claimChannelDeliveries(
             at: later.addingTimeInterval(120), limit: 10, leaseUntil: later.addingTimeInterval(180),
             excludingChannels: [])
         #expect(next.map(\.channel.id) == [all.id])
         #expect(next.first?.kind == .delivered)
-        #expect(try store.channelDeliveries(of: all.id, owner: owner)?.count == 1)
-        #expect(try store.channelDeliveries(of: all.id, owner: .key(2)) == nil)
+        #expect(try await store.channelDeliveries(of: all.id, owner: owner)?.count == 1)
+        #expect(try await store.channelDeliveries(of: all.id, owner: .key(2)) == nil)
     }
 
     @Test(
         "an ended channel gives up its queue and hears nothing more; the limit and the owner hold",
         arguments: StoreEngine.available)
-    func endedAndLimited(engine: StoreEngine) throws {
-        let store = try engine.makeStore().store
+    func endedAndLimited(engine: StoreEngine) async throws {
+        let store = try await engine.makeStore().store
         let owner = WatchOwner.key(7)
         let number = try TrackingNumber(parsing: "3277-5445-9830")
-        let channel = try store.addChannel(Self.channel([.changed]), owner: owner, now: Self.now)
-        let watch = try store.add(number, label: nil, owner: owner, webhook: nil, now: Self.now).watch
-        #expect(try store.announce(.arrivingSoon, watch: watch, shipment: Data("{}".utf8), at: Self.now) == 0)
-        #expect(try store.announce(.changed, watch: watch, shipment: Data("{}".utf8), at: Self.now) == 1)
-        try store.endChannel(channel.id, at: Self.now, reason: "the push service answered 410 Gone")
+        let channel = try await store.addChannel(Self.channel([.changed]), owner: owner, now: Self.now)
+        let watch = try await store.add(number, label: nil, owner: owner, webhook: nil, now: Self.now).watch
+        #expect(try await store.announce(.arrivingSoon, watch: watch, shipment: Data("{}".utf8), at: Self.now) == 0)
+        #expect(try await store.announce(.changed, watch: watch, shipment: Data("{}".utf8), at: Self.now) == 1)
+        try await store.endChannel(channel.id, at: Self.now, reason: "the push service answered 410 Gone")
         #expect(
-            try store.claimChannelDeliveries(at: Self.now, limit: 10, leaseUntil: Self.now, excludingChannels: [])
+            try await store.claimChannelDeliveries(at: Self.now, limit: 10, leaseUntil: Self.now, excludingChannels: [])
                 .isEmpty)
-        #expect(try store.announce(.changed, watch: watch, shipment: Data("{}".utf8), at: Self.now) == 0)
-        #expect(try store.channels(owner: owner).first?.endedReason == "the push service answered 410 Gone")
-        #expect(try store.removeChannel(channel.id, owner: .key(8)) == false)
-        #expect(try store.removeChannel(channel.id, owner: owner))
+        #expect(try await store.announce(.changed, watch: watch, shipment: Data("{}".utf8), at: Self.now) == 0)
+        #expect(try await store.channels(owner: owner).first?.endedReason == "the push service answered 410 Gone")
+        #expect(try await store.removeChannel(channel.id, owner: .key(8)) == false)
+        #expect(try await store.removeChannel(channel.id, owner: owner))
         for _ in 0..<ChannelLimits.channelsPerOwner {
-            _ = try store.addChannel(Self.channel([.changed]), owner: owner, now: Self.now)
+            _ = try await store.addChannel(Self.channel([.changed]), owner: owner, now: Self.now)
         }
-        #expect(throws: WatchStoreError.channelLimitReached(ChannelLimits.channelsPerOwner)) {
-            try store.addChannel(Self.channel([.changed]), owner: owner, now: Self.now)
+        await #expect(throws: WatchStoreError.channelLimitReached(ChannelLimits.channelsPerOwner)) {
+            try await store.addChannel(Self.channel([.changed]), owner: owner, now: Self.now)
         }
-        #expect(try store.setting("vapid", otherwise: "first") == "first")
-        #expect(try store.setting("vapid", otherwise: "second") == "first")
+        #expect(try await store.setting("vapid", otherwise: "first") == "first")
+        #expect(try await store.setting("vapid", otherwise: "second") == "first")
     }
 
     @Test(
         "arriving soon: within the lead before the window, once per window; a moved window is announced again",
         arguments: StoreEngine.available)
-    func arrivingSoon(engine: StoreEngine) throws {
-        let store = try engine.makeStore().store
+    func arrivingSoon(engine: StoreEngine) async throws {
+        let store = try await engine.makeStore().store
         let owner = WatchOwner.key(3)
         let number = try TrackingNumber(parsing: "3277-5445-9830")
-        _ = try store.addChannel(Self.channel([.arrivingSoon]), owner: owner, now: Self.now)
-        _ = try store.addChannel(Self.channel([.changed]), owner: owner, now: Self.now)
-        _ = try store.add(number, label: nil, owner: owner, webhook: nil, now: Self.now)
+        _ = try await store.addChannel(Self.channel([.arrivingSoon]), owner: owner, now: Self.now)
+        _ = try await store.addChannel(Self.channel([.changed]), owner: owner, now: Self.now)
+        _ = try await store.add(number, label: nil, owner: owner, webhook: nil, now: Self.now)
         func forecast(_ hour: Int) -> Shipment {
             var shipment = Self.shipment(number, .inTransit, "輸送中")
             shipment.scheduledDelivery = ScheduledDelivery(
@@ -117,17 +117,17 @@ struct ChannelStoreTests {
         func at(_ hour: Int, _ minute: Int) throws -> Date {
             try #require(JapanDateTime(year: 2026, month: 12, day: 3, time: .init(hour: hour, minute: minute))).instant
         }
-        _ = try store.record(forecast(14), fetchedAt: Self.now) { _, _ in Self.now.addingTimeInterval(3_600) }
-        #expect(try store.announceArrivals(now: try at(13, 20), lead: 1_800, limit: 10) == 0, "40 minutes before")
-        #expect(try store.announceArrivals(now: try at(13, 40), lead: 1_800, limit: 10) == 1, "20 minutes before")
-        #expect(try store.announceArrivals(now: try at(13, 50), lead: 1_800, limit: 10) == 0, "not twice")
-        let queued = try store.claimChannelDeliveries(
+        _ = try await store.record(forecast(14), fetchedAt: Self.now) { _, _ in Self.now.addingTimeInterval(3_600) }
+        #expect(try await store.announceArrivals(now: try at(13, 20), lead: 1_800, limit: 10) == 0, "40 minutes before")
+        #expect(try await store.announceArrivals(now: try at(13, 40), lead: 1_800, limit: 10) == 1, "20 minutes before")
+        #expect(try await store.announceArrivals(now: try at(13, 50), lead: 1_800, limit: 10) == 0, "not twice")
+        let queued = try await store.claimChannelDeliveries(
             at: try at(13, 55), limit: 10, leaseUntil: try at(13, 56), excludingChannels: [])
         #expect(queued.map(\.kind) == [.arrivingSoon], "only the channel that hears arriving_soon")
         // The window moves to 16:00: a new window, announced again before it.
         let later = Self.now.addingTimeInterval(60)
-        _ = try store.record(forecast(16), fetchedAt: later) { _, _ in later.addingTimeInterval(3_600) }
-        #expect(try store.announceArrivals(now: try at(15, 45), lead: 1_800, limit: 10) == 1)
-        #expect(try store.announceArrivals(now: try at(16, 5), lead: 1_800, limit: 10) == 0, "the window has started")
+        _ = try await store.record(forecast(16), fetchedAt: later) { _, _ in later.addingTimeInterval(3_600) }
+        #expect(try await store.announceArrivals(now: try at(15, 45), lead: 1_800, limit: 10) == 1)
+        #expect(try await store.announceArrivals(now: try at(16, 5), lead: 1_800, limit: 10) == 0, "the window has started")
     }
 }

@@ -90,12 +90,12 @@ struct PolicyTests {
     }
 
     @Test("with private webhooks allowed, loopback resolves")
-    func allowPrivate() throws {
+    func allowPrivate() async throws {
         #expect(try WebhookAddress("http://127.0.0.1:9/h").resolve(allowPrivate: true).count == 1)
     }
 
     @Test("the calendar: one event per scheduled delivery, stable UID, folded lines, CRLF")
-    func calendar() throws {
+    func calendar() async throws {
         let number = ValidNumbers.numbers(1)[0]
         var shipment = WatchStoreTests.shipment(number, "輸送中", .inTransit)
         shipment.scheduledDelivery = ScheduledDelivery(
@@ -113,7 +113,7 @@ struct PolicyTests {
     }
 
     @Test("the calendar takes the requested window when the forecast has no date, and the forecast over it")
-    func calendarRequestedWindow() throws {
+    func calendarRequestedWindow() async throws {
         let numbers = ValidNumbers.numbers(3)
         let requested = ScheduledDelivery(
             raw: "12/02　18:00-20:00", date: JapanDateTime(year: 2026, month: 12, day: 2), windowStart: "18:00",
@@ -156,14 +156,14 @@ struct WatchPollerTests {
         let store = try SQLiteWatchStore(path: WatchStoreTests.temporaryPath())
         let clock = ManualClock(start: Date(timeIntervalSince1970: 1_795_000_000))
         let numbers = ValidNumbers.numbers(25)
-        for number in numbers { _ = try store.add(number, label: nil, owner: .local, webhook: nil, now: clock.now) }
+        for number in numbers { _ = try await store.add(number, label: nil, owner: .local, webhook: nil, now: clock.now) }
         let failing = numbers[3]
         let checked = CheckLog()
         let poller = WatchPoller(store: store, clock: clock, schedule: PollSchedule()) { number, _ in
             checked.add(number)
             guard number != failing else { return false }
             // What a fetch does: the answer is recorded, and the next check set.
-            _ = try? store.record(
+            _ = try? await store.record(
                 WatchStoreTests.shipment(number, "輸送中", .inTransit), fetchedAt: clock.now
             ) { _, _ in clock.now.addingTimeInterval(1_800) }
             return true
@@ -190,13 +190,13 @@ struct WatchPollerFillTests {
     private static func checked(
         _ store: SQLiteWatchStore, _ number: TrackingNumber, carrier: Carrier = .yamato, at checked: TimeInterval,
         next: TimeInterval
-    ) throws {
+    ) async throws {
         let shipment = Shipment(
             trackingNumber: number, carrier: carrier,
             status: ShipmentStatus(
                 code: .inTransit, label: "輸送中", labelEnglish: nil, summary: nil, note: nil, isTerminal: false),
             product: nil, scheduledDelivery: nil, events: [], deliveredAt: nil)
-        _ = try store.record(shipment, fetchedAt: start.addingTimeInterval(checked)) { _, _ in
+        _ = try await store.record(shipment, fetchedAt: start.addingTimeInterval(checked)) { _, _ in
             start.addingTimeInterval(next)
         }
     }
@@ -208,20 +208,20 @@ struct WatchPollerFillTests {
         let numbers = ValidNumbers.numbers(14)
         for (index, number) in numbers.enumerated() {
             let carrier: Carrier = index == 13 ? .sagawa : .yamato
-            _ = try store.add(number, carrier: carrier, label: nil, owner: .local, webhook: nil, now: clock.now)
+            _ = try await store.add(number, carrier: carrier, label: nil, owner: .local, webhook: nil, now: clock.now)
             switch index {
-            case 0..<3: try Self.checked(store, number, at: -1_800, next: 0)  // due now
-            case 3..<10: try Self.checked(store, number, at: -1_500, next: 300)  // 300 s of 1,800: a sixth
-            case 10: try Self.checked(store, number, at: -800, next: 1_000)  // 1,000 s of 1,800: too soon
-            case 11: try Self.checked(store, number, at: -200, next: 400)  // two thirds of 10 minutes: too soon
-            case 12: try Self.checked(store, number, at: -500, next: 1_000)  // 1,000 s of 1,500: too soon
-            default: try Self.checked(store, number, carrier: .sagawa, at: -1_500, next: 300)  // Sagawa's
+            case 0..<3: try await Self.checked(store, number, at: -1_800, next: 0)  // due now
+            case 3..<10: try await Self.checked(store, number, at: -1_500, next: 300)  // 300 s of 1,800: a sixth
+            case 10: try await Self.checked(store, number, at: -800, next: 1_000)  // 1,000 s of 1,800: too soon
+            case 11: try await Self.checked(store, number, at: -200, next: 400)  // two thirds of 10 minutes: too soon
+            case 12: try await Self.checked(store, number, at: -500, next: 1_000)  // 1,000 s of 1,500: too soon
+            default: try await Self.checked(store, number, carrier: .sagawa, at: -1_500, next: 300)  // Sagawa's
             }
         }
         let polled = CheckLog()
         let poller = WatchPoller(store: store, clock: clock, schedule: PollSchedule()) { number, _ in
             polled.add(number)
-            try? Self.checked(
+            try? await Self.checked(
                 store, number, at: clock.now.timeIntervalSince(Self.start),
                 next: clock.now.timeIntervalSince(Self.start) + 1_800)
             return true
@@ -252,7 +252,7 @@ struct WatchPollerFillTests {
             {
                 shortestGap.withLock { $0 = min($0, now.timeIntervalSince(last) / interval) }
             }
-            _ = try? store.record(shipment, fetchedAt: now) { watch, shipment in
+            _ = try? await store.record(shipment, fetchedAt: now) { watch, shipment in
                 schedule.nextCheck(
                     for: shipment, watchCreatedAt: watch.createdAt, now: now, random: random.withLock { $0.next() })
             }
@@ -264,7 +264,7 @@ struct WatchPollerFillTests {
         for tick in 0..<(12 * 720) {
             let elapsed = TimeInterval(tick * 5)
             while added < numbers.count, TimeInterval(added * 60) <= elapsed {
-                _ = try store.add(numbers[added], label: nil, owner: .local, webhook: nil, now: clock.now)
+                _ = try await store.add(numbers[added], label: nil, owner: .local, webhook: nil, now: clock.now)
                 added += 1
             }
             while true {
@@ -272,7 +272,7 @@ struct WatchPollerFillTests {
                 if size == 0 { break }
                 batches.append((elapsed, size))
             }
-            let overdue = try store.watches(owner: .local, filter: .active, after: nil, limit: 100)
+            let overdue = try await store.watches(owner: .local, filter: .active, after: nil, limit: 100)
                 .filter { $0.nextCheckAt <= clock.now }
             #expect(overdue.isEmpty, "a due number was held back at \(elapsed) s")
             clock.advance(by: .seconds(5))
@@ -329,7 +329,7 @@ struct WatchLabelTests {
     }
 
     @Test("accepted: 200 characters of Japanese; spaces of every kind become one plain space, ends trimmed")
-    func accepted() throws {
+    func accepted() async throws {
         #expect(try WatchLabel.validated(String(repeating: "あ", count: 200))?.count == 200)
         #expect(try WatchLabel.validated("\u{3000}靴\u{A0}と\u{3000}") == "靴 と")
         #expect(try WatchLabel.validated("   ") == nil)

@@ -16,7 +16,7 @@ enum StoreEngine: String, CaseIterable, Sendable, CustomTestStringConvertible {
     var testDescription: String { rawValue == "sqlite" ? "SQLite" : "PostgreSQL" }
 
     /// A new, empty store: a temporary file, or a database of its own on the test server.
-    func makeStore(maxWatchesPerOwner: Int = WatchLimits.defaultWatchesPerOwner) throws -> EngineStore {
+    func makeStore(maxWatchesPerOwner: Int = WatchLimits.defaultWatchesPerOwner) async throws -> EngineStore {
         let limit = maxWatchesPerOwner
         switch self {
         case .sqlite:
@@ -24,14 +24,14 @@ enum StoreEngine: String, CaseIterable, Sendable, CustomTestStringConvertible {
             let store = try SQLiteWatchStore(path: path, maxWatchesPerOwner: limit)
             return EngineStore(store: store, another: { try SQLiteWatchStore(path: path, announce: $0, maxWatchesPerOwner: limit) }) {
                 sql, arguments in
-                _ = try store.database.write { connection -> Int in try connection.run(sql, arguments).count }
+                _ = try store.database.writeNow { connection -> Int in try connection.run(sql, arguments).count }
             }
         case .postgres:
-            let url = try PostgresTestServer.freshDatabase()
+            let url = try await PostgresTestServer.freshDatabase()
             let store = try PostgresWatchStore(url: url, maxWatchesPerOwner: limit)
             return EngineStore(store: store, another: { try PostgresWatchStore(url: url, announce: $0, maxWatchesPerOwner: limit) }) {
                 sql, arguments in
-                _ = try store.database.write { connection -> Int in try connection.run(sql, arguments).count }
+                _ = try store.database.writeNow { connection -> Int in try connection.run(sql, arguments).count }
             }
         }
     }
@@ -65,7 +65,7 @@ enum PostgresTestServer {
     }
 
     /// Creates a database no other test uses; its libpq settings.
-    static func freshDatabase() throws -> String {
+    static func freshDatabase() async throws -> String {
         guard let settings else { throw StoreError(code: 0, message: "KURONEKO_TEST_POSTGRES is not set") }
         let name = "kuroneko_test_" + UUID().uuidString.replacingOccurrences(of: "-", with: "").lowercased()
         let admin = try PostgresConnection(url: settings + " dbname=postgres")
@@ -93,7 +93,7 @@ struct StoreEngineTests {
 struct PostgresStoreTests {
     @Test("servers starting together migrate once: four at once on an empty database, each migration applied once")
     func concurrentMigrations() async throws {
-        let url = try PostgresTestServer.freshDatabase()
+        let url = try await PostgresTestServer.freshDatabase()
         let opened = await withTaskGroup(of: Bool.self) { group in
             for _ in 0..<4 {
                 group.addTask { await onOwnThread { (try? PostgresDatabase(url: url)) != nil } }
@@ -109,11 +109,11 @@ struct PostgresStoreTests {
     }
 
     @Test("connections broken while idle (the server restarted or killed them) are replaced at their first use")
-    func brokenIdleConnections() throws {
-        let url = try PostgresTestServer.freshDatabase()
+    func brokenIdleConnections() async throws {
+        let url = try await PostgresTestServer.freshDatabase()
         let database = try PostgresDatabase(url: url)
         let store = PostgresWatchStore(database: database)
-        try store.checkReachable()
+        try await store.checkReachable()
         let admin = try PostgresConnection(url: url)
         let ended = try admin.run(
             """
@@ -121,8 +121,8 @@ struct PostgresStoreTests {
             WHERE datname = current_database() AND pid <> pg_backend_pid()
             """)
         #expect(ended.first?.int(0) ?? 0 >= 1)
-        try store.checkReachable()
-        #expect(try store.watches(owner: .local, filter: .all, after: nil, limit: 10).isEmpty)
+        try await store.checkReachable()
+        #expect(try await store.watches(owner: .local, filter: .all, after: nil, limit: 10).isEmpty)
     }
 
     @Test("a URL's password never shows in messages")

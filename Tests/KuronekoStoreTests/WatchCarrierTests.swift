@@ -20,8 +20,8 @@ struct WatchCarrierTests {
     }
 
     @Test("the watches made before carriers become Yamato's", arguments: StoreEngine.available)
-    func migratedAsYamato(engine: StoreEngine) throws {
-        let made = try engine.makeStore()
+    func migratedAsYamato(engine: StoreEngine) async throws {
+        let made = try await engine.makeStore()
         // The database as the previous version left it: no carrier column, schema version 4, one watch.
         for index in [
             "watches_arriving", "watches_owner", "watches_owner_active", "watches_owner_family", "watches_owner_code",
@@ -45,6 +45,16 @@ struct WatchCarrierTests {
         case .postgres:
             try made.write("ALTER TABLE watches DROP COLUMN carrier", [[]])
             try made.write("DROP TABLE channel_attempts, channel_outbox, channels", [[]])
+            // The shared budget as it was before each carrier had its own.
+            for statement in [
+                "ALTER TABLE upstream_slots DROP CONSTRAINT upstream_slots_pkey",
+                "ALTER TABLE upstream_slots DROP COLUMN carrier", "ALTER TABLE upstream_slots ADD PRIMARY KEY (slot)",
+                "ALTER TABLE upstream_pacing DROP CONSTRAINT upstream_pacing_pkey",
+                "ALTER TABLE upstream_pacing DROP COLUMN carrier", "ALTER TABLE upstream_pacing ADD PRIMARY KEY (id)",
+                "ALTER TABLE upstream_pacing ADD CONSTRAINT upstream_pacing_id_check CHECK (id = 1)",
+            ] {
+                try made.write(statement, [[]])
+            }
             try made.write("DELETE FROM kuroneko_schema WHERE version >= 5", [[]])
         }
         try made.write(
@@ -58,50 +68,50 @@ struct WatchCarrierTests {
         let lines = LineLog()
         let reopened = try made.anotherAnnouncing { lines.add($0) }
         #expect(lines.all.contains { $0.contains("from schema version 4 to 5: adds the carrier") })
-        let watch = try #require(try reopened.watch(try TrackingNumber(parsing: "327754459830"), owner: .local))
+        let watch = try await #require(try reopened.watch(try TrackingNumber(parsing: "327754459830"), owner: .local))
         #expect(watch.carrier == .yamato)
     }
 
     @Test(
         "a carrier named is kept; a watch without one takes the carrier that finds it", arguments: StoreEngine.available
     )
-    func namedAndFound(engine: StoreEngine) throws {
-        let store = try engine.makeStore().store
+    func namedAndFound(engine: StoreEngine) async throws {
+        let store = try await engine.makeStore().store
         let named = try TrackingNumber(parsing: "812345678900")
         let open = try TrackingNumber(parsing: "912345678904")
-        _ = try store.add(named, carrier: .sagawa, label: nil, owner: .local, webhook: nil, now: Self.now)
-        _ = try store.add(open, carrier: nil, label: nil, owner: .local, webhook: nil, now: Self.now)
-        #expect(try store.watch(open, owner: .local)?.carrier == nil)
+        _ = try await store.add(named, carrier: .sagawa, label: nil, owner: .local, webhook: nil, now: Self.now)
+        _ = try await store.add(open, carrier: nil, label: nil, owner: .local, webhook: nil, now: Self.now)
+        #expect(try await store.watch(open, owner: .local)?.carrier == nil)
         // Yamato's answer says nothing of a watch followed at Sagawa: it is not recorded for it.
-        let yamato = try store.record(Self.shipment(named, .yamato, .inTransit), fetchedAt: Self.now) { _, _ in Self.now
+        let yamato = try await store.record(Self.shipment(named, .yamato, .inTransit), fetchedAt: Self.now) { _, _ in Self.now
         }
         #expect(yamato.isEmpty)
-        #expect(try store.watch(named, owner: .local)?.checkedAt == nil)
-        _ = try store.record(Self.shipment(named, .sagawa, .inTransit), fetchedAt: Self.now) { _, _ in Self.now }
-        #expect(try store.watch(named, owner: .local)?.checkedAt != nil)
+        #expect(try await store.watch(named, owner: .local)?.checkedAt == nil)
+        _ = try await store.record(Self.shipment(named, .sagawa, .inTransit), fetchedAt: Self.now) { _, _ in Self.now }
+        #expect(try await store.watch(named, owner: .local)?.checkedAt != nil)
         // Not found anywhere yet: the open watch stays open; found at Japan Post: it is Japan Post's.
-        _ = try store.record(Self.shipment(open, .yamato, .notFound), fetchedAt: Self.now) { _, _ in Self.now }
-        #expect(try store.watch(open, owner: .local)?.carrier == nil)
+        _ = try await store.record(Self.shipment(open, .yamato, .notFound), fetchedAt: Self.now) { _, _ in Self.now }
+        #expect(try await store.watch(open, owner: .local)?.carrier == nil)
         let later = Self.now.addingTimeInterval(60)
-        _ = try store.record(Self.shipment(open, .japanPost, .inTransit), fetchedAt: later) { _, _ in later }
-        #expect(try store.watch(open, owner: .local)?.carrier == .japanPost)
-        let due = try store.claimDueChecks(now: later, horizon: later, limit: 10, leaseUntil: later)
+        _ = try await store.record(Self.shipment(open, .japanPost, .inTransit), fetchedAt: later) { _, _ in later }
+        #expect(try await store.watch(open, owner: .local)?.carrier == .japanPost)
+        let due = try await store.claimDueChecks(now: later, horizon: later, limit: 10, leaseUntil: later)
         #expect(Set(due) == [DueCheck(number: named, carrier: .sagawa), DueCheck(number: open, carrier: .japanPost)])
     }
 
     @Test("a number is watched at one carrier: adding it at another is refused", arguments: StoreEngine.available)
-    func oneCarrierPerNumber(engine: StoreEngine) throws {
-        let store = try engine.makeStore().store
+    func oneCarrierPerNumber(engine: StoreEngine) async throws {
+        let store = try await engine.makeStore().store
         let number = try TrackingNumber(parsing: "812345678900")
-        _ = try store.add(number, carrier: .sagawa, label: nil, owner: .local, webhook: nil, now: Self.now)
-        #expect(throws: WatchStoreError.watchedAtAnotherCarrier(number.formatted, .sagawa)) {
-            try store.add(number, carrier: .japanPost, label: nil, owner: .local, webhook: nil, now: Self.now)
+        _ = try await store.add(number, carrier: .sagawa, label: nil, owner: .local, webhook: nil, now: Self.now)
+        await #expect(throws: WatchStoreError.watchedAtAnotherCarrier(number.formatted, .sagawa)) {
+            try await store.add(number, carrier: .japanPost, label: nil, owner: .local, webhook: nil, now: Self.now)
         }
         // The same carrier, or none named, is the watch there is.
         #expect(
-            try store.add(number, carrier: .sagawa, label: nil, owner: .local, webhook: nil, now: Self.now).created
+            try await store.add(number, carrier: .sagawa, label: nil, owner: .local, webhook: nil, now: Self.now).created
                 == false)
-        #expect(try store.add(number, label: nil, owner: .local, webhook: nil, now: Self.now).watch.carrier == .sagawa)
+        #expect(try await store.add(number, label: nil, owner: .local, webhook: nil, now: Self.now).watch.carrier == .sagawa)
     }
 }
 

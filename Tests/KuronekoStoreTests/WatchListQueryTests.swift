@@ -11,56 +11,56 @@ import Testing
 struct WatchListQueryTests {
     let now = Date(timeIntervalSince1970: 1_795_000_000)
 
-    func add(_ store: any WatchStore, _ label: String?, _ number: TrackingNumber) throws {
-        _ = try store.add(number, label: label, owner: .local, webhook: nil, now: now)
+    func add(_ store: any WatchStore, _ label: String?, _ number: TrackingNumber) async throws {
+        _ = try await store.add(number, label: label, owner: .local, webhook: nil, now: now)
     }
 
-    func found(_ store: any WatchStore, _ text: String) throws -> [String?] {
+    func found(_ store: any WatchStore, _ text: String) async throws -> [String?] {
         var query = WatchQuery()
         query.text = text
-        return try store.watches(owner: .local, matching: query, after: nil, limit: 100, now: now).map(\.label)
+        return try await store.watches(owner: .local, matching: query, after: nil, limit: 100, now: now).map(\.label)
     }
 
     @Test("a search finds variant kanji, full-width and hyphenated digits, half-width kana; % _ \\ mean themselves",
         arguments: StoreEngine.available)
-    func search(engine: StoreEngine) throws {
-        let store = try engine.makeStore().store
+    func search(engine: StoreEngine) async throws {
+        let store = try await engine.makeStore().store
         let numbers = ValidNumbers.numbers(8)
-        try add(store, "髙橋様 靴", numbers[0])
-        try add(store, "山﨑商店", numbers[1])
-        try add(store, "ｺｰﾋｰ豆 ｾｯﾄ", numbers[2])
-        try add(store, "100% cotton", numbers[3])
-        try add(store, "a_b", numbers[4])
-        try add(store, #"C:\path"#, numbers[5])
-        try add(store, "渡邊", numbers[6])
-        try add(store, "1000 cotton", numbers[7])
-        #expect(try found(store, "高橋") == ["髙橋様 靴"])
-        #expect(try found(store, "髙橋") == ["髙橋様 靴"])
-        #expect(try found(store, "山崎") == ["山﨑商店"])
-        #expect(try found(store, "渡辺") == ["渡邊"])
-        #expect(try found(store, "コーヒー") == ["ｺｰﾋｰ豆 ｾｯﾄ"])
-        #expect(try found(store, "ｾｯﾄ") == ["ｺｰﾋｰ豆 ｾｯﾄ"])
-        #expect(try found(store, "%") == ["100% cotton"])
-        #expect(try found(store, "0%") == ["100% cotton"])
-        #expect(try found(store, "_") == ["a_b"])
-        #expect(try found(store, "a_") == ["a_b"])
-        #expect(try found(store, #"\"#) == [#"C:\path"#])
-        #expect(try found(store, "COTTON") == ["100% cotton", "1000 cotton"])
+        try await add(store, "髙橋様 靴", numbers[0])
+        try await add(store, "山﨑商店", numbers[1])
+        try await add(store, "ｺｰﾋｰ豆 ｾｯﾄ", numbers[2])
+        try await add(store, "100% cotton", numbers[3])
+        try await add(store, "a_b", numbers[4])
+        try await add(store, #"C:\path"#, numbers[5])
+        try await add(store, "渡邊", numbers[6])
+        try await add(store, "1000 cotton", numbers[7])
+        #expect(try await found(store, "高橋") == ["髙橋様 靴"])
+        #expect(try await found(store, "髙橋") == ["髙橋様 靴"])
+        #expect(try await found(store, "山崎") == ["山﨑商店"])
+        #expect(try await found(store, "渡辺") == ["渡邊"])
+        #expect(try await found(store, "コーヒー") == ["ｺｰﾋｰ豆 ｾｯﾄ"])
+        #expect(try await found(store, "ｾｯﾄ") == ["ｺｰﾋｰ豆 ｾｯﾄ"])
+        #expect(try await found(store, "%") == ["100% cotton"])
+        #expect(try await found(store, "0%") == ["100% cotton"])
+        #expect(try await found(store, "_") == ["a_b"])
+        #expect(try await found(store, "a_") == ["a_b"])
+        #expect(try await found(store, #"\"#) == [#"C:\path"#])
+        #expect(try await found(store, "COTTON") == ["100% cotton", "1000 cotton"])
         // A number's digits, however they are typed.
         let digits = numbers[3].digits
         let fullWidth = String(
             digits.unicodeScalars.map { Character(UnicodeScalar($0.value - 0x30 + 0xFF10)!) })
         let hyphenated = digits.prefix(4) + "-" + digits.dropFirst(4).prefix(4) + "-" + digits.suffix(4)
         let spaced = digits.prefix(4) + " " + digits.dropFirst(4).prefix(4) + " " + digits.suffix(4)
-        #expect(try found(store, fullWidth) == ["100% cotton"])
-        #expect(try found(store, String(hyphenated)) == ["100% cotton"])
-        #expect(try found(store, String(spaced)) == ["100% cotton"])
-        #expect(try found(store, String(fullWidth.suffix(6))) == ["100% cotton"])
-        #expect(try found(store, "存在しない").isEmpty)
+        #expect(try await found(store, fullWidth) == ["100% cotton"])
+        #expect(try await found(store, String(hyphenated)) == ["100% cotton"])
+        #expect(try await found(store, String(spaced)) == ["100% cotton"])
+        #expect(try await found(store, String(fullWidth.suffix(6))) == ["100% cotton"])
+        #expect(try await found(store, "存在しない").isEmpty)
         // A label changed is searched by its new text.
-        _ = try store.update(numbers[4], owner: .local, label: .some("髙島屋"), webhook: nil, now: now)
-        #expect(try found(store, "高島屋") == ["髙島屋"])
-        #expect(try found(store, "a_b").isEmpty)
+        _ = try await store.update(numbers[4], owner: .local, label: .some("髙島屋"), webhook: nil, now: now)
+        #expect(try await found(store, "高島屋") == ["髙島屋"])
+        #expect(try await found(store, "a_b").isEmpty)
     }
 
     @Test("the normal form: NFKC, case, digits joined across hyphens and spaces only between digits")
@@ -77,10 +77,10 @@ struct WatchListQueryTests {
 
     @Test("families, codes, carriers and forecast days narrow in the database; the summary counts them",
         arguments: StoreEngine.available)
-    func narrowing(engine: StoreEngine) throws {
-        let store = try engine.makeStore().store
+    func narrowing(engine: StoreEngine) async throws {
+        let store = try await engine.makeStore().store
         let numbers = ValidNumbers.numbers(6)
-        for number in numbers { try add(store, nil, number) }
+        for number in numbers { try await add(store, nil, number) }
         let today = JapanDateTime(now)
         func shipment(_ number: TrackingNumber, _ code: StatusCode, forecast: Bool = false) -> Shipment {
             var shipment = WatchStoreTests.shipment(
@@ -95,40 +95,40 @@ struct WatchListQueryTests {
         let next: (Watch, Shipment) -> Date? = { _, shipment in
             shipment.status.isTerminal ? nil : self.now.addingTimeInterval(3_600)
         }
-        try store.record(shipment(numbers[0], .inTransit), fetchedAt: now, nextCheck: next)
-        try store.record(shipment(numbers[1], .inTransit, forecast: true), fetchedAt: now, nextCheck: next)
-        try store.record(shipment(numbers[2], .outForDelivery, forecast: true), fetchedAt: now, nextCheck: next)
-        try store.record(shipment(numbers[3], .delivered), fetchedAt: now, nextCheck: next)
-        try store.record(shipment(numbers[4], .attemptFailed), fetchedAt: now, nextCheck: next)
+        try await store.record(shipment(numbers[0], .inTransit), fetchedAt: now, nextCheck: next)
+        try await store.record(shipment(numbers[1], .inTransit, forecast: true), fetchedAt: now, nextCheck: next)
+        try await store.record(shipment(numbers[2], .outForDelivery, forecast: true), fetchedAt: now, nextCheck: next)
+        try await store.record(shipment(numbers[3], .delivered), fetchedAt: now, nextCheck: next)
+        try await store.record(shipment(numbers[4], .attemptFailed), fetchedAt: now, nextCheck: next)
         // numbers[5] has no answer yet: pending.
-        func listed(_ change: (inout WatchQuery) -> Void) throws -> [String] {
+        func listed(_ change: (inout WatchQuery) -> Void) async throws -> [String] {
             var query = WatchQuery()
             change(&query)
-            return try store.watches(owner: .local, matching: query, after: nil, limit: 100, now: now).map(
+            return try await store.watches(owner: .local, matching: query, after: nil, limit: 100, now: now).map(
                 \.number.digits)
         }
-        #expect(try listed { $0.families = [.transit] } == [numbers[0].digits, numbers[1].digits])
-        #expect(try listed { $0.families = [.pending] } == [numbers[5].digits])
-        #expect(try listed { $0.families = [.out, .problem] } == [numbers[2].digits, numbers[4].digits])
-        #expect(try listed { $0.codes = [.delivered] } == [numbers[3].digits])
-        #expect(try listed { $0.forecast = .today } == [numbers[1].digits, numbers[2].digits])
-        #expect(try listed { $0.forecast = .tomorrow } == [])
-        #expect(try listed { $0.state = .finished } == [numbers[3].digits])
-        #expect(try listed { $0.carrier = .yamato }.count == 5)
-        #expect(try listed { $0.carrier = .sagawa } == [])
+        #expect(try await listed { $0.families = [.transit] } == [numbers[0].digits, numbers[1].digits])
+        #expect(try await listed { $0.families = [.pending] } == [numbers[5].digits])
+        #expect(try await listed { $0.families = [.out, .problem] } == [numbers[2].digits, numbers[4].digits])
+        #expect(try await listed { $0.codes = [.delivered] } == [numbers[3].digits])
+        #expect(try await listed { $0.forecast = .today } == [numbers[1].digits, numbers[2].digits])
+        #expect(try await listed { $0.forecast = .tomorrow } == [])
+        #expect(try await listed { $0.state = .finished } == [numbers[3].digits])
+        #expect(try await listed { $0.carrier = .yamato }.count == 5)
+        #expect(try await listed { $0.carrier = .sagawa } == [])
         #expect(
-            try listed {
+            try await listed {
                 $0.families = [.out]
                 $0.extraCodes = [.attemptFailed]
             } == [numbers[2].digits, numbers[4].digits])
         // A cursor pages through a narrowed list.
         var transit = WatchQuery()
         transit.families = [.transit]
-        let first = try store.watches(owner: .local, matching: transit, after: nil, limit: 1, now: now)
-        let second = try store.watches(owner: .local, matching: transit, after: first[0].id, limit: 1, now: now)
+        let first = try await store.watches(owner: .local, matching: transit, after: nil, limit: 1, now: now)
+        let second = try await store.watches(owner: .local, matching: transit, after: first[0].id, limit: 1, now: now)
         #expect(second.map(\.number) == [numbers[1]])
 
-        let summary = try store.watchSummary(owner: .local, matching: WatchQuery(), now: now)
+        let summary = try await store.watchSummary(owner: .local, matching: WatchQuery(), now: now)
         #expect(summary.total == 6)
         #expect(summary.active == 5)
         #expect(
@@ -139,14 +139,14 @@ struct WatchListQueryTests {
         #expect(summary.forecastToday == 2)
         #expect(summary.forecastTomorrow == 0)
         // Another owner's list is counted apart.
-        #expect(try store.watchSummary(owner: WatchOwner(id: "key:9"), matching: WatchQuery(), now: now).total == 0)
+        #expect(try await store.watchSummary(owner: WatchOwner(id: "key:9"), matching: WatchQuery(), now: now).total == 0)
         // Removing the finished ones at once.
-        #expect(try store.removeFinished(owner: .local) == 1)
-        #expect(try store.watchSummary(owner: .local, matching: WatchQuery(), now: now).total == 5)
+        #expect(try await store.removeFinished(owner: .local) == 1)
+        #expect(try await store.watchSummary(owner: .local, matching: WatchQuery(), now: now).total == 5)
     }
 
     @Test("a file of version 7 gets the list columns filled from what it holds")
-    func backfill() throws {
+    func backfill() async throws {
         let path = WatchStoreTests.temporaryPath()
         let old = try SQLiteDatabase(path: path, migrations: Schema.migrations, upTo: 7)
         let number = ValidNumbers.numbers(1)[0]
@@ -154,7 +154,7 @@ struct WatchListQueryTests {
         shipment.scheduledDelivery = ScheduledDelivery(
             raw: "12/24", date: JapanDateTime(year: 2026, month: 12, day: 24), windowStart: nil, windowEnd: nil)
         let served = ServedShipment.encode(shipment, fetchedAt: now)
-        _ = try old.write { connection in
+        _ = try await old.write { connection in
             try connection.run(
                 "INSERT INTO watches (owner, number, label, created_at, next_check_at) VALUES ('local', ?, '髙橋', 1, 1)",
                 [.text(number.digits)])
@@ -169,6 +169,6 @@ struct WatchListQueryTests {
         query.families = [.transit]
         query.forecast = .date(year: 2026, month: 12, day: 24)
         query.text = "高橋"
-        #expect(try store.watches(owner: .local, matching: query, after: nil, limit: 10, now: now).map(\.number) == [number])
+        #expect(try await store.watches(owner: .local, matching: query, after: nil, limit: 10, now: now).map(\.number) == [number])
     }
 }

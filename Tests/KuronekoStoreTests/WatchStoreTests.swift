@@ -29,7 +29,7 @@ struct WatchStoreTests {
     let now = Date(timeIntervalSince1970: 1_795_000_000)
 
     @Test("a new file is created mode 0600 at the last version; an older file is brought up to it, data kept")
-    func migrations() throws {
+    func migrations() async throws {
         let fresh = Self.temporaryPath()
         let store = try SQLiteWatchStore(path: fresh)
         #expect(try store.database.version == Schema.migrations.count)
@@ -39,20 +39,20 @@ struct WatchStoreTests {
             let path = Self.temporaryPath()
             let old = try SQLiteDatabase(path: path, migrations: Schema.migrations, upTo: version)
             #expect(try old.version == version)
-            _ = try old.write { connection in
+            _ = try await old.write { connection in
                 try connection.run(
                     "INSERT INTO watches (owner, number, created_at, next_check_at) VALUES ('local', '327754459830', 1, 1)"
                 )
             }
             let upgraded = try SQLiteWatchStore(path: path)
             #expect(try upgraded.database.version == Schema.migrations.count)
-            #expect(try upgraded.watch(TrackingNumber(parsing: "327754459830"), owner: .local) != nil)
+            #expect(try await upgraded.watch(TrackingNumber(parsing: "327754459830"), owner: .local) != nil)
             #expect(try upgraded.database.integrityCheck() == ["ok"])
         }
     }
 
     @Test("every migration says what it does before it runs, from the version the file is at")
-    func migrationsAnnounced() throws {
+    func migrationsAnnounced() async throws {
         let path = Self.temporaryPath()
         let lines = Mutex<[String]>([])
         _ = try SQLiteDatabase(
@@ -85,13 +85,13 @@ struct WatchStoreTests {
     @Test(
         "a database from a newer Kuroneko is refused with both versions named, and left untouched",
         arguments: StoreEngine.available)
-    func newerSchemaRefused(engine: StoreEngine) throws {
+    func newerSchemaRefused(engine: StoreEngine) async throws {
         let newer = SchemaVersions.latest + 1
         let number = ValidNumbers.numbers(1)[0]
         let opened: EngineStore
         do {
-            opened = try engine.makeStore()
-            _ = try opened.store.add(number, label: "kept", owner: .local, webhook: nil, now: now)
+            opened = try await engine.makeStore()
+            _ = try await opened.store.add(number, label: "kept", owner: .local, webhook: nil, now: now)
             switch engine {
             case .sqlite: try opened.write("PRAGMA user_version = \(newer)", [[]])
             case .postgres:
@@ -114,111 +114,111 @@ struct WatchStoreTests {
                     + "versions up to \(SchemaVersions.latest) and left the database untouched") == true)
         #expect(announced.withLock { $0 }.isEmpty)
         if let path, let before { #expect(files(path) == before, "the file and its write-ahead log are unchanged") }
-        #expect(try opened.store.watch(number, owner: .local)?.label == "kept")
+        #expect(try await opened.store.watch(number, owner: .local)?.label == "kept")
     }
 
     @Test(
         "the first status is a baseline; each different one after it is one change, with its webhook queued",
         arguments: StoreEngine.available)
-    func changesAndOutbox(engine: StoreEngine) throws {
-        let engineStore = try engine.makeStore()
+    func changesAndOutbox(engine: StoreEngine) async throws {
+        let engineStore = try await engine.makeStore()
         let store = engineStore.store
         let number = ValidNumbers.numbers(1)[0]
-        let added = try store.add(
+        let added = try await store.add(
             number, label: "靴", owner: .local, webhook: ("http://example.com/h", "s3cret"), now: now)
         #expect(added.created && added.webhookSecret == "s3cret")
-        let again = try store.add(
+        let again = try await store.add(
             number, label: nil, owner: .local, webhook: ("http://example.com/other", "x"), now: now)
         #expect(!again.created && again.webhookSecret == nil && again.watch.label == "靴")
         let next: (Watch, Shipment) -> Date? = { _, _ in self.now.addingTimeInterval(600) }
-        #expect(try store.record(Self.shipment(number, "荷物受付", .infoReceived), fetchedAt: now, nextCheck: next).isEmpty)
-        #expect(try store.record(Self.shipment(number, "荷物受付", .infoReceived), fetchedAt: now, nextCheck: next).isEmpty)
-        let changes = try store.record(
+        #expect(try await store.record(Self.shipment(number, "荷物受付", .infoReceived), fetchedAt: now, nextCheck: next).isEmpty)
+        #expect(try await store.record(Self.shipment(number, "荷物受付", .infoReceived), fetchedAt: now, nextCheck: next).isEmpty)
+        let changes = try await store.record(
             Self.shipment(number, "輸送中", .inTransit), fetchedAt: now.addingTimeInterval(60), nextCheck: next)
         #expect(changes.count == 1)
         let change = try #require(changes.first)
         #expect(String(decoding: change.previous, as: UTF8.self).contains("荷物受付"))
-        let due = try store.claimDeliveries(
+        let due = try await store.claimDeliveries(
             at: now.addingTimeInterval(60), limit: 10, leaseUntil: now.addingTimeInterval(120))
         #expect(due.map(\.change.id) == [change.id])
         #expect(due.first?.url == "http://example.com/h" && due.first?.secret == "s3cret")
-        #expect(try store.changes(of: number, owner: .local)?.map(\.id) == [change.id])
-        #expect(try store.changes(of: number, owner: WatchOwner(id: "key:9")) == nil, "another owner sees nothing")
+        #expect(try await store.changes(of: number, owner: .local)?.map(\.id) == [change.id])
+        #expect(try await store.changes(of: number, owner: WatchOwner(id: "key:9")) == nil, "another owner sees nothing")
     }
 
     @Test(
         "deliveries of one webhook go in order: the next waits until the one before is delivered or given up",
         arguments: StoreEngine.available)
-    func outboxOrder(engine: StoreEngine) throws {
-        let engineStore = try engine.makeStore()
+    func outboxOrder(engine: StoreEngine) async throws {
+        let engineStore = try await engine.makeStore()
         let store = engineStore.store
         let number = ValidNumbers.numbers(1)[0]
-        _ = try store.add(number, label: nil, owner: .local, webhook: ("http://example.com/h", "k"), now: now)
+        _ = try await store.add(number, label: nil, owner: .local, webhook: ("http://example.com/h", "k"), now: now)
         let next: (Watch, Shipment) -> Date? = { _, _ in self.now }
-        try store.record(Self.shipment(number, "荷物受付", .infoReceived), fetchedAt: now, nextCheck: next)
-        let first = try store.record(Self.shipment(number, "輸送中", .inTransit), fetchedAt: now, nextCheck: next)
-        let second = try store.record(Self.shipment(number, "配達中", .outForDelivery), fetchedAt: now, nextCheck: next)
-        var due = try store.claimDeliveries(at: now, limit: 10, leaseUntil: now.addingTimeInterval(60))
+        try await store.record(Self.shipment(number, "荷物受付", .infoReceived), fetchedAt: now, nextCheck: next)
+        let first = try await store.record(Self.shipment(number, "輸送中", .inTransit), fetchedAt: now, nextCheck: next)
+        let second = try await store.record(Self.shipment(number, "配達中", .outForDelivery), fetchedAt: now, nextCheck: next)
+        var due = try await store.claimDeliveries(at: now, limit: 10, leaseUntil: now.addingTimeInterval(60))
         #expect(due.map(\.change.id) == first.map(\.id))
-        try store.recordAttempt(
+        try await store.recordAttempt(
             due[0].outboxID, at: now, status: 500, error: "down", durationMilliseconds: 3, delivered: false,
             retryAt: now.addingTimeInterval(10))
         #expect(
-            try store.claimDeliveries(at: now.addingTimeInterval(5), limit: 10, leaseUntil: now).isEmpty,
+            try await store.claimDeliveries(at: now.addingTimeInterval(5), limit: 10, leaseUntil: now).isEmpty,
             "the second waits its turn")
-        due = try store.claimDeliveries(
+        due = try await store.claimDeliveries(
             at: now.addingTimeInterval(10), limit: 10, leaseUntil: now.addingTimeInterval(70))
         #expect(due.map(\.change.id) == first.map(\.id) && due[0].attempts == 1)
-        try store.recordAttempt(
+        try await store.recordAttempt(
             due[0].outboxID, at: now, status: 204, error: nil, durationMilliseconds: 3, delivered: true, retryAt: nil)
         #expect(
-            try store.claimDeliveries(at: now.addingTimeInterval(10), limit: 10, leaseUntil: now.addingTimeInterval(70))
+            try await store.claimDeliveries(at: now.addingTimeInterval(10), limit: 10, leaseUntil: now.addingTimeInterval(70))
                 .map(\.change.id) == second.map(\.id))
-        let records = try #require(try store.deliveries(of: number, owner: .local))
+        let records = try await #require(try store.deliveries(of: number, owner: .local))
         #expect(records.map(\.status) == [500, 204])
-        #expect(try store.pendingDeliveryCount() == 1)
+        #expect(try await store.pendingDeliveryCount() == 1)
     }
 
     @Test(
         "a terminal status ends the watch; removing it removes its history and pending deliveries",
         arguments: StoreEngine.available)
-    func finishAndRemove(engine: StoreEngine) throws {
-        let engineStore = try engine.makeStore()
+    func finishAndRemove(engine: StoreEngine) async throws {
+        let engineStore = try await engine.makeStore()
         let store = engineStore.store
         let number = ValidNumbers.numbers(1)[0]
-        _ = try store.add(number, label: nil, owner: .local, webhook: ("http://example.com/h", "k"), now: now)
+        _ = try await store.add(number, label: nil, owner: .local, webhook: ("http://example.com/h", "k"), now: now)
         let schedule = PollSchedule()
         let next: (Watch, Shipment) -> Date? = { watch, shipment in
             schedule.nextCheck(for: shipment, watchCreatedAt: watch.createdAt, now: self.now, random: 0.5)
         }
-        try store.record(Self.shipment(number, "輸送中", .inTransit), fetchedAt: now, nextCheck: next)
+        try await store.record(Self.shipment(number, "輸送中", .inTransit), fetchedAt: now, nextCheck: next)
         let later = now.addingTimeInterval(1_800 * 1.1)
         #expect(
-            try store.claimDue(now: later, horizon: later, limit: 10, leaseUntil: later.addingTimeInterval(300))
+            try await store.claimDue(now: later, horizon: later, limit: 10, leaseUntil: later.addingTimeInterval(300))
                 == [number])
-        try store.record(Self.shipment(number, "配達完了", .delivered, terminal: true), fetchedAt: now, nextCheck: next)
-        #expect(try store.watch(number, owner: .local)?.active == false)
+        try await store.record(Self.shipment(number, "配達完了", .delivered, terminal: true), fetchedAt: now, nextCheck: next)
+        #expect(try await store.watch(number, owner: .local)?.active == false)
         let much = now.addingTimeInterval(1e6)
-        #expect(try store.claimDue(now: much, horizon: much, limit: 10, leaseUntil: much).isEmpty)
-        #expect(try store.pendingDeliveryCount() == 1)
-        #expect(try store.remove(number, owner: .local))
-        #expect(try store.pendingDeliveryCount() == 0)
-        #expect(try store.summary().events == 0, "a removed watch's history goes with it")
-        #expect(try store.watches(owner: .local, filter: .all, after: nil, limit: 10).isEmpty)
+        #expect(try await store.claimDue(now: much, horizon: much, limit: 10, leaseUntil: much).isEmpty)
+        #expect(try await store.pendingDeliveryCount() == 1)
+        #expect(try await store.remove(number, owner: .local))
+        #expect(try await store.pendingDeliveryCount() == 0)
+        #expect(try await store.summary().events == 0, "a removed watch's history goes with it")
+        #expect(try await store.watches(owner: .local, filter: .all, after: nil, limit: 10).isEmpty)
     }
 
     @Test("keys: names are unique, revoking one keeps it listed as revoked", arguments: StoreEngine.available)
-    func keys(engine: StoreEngine) throws {
-        let engineStore = try engine.makeStore()
+    func keys(engine: StoreEngine) async throws {
+        let engineStore = try await engine.makeStore()
         let store = engineStore.store
-        let key = try store.createKey(
+        let key = try await store.createKey(
             name: "shop", keyHash: Secrets.sha256("a"), calendarHash: Secrets.sha256("b"), now: now)
-        #expect(throws: WatchStoreError.duplicateKeyName("shop")) {
-            try store.createKey(name: "shop", keyHash: Secrets.sha256("c"), calendarHash: Secrets.sha256("d"), now: now)
+        await #expect(throws: WatchStoreError.duplicateKeyName("shop")) {
+            try await store.createKey(name: "shop", keyHash: Secrets.sha256("c"), calendarHash: Secrets.sha256("d"), now: now)
         }
-        #expect(try store.revokeKey("shop", now: now))
-        #expect(try !store.revokeKey("shop", now: now))
-        #expect(try store.keys().map(\.revokedAt) == [now])
+        #expect(try await store.revokeKey("shop", now: now))
+        #expect(try await !store.revokeKey("shop", now: now))
+        #expect(try await store.keys().map(\.revokedAt) == [now])
         #expect(key.owner == WatchOwner(id: "key:\(key.id)"))
     }
 
@@ -226,16 +226,16 @@ struct WatchStoreTests {
     static let smallLimit = 10_000
 
     @Test("the limit of watches per owner is a typed refusal", arguments: StoreEngine.available)
-    func limit(engine: StoreEngine) throws {
-        let engineStore = try engine.makeStore(maxWatchesPerOwner: Self.smallLimit)
+    func limit(engine: StoreEngine) async throws {
+        let engineStore = try await engine.makeStore(maxWatchesPerOwner: Self.smallLimit)
         let store = engineStore.store
         try engineStore.write(
             "INSERT INTO watches (owner, number, created_at, next_check_at) VALUES ('local', ?, 1, 1)",
             (0..<Self.smallLimit).map { [.text(String(format: "%012d", $0))] })
-        #expect(throws: WatchStoreError.limitReached(Self.smallLimit)) {
-            try store.add(ValidNumbers.numbers(1)[0], label: nil, owner: .local, webhook: nil, now: now)
+        await #expect(throws: WatchStoreError.limitReached(Self.smallLimit)) {
+            try await store.add(ValidNumbers.numbers(1)[0], label: nil, owner: .local, webhook: nil, now: now)
         }
-        _ = try store.add(
+        _ = try await store.add(
             ValidNumbers.numbers(1)[0], label: nil, owner: WatchOwner(id: "key:1"), webhook: nil, now: now)
     }
 
@@ -243,7 +243,7 @@ struct WatchStoreTests {
         "the per-owner limit holds exactly when four servers add at once, 20 below it",
         .timeLimit(.minutes(2)), arguments: StoreEngine.available)
     func limitUnderConcurrentServers(engine: StoreEngine) async throws {
-        let engineStore = try engine.makeStore(maxWatchesPerOwner: Self.smallLimit)
+        let engineStore = try await engine.makeStore(maxWatchesPerOwner: Self.smallLimit)
         let room = 20
         try engineStore.write(
             "INSERT INTO watches (owner, number, created_at, next_check_at) VALUES ('local', ?, 1, 1)",
@@ -254,18 +254,18 @@ struct WatchStoreTests {
             for (index, store) in stores.enumerated() {
                 let mine = Array(numbers[(index * 10)..<(index * 10 + 10)])
                 group.addTask {
-                    await onOwnThread {
-                        mine.map { number in
-                            do {
-                                _ = try store.add(number, label: nil, owner: .local, webhook: nil, now: self.now)
-                                return "added"
-                            } catch WatchStoreError.limitReached {
-                                return "limit"
-                            } catch {
-                                return "\(error)"
-                            }
+                    var outcomes: [String] = []
+                    for number in mine {
+                        do {
+                            _ = try await store.add(number, label: nil, owner: .local, webhook: nil, now: self.now)
+                            outcomes.append("added")
+                        } catch WatchStoreError.limitReached {
+                            outcomes.append("limit")
+                        } catch {
+                            outcomes.append("\(error)")
                         }
                     }
+                    return outcomes
                 }
             }
             var all: [String] = []
@@ -275,7 +275,7 @@ struct WatchStoreTests {
         #expect(outcomes.filter { $0 == "added" }.count == room)
         #expect(outcomes.filter { $0 == "limit" }.count == numbers.count - room)
         #expect(Set(outcomes).isSubset(of: ["added", "limit"]), "no other answer: \(Set(outcomes))")
-        let counted = try stores[1].watches(owner: .local, filter: .all, after: nil, limit: 20_000).count
+        let counted = try await stores[1].watches(owner: .local, filter: .all, after: nil, limit: 20_000).count
         #expect(counted == Self.smallLimit)
     }
 
@@ -283,18 +283,18 @@ struct WatchStoreTests {
         "an add racing a delete of the same number answers the watch or the race, never a storage failure",
         .timeLimit(.minutes(2)), arguments: StoreEngine.available)
     func addRacingDelete(engine: StoreEngine) async throws {
-        let engineStore = try engine.makeStore()
+        let engineStore = try await engine.makeStore()
         let adder = engineStore.store
         let remover = try engineStore.another()
         let number = ValidNumbers.numbers(1)[0]
         let removing = RaceFlag()
         // The adder adds again and again while the remover runs; the remover goes on until it has removed
         // the watch 100 times (or 20,000 tries), so the two overlap however the threads are scheduled.
-        async let adds: [String] = onOwnThread {
+        async let adds: [String] = {
             var outcomes: [String] = []
             while removing.value.load(ordering: .acquiring) || outcomes.isEmpty {
                 do {
-                    let added = try adder.add(number, label: "race", owner: .local, webhook: nil, now: self.now)
+                    let added = try await adder.add(number, label: "race", owner: .local, webhook: nil, now: self.now)
                     outcomes.append(added.watch.number == number ? "added" : "wrong watch")
                 } catch WatchStoreError.removedWhileAdding(let named) {
                     outcomes.append(named == number.formatted ? "race" : "race naming \(named)")
@@ -303,19 +303,19 @@ struct WatchStoreTests {
                 }
             }
             return outcomes
-        }
-        async let removes: [String] = onOwnThread {
+        }()
+        async let removes: [String] = {
             var outcomes: [String] = []
             while outcomes.filter({ $0 == "removed" }).count < 100, outcomes.count < 20_000 {
                 do {
-                    outcomes.append(try remover.remove(number, owner: .local) ? "removed" : "absent")
+                    outcomes.append(try await remover.remove(number, owner: .local) ? "removed" : "absent")
                 } catch {
                     outcomes.append("\(error)")
                 }
             }
             removing.value.store(false, ordering: .releasing)
             return outcomes
-        }
+        }()
         let (added, removed) = await (adds, removes)
         #expect(Set(added).isSubset(of: ["added", "race"]), "\(Set(added))")
         #expect(Set(removed).isSubset(of: ["removed", "absent"]), "\(Set(removed))")
@@ -323,50 +323,50 @@ struct WatchStoreTests {
     }
 
     @Test("an answer older than one already recorded changes nothing", arguments: StoreEngine.available)
-    func olderAnswer(engine: StoreEngine) throws {
-        let store = try engine.makeStore().store
+    func olderAnswer(engine: StoreEngine) async throws {
+        let store = try await engine.makeStore().store
         let number = ValidNumbers.numbers(1)[0]
-        _ = try store.add(number, label: nil, owner: .local, webhook: nil, now: now)
+        _ = try await store.add(number, label: nil, owner: .local, webhook: nil, now: now)
         let next: (Watch, Shipment) -> Date? = { _, _ in self.now.addingTimeInterval(600) }
-        try store.record(Self.shipment(number, "荷物受付", .infoReceived), fetchedAt: now, nextCheck: next)
-        let forward = try store.record(
+        try await store.record(Self.shipment(number, "荷物受付", .infoReceived), fetchedAt: now, nextCheck: next)
+        let forward = try await store.record(
             Self.shipment(number, "輸送中", .inTransit), fetchedAt: now.addingTimeInterval(60), nextCheck: next)
-        let back = try store.record(
+        let back = try await store.record(
             Self.shipment(number, "荷物受付", .infoReceived), fetchedAt: now.addingTimeInterval(30), nextCheck: next)
         #expect(forward.count == 1 && back.isEmpty)
-        #expect(try store.changes(of: number, owner: .local)?.count == 1)
-        #expect(try store.watch(number, owner: .local)?.checkedAt == now.addingTimeInterval(60))
+        #expect(try await store.changes(of: number, owner: .local)?.count == 1)
+        #expect(try await store.watch(number, owner: .local)?.checkedAt == now.addingTimeInterval(60))
     }
 
     @Test(
         "claims: nothing unless one number is due now; then the most overdue, filled up to the horizon; leased where servers share the database",
         arguments: StoreEngine.available)
-    func claims(engine: StoreEngine) throws {
-        let store = try engine.makeStore().store
+    func claims(engine: StoreEngine) async throws {
+        let store = try await engine.makeStore().store
         let numbers = ValidNumbers.numbers(4)
-        for number in numbers { _ = try store.add(number, label: nil, owner: .local, webhook: nil, now: now) }
+        for number in numbers { _ = try await store.add(number, label: nil, owner: .local, webhook: nil, now: now) }
         // Checked half an hour ago, due in 10, 20, 30 and 300 seconds.
         for (number, seconds) in zip(numbers, [10.0, 20, 30, 300]) {
-            _ = try store.record(
+            _ = try await store.record(
                 Self.shipment(number, "輸送中", .inTransit), fetchedAt: now.addingTimeInterval(-1_800)
             ) { _, _ in self.now.addingTimeInterval(seconds) }
         }
         let lease = now.addingTimeInterval(3_600)
-        #expect(try store.claimDue(now: now, horizon: now.addingTimeInterval(60), limit: 10, leaseUntil: lease).isEmpty)
+        #expect(try await store.claimDue(now: now, horizon: now.addingTimeInterval(60), limit: 10, leaseUntil: lease).isEmpty)
         let at = now.addingTimeInterval(10)
-        let claimed = try store.claimDue(now: at, horizon: at.addingTimeInterval(60), limit: 10, leaseUntil: lease)
+        let claimed = try await store.claimDue(now: at, horizon: at.addingTimeInterval(60), limit: 10, leaseUntil: lease)
         #expect(claimed == Array(numbers.prefix(3)), "the due one, then those due within the horizon, in order")
         let later = now.addingTimeInterval(400)
         guard engine == .postgres else {
             // A server alone takes no lease: what it has not checked yet is still due (after a crash too).
-            #expect(try store.claimDue(now: later, horizon: later, limit: 10, leaseUntil: lease) == numbers)
+            #expect(try await store.claimDue(now: later, horizon: later, limit: 10, leaseUntil: lease) == numbers)
             return
         }
         #expect(
-            try store.claimDue(now: later, horizon: lease.addingTimeInterval(10), limit: 10, leaseUntil: lease)
+            try await store.claimDue(now: later, horizon: lease.addingTimeInterval(10), limit: 10, leaseUntil: lease)
                 == [numbers[3]], "claimed numbers wait for their lease, and are not taken to fill a POST")
         let afterLease = lease.addingTimeInterval(1)
-        #expect(
+        await #expect(
             Set(try store.claimDue(now: afterLease, horizon: afterLease, limit: 10, leaseUntil: afterLease + 60))
                 == Set(numbers), "a lease that runs out (its server died) frees the numbers again")
     }
@@ -375,36 +375,34 @@ struct WatchStoreTests {
         "two servers claiming at once get disjoint numbers and deliveries, and together all of them",
         arguments: StoreEngine.available.filter { $0 == .postgres })
     func concurrentClaims(engine: StoreEngine) async throws {
-        let engineStore = try engine.makeStore()
+        let engineStore = try await engine.makeStore()
         let first = engineStore.store
         let second = try engineStore.another()
         let numbers = ValidNumbers.numbers(60)
         for number in numbers {
-            _ = try first.add(number, label: nil, owner: .local, webhook: ("http://example.com/h", "k"), now: now)
+            _ = try await first.add(number, label: nil, owner: .local, webhook: ("http://example.com/h", "k"), now: now)
         }
         let next: (Watch, Shipment) -> Date? = { _, _ in self.now }
         for number in numbers {
-            try first.record(Self.shipment(number, "荷物受付", .infoReceived), fetchedAt: now, nextCheck: next)
-            try first.record(Self.shipment(number, "輸送中", .inTransit), fetchedAt: now, nextCheck: next)
+            try await first.record(Self.shipment(number, "荷物受付", .infoReceived), fetchedAt: now, nextCheck: next)
+            try await first.record(Self.shipment(number, "輸送中", .inTransit), fetchedAt: now, nextCheck: next)
         }
         let lease = now.addingTimeInterval(600)
         let stores: [any WatchStore] = [first, second, first, second]
         let results = await withTaskGroup(of: ([TrackingNumber], [String]).self) { group in
             for store in stores {
                 group.addTask {
-                    await onOwnThread {
-                        var claimed: [TrackingNumber] = []
-                        var deliveries: [String] = []
-                        for _ in 0..<20 {
-                            claimed +=
-                                (try? store.claimDue(now: self.now, horizon: self.now, limit: 10, leaseUntil: lease))
-                                ?? []
-                            deliveries +=
-                                ((try? store.claimDeliveries(at: self.now, limit: 7, leaseUntil: lease)) ?? []).map(
-                                    \.change.id)
-                        }
-                        return (claimed, deliveries)
+                    var claimed: [TrackingNumber] = []
+                    var deliveries: [String] = []
+                    for _ in 0..<20 {
+                        claimed +=
+                            (try? await store.claimDue(now: self.now, horizon: self.now, limit: 10, leaseUntil: lease))
+                            ?? []
+                        deliveries +=
+                            ((try? await store.claimDeliveries(at: self.now, limit: 7, leaseUntil: lease)) ?? []).map(
+                                \.change.id)
                     }
+                    return (claimed, deliveries)
                 }
             }
             var all: [([TrackingNumber], [String])] = []

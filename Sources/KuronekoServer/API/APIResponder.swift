@@ -23,7 +23,7 @@ public struct APIResponder: HTTPResponder {
     ///   - moreMetrics: further lines for `/metrics` (the poller's and the webhooks').
     public init(
         service: ShipmentService, metrics: Metrics, httpMetrics: HTTPMetrics, clock: any TrackingClock,
-        watches: WatchRoutes? = nil, webApp: WebApp? = nil, moreMetrics: (@Sendable () -> [String])? = nil
+        watches: WatchRoutes? = nil, webApp: WebApp? = nil, moreMetrics: (@Sendable () async -> [String])? = nil
     ) {
         self.service = service
         self.clock = clock
@@ -78,13 +78,16 @@ public struct APIResponder: HTTPResponder {
             var database: String?
             if let store = watches?.store {
                 do {
-                    try store.checkReachable()
+                    try await store.checkReachable()
                     database = "reachable"
                 } catch {
-                    return .problem(
+                    // The driver's words stay in the server's log (the probe's access-log line), not the answer.
+                    var answer = HTTPResponse.problem(
                         status: 503, title: "Service Unavailable",
-                        detail:
-                            "the watch list's database cannot be reached (\(error)); cached lookups are still served")
+                        detail: "the watch list's database cannot be reached; cached lookups are still served",
+                        reason: "store_unavailable")
+                    answer.headers.append(("Retry-After", "1"))
+                    return answer
                 }
             }
             guard circuit == .open else {
@@ -97,10 +100,10 @@ public struct APIResponder: HTTPResponder {
                 detail: "the circuit to Yamato is open after repeated failures; cached answers are still served")
         }
         router.add("GET", "/metrics") { _, _ in
+            let more = await moreMetrics?() ?? []
             let lines =
                 httpMetrics.render()
-                + metrics.render(upstream: service.upstreamStatistics, cacheEntries: service.cache.count)
-                + (moreMetrics?() ?? [])
+                + metrics.render(upstream: service.upstreamStatistics, cacheEntries: service.cache.count) + more
             var response = HTTPResponse.content(
                 Data((lines.joined(separator: "\n") + "\n").utf8), type: "text/plain; version=0.0.4; charset=utf-8")
             response.headers.append(("Cache-Control", "no-store"))

@@ -84,6 +84,10 @@ public final class Server: Sendable {
     private let background: [any Service]
     private let notices: ServerLog
     private let flushLog: @Sendable () -> Void
+    /// Store calls of background work that failed, logged and counted.
+    public let failures: StoreFailures
+    /// The API keys in force (reread every ``Configuration/keyRefresh``).
+    public let keyRing: APIKeyRing
 
     /// - Parameters:
     ///   - transport: how Yamato (or the simulator) is reached.
@@ -101,7 +105,7 @@ public final class Server: Sendable {
         channelSender: (any ChannelSender)? = nil,
         mailSender: (any MailSender)? = nil,
         jitter: @escaping @Sendable () -> Double = { Double.random(in: 0..<1) }
-    ) throws {
+    ) async throws {
         self.configuration = configuration
         self.notices = notices
         let store = try DatabaseLocation.open(
@@ -115,22 +119,30 @@ public final class Server: Sendable {
         // Every fresh answer, whoever asked, is recorded for the watches of its number; a change found wakes
         // the channels' deliverer, so its announcements go out at once.
         let channelsDoorbell = Doorbell()
+        let failures = StoreFailures { line in notices.notice(line) }
+        self.failures = failures
+        let recorder = AnswerRecorder(
+            store: store, failures: failures,
+            nextCheck: { watch, shipment, fetchedAt in
+                schedule.nextCheck(for: shipment, watchCreatedAt: watch.createdAt, now: fetchedAt, random: jitter())
+            },
+            changed: { channelsDoorbell.ring() })
         let record: @Sendable (Shipment, Date) async -> Void = { shipment, fetchedAt in
-            let changes = try? await StoreThreads.run(on: store) {
-                try store.record(shipment, fetchedAt: fetchedAt) { watch, shipment in
-                    schedule.nextCheck(for: shipment, watchCreatedAt: watch.createdAt, now: fetchedAt, random: jitter())
-                }
-            }
-            if let changes, !changes.isEmpty { channelsDoorbell.ring() }
+            await recorder.record(shipment, fetchedAt: fetchedAt)
         }
         // On a shared database, what another server fetched is found there.
         var fetchedElsewhere: (@Sendable (TrackingNumber) async -> (Shipment, Date)?)?
         if shared != nil {
             fetchedElsewhere = { number in
-                guard let latest = try? await StoreThreads.run(on: store, { try store.latestShipment(of: number) }),
-                    let shipment = latest.shipment
-                else { return nil }
-                return (shipment, latest.fetchedAt)
+                do {
+                    guard let latest = try await store.latestShipment(of: number), let shipment = latest.shipment
+                    else { return nil }
+                    return (shipment, latest.fetchedAt)
+                } catch {
+                    // Asked upstream instead.
+                    failures.report(.readShared, error, context: "number=\(number.masked)")
+                    return nil
+                }
             }
         }
         // Each carrier its own scheduler; on a shared database each carrier's budget is the servers' shared one.
@@ -156,7 +168,8 @@ public final class Server: Sendable {
         }
         self.flushLog = flushLog
 
-        let poller = WatchPoller(store: store, clock: clock, schedule: schedule) { number, carrier in
+        let poller = WatchPoller(store: store, clock: clock, schedule: schedule, failures: failures) {
+            number, carrier in
             if case .fresh = await service.check(number, carrier: carrier, priority: .background) { return true }
             return false
         }
@@ -168,9 +181,9 @@ public final class Server: Sendable {
         if let events { attemptLog = { line in events.event(line) } }
         let deliverer = WebhookDeliverer(
             store: store, sender: sender, clock: clock, lease: max(15, WebhookDeliverer.defaultLease / schedule.speed),
-            log: attemptLog)
+            failures: failures, log: attemptLog)
         // The server's VAPID key pair: made once, kept in the database, the same for every server on it.
-        let vapidSecret = try store.setting(
+        let vapidSecret = try await store.setting(
             "vapid_private_key", otherwise: Base64URL.encode(try P256KeyPair.generate().privateKey))
         let vapid = try Base64URL.decode(vapidSecret).map { try P256KeyPair(privateKey: $0) }.map {
             VAPID(keys: $0, subject: configuration.vapidSubject)
@@ -181,19 +194,23 @@ public final class Server: Sendable {
                 ?? SocketWebhookSender(allowPrivate: configuration.allowPrivateWebhooks, caFile: configuration.caFile),
             mail: Self.mail(configuration, sender: mailSender),
             clock: clock, vapid: vapid, publicURL: configuration.publicURL,
-            lease: max(15, WebhookDeliverer.defaultLease / schedule.speed), log: attemptLog)
+            lease: max(15, WebhookDeliverer.defaultLease / schedule.speed), failures: failures, log: attemptLog)
         let tick = Duration.milliseconds(Int64(max(50, min(1_000, 1_000 / schedule.speed))))
-        let keyRing = APIKeyRing(store: store, maxAge: configuration.keyRefresh, clock: clock)
+        let keyRing = APIKeyRing(store: store, maxAge: configuration.keyRefresh, clock: clock, failures: failures)
+        await keyRing.refresh()
+        self.keyRing = keyRing
         var background: [any Service] = [
             ClosureService { await poller.run(tick: tick) }, ClosureService { await deliverer.run(tick: tick) },
             ClosureService { await channelDeliverer.run(tick: tick, doorbell: channelsDoorbell) },
             ClosureService { [lead = configuration.arrivingSoonLead] in
-                await Self.announceArrivals(store: store, clock: clock, lead: lead, tick: tick)
+                await Self.announceArrivals(store: store, clock: clock, lead: lead, tick: tick, failures: failures)
             },
+            ClosureService { await recorder.run(tick: tick, clock: clock) },
             keyRing,
         ]
         if let shared {
-            background.append(SharedShipmentsService(shared: shared, service: service, events: events))
+            background.append(
+                SharedShipmentsService(shared: shared, service: service, events: events, failures: failures))
         }
         self.background = background
         application = APIApplication.make(
@@ -204,7 +221,10 @@ public final class Server: Sendable {
                 vapid: vapid, sendsMail: configuration.smtp != nil),
             keys: APIKeyMiddleware(ring: keyRing, required: configuration.requireAPIKey),
             webApp: configuration.webApp ? WebApp.embedded : nil,
-            moreMetrics: { WatchListMetrics.lines(poller: poller, deliverer: deliverer, store: store) })
+            moreMetrics: {
+                await WatchListMetrics.lines(
+                    poller: poller, deliverer: deliverer, store: store, failures: failures, recorder: recorder)
+            })
     }
 
     /// Where e-mail goes: the configured SMTP server (trusting `--ca-file`), through `sender` when given.
@@ -250,12 +270,15 @@ public final class Server: Sendable {
     }
 
     /// Announces the windows starting within `lead`, every `tick`, until cancelled.
-    static func announceArrivals(store: any WatchStore, clock: any TrackingClock, lead: Duration, tick: Duration) async
-    {
+    static func announceArrivals(
+        store: any WatchStore, clock: any TrackingClock, lead: Duration, tick: Duration, failures: StoreFailures
+    ) async {
         while !Task.isCancelled {
-            let now = clock.now
-            _ = try? await StoreThreads.run(on: store) {
-                try store.announceArrivals(now: now, lead: lead / .seconds(1), limit: 500)
+            do {
+                try await store.announceArrivals(now: clock.now, lead: lead / .seconds(1), limit: 500)
+            } catch {
+                // Tried again at the next tick: a window is announced once, whenever it is.
+                failures.report(.announceArrivals, error)
             }
             try? await clock.sleep(until: clock.uptime + tick)
         }
@@ -313,9 +336,16 @@ struct SharedShipmentsService: Service {
     let shared: any SharedDatabase
     let service: ShipmentService
     let events: ServerLog?
+    let failures: StoreFailures
 
     func run() async {
-        let stream = shared.shipmentStream { [service, events] number, latest in
+        let stream = shared.shipmentStream { [service, events, failures] number, read in
+            let latest: LatestShipment
+            switch read {
+            case .success(let found): latest = found
+            case .failure(let error):
+                return failures.report(.readShared, error, context: "number=\(number.masked)")
+            }
             guard let shipment = latest.shipment, service.adopt(shipment, fetchedAt: latest.fetchedAt) else { return }
             events?.event("shared last4=\(number.digits.suffix(4)) status=\(shipment.status.code)")
         }

@@ -1,11 +1,21 @@
+import Foundation
 import KuronekoStore
 
 /// The poller's and the deliverer's figures for `/metrics`.
 enum WatchListMetrics {
-    static func lines(poller: WatchPoller, deliverer: WebhookDeliverer, store: any WatchStore) -> [String] {
+    static func lines(
+        poller: WatchPoller, deliverer: WebhookDeliverer, store: any WatchStore, failures: StoreFailures,
+        recorder: AnswerRecorder
+    ) async -> [String] {
         let polls = poller.statistics
         let deliveries = deliverer.statistics
-        let pending = (try? store.pendingDeliveryCount()) ?? 0
+        var pending: [String] = []
+        do {
+            pending = ["kuroneko_webhook_pending \(try await store.pendingDeliveryCount())"]
+        } catch {
+            // Left out of this scrape (a gauge missing, not a false zero).
+            failures.report(.metrics, error)
+        }
         return [
             "# HELP kuroneko_poller_budget_share The share of the upstream budget the poller may use at most.",
             "# TYPE kuroneko_poller_budget_share gauge",
@@ -23,7 +33,10 @@ enum WatchListMetrics {
             "kuroneko_webhook_deliveries_total{result=\"given_up\"} \(deliveries.givenUp)",
             "# HELP kuroneko_webhook_pending Webhook deliveries waiting in the outbox.",
             "# TYPE kuroneko_webhook_pending gauge",
-            "kuroneko_webhook_pending \(pending)",
-        ]
+        ] + pending + [
+            "# HELP kuroneko_answers_waiting_to_be_recorded Fresh answers whose recording failed, to be tried again.",
+            "# TYPE kuroneko_answers_waiting_to_be_recorded gauge",
+            "kuroneko_answers_waiting_to_be_recorded \(recorder.waitingCount)",
+        ] + failures.prometheusLines
     }
 }

@@ -38,12 +38,15 @@ public final class ChannelDeliverer: Sendable {
     /// How long a claimed announcement stays with this server.
     private let lease: TimeInterval
     private let log: (@Sendable (String) -> Void)?
+    private let failures: StoreFailures
 
     public init(
         store: any WatchStore, sender: any ChannelSender, mail: Mail? = nil, clock: any TrackingClock, vapid: VAPID?,
-        publicURL: URL?, lease: TimeInterval = 60, log: (@Sendable (String) -> Void)? = nil,
+        publicURL: URL?, lease: TimeInterval = 60, failures: StoreFailures = StoreFailures(),
+        log: (@Sendable (String) -> Void)? = nil,
         random: @escaping @Sendable () -> Double = { Double.random(in: 0..<1) }
     ) {
+        self.failures = failures
         self.log = log
         self.store = store
         self.sender = sender
@@ -63,16 +66,16 @@ public final class ChannelDeliverer: Sendable {
         let now = clock.now
         let excluded = busy.withLock { $0 }
         let free = concurrency - excluded.count
-        let store = self.store
         let leaseUntil = now.addingTimeInterval(lease)
-        guard free > 0,
-            let due = try? await StoreThreads.run(
-                on: store,
-                {
-                    try store.claimChannelDeliveries(
-                        at: now, limit: free, leaseUntil: leaseUntil, excludingChannels: excluded)
-                })
-        else { return 0 }
+        guard free > 0 else { return 0 }
+        let due: [PendingChannelDelivery]
+        do {
+            due = try await store.claimChannelDeliveries(
+                at: now, limit: free, leaseUntil: leaseUntil, excludingChannels: excluded)
+        } catch {
+            failures.report(.claimChannelDeliveries, error)
+            return 0
+        }
         busy.withLock { busy in for delivery in due { busy.insert(delivery.channel.id) } }
         await withTaskGroup(of: Void.self) { group in
             for delivery in due { group.addTask { await self.attempt(delivery) } }
@@ -96,7 +99,6 @@ public final class ChannelDeliverer: Sendable {
     private func attempt(_ delivery: PendingChannelDelivery) async {
         defer { _ = busy.withLock { $0.remove(delivery.channel.id) } }
         let started = clock.now
-        let store = self.store
         guard let settings = try? JSONDecoder().decode(ChannelSettings.self, from: delivery.channel.destination),
             let destination = settings.destination(kind: delivery.channel.kind),
             let shipment = try? JSONDecoder().decode(Shipment.self, from: delivery.shipment)
@@ -113,10 +115,12 @@ public final class ChannelDeliverer: Sendable {
             let end = quiet.end(after: started)
         {
             counters.withLock { $0.held += 1 }
-            _ = try? await StoreThreads.run(on: store) {
-                try store.recordChannelAttempt(
+            do {
+                try await store.recordChannelAttempt(
                     delivery.outboxID, at: started, status: nil, error: "held for the channel's quiet hours",
                     durationMilliseconds: 0, delivered: false, retryAt: end)
+            } catch {
+                failures.report(.recordChannelAttempt, error, context: "channel=\(delivery.channel.id)")
             }
             tell(delivery, status: nil, result: "held")
             return
@@ -128,8 +132,10 @@ public final class ChannelDeliverer: Sendable {
         if outcome.status == 404 || outcome.status == 410 {
             let reason = "the service answered \(outcome.status ?? 0): the channel is gone"
             await finish(delivery, outcome, retryAt: nil, at: ended, milliseconds: milliseconds, result: "ended")
-            _ = try? await StoreThreads.run(on: store) {
-                try store.endChannel(delivery.channel.id, at: ended, reason: reason)
+            do {
+                try await store.endChannel(delivery.channel.id, at: ended, reason: reason)
+            } catch {
+                failures.report(.endChannel, error, context: "channel=\(delivery.channel.id)")
             }
             return
         }
@@ -166,11 +172,13 @@ public final class ChannelDeliverer: Sendable {
         _ delivery: PendingChannelDelivery, _ outcome: DeliveryOutcome, retryAt: Date?, at: Date, milliseconds: Double,
         result: String? = nil
     ) async {
-        let store = self.store
-        _ = try? await StoreThreads.run(on: store) {
-            try store.recordChannelAttempt(
+        // Should recording fail, the announcement stays pending and is claimed again after its lease.
+        do {
+            try await store.recordChannelAttempt(
                 delivery.outboxID, at: at, status: outcome.status, error: outcome.error,
                 durationMilliseconds: milliseconds, delivered: outcome.delivered, retryAt: retryAt)
+        } catch {
+            failures.report(.recordChannelAttempt, error, context: "channel=\(delivery.channel.id)")
         }
         counters.withLock { outcome.delivered ? ($0.delivered += 1) : ($0.failedAttempts += 1) }
         tell(

@@ -33,14 +33,17 @@ public final class WatchPoller: Sendable {
     private let clock: any TrackingClock
     private let check: @Sendable (TrackingNumber, Carrier?) async -> Bool
     private let schedule: PollSchedule
+    private let failures: StoreFailures
     private let counters = Mutex((checks: 0, failures: 0))
 
     /// - Parameter check: asks one number's carrier (`nil`: still to be found) about it (the answer is
     ///   recorded by whoever fetched it); false when it could not be answered.
+    /// - Parameter failures: told of store calls that fail (logged and counted).
     public init(
-        store: any WatchStore, clock: any TrackingClock, schedule: PollSchedule,
+        store: any WatchStore, clock: any TrackingClock, schedule: PollSchedule, failures: StoreFailures = StoreFailures(),
         check: @escaping @Sendable (TrackingNumber, Carrier?) async -> Bool
     ) {
+        self.failures = failures
         self.store = store
         self.clock = clock
         self.schedule = schedule
@@ -55,18 +58,17 @@ public final class WatchPoller: Sendable {
     public func pollOnce() async -> Int {
         let now = clock.now
         let lease = max(Self.minimumLease, Self.lease / schedule.speed)
-        let store = self.store
         let horizon = now.addingTimeInterval(Self.lookahead / schedule.speed)
-        guard
-            let due = try? await StoreThreads.run(
-                on: store,
-                {
-                    try store.claimDueChecks(
-                        now: now, horizon: horizon, fillFraction: Self.fillFraction, limit: Self.batch,
-                        leaseUntil: now.addingTimeInterval(lease))
-                }),
-            !due.isEmpty
-        else { return 0 }
+        let due: [DueCheck]
+        do {
+            due = try await store.claimDueChecks(
+                now: now, horizon: horizon, fillFraction: Self.fillFraction, limit: Self.batch,
+                leaseUntil: now.addingTimeInterval(lease))
+        } catch {
+            failures.report(.claimChecks, error)
+            return 0
+        }
+        guard !due.isEmpty else { return 0 }
         let results = await withTaskGroup(of: (TrackingNumber, Bool).self) { group in
             for item in due { group.addTask { (item.number, await self.check(item.number, item.carrier)) } }
             var results: [(TrackingNumber, Bool)] = []
@@ -80,8 +82,13 @@ public final class WatchPoller: Sendable {
         }
         // A failed check is tried again after a quarter of the shortest interval, not at once.
         let retryAt = now.addingTimeInterval(150 / schedule.speed)
-        _ = try? await StoreThreads.run(on: store) {
-            for number in failed { try store.postpone(number, until: retryAt) }
+        for number in failed {
+            do {
+                try await store.postpone(number, until: retryAt)
+            } catch {
+                // Left due: the next tick claims it again.
+                failures.report(.postpone, error, context: "number=\(number.masked)")
+            }
         }
         return results.count
     }
@@ -110,6 +117,7 @@ public final class WebhookDeliverer: Sendable {
     private let retry: DeliveryRetryPolicy
     private let random: @Sendable () -> Double
     private let log: (@Sendable (String) -> Void)?
+    private let failures: StoreFailures
     private let counters = Mutex((delivered: 0, failedAttempts: 0, givenUp: 0))
     /// Watches whose delivery is being attempted now.
     private let busy = Mutex(Set<Int64>())
@@ -126,8 +134,9 @@ public final class WebhookDeliverer: Sendable {
         retry: DeliveryRetryPolicy = DeliveryRetryPolicy(),
         random: @escaping @Sendable () -> Double = { Double.random(in: 0..<1) },
         lease: TimeInterval = WebhookDeliverer.defaultLease, concurrency: Int = WebhookDeliverer.defaultConcurrency,
-        log: (@Sendable (String) -> Void)? = nil
+        failures: StoreFailures = StoreFailures(), log: (@Sendable (String) -> Void)? = nil
     ) {
+        self.failures = failures
         self.lease = lease
         self.store = store
         self.sender = sender
@@ -149,15 +158,16 @@ public final class WebhookDeliverer: Sendable {
         let now = clock.now
         let excluded = busy.withLock { $0 }
         let free = min(limit, concurrency - excluded.count)
-        let store = self.store
         let leaseUntil = now.addingTimeInterval(lease)
-        guard free > 0,
-            let due = try? await StoreThreads.run(
-                on: store,
-                {
-                    try store.claimDeliveries(at: now, limit: free, leaseUntil: leaseUntil, excludingWatches: excluded)
-                })
-        else { return [] }
+        guard free > 0 else { return [] }
+        let due: [PendingDelivery]
+        do {
+            due = try await store.claimDeliveries(
+                at: now, limit: free, leaseUntil: leaseUntil, excludingWatches: excluded)
+        } catch {
+            failures.report(.claimDeliveries, error)
+            return []
+        }
         busy.withLock { busy in
             for delivery in due { busy.insert(delivery.change.watchID) }
         }
@@ -193,15 +203,21 @@ public final class WebhookDeliverer: Sendable {
             outcome.delivered || gone
             ? nil
             : retry.retry(after: delivery.attempts + 1, createdAt: delivery.createdAt, now: ended, random: random())
-        let store = self.store
-        let recorded = outcome
-        _ = try? await StoreThreads.run(on: store) {
-            try store.recordAttempt(
-                delivery.outboxID, at: ended, status: recorded.status, error: recorded.error,
-                durationMilliseconds: milliseconds, delivered: recorded.delivered, retryAt: retryAt)
-            if gone {
-                try store.endSubscription(
+        // Should recording fail, the delivery stays pending: claimed again once its lease runs out (a server
+        // alone: at its next claim), and sent again; receivers drop duplicates by the change's id.
+        do {
+            try await store.recordAttempt(
+                delivery.outboxID, at: ended, status: outcome.status, error: outcome.error,
+                durationMilliseconds: milliseconds, delivered: outcome.delivered, retryAt: retryAt)
+        } catch {
+            failures.report(.recordAttempt, error, context: "change=\(delivery.change.id)")
+        }
+        if gone {
+            do {
+                try await store.endSubscription(
                     ofDelivery: delivery.outboxID, at: ended, reason: "the receiver answered 410 Gone")
+            } catch {
+                failures.report(.endSubscription, error, context: "change=\(delivery.change.id)")
             }
         }
         let result = outcome.delivered ? "delivered" : gone ? "ended" : retryAt == nil ? "given_up" : "retry"

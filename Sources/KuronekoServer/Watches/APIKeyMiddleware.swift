@@ -7,12 +7,13 @@ import Synchronization
 
 /// The API keys in force. Requests read a snapshot and never touch the database: the snapshot is reread
 /// every `maxAge` (two seconds by default, so a key created or revoked with `kuroneko keys` while the server
-/// runs takes effect within that) by a task of its own, started with ``startRefreshing()``. With `maxAge`
-/// zero (tests) every read goes to the store.
+/// runs takes effect within that) by a task of its own (``run()``); the server reads them once before it
+/// serves. With `maxAge` zero (tests) they are read only when ``refresh()`` is called.
 public final class APIKeyRing: Service {
     private let store: any WatchStore
     private let maxAge: Duration
     private let clock: any TrackingClock
+    private let failures: StoreFailures
     private let snapshot = Snapshot()
 
     /// The keys last read.
@@ -53,50 +54,44 @@ public final class APIKeyRing: Service {
         }
     }
 
-    /// - Parameter maxAge: how often ``run()`` rereads the keys; zero rereads them for every request.
-    public init(store: any WatchStore, maxAge: Duration = .seconds(2), clock: any TrackingClock = SystemClock()) {
+    /// - Parameter maxAge: how often ``run()`` rereads the keys; zero never (tests call ``refresh()``).
+    /// Until the first ``refresh()`` the API is closed: no key, not open.
+    public init(
+        store: any WatchStore, maxAge: Duration = .seconds(2), clock: any TrackingClock = SystemClock(),
+        failures: StoreFailures = StoreFailures()
+    ) {
         self.store = store
         self.maxAge = maxAge
         self.clock = clock
-        snapshot.replace(with: Self.load(store))
+        self.failures = failures
+        snapshot.replace(with: .closed)
     }
 
     /// Requests without a key are let in (as of the last read): no key is active and the API is not closed.
-    public var isOpen: Bool {
-        if maxAge == .zero, let policy = try? Self.loadOrThrow(store) { return policy.openWithoutKey }
-        return snapshot.isOpen
-    }
+    public var isOpen: Bool { snapshot.isOpen }
 
     /// Rereads the keys every `maxAge` (on the injected clock) until cancelled.
     public func run() async {
         guard maxAge > .zero else { return }
         while !Task.isCancelled {
             try? await clock.sleep(until: clock.uptime + maxAge)
-            // A database out of reach keeps the keys last read: an outage must not open the API.
-            let store = self.store
-            guard !Task.isCancelled,
-                let policy = try? await StoreThreads.run(on: store, { try Self.loadOrThrow(store) })
-            else {
-                continue
-            }
-            snapshot.replace(with: policy)
+            guard !Task.isCancelled else { return }
+            await refresh()
+        }
+    }
+
+    /// Reads the keys now. A database out of reach keeps the keys last read (logged and counted): an outage
+    /// must not open the API.
+    public func refresh() async {
+        do {
+            snapshot.replace(with: KeyPolicy(keys: try await store.keys(), openedAt: try await store.keysOpenedAt()))
+        } catch {
+            failures.report(.loadKeys, error)
         }
     }
 
     /// The keys not revoked.
-    public func active() -> [APIKeyRecord] {
-        if maxAge == .zero, let policy = try? Self.loadOrThrow(store) { return policy.active }
-        return snapshot.current
-    }
-
-    /// The keys as stored; a store out of reach at start reads as closed (no key, not open).
-    private static func load(_ store: any WatchStore) -> KeyPolicy {
-        (try? loadOrThrow(store)) ?? .closed
-    }
-
-    private static func loadOrThrow(_ store: any WatchStore) throws -> KeyPolicy {
-        KeyPolicy(keys: try store.keys(), openedAt: try store.keysOpenedAt())
-    }
+    public func active() -> [APIKeyRecord] { snapshot.current }
 }
 
 /// Every `/v1` route needs `Authorization: Bearer KEY` once any key exists (or when keys are required);

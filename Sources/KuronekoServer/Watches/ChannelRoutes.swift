@@ -23,14 +23,14 @@ struct ChannelRoutes: Sendable {
             await WatchRoutes.answer {
                 let owner = WatchRoutes.owner(of: request)
                 let store = routes.watches.store
-                let channels = try await StoreThreads.run(on: store) { try store.channels(owner: owner) }
+                let channels = try await store.channels(owner: owner)
                 return .jsonData(Self.encode(["channels": channels.map { Self.object($0) }]))
             }
         }
         router.add("DELETE", "/v1/channels/{id}") { request, parameters in
             await WatchRoutes.answer {
                 let (id, owner, store) = (try Self.id(parameters), WatchRoutes.owner(of: request), routes.watches.store)
-                guard try await StoreThreads.run(on: store, { try store.removeChannel(id, owner: owner) }) else {
+                guard try await store.removeChannel(id, owner: owner) else {
                     throw RouteProblem.notFound("channel \(id)")
                 }
                 return HTTPResponse(status: 204)
@@ -40,8 +40,7 @@ struct ChannelRoutes: Sendable {
             await WatchRoutes.answer {
                 let (id, owner, store) = (try Self.id(parameters), WatchRoutes.owner(of: request), routes.watches.store)
                 guard
-                    let records = try await StoreThreads.run(
-                        on: store, { try store.channelDeliveries(of: id, owner: owner) })
+                    let records = try await store.channelDeliveries(of: id, owner: owner)
                 else { throw RouteProblem.notFound("channel \(id)") }
                 let items: [[String: Any]] = records.map { record in
                     [
@@ -81,7 +80,7 @@ struct ChannelRoutes: Sendable {
         }
         let store = watches.store
         let (channel, now) = (body.channel, Date())
-        let added = try await StoreThreads.run(on: store) { try store.addChannel(channel, owner: owner, now: now) }
+        let added = try await store.addChannel(channel, owner: owner, now: now)
         var object = Self.object(added)
         if let secret = body.secret { object["secret"] = secret }
         var response = HTTPResponse.jsonData(Self.encode(object), status: 201)

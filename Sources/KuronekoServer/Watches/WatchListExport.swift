@@ -38,9 +38,7 @@ struct WatchListExport: Sendable {
         while true {
             try Task.checkCancellation()
             let after = cursor
-            let page = try await StoreThreads.run(on: store) {
-                try store.watches(owner: owner, matching: query, after: after, limit: Self.pageSize, now: now)
-            }
+            let page = try await store.watches(owner: owner, matching: query, after: after, limit: Self.pageSize, now: now)
             var text = ""
             for watch in page {
                 let tracking =

@@ -86,7 +86,7 @@ extension WatchRoutes {
             guard finished as? Bool == true else {
                 throw RouteProblem.bad("finished must be true (to remove every finished watch)")
             }
-            let removed = try await StoreThreads.run(on: store) { try store.removeFinished(owner: owner) }
+            let removed = try await store.removeFinished(owner: owner)
             return .jsonData(Self.object(["removed": removed, "not_watched": [String]()]))
         } else {
             guard let list = object["numbers"] as? [Any], !list.isEmpty, list.count <= Self.bulkLimit else {
@@ -101,10 +101,7 @@ extension WatchRoutes {
                 }
             }
         }
-        let chosen = numbers
-        let removed = try await StoreThreads.run(on: store) {
-            try chosen.map { try store.remove($0, owner: owner) }
-        }
+        let removed = try await store.remove(numbers, owner: owner)
         for (number, gone) in zip(numbers, removed) where !gone { notWatched.append(number.digits) }
         return .jsonData(Self.object(["removed": removed.filter { $0 }.count, "not_watched": notWatched]))
     }
@@ -145,12 +142,8 @@ extension WatchRoutes {
         }
         let (store, now, chosenLabel, chosenHook) = (self.store, clock.now, label, webhook)
         guard
-            let updated = try await StoreThreads.run(
-                on: store,
-                {
-                    try store.update(
+            let updated = try await store.update(
                         watch.number, owner: watch.owner, label: chosenLabel, webhook: chosenHook, now: now)
-                })
         else { throw RouteProblem.notFound(watch.number.formatted) }
         var response = HTTPResponse.jsonData(WatchJSON.encode(updated, webhookSecret: chosenHook??.secret))
         response.headers.append(("Cache-Control", "no-store"))

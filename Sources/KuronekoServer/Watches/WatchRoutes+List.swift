@@ -29,9 +29,7 @@ extension WatchRoutes {
             cursor = value
         }
         let (store, after, asked, now) = (self.store, cursor, limit + 1, clock.now)
-        let page = try await StoreThreads.run(on: store) {
-            try store.watches(owner: owner, matching: query, after: after, limit: asked, now: now)
-        }
+        let page = try await store.watches(owner: owner, matching: query, after: after, limit: asked, now: now)
         let shown = Array(page.prefix(limit))
         var body = Data(#"{"next_cursor":"#.utf8)
         WatchJSON.appendString(&body, page.count > limit ? String(shown.last?.id ?? 0) : nil)
@@ -48,9 +46,7 @@ extension WatchRoutes {
         let owner = Self.owner(of: request)
         let query = try WatchQuery(query: request.queryValue)
         let (store, now) = (self.store, clock.now)
-        let summary = try await StoreThreads.run(on: store) {
-            try store.watchSummary(owner: owner, matching: query, now: now)
-        }
+        let summary = try await store.watchSummary(owner: owner, matching: query, now: now)
         return .jsonData(Self.object(summary.json))
     }
 

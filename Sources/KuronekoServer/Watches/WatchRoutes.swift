@@ -46,7 +46,7 @@ public struct WatchRoutes: Sendable {
             await Self.answer {
                 let watch = try await routes.lookUp(request, parameters)
                 let store = routes.store
-                _ = try await StoreThreads.run(on: store) { try store.remove(watch.number, owner: watch.owner) }
+                _ = try await store.remove(watch.number, owner: watch.owner)
                 return HTTPResponse(status: 204)
             }
         }
@@ -55,7 +55,7 @@ public struct WatchRoutes: Sendable {
                 let watch = try await routes.lookUp(request, parameters)
                 let store = routes.store
                 let changes =
-                    try await StoreThreads.run(on: store) { try store.changes(of: watch.number, owner: watch.owner) }
+                    try await store.changes(of: watch.number, owner: watch.owner)
                     ?? []
                 return .jsonData(Self.object(["changes": changes.map(Self.json)]))
             }
@@ -65,7 +65,7 @@ public struct WatchRoutes: Sendable {
                 let watch = try await routes.lookUp(request, parameters)
                 let store = routes.store
                 let deliveries =
-                    try await StoreThreads.run(on: store) { try store.deliveries(of: watch.number, owner: watch.owner) }
+                    try await store.deliveries(of: watch.number, owner: watch.owner)
                     ?? []
                 return .jsonData(Self.object(["deliveries": deliveries.map(Self.json)]))
             }
@@ -130,9 +130,7 @@ public struct WatchRoutes: Sendable {
             webhook = (text, Secrets.random(prefix: "whsec_"))
         }
         let (store, now, chosenLabel, subscription, carrier) = (self.store, clock.now, label, webhook, body.carrier)
-        let added = try await StoreThreads.run(on: store) {
-            try store.add(number, carrier: carrier, label: chosenLabel, owner: owner, webhook: subscription, now: now)
-        }
+        let added = try await store.add(number, carrier: carrier, label: chosenLabel, owner: owner, webhook: subscription, now: now)
         if added.created {
             // The first check is queued at refresh priority; the answer does not wait for it.
             let service = self.service
@@ -181,7 +179,7 @@ public struct WatchRoutes: Sendable {
         case .stale(_, let error), .failed(let error): return APIResponder.problem(for: error)
         }
         let store = self.store
-        guard let current = try await StoreThreads.run(on: store, { try store.watch(watch.number, owner: watch.owner) })
+        guard let current = try await store.watch(watch.number, owner: watch.owner)
         else {
             throw RouteProblem.notFound(watch.number.formatted)
         }
@@ -191,9 +189,7 @@ public struct WatchRoutes: Sendable {
     private func calendar(_ request: HTTPRequest) async throws -> HTTPResponse {
         let owner = Self.owner(of: request)
         let store = self.store
-        let watches = try await StoreThreads.run(on: store) {
-            try store.watches(owner: owner, filter: .active, after: nil, limit: store.maxWatchesPerOwner)
-        }
+        let watches = try await store.watches(owner: owner, filter: .active, after: nil, limit: store.maxWatchesPerOwner)
         var response = HTTPResponse.content(
             Data(DeliveryCalendar.feed(for: watches, now: clock.now).utf8), type: "text/calendar; charset=utf-8")
         response.headers.append(("Cache-Control", "no-cache"))
@@ -211,7 +207,7 @@ public struct WatchRoutes: Sendable {
             throw RouteProblem(response: .invalidNumber(error))
         }
         let (store, owner) = (self.store, Self.owner(of: request))
-        guard let watch = try await StoreThreads.run(on: store, { try store.watch(number, owner: owner) }) else {
+        guard let watch = try await store.watch(number, owner: owner) else {
             throw RouteProblem.notFound(number.formatted)
         }
         return watch

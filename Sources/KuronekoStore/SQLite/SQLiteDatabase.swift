@@ -1,10 +1,12 @@
 import Foundation
 import Synchronization
 
-/// One database file and two connections, each owned by a `Mutex`: one for writes, each inside a
-/// transaction that commits when the closure returns and rolls back when it throws, and one for reads, which
-/// in WAL mode go on beside a write instead of waiting for it. Every use is a closure that runs with its
-/// connection to itself.
+/// One database file and its connections, each owned by a thread of its own (``SQLiteWorker``), off the
+/// cooperative pool: one writer, whose calls run in a transaction that commits when the closure returns and
+/// rolls back when it throws (calls queued together share one commit, each in a savepoint), and
+/// ``readers`` readers, which in WAL mode go on beside a write instead of waiting for it. Every use is a
+/// closure that runs with its connection to itself; callers await it, and a caller cancelled before its
+/// turn is not run.
 public final class SQLiteDatabase: SQLDatabase {
     public static let insertionOrder = "rowid"
     /// One writer at a time holds the whole file: nothing to lock row by row.
@@ -30,9 +32,13 @@ public final class SQLiteDatabase: SQLDatabase {
         }
     }
 
+    /// Reading connections, each on its own thread.
+    public static let readers = 2
+
     public let path: String
-    private let connection: Mutex<SQLiteConnection>
-    private let reader: Mutex<SQLiteConnection>
+    private let writer: SQLiteWorker
+    private let readerWorkers: [SQLiteWorker]
+    private let nextReader = Atomic(0)
 
     /// Opens the file and brings its schema up to the last migration. Two processes opening one file at
     /// once migrate it once: the version is read again inside the write lock. A file at a version newer than
@@ -48,51 +54,72 @@ public final class SQLiteDatabase: SQLDatabase {
         let found = try reading.run("PRAGMA user_version").first?.int(0) ?? 0
         try SchemaVersions.check(
             found: found, supported: migrations.map(\.version).max() ?? 0, location: path)
-        reader = Mutex(reading)
-        connection = Mutex(try SQLiteConnection(path: path))
+        let writing = try SQLiteConnection(path: path)
         let steps = migrations.sorted(by: { $0.version < $1.version }).filter { $0.version <= (upTo ?? .max) }
         // A new file is made whole in one breath: said once, not step by step.
         if found == 0, let last = steps.last {
             announce?(SchemaVersions.creation(location: path, version: last.version))
         }
+        // Migrations run here, before the connections are handed to their threads.
         for migration in steps {
-            try write { (connection: SQLiteConnection) in
-                let rows = try connection.run("PRAGMA user_version")
+            try writing.transaction(begin: "BEGIN IMMEDIATE") {
+                let rows = try writing.run("PRAGMA user_version")
                 let current = rows.first?.int(0) ?? 0
                 guard current < migration.version else { return }
                 if found > 0 {
                     announce?(SchemaVersions.announcement(location: path, from: current, to: migration.version))
                 }
-                try connection.execute(migration.sql)
-                try migration.fill?(connection)
-                try connection.execute("PRAGMA user_version = \(migration.version)")
+                try writing.execute(migration.sql)
+                try migration.fill?(writing)
+                try writing.execute("PRAGMA user_version = \(migration.version)")
             }
         }
+        var readers = [SQLiteWorker(connection: reading, kind: .reader, name: "kuroneko.sqlite.reader.0")]
+        for index in 1..<max(1, Self.readers) {
+            readers.append(
+                SQLiteWorker(connection: try SQLiteConnection(path: path), kind: .reader, name: "kuroneko.sqlite.reader.\(index)"))
+        }
+        readerWorkers = readers
+        writer = SQLiteWorker(connection: writing, kind: .writer, name: "kuroneko.sqlite.writer")
+    }
+
+    deinit {
+        writer.stop()
+        for reader in readerWorkers { reader.stop() }
     }
 
     /// The schema version the file is at.
     public var version: Int {
         get throws {
-            let rows = try read { (connection: SQLiteConnection) in
-                try connection.run("PRAGMA user_version")
-            }
+            let rows = try readNow { (connection: SQLiteConnection) in try connection.run("PRAGMA user_version") }
             return rows.first?.int(0) ?? 0
         }
     }
 
     /// Runs `body` in a write transaction (`BEGIN IMMEDIATE`: the write lock is taken at once, so two
-    /// processes never deadlock upgrading a read lock).
-    public func write<T: Sendable>(_ body: (SQLiteConnection) throws -> T) throws -> T {
-        try connection.withLock { (connection: inout SQLiteConnection) throws -> T in
-            let connection = connection
-            return try connection.transaction(begin: "BEGIN IMMEDIATE") { try body(connection) }
-        }
+    /// processes never deadlock upgrading a read lock), on the writer's thread.
+    public func write<T: Sendable>(_ body: @escaping @Sendable (SQLiteConnection) throws -> T) async throws -> T {
+        try await writer.run(body)
     }
 
-    /// Runs `body` with the reading connection, outside any explicit transaction (each statement sees a
-    /// consistent snapshot: every transaction committed before it began).
-    public func read<T: Sendable>(_ body: (SQLiteConnection) throws -> T) throws -> T {
-        try reader.withLock { (connection: inout SQLiteConnection) throws -> T in try body(connection) }
+    /// Runs `body` with a reading connection, outside any explicit transaction (each statement sees a
+    /// consistent snapshot: every transaction committed before it began), on that reader's thread.
+    public func read<T: Sendable>(_ body: @escaping @Sendable (SQLiteConnection) throws -> T) async throws -> T {
+        try await reader().run(body)
+    }
+
+    /// ``write(_:)``, blocking the calling thread until it is done (tests and the few synchronous paths).
+    public func writeNow<T: Sendable>(_ body: @escaping @Sendable (SQLiteConnection) throws -> T) throws -> T {
+        try writer.runAndWait(body)
+    }
+
+    /// ``read(_:)``, blocking the calling thread until it is done.
+    public func readNow<T: Sendable>(_ body: @escaping @Sendable (SQLiteConnection) throws -> T) throws -> T {
+        try reader().runAndWait(body)
+    }
+
+    private func reader() -> SQLiteWorker {
+        readerWorkers[nextReader.add(1, ordering: .relaxed).oldValue % readerWorkers.count]
     }
 
     /// Writes a copy of the database to a new file at `path` (mode 0600), safe while a server uses the
@@ -102,11 +129,9 @@ public final class SQLiteDatabase: SQLDatabase {
         guard !FileManager.default.fileExists(atPath: path) else {
             throw StoreError(code: 0, message: "\(path) exists already; give the backup a new file's path")
         }
-        do {
+        try readNow { (source: SQLiteConnection) in
             let destination = try SQLiteConnection(path: path)
-            try reader.withLock { (source: inout SQLiteConnection) throws(StoreError) in
-                try source.backup(into: destination)
-            }
+            try source.backup(into: destination)
         }
         let copy = try SQLiteConnection(path: path)
         return try copy.run("PRAGMA integrity_check").compactMap { $0.text(0) }
@@ -114,9 +139,7 @@ public final class SQLiteDatabase: SQLDatabase {
 
     /// `PRAGMA integrity_check`: `["ok"]` for a sound file.
     public func integrityCheck() throws -> [String] {
-        let rows = try read { (connection: SQLiteConnection) in
-            try connection.run("PRAGMA integrity_check")
-        }
+        let rows = try readNow { (connection: SQLiteConnection) in try connection.run("PRAGMA integrity_check") }
         return rows.compactMap { $0.text(0) }
     }
 }

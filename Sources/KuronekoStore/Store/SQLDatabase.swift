@@ -11,12 +11,19 @@ public protocol SQLConnection: AnyObject {
 }
 
 /// An engine the watch store runs on (SQLite, PostgreSQL): connections lent to closures, writes in a
-/// transaction that commits when the closure returns and rolls back when it throws. The store's SQL is
-/// common to both; the few words that differ are here.
+/// transaction that commits when the closure returns and rolls back when it throws. The closures run on
+/// threads of the engine's own, never on the cooperative pool (SQLite: a thread per connection; PostgreSQL:
+/// a dispatch queue, at most as many at once as the pool has connections); the caller awaits them, and one
+/// cancelled before its turn is not run. The store's SQL is common to both; the few words that differ are
+/// here.
 public protocol SQLDatabase: Sendable {
     associatedtype Connection: SQLConnection
-    func write<T: Sendable>(_ body: (Connection) throws -> T) throws -> T
-    func read<T: Sendable>(_ body: (Connection) throws -> T) throws -> T
+    func write<T: Sendable>(_ body: @escaping @Sendable (Connection) throws -> T) async throws -> T
+    func read<T: Sendable>(_ body: @escaping @Sendable (Connection) throws -> T) async throws -> T
+    /// ``write(_:)`` blocking the calling thread (tests, and callers on threads of their own).
+    func writeNow<T: Sendable>(_ body: @escaping @Sendable (Connection) throws -> T) throws -> T
+    /// ``read(_:)`` blocking the calling thread.
+    func readNow<T: Sendable>(_ body: @escaping @Sendable (Connection) throws -> T) throws -> T
     /// A column that orders a table's rows as they were inserted (SQLite's `rowid`).
     static var insertionOrder: String { get }
     /// Appended to a SELECT whose rows the transaction goes on to update, so two servers sharing the

@@ -25,8 +25,8 @@ extension SQLWatchStore {
             endedReason: try row.text("ended_reason"))
     }
 
-    public func addChannel(_ channel: NewChannel, owner: WatchOwner, now: Date) throws -> ChannelRecord {
-        try database.write { connection in
+    public func addChannel(_ channel: NewChannel, owner: WatchOwner, now: Date) async throws -> ChannelRecord {
+        try await database.write { connection in
             if let lock = Database.ownerLock { try connection.run(lock, [.text(owner.id)]) }
             let count = try connection.run(
                 "SELECT COUNT(*) AS n FROM channels WHERE owner = ? AND ended_at IS NULL", [.text(owner.id)])
@@ -53,14 +53,14 @@ extension SQLWatchStore {
         }
     }
 
-    public func channels(owner: WatchOwner) throws -> [ChannelRecord] {
-        try database.read { connection in
+    public func channels(owner: WatchOwner) async throws -> [ChannelRecord] {
+        try await database.read { connection in
             try connection.run(Self.channelColumns + " WHERE ch.owner = ? ORDER BY ch.id", [.text(owner.id)])
         }.map(Self.channel(from:))
     }
 
-    public func removeChannel(_ id: Int64, owner: WatchOwner) throws -> Bool {
-        try database.write { connection in
+    public func removeChannel(_ id: Int64, owner: WatchOwner) async throws -> Bool {
+        try await database.write { connection in
             try connection.run("DELETE FROM channels WHERE id = ? AND owner = ?", [.integer(id), .text(owner.id)])
             return connection.changes > 0
         }
@@ -90,9 +90,9 @@ extension SQLWatchStore {
     }
 
     @discardableResult
-    public func announce(_ kind: AnnouncementKind, watch: Watch, shipment: Data, at now: Date) throws -> Int {
-        try database.write { connection in
-            try queueAnnouncements(
+    public func announce(_ kind: AnnouncementKind, watch: Watch, shipment: Data, at now: Date) async throws -> Int {
+        try await database.write { connection in
+            try self.queueAnnouncements(
                 kind, watchID: watch.id, owner: watch.owner.id, number: watch.number, label: watch.label,
                 shipment: shipment, at: now, on: connection)
         }
@@ -100,11 +100,11 @@ extension SQLWatchStore {
 
     public func claimChannelDeliveries(
         at now: Date, limit: Int, leaseUntil: Date, excludingChannels busy: Set<Int64>
-    ) throws -> [PendingChannelDelivery] {
+    ) async throws -> [PendingChannelDelivery] {
         let busyClause =
             busy.isEmpty
             ? "" : " AND o.channel_id NOT IN (" + Array(repeating: "?", count: busy.count).joined(separator: ", ") + ")"
-        let rows = try database.write { connection in
+        let rows = try await database.write { connection in
             // The oldest pending announcement of each channel: in order per channel, one channel never
             // waiting for another.
             let due = try connection.run(
@@ -143,14 +143,14 @@ extension SQLWatchStore {
     public func recordChannelAttempt(
         _ outboxID: Int64, at: Date, status: Int?, error: String?, durationMilliseconds: Double, delivered: Bool,
         retryAt: Date?
-    ) throws {
-        try recordAttempt(
+    ) async throws {
+        try await recordAttempt(
             in: ("channel_outbox", "channel_attempts"), outboxID, at: at, status: status, error: error,
             durationMilliseconds: durationMilliseconds, delivered: delivered, retryAt: retryAt)
     }
 
-    public func endChannel(_ id: Int64, at: Date, reason: String) throws {
-        _ = try database.write { connection in
+    public func endChannel(_ id: Int64, at: Date, reason: String) async throws {
+        _ = try await database.write { connection in
             try connection.run(
                 "UPDATE channels SET ended_at = ?, ended_reason = ? WHERE id = ? AND ended_at IS NULL",
                 [.real(at.timeIntervalSince1970), .text(reason), .integer(id)])
@@ -160,8 +160,8 @@ extension SQLWatchStore {
         }
     }
 
-    public func channelDeliveries(of id: Int64, owner: WatchOwner) throws -> [DeliveryRecord]? {
-        try database.read { connection in
+    public func channelDeliveries(of id: Int64, owner: WatchOwner) async throws -> [DeliveryRecord]? {
+        try await database.read { connection in
             let owned = try connection.run(
                 "SELECT 1 FROM channels WHERE id = ? AND owner = ?", [.integer(id), .text(owner.id)])
             guard !owned.isEmpty else { return nil }
@@ -180,8 +180,8 @@ extension SQLWatchStore {
         }
     }
 
-    public func setting(_ name: String, otherwise value: String) throws -> String {
-        try database.write { connection in
+    public func setting(_ name: String, otherwise value: String) async throws -> String {
+        try await database.write { connection in
             try connection.run(
                 "INSERT INTO settings (name, value) VALUES (?, ?) ON CONFLICT (name) DO NOTHING",
                 [.text(name), .text(value)])
@@ -194,8 +194,8 @@ extension SQLWatchStore {
     /// (and has not started), once per window: a window that moves is announced again.
     /// - Returns: how many watches were announced.
     @discardableResult
-    public func announceArrivals(now: Date, lead: TimeInterval, limit: Int) throws -> Int {
-        try database.write { connection in
+    public func announceArrivals(now: Date, lead: TimeInterval, limit: Int) async throws -> Int {
+        try await database.write { connection in
             let rows = try connection.run(
                 Self.watchColumns
                     + """
@@ -213,7 +213,7 @@ extension SQLWatchStore {
                     "UPDATE watches SET announced_window = arriving_window WHERE id = ? AND announced_window IS DISTINCT FROM arriving_window",
                     [.integer(watch.id)])
                 guard connection.changes > 0, let shipment = watch.latest?.json else { continue }
-                _ = try queueAnnouncements(
+                _ = try self.queueAnnouncements(
                     .arrivingSoon, watchID: watch.id, owner: watch.owner.id, number: watch.number, label: watch.label,
                     shipment: shipment, at: now, on: connection)
                 announced += 1

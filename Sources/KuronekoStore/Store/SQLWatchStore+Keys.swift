@@ -3,9 +3,9 @@ import Kuroneko
 
 /// API keys, and the setting that opens the API without them.
 extension SQLWatchStore {
-    public func createKey(name: String, keyHash: Data, calendarHash: Data, now: Date) throws -> APIKeyRecord {
+    public func createKey(name: String, keyHash: Data, calendarHash: Data, now: Date) async throws -> APIKeyRecord {
         do {
-            let id = try database.write { connection in
+            let id = try await database.write { connection in
                 let rows = try connection.run(
                     "INSERT INTO api_keys (name, key_hash, calendar_hash, created_at) VALUES (?, ?, ?, ?) RETURNING id",
                     [.text(name), .blob(keyHash), .blob(calendarHash), .real(now.timeIntervalSince1970)])
@@ -21,16 +21,16 @@ extension SQLWatchStore {
         }
     }
 
-    public func keysOpenedAt() throws -> Date? {
-        let rows = try database.read { connection in
+    public func keysOpenedAt() async throws -> Date? {
+        let rows = try await database.read { connection in
             try connection.run("SELECT value FROM settings WHERE name = 'keys_opened_at'")
         }
         guard let row = rows.first else { return nil }
         return Double(try row.requiredText("value")).map(Date.init(timeIntervalSince1970:))
     }
 
-    public func openWithoutKeys(at: Date) throws {
-        _ = try database.write { connection in
+    public func openWithoutKeys(at: Date) async throws {
+        _ = try await database.write { connection in
             try connection.run(
                 """
                 INSERT INTO settings (name, value) VALUES ('keys_opened_at', ?)
@@ -39,8 +39,8 @@ extension SQLWatchStore {
         }
     }
 
-    public func keys() throws -> [APIKeyRecord] {
-        let rows = try database.read { connection in
+    public func keys() async throws -> [APIKeyRecord] {
+        let rows = try await database.read { connection in
             try connection.run(
                 "SELECT id, name, key_hash, calendar_hash, created_at, revoked_at FROM api_keys ORDER BY id")
         }
@@ -52,8 +52,8 @@ extension SQLWatchStore {
         }
     }
 
-    public func revokeKey(_ nameOrID: String, now: Date) throws -> Bool {
-        try database.write { connection in
+    public func revokeKey(_ nameOrID: String, now: Date) async throws -> Bool {
+        try await database.write { connection in
             try connection.run(
                 "UPDATE api_keys SET revoked_at = ? WHERE (name = ? OR id = ?) AND revoked_at IS NULL",
                 [.real(now.timeIntervalSince1970), .text(nameOrID), .integer(Int64(nameOrID) ?? -1)])

@@ -4,12 +4,12 @@ import Kuroneko
 /// The outbox: claiming due deliveries, recording attempts, ending a subscription its receiver refused.
 extension SQLWatchStore {
     public func claimDeliveries(at now: Date, limit: Int, leaseUntil: Date, excludingWatches busy: Set<Int64>)
-        throws -> [PendingDelivery]
+        async throws -> [PendingDelivery]
     {
         let busyClause =
             busy.isEmpty
             ? "" : " AND c.watch_id NOT IN (" + Array(repeating: "?", count: busy.count).joined(separator: ", ") + ")"
-        let rows = try database.write { connection in
+        let rows = try await database.write { connection in
             let due = try connection.run(
                 """
                 SELECT o.id AS outbox_id, o.attempts, o.created_at AS queued_at, sub.url, sub.secret,
@@ -51,8 +51,8 @@ extension SQLWatchStore {
     public func recordAttempt(
         _ outboxID: Int64, at: Date, status: Int?, error: String?, durationMilliseconds: Double, delivered: Bool,
         retryAt: Date?
-    ) throws {
-        try recordAttempt(
+    ) async throws {
+        try await recordAttempt(
             in: ("outbox", "delivery_attempts"), outboxID, at: at, status: status, error: error,
             durationMilliseconds: durationMilliseconds, delivered: delivered, retryAt: retryAt)
     }
@@ -62,8 +62,8 @@ extension SQLWatchStore {
     func recordAttempt(
         in tables: (outbox: String, attempts: String), _ outboxID: Int64, at: Date, status: Int?, error: String?,
         durationMilliseconds: Double, delivered: Bool, retryAt: Date?
-    ) throws {
-        _ = try database.write { connection in
+    ) async throws {
+        _ = try await database.write { connection in
             try connection.run(
                 "INSERT INTO \(tables.attempts) (outbox_id, at, status, error, duration_ms) VALUES (?, ?, ?, ?, ?)",
                 [
@@ -83,8 +83,8 @@ extension SQLWatchStore {
         }
     }
 
-    public func endSubscription(ofDelivery outboxID: Int64, at: Date, reason: String) throws {
-        _ = try database.write { connection in
+    public func endSubscription(ofDelivery outboxID: Int64, at: Date, reason: String) async throws {
+        _ = try await database.write { connection in
             try connection.run(
                 """
                 UPDATE subscriptions SET ended_at = ?, ended_reason = ?

@@ -5,7 +5,7 @@ import Kuroneko
 /// deliveries), claiming due numbers, postponing one.
 extension SQLWatchStore {
     @discardableResult
-    public func record(_ shipment: Shipment, fetchedAt: Date, nextCheck: (Watch, Shipment) -> Date?) throws
+    public func record(_ shipment: Shipment, fetchedAt: Date, nextCheck: (Watch, Shipment) -> Date?) async throws
         -> [StatusChange]
     {
         let number = shipment.trackingNumber
@@ -13,7 +13,7 @@ extension SQLWatchStore {
         let status = (try? JSONEncoder.kuroneko().encode(shipment.status)) ?? Data("{}".utf8)
         // The watches followed at this carrier, or still to be found (a number a carrier does not know says
         // nothing of a watch followed at another).
-        let watches = try database.read { connection in
+        let watches = try await database.read { connection in
             try connection.run(
                 Self.watchColumns + " WHERE w.number = ? AND w.active = 1 AND (w.carrier IS NULL OR w.carrier = ?)",
                 [.text(number.digits), .text(shipment.carrier.rawValue)])
@@ -27,7 +27,7 @@ extension SQLWatchStore {
         let arriving = ArrivingSoon.window(of: shipment)
         // The columns a list is narrowed by (the search text is the label's and the number's: unchanged here).
         let listed = ListColumns(shipment: shipment, label: nil, digits: number.digits)
-        return try database.write { connection in
+        return try await database.write { connection in
             try connection.run(
                 """
                 INSERT INTO shipments (number, json, status_code, status_label, terminal, fetched_at)
@@ -52,7 +52,7 @@ extension SQLWatchStore {
                         .text(event.place ?? ""), .real(fetchedAt.timeIntervalSince1970),
                     ])
             }
-            try database.announceFetched(
+            try self.database.announceFetched(
                 LatestShipment(fetchedAt: fetchedAt, json: served), digits: number.digits, on: connection)
             var changes: [StatusChange] = []
             for (watchID, next) in schedule {
@@ -87,7 +87,7 @@ extension SQLWatchStore {
                         ])
                     changes.append(change)
                     if let watch = byID[watchID] {
-                        try queueAnnouncements(
+                        try self.queueAnnouncements(
                             AnnouncementKind.of(shipment.status.code), watchID: watchID, owner: watch.owner.id,
                             number: number, label: watch.label, shipment: served, at: fetchedAt, on: connection)
                     }
@@ -112,8 +112,8 @@ extension SQLWatchStore {
 
     public func claimDueChecks(
         now: Date, horizon: Date, fillFraction: Double, limit: Int, leaseUntil: Date
-    ) throws -> [DueCheck] {
-        try database.write { connection in
+    ) async throws -> [DueCheck] {
+        try await database.write { connection in
             // Along the (active, next_check_at) index, soonest first: every number due now, then numbers not
             // yet due whose next check is within `fillFraction` of their own interval (the time from their
             // last check to their next) and that no server holds; a number never answered (its first check
@@ -179,8 +179,8 @@ extension SQLWatchStore {
         }
     }
 
-    public func postpone(_ number: TrackingNumber, until: Date) throws {
-        _ = try database.write { connection in
+    public func postpone(_ number: TrackingNumber, until: Date) async throws {
+        _ = try await database.write { connection in
             try connection.run(
                 "UPDATE watches SET next_check_at = ?, claimed_until = NULL WHERE number = ? AND active = 1",
                 [.real(until.timeIntervalSince1970), .text(number.digits)])

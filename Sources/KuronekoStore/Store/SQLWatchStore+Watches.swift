@@ -7,9 +7,9 @@ extension SQLWatchStore {
     public func add(
         _ number: TrackingNumber, carrier: Carrier?, label: String?, owner: WatchOwner,
         webhook: (url: String, secret: String)?, now: Date
-    ) throws -> AddedWatch {
+    ) async throws -> AddedWatch {
         // The limit is refused inside the transaction, which it rolls back, as the typed error it is.
-        let outcome = try addRow(number, carrier: carrier, label: label, owner: owner, webhook: webhook, now: now)
+        let outcome = try await addRow(number, carrier: carrier, label: label, owner: owner, webhook: webhook, now: now)
         // Read in the same transaction as the insert: missing only when a delete of the same number won.
         guard let watch = outcome.watch else { throw WatchStoreError.removedWhileAdding(number.formatted) }
         return AddedWatch(watch: watch, created: outcome.created, webhookSecret: outcome.secret)
@@ -18,8 +18,8 @@ extension SQLWatchStore {
     private func addRow(
         _ number: TrackingNumber, carrier: Carrier?, label: String?, owner: WatchOwner,
         webhook: (url: String, secret: String)?, now: Date
-    ) throws -> (created: Bool, secret: String?, watch: Watch?) {
-        try database.write { connection in
+    ) async throws -> (created: Bool, secret: String?, watch: Watch?) {
+        try await database.write { connection in
             if let lock = Database.ownerLock { try connection.run(lock, [.text(owner.id)]) }
             func row(_ id: Int64?) throws -> Watch? {
                 guard let id else { return nil }
@@ -36,8 +36,8 @@ extension SQLWatchStore {
             var created = watchID == nil
             if watchID == nil {
                 let count = try connection.run("SELECT COUNT(*) AS n FROM watches WHERE owner = ?", [.text(owner.id)])
-                guard try (count.first?.requiredInt("n") ?? 0) < maxWatchesPerOwner else {
-                    throw WatchStoreError.limitReached(maxWatchesPerOwner)
+                guard try (count.first?.requiredInt("n") ?? 0) < self.maxWatchesPerOwner else {
+                    throw WatchStoreError.limitReached(self.maxWatchesPerOwner)
                 }
                 // A shipment already known for the number (at the carrier named) is the new watch's baseline.
                 let known = try connection.run(
@@ -85,25 +85,25 @@ extension SQLWatchStore {
         }
     }
 
-    public func watch(_ number: TrackingNumber, owner: WatchOwner) throws -> Watch? {
-        let rows = try database.read { connection in
+    public func watch(_ number: TrackingNumber, owner: WatchOwner) async throws -> Watch? {
+        let rows = try await database.read { connection in
             try connection.run(
                 Self.watchColumns + " WHERE w.owner = ? AND w.number = ?", [.text(owner.id), .text(number.digits)])
         }
         return try rows.first.map(Self.watch(from:))
     }
 
-    public func watches(owner: WatchOwner, filter: WatchFilter, after cursor: Int64?, limit: Int) throws -> [Watch] {
+    public func watches(owner: WatchOwner, filter: WatchFilter, after cursor: Int64?, limit: Int) async throws -> [Watch] {
         var query = WatchQuery()
         query.state = filter
-        return try watches(owner: owner, matching: query, after: cursor, limit: limit, now: Date())
+        return try await watches(owner: owner, matching: query, after: cursor, limit: limit, now: Date())
     }
 
     public func watches(owner: WatchOwner, matching query: WatchQuery, after cursor: Int64?, limit: Int, now: Date)
-        throws -> [Watch]
+        async throws -> [Watch]
     {
         let (conditions, arguments) = query.conditions(now: now, find: Database.substringPosition)
-        let rows = try database.read { connection in
+        let rows = try await database.read { connection in
             try connection.run(
                 Self.watchColumns + " WHERE w.owner = ? AND w.id > ?" + conditions + " ORDER BY w.id LIMIT ?",
                 [.text(owner.id), .integer(cursor ?? 0)] + arguments + [.integer(Int64(max(0, limit)))])
@@ -111,11 +111,11 @@ extension SQLWatchStore {
         return try rows.map(Self.watch(from:))
     }
 
-    public func watchSummary(owner: WatchOwner, matching query: WatchQuery, now: Date) throws -> WatchSummary {
+    public func watchSummary(owner: WatchOwner, matching query: WatchQuery, now: Date) async throws -> WatchSummary {
         let (conditions, arguments) = query.counted.conditions(now: now, find: Database.substringPosition)
         let today = ForecastDay.today.isoDate(now: now)
         let tomorrow = ForecastDay.tomorrow.isoDate(now: now)
-        let rows = try database.read { connection in
+        let rows = try await database.read { connection in
             try connection.run(
                 """
                 SELECT w.family, w.status_code, COUNT(*) AS total, SUM(w.active) AS active,
@@ -138,34 +138,41 @@ extension SQLWatchStore {
         return summary
     }
 
-    public func remove(_ number: TrackingNumber, owner: WatchOwner) throws -> Bool {
-        try database.write { connection in
-            try connection.run(
-                "DELETE FROM watches WHERE owner = ? AND number = ?", [.text(owner.id), .text(number.digits)])
-            let removed = connection.changes > 0
-            // The number's history goes with its last watch.
-            let left = try connection.run("SELECT 1 FROM watches WHERE number = ? LIMIT 1", [.text(number.digits)])
-            if left.isEmpty {
-                try connection.run("DELETE FROM shipments WHERE number = ?", [.text(number.digits)])
-                try connection.run("DELETE FROM events WHERE number = ?", [.text(number.digits)])
-            }
-            return removed
+    public func remove(_ number: TrackingNumber, owner: WatchOwner) async throws -> Bool {
+        try await remove([number], owner: owner)[0]
+    }
+
+    public func remove(_ numbers: [TrackingNumber], owner: WatchOwner) async throws -> [Bool] {
+        try await database.write { connection in
+            try numbers.map { number in try Self.removeRow(number.digits, owner: owner, on: connection) }
         }
     }
 
-    public func removeFinished(owner: WatchOwner) throws -> Int {
-        try database.write { connection in
+    /// Deletes an owner's watch of a number; the number's history goes with its last watch.
+    private static func removeRow(_ digits: String, owner: WatchOwner, on connection: Database.Connection) throws
+        -> Bool
+    {
+        try connection.run("DELETE FROM watches WHERE owner = ? AND number = ?", [.text(owner.id), .text(digits)])
+        let removed = connection.changes > 0
+        if removed { try forgetIfUnwatched(digits, on: connection) }
+        return removed
+    }
+
+    private static func forgetIfUnwatched(_ digits: String, on connection: Database.Connection) throws {
+        let left = try connection.run("SELECT 1 FROM watches WHERE number = ? LIMIT 1", [.text(digits)])
+        guard left.isEmpty else { return }
+        try connection.run("DELETE FROM shipments WHERE number = ?", [.text(digits)])
+        try connection.run("DELETE FROM events WHERE number = ?", [.text(digits)])
+    }
+
+    public func removeFinished(owner: WatchOwner) async throws -> Int {
+        try await database.write { connection in
             let finished = try connection.run(
                 "SELECT number FROM watches WHERE owner = ? AND active = 0", [.text(owner.id)]
             ).map { try $0.requiredText("number") }
             try connection.run("DELETE FROM watches WHERE owner = ? AND active = 0", [.text(owner.id)])
             // A number's history goes with its last watch.
-            for digits in finished {
-                let left = try connection.run("SELECT 1 FROM watches WHERE number = ? LIMIT 1", [.text(digits)])
-                guard left.isEmpty else { continue }
-                try connection.run("DELETE FROM shipments WHERE number = ?", [.text(digits)])
-                try connection.run("DELETE FROM events WHERE number = ?", [.text(digits)])
-            }
+            for digits in finished { try Self.forgetIfUnwatched(digits, on: connection) }
             return finished.count
         }
     }
@@ -173,8 +180,8 @@ extension SQLWatchStore {
     public func update(
         _ number: TrackingNumber, owner: WatchOwner, label: String??, webhook: (url: String, secret: String)??,
         now: Date
-    ) throws -> Watch? {
-        try database.write { connection in
+    ) async throws -> Watch? {
+        try await database.write { connection in
             let found = try connection.run(
                 "SELECT id FROM watches WHERE owner = ? AND number = ?", [.text(owner.id), .text(number.digits)])
             guard let id = try found.first.map({ Int64(try $0.requiredInt("id")) }) else { return nil }
@@ -199,9 +206,9 @@ extension SQLWatchStore {
         }
     }
 
-    public func changes(of number: TrackingNumber, owner: WatchOwner) throws -> [StatusChange]? {
-        guard let watch = try watch(number, owner: owner) else { return nil }
-        let rows = try database.read { connection in
+    public func changes(of number: TrackingNumber, owner: WatchOwner) async throws -> [StatusChange]? {
+        guard let watch = try await watch(number, owner: owner) else { return nil }
+        let rows = try await database.read { connection in
             try connection.run(
                 "SELECT id, created_at, previous_json, shipment_json FROM changes WHERE watch_id = ? ORDER BY "
                     + Database.insertionOrder,
@@ -216,9 +223,9 @@ extension SQLWatchStore {
         }
     }
 
-    public func deliveries(of number: TrackingNumber, owner: WatchOwner) throws -> [DeliveryRecord]? {
-        guard let watch = try watch(number, owner: owner) else { return nil }
-        let rows = try database.read { connection in
+    public func deliveries(of number: TrackingNumber, owner: WatchOwner) async throws -> [DeliveryRecord]? {
+        guard let watch = try await watch(number, owner: owner) else { return nil }
+        let rows = try await database.read { connection in
             try connection.run(
                 """
                 SELECT o.change_id, o.state, a.at, a.status, a.error, a.duration_ms

@@ -16,12 +16,12 @@ public final class SQLWatchStore<Database: SQLDatabase>: WatchStore {
 
     public var shared: (any SharedDatabase)? { database.sharing(for: self) }
 
-    public func backup(to path: String) throws -> [String] { try database.backup(to: path) }
+    public func backup(to path: String) async throws -> [String] { try database.backup(to: path) }
 
     public var isRemote: Bool { Database.isRemote }
 
-    public func summary() throws -> StoreSummary {
-        try database.read { connection in
+    public func summary() async throws -> StoreSummary {
+        try await database.read { connection in
             func count(_ sql: String) throws -> Int { try Self.scalar(connection.run(sql, [])) }
             return StoreSummary(
                 engine: Database.engineName, schemaVersion: try count(Database.schemaVersionQuery),
@@ -35,23 +35,28 @@ public final class SQLWatchStore<Database: SQLDatabase>: WatchStore {
         }
     }
 
-    public func pendingDeliveryCount() throws -> Int {
-        let rows = try database.read { connection in
+    public func pendingDeliveryCount() async throws -> Int {
+        let rows = try await database.read { connection in
             try connection.run("SELECT COUNT(*) FROM outbox WHERE state = 'pending'")
         }
         return try Self.scalar(rows)
     }
 
-    public func latestShipment(of number: TrackingNumber) throws -> LatestShipment? {
-        let rows = try database.read { connection in
-            try connection.run("SELECT json, fetched_at FROM shipments WHERE number = ?", [.text(number.digits)])
-        }
+    public func latestShipment(of number: TrackingNumber) async throws -> LatestShipment? {
+        try await database.read { connection in try Self.latestShipment(of: number, on: connection) }
+    }
+
+    /// The latest shipment of a number, read on a connection lent already (a listener's own thread).
+    public static func latestShipment(of number: TrackingNumber, on connection: some SQLConnection) throws
+        -> LatestShipment?
+    {
+        let rows = try connection.run("SELECT json, fetched_at FROM shipments WHERE number = ?", [.text(number.digits)])
         guard let row = rows.first else { return nil }
         return LatestShipment(fetchedAt: try row.requiredDate("fetched_at"), json: try row.requiredData("json"))
     }
 
-    public func checkReachable() throws {
-        _ = try database.read { connection in try connection.run("SELECT 1").count }
+    public func checkReachable() async throws {
+        _ = try await database.read { connection in try connection.run("SELECT 1").count }
     }
 
     // MARK: Rows

@@ -9,9 +9,11 @@ public protocol SharedDatabase: Sendable {
     func upstreamBudget(carrier: Carrier, maxConcurrent: Int, minimumInterval: Duration, clock: any TrackingClock) throws
         -> any UpstreamBudget
 
-    /// Calls `handler` with each shipment another server records (the number, and its latest shipment when
-    /// it came along or could be read), on a thread of the stream's own, until the stream is stopped.
-    func shipmentStream(_ handler: @escaping @Sendable (TrackingNumber, LatestShipment) -> Void) -> any ShipmentStream
+    /// Calls `handler` with each shipment another server records (the number, and its latest shipment, or
+    /// why it could not be read when it was too large to come along), on a thread of the stream's own, until
+    /// the stream is stopped.
+    func shipmentStream(_ handler: @escaping @Sendable (TrackingNumber, Result<LatestShipment, any Error>) -> Void)
+        -> any ShipmentStream
 }
 
 /// A running ``SharedDatabase/shipmentStream(_:)``.

@@ -155,14 +155,14 @@ public struct StoreSummary: Sendable, Equatable {
 
 public protocol WatchStore: Sendable {
     /// The engine, the schema version and how many of each thing the database holds.
-    func summary() throws -> StoreSummary
+    func summary() async throws -> StoreSummary
     /// What servers on this database share through it (budget, shipments); `nil` when the database is one
     /// server's own.
     var shared: (any SharedDatabase)? { get }
     /// Copies the database into a new file at `path` while it is in use, and checks the copy; the check's
     /// lines (`["ok"]` for a sound copy).
     /// - Throws: ``WatchStoreError/backupUnsupported`` where the engine has its own tools (PostgreSQL).
-    func backup(to path: String) throws -> [String]
+    func backup(to path: String) async throws -> [String]
     /// Whether the database is reached over the network (calls may wait on round trips), not a local file.
     var isRemote: Bool { get }
 
@@ -175,38 +175,40 @@ public protocol WatchStore: Sendable {
     func add(
         _ number: TrackingNumber, carrier: Carrier?, label: String?, owner: WatchOwner,
         webhook: (url: String, secret: String)?, now: Date
-    ) throws -> AddedWatch
-    func watch(_ number: TrackingNumber, owner: WatchOwner) throws -> Watch?
+    ) async throws -> AddedWatch
+    func watch(_ number: TrackingNumber, owner: WatchOwner) async throws -> Watch?
     /// The most watches one owner may have.
     var maxWatchesPerOwner: Int { get }
     /// Watches in creation order after `cursor` (a watch id), at most `limit`.
-    func watches(owner: WatchOwner, filter: WatchFilter, after cursor: Int64?, limit: Int) throws -> [Watch]
+    func watches(owner: WatchOwner, filter: WatchFilter, after cursor: Int64?, limit: Int) async throws -> [Watch]
     /// Watches the query keeps, in creation order after `cursor`, at most `limit`: one indexed query, `now`
     /// saying which day today is.
-    func watches(owner: WatchOwner, matching query: WatchQuery, after cursor: Int64?, limit: Int, now: Date) throws
+    func watches(owner: WatchOwner, matching query: WatchQuery, after cursor: Int64?, limit: Int, now: Date) async throws
         -> [Watch]
     /// Counts of the watches the query keeps (its codes, families and forecast aside: those are counted).
-    func watchSummary(owner: WatchOwner, matching query: WatchQuery, now: Date) throws -> WatchSummary
+    func watchSummary(owner: WatchOwner, matching query: WatchQuery, now: Date) async throws -> WatchSummary
     /// Removes a watch with its changes, subscription and pending deliveries.
-    func remove(_ number: TrackingNumber, owner: WatchOwner) throws -> Bool
+    func remove(_ number: TrackingNumber, owner: WatchOwner) async throws -> Bool
+    /// Removes watches, in one transaction. - Returns: for each number, whether the owner watched it.
+    func remove(_ numbers: [TrackingNumber], owner: WatchOwner) async throws -> [Bool]
     /// Removes every finished watch of the owner, in one transaction. - Returns: how many.
-    func removeFinished(owner: WatchOwner) throws -> Int
+    func removeFinished(owner: WatchOwner) async throws -> Int
     /// Changes a watch's label and webhook: `nil` leaves one as it is, `.some(nil)` clears it; a new webhook
     /// replaces the old one (whose pending deliveries go with it). - Returns: the watch, or `nil` when the owner
     /// does not watch the number.
     func update(
         _ number: TrackingNumber, owner: WatchOwner, label: String??, webhook: (url: String, secret: String)??,
         now: Date
-    ) throws -> Watch?
-    func changes(of number: TrackingNumber, owner: WatchOwner) throws -> [StatusChange]?
-    func deliveries(of number: TrackingNumber, owner: WatchOwner) throws -> [DeliveryRecord]?
+    ) async throws -> Watch?
+    func changes(of number: TrackingNumber, owner: WatchOwner) async throws -> [StatusChange]?
+    func deliveries(of number: TrackingNumber, owner: WatchOwner) async throws -> [DeliveryRecord]?
 
     /// Records a fresh answer for a number: the latest shipment, new events, and for every watch of it the
     /// check time, the next check, and a change (with its webhook deliveries) when the status differs
     /// from the watch's last one. The first status a watch sees is its baseline, not a change.
     /// - Parameter nextCheck: when each watch should be checked next; `nil` stops checking it (inactive).
     @discardableResult
-    func record(_ shipment: Shipment, fetchedAt: Date, nextCheck: (Watch, Shipment) -> Date?) throws
+    func record(_ shipment: Shipment, fetchedAt: Date, nextCheck: (Watch, Shipment) -> Date?) async throws
         -> [StatusChange]
     /// Claims numbers to check, with the carrier each is followed at (`nil`: still to be found): nothing
     /// unless one is due by `now`; then up to `limit`, every due number first (the most overdue first, none
@@ -217,10 +219,10 @@ public protocol WatchStore: Sendable {
     /// number are held until `leaseUntil` (not due, and never taken to fill a POST): its answer reschedules
     /// them, and if the server that claimed it dies, another takes it over once the lease has run out;
     /// servers never claim the same number at once. A server alone (SQLite) takes no lease.
-    func claimDueChecks(now: Date, horizon: Date, fillFraction: Double, limit: Int, leaseUntil: Date) throws
+    func claimDueChecks(now: Date, horizon: Date, fillFraction: Double, limit: Int, leaseUntil: Date) async throws
         -> [DueCheck]
     /// Moves the next check of a number's watches (after a failed check).
-    func postpone(_ number: TrackingNumber, until: Date) throws
+    func postpone(_ number: TrackingNumber, until: Date) async throws
 
     /// Claims the oldest pending delivery of each subscription whose time has come (deliveries of one
     /// watch go out in order: the next waits until the one before is delivered or given up). Where servers
@@ -228,58 +230,58 @@ public protocol WatchStore: Sendable {
     /// recorded, decides what comes next), so each is sent once; one that dies leaves it to the others.
     /// - Parameter busy: watches whose delivery is being attempted now, by this server: none of theirs is
     ///   claimed again meanwhile.
-    func claimDeliveries(at now: Date, limit: Int, leaseUntil: Date, excludingWatches busy: Set<Int64>) throws
+    func claimDeliveries(at now: Date, limit: Int, leaseUntil: Date, excludingWatches busy: Set<Int64>) async throws
         -> [PendingDelivery]
     /// Ends the subscription a delivery belongs to (its receiver answered 410 Gone): its pending deliveries
     /// are given up, the watch shows when and why, and later changes post nothing.
-    func endSubscription(ofDelivery outboxID: Int64, at: Date, reason: String) throws
+    func endSubscription(ofDelivery outboxID: Int64, at: Date, reason: String) async throws
     /// Records an attempt; `delivered`, or retried at `retryAt`, or given up when `retryAt` is `nil`.
     func recordAttempt(
         _ outboxID: Int64, at: Date, status: Int?, error: String?, durationMilliseconds: Double, delivered: Bool,
-        retryAt: Date?) throws
+        retryAt: Date?) async throws
     /// Deliveries not yet delivered or given up.
-    func pendingDeliveryCount() throws -> Int
+    func pendingDeliveryCount() async throws -> Int
 
     /// The latest shipment recorded for a watched number, whoever fetched it.
-    func latestShipment(of number: TrackingNumber) throws -> LatestShipment?
+    func latestShipment(of number: TrackingNumber) async throws -> LatestShipment?
     /// Throws when the database cannot be reached now (for readiness checks).
-    func checkReachable() throws
+    func checkReachable() async throws
 
     // Notification channels (an owner's), their outbox and its attempts.
     /// - Throws: ``WatchStoreError/channelLimitReached(_:)`` past ``ChannelLimits/channelsPerOwner``.
-    func addChannel(_ channel: NewChannel, owner: WatchOwner, now: Date) throws -> ChannelRecord
-    func channels(owner: WatchOwner) throws -> [ChannelRecord]
-    func removeChannel(_ id: Int64, owner: WatchOwner) throws -> Bool
+    func addChannel(_ channel: NewChannel, owner: WatchOwner, now: Date) async throws -> ChannelRecord
+    func channels(owner: WatchOwner) async throws -> [ChannelRecord]
+    func removeChannel(_ id: Int64, owner: WatchOwner) async throws -> Bool
     /// The oldest pending announcement of each channel due now (none of `busy`), leased until `leaseUntil`.
     func claimChannelDeliveries(at now: Date, limit: Int, leaseUntil: Date, excludingChannels busy: Set<Int64>)
-        throws -> [PendingChannelDelivery]
+        async throws -> [PendingChannelDelivery]
     func recordChannelAttempt(
         _ outboxID: Int64, at: Date, status: Int?, error: String?, durationMilliseconds: Double, delivered: Bool,
         retryAt: Date?
-    ) throws
+    ) async throws
     /// Ends a channel its service refused for good: nothing more is sent to it; its pending announcements
     /// are given up.
-    func endChannel(_ id: Int64, at: Date, reason: String) throws
+    func endChannel(_ id: Int64, at: Date, reason: String) async throws
     /// A channel's attempts, newest last; `nil` when the owner has no such channel.
-    func channelDeliveries(of id: Int64, owner: WatchOwner) throws -> [DeliveryRecord]?
+    func channelDeliveries(of id: Int64, owner: WatchOwner) async throws -> [DeliveryRecord]?
     /// Queues an announcement that is no status change (arriving soon) for the channels of a watch's owner
     /// that hear it. - Returns: how many were queued.
     @discardableResult
-    func announce(_ kind: AnnouncementKind, watch: Watch, shipment: Data, at now: Date) throws -> Int
+    func announce(_ kind: AnnouncementKind, watch: Watch, shipment: Data, at now: Date) async throws -> Int
     /// Announces `arriving_soon` for the watches whose forecast window starts within `lead`, once per window.
     @discardableResult
-    func announceArrivals(now: Date, lead: TimeInterval, limit: Int) throws -> Int
+    func announceArrivals(now: Date, lead: TimeInterval, limit: Int) async throws -> Int
     /// A setting shared by every server on the database, set once: the value stored, or `value` when none was.
-    func setting(_ name: String, otherwise value: String) throws -> String
+    func setting(_ name: String, otherwise value: String) async throws -> String
 
-    func createKey(name: String, keyHash: Data, calendarHash: Data, now: Date) throws -> APIKeyRecord
-    func keys() throws -> [APIKeyRecord]
+    func createKey(name: String, keyHash: Data, calendarHash: Data, now: Date) async throws -> APIKeyRecord
+    func keys() async throws -> [APIKeyRecord]
     /// When the operator last opened the API to everyone without a key (`kuroneko keys open`), if ever.
-    func keysOpenedAt() throws -> Date?
+    func keysOpenedAt() async throws -> Date?
     /// Opens the API to everyone while no key is active (persisted; a key revoked later closes it again).
-    func openWithoutKeys(at: Date) throws
+    func openWithoutKeys(at: Date) async throws
     /// Revokes by name or id; false when no such key is active.
-    func revokeKey(_ nameOrID: String, now: Date) throws -> Bool
+    func revokeKey(_ nameOrID: String, now: Date) async throws -> Bool
 }
 
 /// The documented limits of the watch list.
@@ -328,22 +330,22 @@ extension WatchStore {
     public func add(
         _ number: TrackingNumber, label: String?, owner: WatchOwner, webhook: (url: String, secret: String)?,
         now: Date
-    ) throws -> AddedWatch {
-        try add(number, carrier: nil, label: label, owner: owner, webhook: webhook, now: now)
+    ) async throws -> AddedWatch {
+        try await add(number, carrier: nil, label: label, owner: owner, webhook: webhook, now: now)
     }
 
     /// Claims numbers due, filled with any due by `horizon` (whatever their interval).
-    public func claimDueChecks(now: Date, horizon: Date, limit: Int, leaseUntil: Date) throws -> [DueCheck] {
-        try claimDueChecks(now: now, horizon: horizon, fillFraction: 1, limit: limit, leaseUntil: leaseUntil)
+    public func claimDueChecks(now: Date, horizon: Date, limit: Int, leaseUntil: Date) async throws -> [DueCheck] {
+        try await claimDueChecks(now: now, horizon: horizon, fillFraction: 1, limit: limit, leaseUntil: leaseUntil)
     }
 
     /// The numbers due, without their carriers.
-    public func claimDue(now: Date, horizon: Date, limit: Int, leaseUntil: Date) throws -> [TrackingNumber] {
-        try claimDueChecks(now: now, horizon: horizon, limit: limit, leaseUntil: leaseUntil).map(\.number)
+    public func claimDue(now: Date, horizon: Date, limit: Int, leaseUntil: Date) async throws -> [TrackingNumber] {
+        try await claimDueChecks(now: now, horizon: horizon, limit: limit, leaseUntil: leaseUntil).map(\.number)
     }
 
     /// Claims due deliveries, none excluded.
-    public func claimDeliveries(at now: Date, limit: Int, leaseUntil: Date) throws -> [PendingDelivery] {
-        try claimDeliveries(at: now, limit: limit, leaseUntil: leaseUntil, excludingWatches: [])
+    public func claimDeliveries(at now: Date, limit: Int, leaseUntil: Date) async throws -> [PendingDelivery] {
+        try await claimDeliveries(at: now, limit: limit, leaseUntil: leaseUntil, excludingWatches: [])
     }
 }

@@ -1,0 +1,55 @@
+import Foundation
+import KuronekoHTTP
+import KuronekoStore
+import Synchronization
+
+/// Store calls that failed in background work (the poller, the deliverers, recording an answer, the key
+/// ring, the metrics): each failure is one log line naming the operation and what it was about, with the
+/// error (which never reaches a client), and is counted per operation for
+/// `kuroneko_store_errors_total{operation}`. A cancellation is the server stopping, not a failure: neither
+/// logged nor counted.
+public final class StoreFailures: Sendable {
+    /// What was being done; a fixed set, so the metric's labels are bounded.
+    public enum Operation: String, CaseIterable, Sendable {
+        case claimChecks = "claim_checks"
+        case postpone
+        case record
+        case readShared = "read_shared"
+        case claimDeliveries = "claim_deliveries"
+        case recordAttempt = "record_attempt"
+        case endSubscription = "end_subscription"
+        case claimChannelDeliveries = "claim_channel_deliveries"
+        case recordChannelAttempt = "record_channel_attempt"
+        case endChannel = "end_channel"
+        case announceArrivals = "announce_arrivals"
+        case loadKeys = "load_keys"
+        case metrics
+    }
+
+    private let counts = Mutex([Operation: Int]())
+    private let log: @Sendable (String) -> Void
+
+    /// - Parameter log: where the lines go (the server's event log); nowhere by default.
+    public init(log: @escaping @Sendable (String) -> Void = { _ in }) {
+        self.log = log
+    }
+
+    /// Logs and counts one failure: `store operation=record error="…" number=••••-••••-9830`.
+    public func report(_ operation: Operation, _ error: any Error, context: String = "") {
+        if error is CancellationError { return }
+        counts.withLock { $0[operation, default: 0] += 1 }
+        let detail = "\(error)".replacingOccurrences(of: "\"", with: "'").replacingOccurrences(of: "\n", with: " ")
+        log("store operation=\(operation.rawValue) error=\"\(detail.prefix(300))\"" + (context.isEmpty ? "" : " \(context)"))
+    }
+
+    /// Failures so far, by operation.
+    public func count(_ operation: Operation) -> Int { counts.withLock { $0[operation] ?? 0 } }
+
+    var prometheusLines: [String] {
+        let counts = self.counts.withLock { $0 }
+        return [
+            "# HELP kuroneko_store_errors_total Store calls of background work that failed, by operation.",
+            "# TYPE kuroneko_store_errors_total counter",
+        ] + Operation.allCases.map { "kuroneko_store_errors_total{operation=\"\($0.rawValue)\"} \(counts[$0] ?? 0)" }
+    }
+}
