@@ -300,8 +300,20 @@ struct MultiInstanceTests {
             #expect(try await HTTPClient.send("GET", base + "/v1/watches").status == 503)
             #expect(try await HTTPClient.send("GET", base + "/v1/shipments/\(numbers[0].digits)").status == 200)
         }
+        // The client is told what failed in words and the request's id; the driver's words are in the log.
+        let refused = try await HTTPClient.send("GET", base + "/v1/watches", headers: ["X-Request-ID": "outage-1"])
+        let problem = try JSON(data: refused.body)
+        #expect(refused.status == 503 && problem["reason"] == .string("store_unavailable"))
+        let detail = String(decoding: refused.body, as: UTF8.self)
+        #expect(detail.contains("(request outage-1)"), "\(detail)")
+        for leak in ["PostgreSQL", "postgres", "libpq", "connection", "StoreError", "SELECT", "socket"] {
+            #expect(!detail.contains(leak), "the answer shows \(leak): \(detail)")
+        }
+        #expect(!String(decoding: ready.body, as: UTF8.self).contains("socket"))
 
         try await Self.script("resume", cluster)
+        #expect(await server.waitForLog("request=outage-1"), "the failure is logged under the request's id")
+        #expect(server.logSoFar.contains("store operation=api"))
         // pg_ctl returns once the database takes connections; the server's next use finds its old connections
         // broken and opens new ones, so the first request after the restart already works.
         #expect(try await HTTPClient.send("GET", base + "/readyz").status == 200, "no reconnect on first use")

@@ -218,7 +218,7 @@ public final class Server: Sendable {
             corsOrigins: configuration.corsOrigins, log: sink, logFormat: configuration.logFormat,
             watches: WatchRoutes(
                 store: store, service: service, clock: clock, allowPrivateWebhooks: configuration.allowPrivateWebhooks,
-                vapid: vapid, sendsMail: configuration.smtp != nil),
+                vapid: vapid, sendsMail: configuration.smtp != nil, failures: failures),
             keys: APIKeyMiddleware(ring: keyRing, required: configuration.requireAPIKey),
             webApp: configuration.webApp ? WebApp.embedded : nil,
             moreMetrics: {

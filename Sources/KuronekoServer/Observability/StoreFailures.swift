@@ -4,7 +4,7 @@ import KuronekoStore
 import Synchronization
 
 /// Store calls that failed in background work (the poller, the deliverers, recording an answer, the key
-/// ring, the metrics): each failure is one log line naming the operation and what it was about, with the
+/// ring, the metrics) or in a request (answered 503 with its request id): each failure is one log line naming the operation and what it was about, with the
 /// error (which never reaches a client), and is counted per operation for
 /// `kuroneko_store_errors_total{operation}`. A cancellation is the server stopping, not a failure: neither
 /// logged nor counted.
@@ -24,6 +24,8 @@ public final class StoreFailures: Sendable {
         case announceArrivals = "announce_arrivals"
         case loadKeys = "load_keys"
         case metrics
+        /// A request's store call (the client was answered 503 with the request's id).
+        case api
     }
 
     private let counts = Mutex([Operation: Int]())

@@ -18,9 +18,9 @@ struct ChannelRoutes: Sendable {
 
     func register(into router: inout Router) {
         let routes = self
-        router.add("POST", "/v1/channels") { request, _ in await WatchRoutes.answer { try await routes.add(request) } }
+        router.add("POST", "/v1/channels") { request, _ in await routes.watches.answer(request) { try await routes.add(request) } }
         router.add("GET", "/v1/channels") { request, _ in
-            await WatchRoutes.answer {
+            await routes.watches.answer(request) {
                 let owner = WatchRoutes.owner(of: request)
                 let store = routes.watches.store
                 let channels = try await store.channels(owner: owner)
@@ -28,7 +28,7 @@ struct ChannelRoutes: Sendable {
             }
         }
         router.add("DELETE", "/v1/channels/{id}") { request, parameters in
-            await WatchRoutes.answer {
+            await routes.watches.answer(request) {
                 let (id, owner, store) = (try Self.id(parameters), WatchRoutes.owner(of: request), routes.watches.store)
                 guard try await store.removeChannel(id, owner: owner) else {
                     throw RouteProblem.notFound("channel \(id)")
@@ -37,7 +37,7 @@ struct ChannelRoutes: Sendable {
             }
         }
         router.add("GET", "/v1/channels/{id}/deliveries") { request, parameters in
-            await WatchRoutes.answer {
+            await routes.watches.answer(request) {
                 let (id, owner, store) = (try Self.id(parameters), WatchRoutes.owner(of: request), routes.watches.store)
                 guard
                     let records = try await store.channelDeliveries(of: id, owner: owner)

@@ -14,10 +14,10 @@ extension WatchRoutes {
     func registerBulk(into router: inout Router) {
         let routes = self
         router.add("POST", "/v1/watches/remove") { request, _ in
-            await Self.answer { try await routes.removeMany(request) }
+            await routes.answer(request) { try await routes.removeMany(request) }
         }
         router.add("PATCH", "/v1/watches/{number}") { request, parameters in
-            await Self.answer { try await routes.patch(request, parameters) }
+            await routes.answer(request) { try await routes.patch(request, parameters) }
         }
     }
 
@@ -34,33 +34,23 @@ extension WatchRoutes {
         for (index, item) in items.enumerated() {
             if index > 0 { results.append(UInt8(ascii: ",")) }
             let shown = (item as? [String: Any])?["number"] as? String
-            var status: Int
-            var payload: Data
+            var entry = Data(#"{"index":\#(index),"number":"#.utf8)
+            WatchJSON.appendString(&entry, shown.map { String($0.prefix(40)) })
             do {
                 guard item is [String: Any], let data = try? JSONSerialization.data(withJSONObject: item) else {
                     throw RouteProblem.bad(
                         "item \(index) is not a JSON object such as {\"number\": \"XXXX-XXXX-XXXX\"}")
                 }
                 let answer = try await addOne(try AddWatchRequest.decode(data), owner: owner)
-                (status, payload) = (answer.status, answer.body)
-            } catch let problem as RouteProblem {
-                (status, payload) = (problem.response.status, problem.response.body)
-            } catch let error as WatchStoreError {
-                let problem = RouteProblem.conflict(error)
-                (status, payload) = (problem.response.status, problem.response.body)
-            }
-            var entry = Data(#"{"index":\#(index),"number":"#.utf8)
-            WatchJSON.appendString(&entry, shown.map { String($0.prefix(40)) })
-            entry.append(Data(#","status":\#(status),"#.utf8))
-            if status == 200 || status == 201 {
-                entry.append(Data(#""watch":"#.utf8))
-                entry.append(payload)
-            } else {
-                let problem = try? JSONSerialization.jsonObject(with: payload) as? [String: Any]
-                entry.append(Data(#""detail":"#.utf8))
-                WatchJSON.appendString(&entry, problem?["detail"] as? String ?? "refused")
+                entry.append(Data(#","status":\#(answer.status),"watch":"#.utf8))
+                entry.append(answer.body)
+            } catch let error where error is RouteProblem || error is WatchStoreError {
+                // A refusal of this item; the others go on. (A store failure fails the whole request.)
+                let problem = RouteProblem(error, requestID: nil)
+                entry.append(Data(#","status":\#(problem.status),"detail":"#.utf8))
+                WatchJSON.appendString(&entry, problem.detail)
                 entry.append(Data(#","reason":"#.utf8))
-                WatchJSON.appendString(&entry, problem?["reason"] as? String ?? ProblemReason.invalidRequest.rawValue)
+                WatchJSON.appendString(&entry, problem.reason.rawValue)
             }
             entry.append(UInt8(ascii: "}"))
             results.append(entry)

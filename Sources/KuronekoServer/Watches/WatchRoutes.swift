@@ -18,11 +18,14 @@ public struct WatchRoutes: Sendable {
     let sendsMail: Bool
     /// CSV exports being written (at most ``WatchListExport/concurrentExports``).
     let exports = ExportGate()
+    /// Where store failures met by a request are logged and counted.
+    let failures: StoreFailures
 
     public init(
         store: any WatchStore, service: ShipmentService, clock: any TrackingClock, allowPrivateWebhooks: Bool,
-        vapid: VAPID? = nil, sendsMail: Bool = false
+        vapid: VAPID? = nil, sendsMail: Bool = false, failures: StoreFailures = StoreFailures()
     ) {
+        self.failures = failures
         self.vapid = vapid
         self.sendsMail = sendsMail
         self.store = store
@@ -33,17 +36,17 @@ public struct WatchRoutes: Sendable {
 
     func register(into router: inout Router) {
         let routes = self
-        router.add("POST", "/v1/watches") { request, _ in await Self.answer { try await routes.add(request) } }
-        router.add("GET", "/v1/watches") { request, _ in await Self.answer { try await routes.list(request) } }
+        router.add("POST", "/v1/watches") { request, _ in await routes.answer(request) { try await routes.add(request) } }
+        router.add("GET", "/v1/watches") { request, _ in await routes.answer(request) { try await routes.list(request) } }
         registerBulk(into: &router)
         router.add("GET", "/v1/watches/summary") { request, _ in
-            await Self.answer { try await routes.summary(request) }
+            await routes.answer(request) { try await routes.summary(request) }
         }
         router.add("GET", "/v1/watches/{number}") { request, parameters in
-            await Self.answer { .jsonData(Self.json(try await routes.lookUp(request, parameters))) }
+            await routes.answer(request) { .jsonData(Self.json(try await routes.lookUp(request, parameters))) }
         }
         router.add("DELETE", "/v1/watches/{number}") { request, parameters in
-            await Self.answer {
+            await routes.answer(request) {
                 let watch = try await routes.lookUp(request, parameters)
                 let store = routes.store
                 _ = try await store.remove(watch.number, owner: watch.owner)
@@ -51,7 +54,7 @@ public struct WatchRoutes: Sendable {
             }
         }
         router.add("GET", "/v1/watches/{number}/changes") { request, parameters in
-            await Self.answer {
+            await routes.answer(request) {
                 let watch = try await routes.lookUp(request, parameters)
                 let store = routes.store
                 let changes =
@@ -61,7 +64,7 @@ public struct WatchRoutes: Sendable {
             }
         }
         router.add("GET", "/v1/watches/{number}/deliveries") { request, parameters in
-            await Self.answer {
+            await routes.answer(request) {
                 let watch = try await routes.lookUp(request, parameters)
                 let store = routes.store
                 let deliveries =
@@ -71,23 +74,24 @@ public struct WatchRoutes: Sendable {
             }
         }
         router.add("POST", "/v1/watches/{number}/refresh") { request, parameters in
-            await Self.answer { try await routes.refresh(request, parameters) }
+            await routes.answer(request) { try await routes.refresh(request, parameters) }
         }
-        router.add("GET", "/v1/calendar.ics") { request, _ in await Self.answer { try await routes.calendar(request) } }
+        router.add("GET", "/v1/calendar.ics") { request, _ in await routes.answer(request) { try await routes.calendar(request) } }
         ChannelRoutes(watches: routes, vapid: vapid, sendsMail: sendsMail).register(into: &router)
     }
 
     /// Runs a route: a thrown ``RouteProblem`` is its answer, a ``WatchStoreError`` (a conflict the store
     /// found) a 409, and any other error, which only the database throws, a 503. No failure is an empty 200.
-    static func answer(_ route: () async throws -> HTTPResponse) async -> HTTPResponse {
+    /// Runs a route; any error it throws is answered as the problem it is (``RouteProblem``). A failure of the
+    /// store is logged and counted with the request's id, which is all the client is told of it.
+    func answer(_ request: HTTPRequest, _ route: () async throws -> HTTPResponse) async -> HTTPResponse {
         do {
             return try await route()
-        } catch let problem as RouteProblem {
-            return problem.response
-        } catch let error as WatchStoreError {
-            return RouteProblem.conflict(error).response
         } catch {
-            return RouteProblem.storeFailure(error).response
+            if RouteProblem.isStoreFailure(error) {
+                failures.report(.api, error, context: "request=\(request.id ?? "-") route=\(request.method) \(request.path)")
+            }
+            return RouteProblem(error, requestID: request.id).response
         }
     }
 
@@ -114,7 +118,7 @@ public struct WatchRoutes: Sendable {
                 number = try TrackingNumber(parsing: body.number)
             }
         } catch {
-            throw RouteProblem(response: .invalidNumber(error))
+            throw RouteProblem.invalidNumber(error)
         }
         var label: String?
         if let text = body.label {
@@ -204,7 +208,7 @@ public struct WatchRoutes: Sendable {
         do {
             number = try TrackingNumber(parsing: parameters["number"] ?? "")
         } catch {
-            throw RouteProblem(response: .invalidNumber(error))
+            throw RouteProblem.invalidNumber(error)
         }
         let (store, owner) = (self.store, Self.owner(of: request))
         guard let watch = try await store.watch(number, owner: owner) else {

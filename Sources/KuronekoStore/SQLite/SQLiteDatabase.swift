@@ -118,6 +118,9 @@ public final class SQLiteDatabase: SQLDatabase {
         try reader().runAndWait(body)
     }
 
+    /// Writes waiting for the writer (tests).
+    var writesQueued: Int { writer.queuedCount }
+
     private func reader() -> SQLiteWorker {
         readerWorkers[nextReader.add(1, ordering: .relaxed).oldValue % readerWorkers.count]
     }

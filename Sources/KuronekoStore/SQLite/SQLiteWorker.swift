@@ -123,6 +123,9 @@ final class SQLiteWorker: @unchecked Sendable {
         }
     }
 
+    /// Jobs waiting for their turn.
+    var queuedCount: Int { state.withLock { $0.queued.count } }
+
     private func enqueue(_ job: Job) {
         let accepted = state.withLock { state -> Bool in
             guard !state.stopping else { return false }
