@@ -192,6 +192,21 @@ enum PostgresSchema {
                 ALTER TABLE upstream_pacing DROP CONSTRAINT upstream_pacing_id_check;
                 ALTER TABLE upstream_pacing ALTER COLUMN id SET DEFAULT 1;
                 ALTER TABLE upstream_pacing ADD PRIMARY KEY (carrier);
+                CREATE TABLE watch_counts (owner text PRIMARY KEY, watches bigint NOT NULL);
+                INSERT INTO watch_counts (owner, watches) SELECT owner, COUNT(*) FROM watches GROUP BY owner;
+                CREATE FUNCTION kuroneko_count_watches() RETURNS trigger LANGUAGE plpgsql AS $$
+                BEGIN
+                    IF TG_OP = 'INSERT' THEN
+                        INSERT INTO watch_counts (owner, watches) VALUES (NEW.owner, 1)
+                        ON CONFLICT (owner) DO UPDATE SET watches = watch_counts.watches + 1;
+                        RETURN NEW;
+                    END IF;
+                    UPDATE watch_counts SET watches = watches - 1 WHERE owner = OLD.owner;
+                    RETURN OLD;
+                END
+                $$;
+                CREATE TRIGGER watches_counted AFTER INSERT OR DELETE ON watches
+                    FOR EACH ROW EXECUTE FUNCTION kuroneko_count_watches();
                 """,
             { try SchemaFills.listColumns(on: $0) }
         ),

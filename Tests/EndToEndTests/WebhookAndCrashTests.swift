@@ -49,7 +49,7 @@ struct WebhookAndCrashTests {
         let number = ValidNumbers.numbers(1)[0]
         let url = "http://127.0.0.1:\(receiver.port)/hooks/kuroneko"
         _ = try await store.add(number, label: nil, owner: .local, webhook: (url, "whsec_test"), now: clock.now)
-        let next: (Watch, Shipment) -> Date? = { _, _ in clock.now }
+        let next: @Sendable (Watch, Shipment) -> Date? = { _, _ in clock.now }
         try await store.record(Self.shipment(number, "荷物受付", .infoReceived), fetchedAt: clock.now, nextCheck: next)
         try await store.record(Self.shipment(number, "輸送中", .inTransit), fetchedAt: clock.now, nextCheck: next)
         try await store.record(Self.shipment(number, "配達中", .outForDelivery), fetchedAt: clock.now, nextCheck: next)
@@ -142,7 +142,7 @@ struct WebhookAndCrashTests {
             let url = "http://127.0.0.1:\(receiver.port)/hook"
             let now = Date()
             _ = try await store.add(number, label: nil, owner: .local, webhook: (url, "whsec_kill"), now: now)
-            let later: (Watch, Shipment) -> Date? = { _, _ in now.addingTimeInterval(86_400) }
+            let later: @Sendable (Watch, Shipment) -> Date? = { _, _ in now.addingTimeInterval(86_400) }
             try await store.record(Self.shipment(number, "荷物受付", .infoReceived), fetchedAt: now, nextCheck: later)
             try await store.record(Self.shipment(number, "輸送中", .inTransit), fetchedAt: now, nextCheck: later)
             await #expect(try store.pendingDeliveryCount() == 1)
@@ -201,7 +201,7 @@ extension WebhookAndCrashTests {
             let now = Date()
             _ = try await store.addChannel(channel.channel, owner: .local, now: now)
             _ = try await store.add(number, label: "靴", owner: .local, webhook: nil, now: now)
-            let later: (Watch, Shipment) -> Date? = { _, _ in now.addingTimeInterval(86_400) }
+            let later: @Sendable (Watch, Shipment) -> Date? = { _, _ in now.addingTimeInterval(86_400) }
             try await store.record(Self.shipment(number, "荷物受付", .infoReceived), fetchedAt: now, nextCheck: later)
             try await store.record(Self.shipment(number, "配達中", .outForDelivery), fetchedAt: now, nextCheck: later)
         }

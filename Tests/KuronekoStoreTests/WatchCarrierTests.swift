@@ -38,13 +38,18 @@ struct WatchCarrierTests {
         switch engine {
         case .sqlite:
             try made.write("ALTER TABLE watches DROP COLUMN carrier", [[]])
-            for table in ["channel_attempts", "channel_outbox", "channels"] {
+            try made.write("DROP TRIGGER watches_counted_in", [[]])
+            try made.write("DROP TRIGGER watches_counted_out", [[]])
+            for table in ["channel_attempts", "channel_outbox", "channels", "watch_counts"] {
                 try made.write("DROP TABLE \(table)", [[]])
             }
             try made.write("PRAGMA user_version = 4", [[]])
         case .postgres:
             try made.write("ALTER TABLE watches DROP COLUMN carrier", [[]])
             try made.write("DROP TABLE channel_attempts, channel_outbox, channels", [[]])
+            try made.write("DROP TRIGGER watches_counted ON watches", [[]])
+            try made.write("DROP FUNCTION kuroneko_count_watches", [[]])
+            try made.write("DROP TABLE watch_counts", [[]])
             // The shared budget as it was before each carrier had its own.
             for statement in [
                 "ALTER TABLE upstream_slots DROP CONSTRAINT upstream_slots_pkey",

@@ -92,7 +92,7 @@ struct WatchListQueryTests {
             }
             return shipment
         }
-        let next: (Watch, Shipment) -> Date? = { _, shipment in
+        let next: @Sendable (Watch, Shipment) -> Date? = { _, shipment in
             shipment.status.isTerminal ? nil : self.now.addingTimeInterval(3_600)
         }
         try await store.record(shipment(numbers[0], .inTransit), fetchedAt: now, nextCheck: next)

@@ -73,7 +73,8 @@ struct WatchStoreTests {
             "migrating \(path) from schema version 6 to 7: adds the end of each watch's claim by a server, so polls "
                 + "can be filled with numbers due soon",
             "migrating \(path) from schema version 7 to 8: adds what a list is narrowed by to each watch (status, "
-                + "family, forecast day, last event, search text), indexed, and fills it for every watch already there",
+                + "family, forecast day, last event, search text), indexed, and fills it for every watch already there; "
+                + "counts each owner's watches",
         ]
         #expect(lines.withLock { $0 } == expected)
         lines.withLock { $0.removeAll() }
@@ -130,7 +131,7 @@ struct WatchStoreTests {
         let again = try await store.add(
             number, label: nil, owner: .local, webhook: ("http://example.com/other", "x"), now: now)
         #expect(!again.created && again.webhookSecret == nil && again.watch.label == "靴")
-        let next: (Watch, Shipment) -> Date? = { _, _ in self.now.addingTimeInterval(600) }
+        let next: @Sendable (Watch, Shipment) -> Date? = { _, _ in self.now.addingTimeInterval(600) }
         #expect(try await store.record(Self.shipment(number, "荷物受付", .infoReceived), fetchedAt: now, nextCheck: next).isEmpty)
         #expect(try await store.record(Self.shipment(number, "荷物受付", .infoReceived), fetchedAt: now, nextCheck: next).isEmpty)
         let changes = try await store.record(
@@ -154,7 +155,7 @@ struct WatchStoreTests {
         let store = engineStore.store
         let number = ValidNumbers.numbers(1)[0]
         _ = try await store.add(number, label: nil, owner: .local, webhook: ("http://example.com/h", "k"), now: now)
-        let next: (Watch, Shipment) -> Date? = { _, _ in self.now }
+        let next: @Sendable (Watch, Shipment) -> Date? = { _, _ in self.now }
         try await store.record(Self.shipment(number, "荷物受付", .infoReceived), fetchedAt: now, nextCheck: next)
         let first = try await store.record(Self.shipment(number, "輸送中", .inTransit), fetchedAt: now, nextCheck: next)
         let second = try await store.record(Self.shipment(number, "配達中", .outForDelivery), fetchedAt: now, nextCheck: next)
@@ -188,7 +189,7 @@ struct WatchStoreTests {
         let number = ValidNumbers.numbers(1)[0]
         _ = try await store.add(number, label: nil, owner: .local, webhook: ("http://example.com/h", "k"), now: now)
         let schedule = PollSchedule()
-        let next: (Watch, Shipment) -> Date? = { watch, shipment in
+        let next: @Sendable (Watch, Shipment) -> Date? = { watch, shipment in
             schedule.nextCheck(for: shipment, watchCreatedAt: watch.createdAt, now: self.now, random: 0.5)
         }
         try await store.record(Self.shipment(number, "輸送中", .inTransit), fetchedAt: now, nextCheck: next)
@@ -327,7 +328,7 @@ struct WatchStoreTests {
         let store = try await engine.makeStore().store
         let number = ValidNumbers.numbers(1)[0]
         _ = try await store.add(number, label: nil, owner: .local, webhook: nil, now: now)
-        let next: (Watch, Shipment) -> Date? = { _, _ in self.now.addingTimeInterval(600) }
+        let next: @Sendable (Watch, Shipment) -> Date? = { _, _ in self.now.addingTimeInterval(600) }
         try await store.record(Self.shipment(number, "荷物受付", .infoReceived), fetchedAt: now, nextCheck: next)
         let forward = try await store.record(
             Self.shipment(number, "輸送中", .inTransit), fetchedAt: now.addingTimeInterval(60), nextCheck: next)
@@ -382,7 +383,7 @@ struct WatchStoreTests {
         for number in numbers {
             _ = try await first.add(number, label: nil, owner: .local, webhook: ("http://example.com/h", "k"), now: now)
         }
-        let next: (Watch, Shipment) -> Date? = { _, _ in self.now }
+        let next: @Sendable (Watch, Shipment) -> Date? = { _, _ in self.now }
         for number in numbers {
             try await first.record(Self.shipment(number, "荷物受付", .infoReceived), fetchedAt: now, nextCheck: next)
             try await first.record(Self.shipment(number, "輸送中", .inTransit), fetchedAt: now, nextCheck: next)

@@ -5,29 +5,29 @@ import Kuroneko
 /// deliveries), claiming due numbers, postponing one.
 extension SQLWatchStore {
     @discardableResult
-    public func record(_ shipment: Shipment, fetchedAt: Date, nextCheck: (Watch, Shipment) -> Date?) async throws
-        -> [StatusChange]
-    {
+    public func record(
+        _ shipment: Shipment, fetchedAt: Date, nextCheck: @escaping @Sendable (Watch, Shipment) -> Date?
+    ) async throws -> [StatusChange] {
         let number = shipment.trackingNumber
         let served = ServedShipment.encode(shipment, fetchedAt: fetchedAt)
         let status = (try? JSONEncoder.kuroneko().encode(shipment.status)) ?? Data("{}".utf8)
-        // The watches followed at this carrier, or still to be found (a number a carrier does not know says
-        // nothing of a watch followed at another).
-        let watches = try await database.read { connection in
-            try connection.run(
-                Self.watchColumns + " WHERE w.number = ? AND w.active = 1 AND (w.carrier IS NULL OR w.carrier = ?)",
-                [.text(number.digits), .text(shipment.carrier.rawValue)])
-        }.compactMap(Self.watch(from:))
         // A watch still to be found is found here, unless this carrier does not know the number either.
         let found: SQLValue = shipment.status.code == .notFound ? .null : .text(shipment.carrier.rawValue)
-        // Only watched numbers are kept: a lookup of anything else leaves no trace here.
-        guard !watches.isEmpty else { return [] }
-        let schedule = watches.map { ($0.id, nextCheck($0, shipment)) }
-        let byID = Dictionary(watches.map { ($0.id, $0) }) { first, _ in first }
         let arriving = ArrivingSoon.window(of: shipment)
         // The columns a list is narrowed by (the search text is the label's and the number's: unchanged here).
         let listed = ListColumns(shipment: shipment, label: nil, digits: number.digits)
+        // One call on the writer's thread: the watches are read in the transaction that records the answer.
         return try await database.write { connection in
+            // The watches followed at this carrier, or still to be found (a number a carrier does not know says
+            // nothing of a watch followed at another).
+            let watches = try connection.run(
+                Self.watchColumns + " WHERE w.number = ? AND w.active = 1 AND (w.carrier IS NULL OR w.carrier = ?)",
+                [.text(number.digits), .text(shipment.carrier.rawValue)]
+            ).compactMap(Self.watch(from:))
+            // Only watched numbers are kept: a lookup of anything else leaves no trace here.
+            guard !watches.isEmpty else { return [] }
+            let schedule = watches.map { ($0.id, nextCheck($0, shipment)) }
+            let byID = Dictionary(watches.map { ($0.id, $0) }) { first, _ in first }
             try connection.run(
                 """
                 INSERT INTO shipments (number, json, status_code, status_label, terminal, fetched_at)

@@ -35,7 +35,8 @@ extension SQLWatchStore {
             }
             var created = watchID == nil
             if watchID == nil {
-                let count = try connection.run("SELECT COUNT(*) AS n FROM watches WHERE owner = ?", [.text(owner.id)])
+                // Kept by triggers on every insert and delete: no count of the whole list per add.
+                let count = try connection.run("SELECT watches AS n FROM watch_counts WHERE owner = ?", [.text(owner.id)])
                 guard try (count.first?.requiredInt("n") ?? 0) < self.maxWatchesPerOwner else {
                     throw WatchStoreError.limitReached(self.maxWatchesPerOwner)
                 }

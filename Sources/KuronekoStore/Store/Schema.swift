@@ -163,7 +163,19 @@ enum Schema {
         // its forecast day, its last event, its label and number normalised for search), filled for the rows
         // already there.
         SQLiteDatabase.Migration(
-            version: 8, sql: SchemaFills.listColumnsSQL(text: "TEXT"), fill: { try SchemaFills.listColumns(on: $0) }),
+            version: 8,
+            sql: SchemaFills.listColumnsSQL(text: "TEXT") + """
+                CREATE TABLE watch_counts (owner TEXT PRIMARY KEY, watches INTEGER NOT NULL);
+                INSERT INTO watch_counts (owner, watches) SELECT owner, COUNT(*) FROM watches GROUP BY owner;
+                CREATE TRIGGER watches_counted_in AFTER INSERT ON watches BEGIN
+                    INSERT INTO watch_counts (owner, watches) VALUES (NEW.owner, 1)
+                    ON CONFLICT (owner) DO UPDATE SET watches = watches + 1;
+                END;
+                CREATE TRIGGER watches_counted_out AFTER DELETE ON watches BEGIN
+                    UPDATE watch_counts SET watches = watches - 1 WHERE owner = OLD.owner;
+                END;
+                """,
+            fill: { try SchemaFills.listColumns(on: $0) }),
     ]
 }
 

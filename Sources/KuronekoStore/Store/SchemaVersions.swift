@@ -15,7 +15,7 @@ public enum SchemaVersions {
         7: "adds the end of each watch's claim by a server, so polls can be filled with numbers due soon",
         8:
             "adds what a list is narrowed by to each watch (status, family, forecast day, last event, search text), "
-            + "indexed, and fills it for every watch already there",
+            + "indexed, and fills it for every watch already there; counts each owner's watches",
     ]
 
     /// The newest version this build knows.

@@ -208,7 +208,8 @@ public protocol WatchStore: Sendable {
     /// from the watch's last one. The first status a watch sees is its baseline, not a change.
     /// - Parameter nextCheck: when each watch should be checked next; `nil` stops checking it (inactive).
     @discardableResult
-    func record(_ shipment: Shipment, fetchedAt: Date, nextCheck: (Watch, Shipment) -> Date?) async throws
+    func record(_ shipment: Shipment, fetchedAt: Date, nextCheck: @escaping @Sendable (Watch, Shipment) -> Date?)
+        async throws
         -> [StatusChange]
     /// Claims numbers to check, with the carrier each is followed at (`nil`: still to be found): nothing
     /// unless one is due by `now`; then up to `limit`, every due number first (the most overdue first, none
