@@ -192,21 +192,39 @@ enum PostgresSchema {
                 ALTER TABLE upstream_pacing DROP CONSTRAINT upstream_pacing_id_check;
                 ALTER TABLE upstream_pacing ALTER COLUMN id SET DEFAULT 1;
                 ALTER TABLE upstream_pacing ADD PRIMARY KEY (carrier);
-                CREATE TABLE watch_counts (owner text PRIMARY KEY, watches bigint NOT NULL);
-                INSERT INTO watch_counts (owner, watches) SELECT owner, COUNT(*) FROM watches GROUP BY owner;
-                CREATE FUNCTION kuroneko_count_watches() RETURNS trigger LANGUAGE plpgsql AS $$
+                CREATE FUNCTION kuroneko_tally_watches() RETURNS trigger LANGUAGE plpgsql AS $$
                 BEGIN
-                    IF TG_OP = 'INSERT' THEN
-                        INSERT INTO watch_counts (owner, watches) VALUES (NEW.owner, 1)
-                        ON CONFLICT (owner) DO UPDATE SET watches = watch_counts.watches + 1;
+                    IF TG_OP = 'UPDATE' AND OLD.carrier IS NOT DISTINCT FROM NEW.carrier
+                        AND OLD.family IS NOT DISTINCT FROM NEW.family
+                        AND OLD.status_code IS NOT DISTINCT FROM NEW.status_code
+                        AND OLD.active IS NOT DISTINCT FROM NEW.active
+                        AND OLD.forecast_date IS NOT DISTINCT FROM NEW.forecast_date THEN
                         RETURN NEW;
                     END IF;
-                    UPDATE watch_counts SET watches = watches - 1 WHERE owner = OLD.owner;
+                    IF TG_OP IN ('UPDATE', 'DELETE') THEN
+                        UPDATE watch_tallies SET watches = watches - 1
+                        WHERE owner = OLD.owner AND carrier = COALESCE(OLD.carrier, '') AND family = OLD.family
+                            AND status_code = COALESCE(OLD.status_code, '') AND active = OLD.active
+                            AND forecast_date = COALESCE(OLD.forecast_date, '');
+                        DELETE FROM watch_tallies
+                    WHERE owner = OLD.owner AND carrier = COALESCE(OLD.carrier, '') AND family = OLD.family
+                        AND status_code = COALESCE(OLD.status_code, '') AND active = OLD.active
+                        AND forecast_date = COALESCE(OLD.forecast_date, '') AND watches = 0;
+                    END IF;
+                    IF TG_OP IN ('UPDATE', 'INSERT') THEN
+                        INSERT INTO watch_tallies (owner, carrier, family, status_code, active, forecast_date, watches)
+                        VALUES (NEW.owner, COALESCE(NEW.carrier, ''), NEW.family, COALESCE(NEW.status_code, ''),
+                            NEW.active, COALESCE(NEW.forecast_date, ''), 1)
+                        ON CONFLICT (owner, carrier, family, status_code, active, forecast_date)
+                        DO UPDATE SET watches = watch_tallies.watches + 1;
+                        RETURN NEW;
+                    END IF;
                     RETURN OLD;
                 END
                 $$;
-                CREATE TRIGGER watches_counted AFTER INSERT OR DELETE ON watches
-                    FOR EACH ROW EXECUTE FUNCTION kuroneko_count_watches();
+                CREATE TRIGGER watches_tallied AFTER INSERT OR DELETE
+                    OR UPDATE OF carrier, family, status_code, active, forecast_date ON watches
+                    FOR EACH ROW EXECUTE FUNCTION kuroneko_tally_watches();
                 """,
             { try SchemaFills.listColumns(on: $0) }
         ),

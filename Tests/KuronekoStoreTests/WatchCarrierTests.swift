@@ -23,33 +23,38 @@ struct WatchCarrierTests {
     func migratedAsYamato(engine: StoreEngine) async throws {
         let made = try await engine.makeStore()
         // The database as the previous version left it: no carrier column, schema version 4, one watch.
+        switch engine {
+        case .sqlite:
+            for trigger in ["watches_tally_in", "watches_tally_out", "watches_tally_moved"] {
+                try made.write("DROP TRIGGER \(trigger)", [[]])
+            }
+        case .postgres:
+            try made.write("DROP TRIGGER watches_tallied ON watches", [[]])
+            try made.write("DROP FUNCTION kuroneko_tally_watches", [[]])
+        }
         for index in [
             "watches_arriving", "watches_owner", "watches_owner_active", "watches_owner_family", "watches_owner_code",
-            "watches_owner_carrier", "watches_owner_forecast", "watches_owner_counts",
+            "watches_owner_carrier", "watches_owner_forecast",
         ] {
             try made.write("DROP INDEX \(index)", [[]])
         }
         for column in [
             "arriving_at", "arriving_window", "announced_window", "claimed_until", "status_code", "family",
-            "forecast_date", "last_event_at", "search_text",
+            "forecast_date", "last_event_at", "search_text", "dated",
         ] {
             try made.write("ALTER TABLE watches DROP COLUMN \(column)", [[]])
         }
         switch engine {
         case .sqlite:
             try made.write("ALTER TABLE watches DROP COLUMN carrier", [[]])
-            try made.write("DROP TRIGGER watches_counted_in", [[]])
-            try made.write("DROP TRIGGER watches_counted_out", [[]])
-            for table in ["channel_attempts", "channel_outbox", "channels", "watch_counts"] {
+            for table in ["channel_attempts", "channel_outbox", "channels", "watch_tallies"] {
                 try made.write("DROP TABLE \(table)", [[]])
             }
             try made.write("PRAGMA user_version = 4", [[]])
         case .postgres:
             try made.write("ALTER TABLE watches DROP COLUMN carrier", [[]])
             try made.write("DROP TABLE channel_attempts, channel_outbox, channels", [[]])
-            try made.write("DROP TRIGGER watches_counted ON watches", [[]])
-            try made.write("DROP FUNCTION kuroneko_count_watches", [[]])
-            try made.write("DROP TABLE watch_counts", [[]])
+            try made.write("DROP TABLE watch_tallies", [[]])
             // The shared budget as it was before each carrier had its own.
             for statement in [
                 "ALTER TABLE upstream_slots DROP CONSTRAINT upstream_slots_pkey",

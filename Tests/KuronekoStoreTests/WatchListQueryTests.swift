@@ -171,4 +171,64 @@ struct WatchListQueryTests {
         query.text = "高橋"
         #expect(try await store.watches(owner: .local, matching: query, after: nil, limit: 10, now: now).map(\.number) == [number])
     }
+
+    @Test("the tallies the triggers keep count what the list holds, through adds, answers, relabels and removals",
+        arguments: StoreEngine.available)
+    func talliesAgreeWithTheList(engine: StoreEngine) async throws {
+        let store = try await engine.makeStore().store
+        let numbers = ValidNumbers.numbers(40)
+        let codes: [StatusCode] = [.infoReceived, .inTransit, .outForDelivery, .delivered, .attemptFailed, .notFound]
+        let today = JapanDateTime(now)
+        for (index, number) in numbers.enumerated() {
+            _ = try await store.add(
+                number, label: index % 3 == 0 ? "髙橋 \(index)" : nil, owner: index % 4 == 0 ? WatchOwner(id: "key:2") : .local,
+                webhook: nil, now: now)
+        }
+        // Answers in several rounds: statuses move on, forecasts come and go, some parcels finish.
+        for round in 0..<3 {
+            for (index, number) in numbers.enumerated() where (index + round) % 2 == 0 {
+                let code = codes[(index + round) % codes.count]
+                var shipment = WatchStoreTests.shipment(number, code.rawValue, code, terminal: code == .delivered)
+                if (index + round) % 3 == 0 {
+                    shipment.scheduledDelivery = ScheduledDelivery(
+                        raw: "", date: JapanDateTime(year: today.year, month: today.month, day: today.day),
+                        windowStart: nil, windowEnd: nil)
+                }
+                let at = now.addingTimeInterval(Double(round * 60))
+                try await store.record(shipment, fetchedAt: at) { _, shipment in
+                    shipment.status.isTerminal ? nil : at.addingTimeInterval(600)
+                }
+            }
+        }
+        _ = try await store.remove(Array(numbers[5..<9]), owner: .local)
+        _ = try await store.removeFinished(owner: WatchOwner(id: "key:2"))
+        for owner in [WatchOwner.local, WatchOwner(id: "key:2")] {
+            for state in WatchFilter.allCases {
+                var query = WatchQuery()
+                query.state = state
+                let tallied = try await store.watchSummary(owner: owner, matching: query, now: now)
+                // The same counts from the watches themselves.
+                let watches = try await store.watches(owner: owner, matching: query, after: nil, limit: 1_000, now: now)
+                var expected = WatchSummary()
+                for watch in watches {
+                    let code = watch.latest?.shipment?.status.code
+                    expected.total += 1
+                    if watch.active { expected.active += 1 }
+                    expected.byFamily[WatchFamily(code).rawValue, default: 0] += 1
+                    if let code { expected.byCode[code.rawValue, default: 0] += 1 }
+                    if watch.active, watch.latest?.shipment?.scheduledDelivery?.date.map(ForecastDay.isoDate)
+                        == ForecastDay.today.isoDate(now: now)
+                    {
+                        expected.forecastToday += 1
+                    }
+                }
+                #expect(tallied == expected, "\(owner) \(state)")
+                // A search counts the same way, from the watches it finds.
+                query.text = "髙橋"
+                let searched = try await store.watchSummary(owner: owner, matching: query, now: now)
+                let found = watches.filter { $0.label?.hasPrefix("髙橋") == true }
+                #expect(searched.total == found.count)
+            }
+        }
+    }
 }

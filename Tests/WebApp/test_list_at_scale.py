@@ -83,6 +83,45 @@ class ListAtScaleTests(unittest.TestCase):
         wait(lambda: len(cards(self.d)) == 30, "All did not bring every card back")
         self.assertEqual(serious_violations(self.d), [])
 
+    def test_1b_every_family_and_today_agree_with_the_api(self):
+        """Each chip's count is the server's, and pressing it shows exactly the numbers the API lists for it:
+        the page narrows nothing itself."""
+        families = ["pending", "accepted", "transit", "out", "delivered", "problem"]
+        summary = self.summary()
+        self.assertEqual(sum(summary["by_family"][family] for family in families), summary["total"])
+        shown = set()
+        for family in families:
+            listed = [w["number"] for w in
+                      json.loads(self.server.api("GET", f"/v1/watches?family={family}&limit=500")[1])["watches"]]
+            self.assertEqual(len(listed), summary["by_family"][family], family)
+            chips = self.d.find_elements(By.ID, f"count-{family}")
+            if not listed:
+                self.assertEqual(chips, [], f"a chip for {family}, which the server counts 0")
+                continue
+            shown.add(family)
+            self.assertEqual(int(chips[0].text.split()[-1]), len(listed), f"{family}: {chips[0].text}")
+            chips[0].click()
+            wait(lambda: sorted(c["number"] for c in cards(self.d)) == sorted(listed),
+                 lambda: f"{family}: the page shows {sorted(c['number'] for c in cards(self.d))}, the API {sorted(listed)}")
+            self.chip(family).click()
+            wait(lambda: len(cards(self.d)) == summary["total"], f"{family} pressed again did not show every card")
+        self.assertGreaterEqual(len(shown), 3, f"the list spans too few families to try: {shown}")
+        today = [w["number"] for w in
+                 json.loads(self.server.api("GET", "/v1/watches?forecast=today&limit=500")[1])["watches"]]
+        self.assertEqual(len(today), summary["forecast"]["today"])
+        self.chip("today").click()
+        wait(lambda: sorted(c["number"] for c in cards(self.d)) == sorted(today), "today differs from the API's")
+        self.chip("all").click()
+        wait(lambda: len(cards(self.d)) == summary["total"], "All did not bring every card back")
+        # Searching asks the server too: the count and the cards are the API's for the same q.
+        search = self.d.find_element(By.ID, "search")
+        self.type_into(search, "注文")
+        expected = json.loads(self.server.api("GET", "/v1/watches/summary?q=%E6%B3%A8%E6%96%87")[1])
+        wait(lambda: self.chip("all").text == f"All {expected['total']}" and len(cards(self.d)) == expected["total"],
+             lambda: f"the search's count {self.chip('all').text}, the API's {expected['total']}")
+        self.type_into(search, "")
+        wait(lambda: len(cards(self.d)) == summary["total"], "clearing the search did not bring the cards back")
+
     def test_2_search(self):
         search = self.d.find_element(By.ID, "search")
         self.type_into(search, "注文 07")

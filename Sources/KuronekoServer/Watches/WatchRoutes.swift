@@ -192,8 +192,19 @@ public struct WatchRoutes: Sendable {
 
     private func calendar(_ request: HTTPRequest) async throws -> HTTPResponse {
         let owner = Self.owner(of: request)
-        let store = self.store
-        let watches = try await store.watches(owner: owner, filter: .active, after: nil, limit: store.maxWatchesPerOwner)
+        // Only active watches with a day on the calendar, read a page at a time.
+        var query = WatchQuery()
+        query.state = .active
+        query.dated = true
+        var watches: [Watch] = []
+        var cursor: Int64?
+        let now = clock.now
+        while true {
+            let page = try await store.watches(owner: owner, matching: query, after: cursor, limit: 1_000, now: now)
+            watches += page
+            guard page.count == 1_000, let last = page.last else { break }
+            cursor = last.id
+        }
         var response = HTTPResponse.content(
             Data(DeliveryCalendar.feed(for: watches, now: clock.now).utf8), type: "text/calendar; charset=utf-8")
         response.headers.append(("Cache-Control", "no-cache"))

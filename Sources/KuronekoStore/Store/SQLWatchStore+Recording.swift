@@ -96,7 +96,7 @@ extension SQLWatchStore {
                     """
                     UPDATE watches SET status_label = ?, status_json = ?, checked_at = ?, next_check_at = ?, active = ?,
                         carrier = COALESCE(carrier, ?), arriving_at = ?, arriving_window = ?, claimed_until = NULL,
-                        status_code = ?, family = ?, forecast_date = ?, last_event_at = ?
+                        status_code = ?, family = ?, forecast_date = ?, last_event_at = ?, dated = ?
                     WHERE id = ?
                     """,
                     [
@@ -104,7 +104,7 @@ extension SQLWatchStore {
                         .real((next ?? fetchedAt).timeIntervalSince1970), .integer(next == nil ? 0 : 1), found,
                         arriving.map { .real($0.start.timeIntervalSince1970) } ?? .null,
                         arriving.map { .text($0.key) } ?? .null,
-                    ] + listed.values.prefix(4) + [.integer(watchID)])
+                    ] + listed.values.prefix(ListColumns.recorded) + [.integer(watchID)])
             }
             return changes
         }

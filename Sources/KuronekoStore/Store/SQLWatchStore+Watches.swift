@@ -35,8 +35,9 @@ extension SQLWatchStore {
             }
             var created = watchID == nil
             if watchID == nil {
-                // Kept by triggers on every insert and delete: no count of the whole list per add.
-                let count = try connection.run("SELECT watches AS n FROM watch_counts WHERE owner = ?", [.text(owner.id)])
+                // Kept by triggers on every insert, change and delete: no count of the whole list per add.
+                let count = try connection.run(
+                    "SELECT COALESCE(SUM(watches), 0) AS n FROM watch_tallies WHERE owner = ?", [.text(owner.id)])
                 guard try (count.first?.requiredInt("n") ?? 0) < self.maxWatchesPerOwner else {
                     throw WatchStoreError.limitReached(self.maxWatchesPerOwner)
                 }
@@ -56,8 +57,8 @@ extension SQLWatchStore {
                 let inserted = try connection.run(
                     """
                     INSERT INTO watches (owner, number, carrier, label, created_at, active, status_label, status_json,
-                        next_check_at, status_code, family, forecast_date, last_event_at, search_text)
-                    VALUES (?, ?, ?, ?, ?, 1, ?, ?, ?, ?, ?, ?, ?, ?)
+                        next_check_at, status_code, family, forecast_date, last_event_at, dated, search_text)
+                    VALUES (?, ?, ?, ?, ?, 1, ?, ?, ?, ?, ?, ?, ?, ?, ?)
                     ON CONFLICT (owner, number) DO NOTHING RETURNING id
                     """,
                     [
@@ -113,28 +114,51 @@ extension SQLWatchStore {
     }
 
     public func watchSummary(owner: WatchOwner, matching query: WatchQuery, now: Date) async throws -> WatchSummary {
-        let (conditions, arguments) = query.counted.conditions(now: now, find: Database.substringPosition)
+        let counted = query.counted
         let today = ForecastDay.today.isoDate(now: now)
         let tomorrow = ForecastDay.tomorrow.isoDate(now: now)
+        // Narrowed by state and carrier only, the tallies the triggers keep answer (a few rows per status and
+        // day, whatever the list's size); a search counts the watches it finds.
+        let fromTallies = counted.text.flatMap(SearchText.needle) == nil && !counted.dated
         let rows = try await database.read { connection in
-            try connection.run(
+            if fromTallies {
+                var sql = """
+                    SELECT family, status_code, active, forecast_date, SUM(watches) AS n FROM watch_tallies
+                    WHERE owner = ?
+                    """
+                var arguments: [SQLValue] = [.text(owner.id)]
+                switch counted.state {
+                case .all: break
+                case .active: sql += " AND active = 1"
+                case .finished: sql += " AND active = 0"
+                }
+                if let carrier = counted.carrier {
+                    sql += " AND carrier = ?"
+                    arguments.append(.text(carrier.rawValue))
+                }
+                return try connection.run(sql + " GROUP BY family, status_code, active, forecast_date", arguments)
+            }
+            let (conditions, arguments) = counted.conditions(now: now, find: Database.substringPosition)
+            return try connection.run(
                 """
-                SELECT w.family, w.status_code, COUNT(*) AS total, SUM(w.active) AS active,
-                    SUM(CASE WHEN w.active = 1 AND w.forecast_date = ? THEN 1 ELSE 0 END) AS today,
-                    SUM(CASE WHEN w.active = 1 AND w.forecast_date = ? THEN 1 ELSE 0 END) AS tomorrow
+                SELECT w.family, COALESCE(w.status_code, '') AS status_code, w.active,
+                    COALESCE(w.forecast_date, '') AS forecast_date, COUNT(*) AS n
                 FROM watches w WHERE w.owner = ?
-                """ + conditions + " GROUP BY w.family, w.status_code",
-                [.text(today), .text(tomorrow), .text(owner.id)] + arguments)
+                """ + conditions + " GROUP BY w.family, w.status_code, w.active, w.forecast_date",
+                [.text(owner.id)] + arguments)
         }
         var summary = WatchSummary()
         for row in rows {
-            let count = try row.requiredInt("total")
+            let count = try row.requiredInt("n")
+            guard count > 0 else { continue }
+            let active = try row.requiredInt("active") == 1
             summary.total += count
-            summary.active += try row.int("active") ?? 0
-            summary.forecastToday += try row.int("today") ?? 0
-            summary.forecastTomorrow += try row.int("tomorrow") ?? 0
+            if active { summary.active += count }
             summary.byFamily[try row.requiredText("family"), default: 0] += count
-            if let code = try row.text("status_code") { summary.byCode[code, default: 0] += count }
+            if let code = try row.text("status_code"), !code.isEmpty { summary.byCode[code, default: 0] += count }
+            let day = try row.text("forecast_date")
+            if active, day == today { summary.forecastToday += count }
+            if active, day == tomorrow { summary.forecastTomorrow += count }
         }
         return summary
     }

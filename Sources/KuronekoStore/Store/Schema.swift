@@ -165,14 +165,42 @@ enum Schema {
         SQLiteDatabase.Migration(
             version: 8,
             sql: SchemaFills.listColumnsSQL(text: "TEXT") + """
-                CREATE TABLE watch_counts (owner TEXT PRIMARY KEY, watches INTEGER NOT NULL);
-                INSERT INTO watch_counts (owner, watches) SELECT owner, COUNT(*) FROM watches GROUP BY owner;
-                CREATE TRIGGER watches_counted_in AFTER INSERT ON watches BEGIN
-                    INSERT INTO watch_counts (owner, watches) VALUES (NEW.owner, 1)
-                    ON CONFLICT (owner) DO UPDATE SET watches = watches + 1;
+                CREATE TRIGGER watches_tally_in AFTER INSERT ON watches BEGIN
+                    INSERT INTO watch_tallies (owner, carrier, family, status_code, active, forecast_date, watches)
+                    VALUES (NEW.owner, COALESCE(NEW.carrier, ''), NEW.family, COALESCE(NEW.status_code, ''), NEW.active,
+                        COALESCE(NEW.forecast_date, ''), 1)
+                    ON CONFLICT (owner, carrier, family, status_code, active, forecast_date)
+                    DO UPDATE SET watches = watches + 1;
                 END;
-                CREATE TRIGGER watches_counted_out AFTER DELETE ON watches BEGIN
-                    UPDATE watch_counts SET watches = watches - 1 WHERE owner = OLD.owner;
+                CREATE TRIGGER watches_tally_out AFTER DELETE ON watches BEGIN
+                    UPDATE watch_tallies SET watches = watches - 1
+                    WHERE owner = OLD.owner AND carrier = COALESCE(OLD.carrier, '') AND family = OLD.family
+                        AND status_code = COALESCE(OLD.status_code, '') AND active = OLD.active
+                        AND forecast_date = COALESCE(OLD.forecast_date, '');
+                    DELETE FROM watch_tallies
+                    WHERE owner = OLD.owner AND carrier = COALESCE(OLD.carrier, '') AND family = OLD.family
+                        AND status_code = COALESCE(OLD.status_code, '') AND active = OLD.active
+                        AND forecast_date = COALESCE(OLD.forecast_date, '') AND watches = 0;
+                END;
+                CREATE TRIGGER watches_tally_moved
+                AFTER UPDATE OF carrier, family, status_code, active, forecast_date ON watches
+                WHEN OLD.carrier IS NOT NEW.carrier OR OLD.family IS NOT NEW.family
+                    OR OLD.status_code IS NOT NEW.status_code OR OLD.active IS NOT NEW.active
+                    OR OLD.forecast_date IS NOT NEW.forecast_date
+                BEGIN
+                    UPDATE watch_tallies SET watches = watches - 1
+                    WHERE owner = OLD.owner AND carrier = COALESCE(OLD.carrier, '') AND family = OLD.family
+                        AND status_code = COALESCE(OLD.status_code, '') AND active = OLD.active
+                        AND forecast_date = COALESCE(OLD.forecast_date, '');
+                    DELETE FROM watch_tallies
+                    WHERE owner = OLD.owner AND carrier = COALESCE(OLD.carrier, '') AND family = OLD.family
+                        AND status_code = COALESCE(OLD.status_code, '') AND active = OLD.active
+                        AND forecast_date = COALESCE(OLD.forecast_date, '') AND watches = 0;
+                    INSERT INTO watch_tallies (owner, carrier, family, status_code, active, forecast_date, watches)
+                    VALUES (NEW.owner, COALESCE(NEW.carrier, ''), NEW.family, COALESCE(NEW.status_code, ''), NEW.active,
+                        COALESCE(NEW.forecast_date, ''), 1)
+                    ON CONFLICT (owner, carrier, family, status_code, active, forecast_date)
+                    DO UPDATE SET watches = watches + 1;
                 END;
                 """,
             fill: { try SchemaFills.listColumns(on: $0) }),
@@ -189,14 +217,24 @@ public enum SchemaFills {
         ALTER TABLE watches ADD COLUMN family \(text) NOT NULL DEFAULT 'pending';
         ALTER TABLE watches ADD COLUMN forecast_date \(text);
         ALTER TABLE watches ADD COLUMN last_event_at \(text);
+        ALTER TABLE watches ADD COLUMN dated integer NOT NULL DEFAULT 0;
         ALTER TABLE watches ADD COLUMN search_text \(text);
-        CREATE INDEX watches_owner ON watches (owner, id);
+        CREATE INDEX watches_owner ON watches (owner, id, search_text);
         CREATE INDEX watches_owner_active ON watches (owner, active, id);
         CREATE INDEX watches_owner_family ON watches (owner, family, id);
         CREATE INDEX watches_owner_code ON watches (owner, status_code, id);
         CREATE INDEX watches_owner_carrier ON watches (owner, carrier, id);
         CREATE INDEX watches_owner_forecast ON watches (owner, forecast_date, id);
-        CREATE INDEX watches_owner_counts ON watches (owner, family, status_code, active, forecast_date);
+        CREATE TABLE watch_tallies (
+            owner \(text) NOT NULL, carrier \(text) NOT NULL, family \(text) NOT NULL, status_code \(text) NOT NULL,
+            active integer NOT NULL, forecast_date \(text) NOT NULL, watches integer NOT NULL,
+            PRIMARY KEY (owner, carrier, family, status_code, active, forecast_date)
+        );
+        INSERT INTO watch_tallies (owner, carrier, family, status_code, active, forecast_date, watches)
+        SELECT owner, COALESCE(carrier, ''), family, COALESCE(status_code, ''), active, COALESCE(forecast_date, ''),
+            COUNT(*)
+        FROM watches GROUP BY owner, COALESCE(carrier, ''), family, COALESCE(status_code, ''), active,
+            COALESCE(forecast_date, '');
         """
     }
 

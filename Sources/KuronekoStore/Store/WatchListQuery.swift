@@ -65,11 +65,13 @@ public struct WatchQuery: Sendable, Equatable {
     public var carrier: Carrier?
     public var forecast: ForecastDay?
     public var text: String?
+    /// Only watches with a dated forecast, or else a dated window the recipient asked for (the calendar).
+    public var dated = false
 
     public init() {}
 
     public var isEmpty: Bool {
-        codes == nil && families == nil && forecast == nil && carrier == nil && text == nil
+        codes == nil && families == nil && forecast == nil && carrier == nil && text == nil && !dated
     }
 
     /// The query without the parts a summary counts by (codes, families, forecast): what the counts are of.
@@ -116,9 +118,11 @@ public struct WatchQuery: Sendable, Equatable {
             }
         }
         if let forecast {
-            sql += " AND w.forecast_date = ?"
+            // Parcels still on their way: a finished one is expected no more (as the summary counts them).
+            sql += " AND w.active = 1 AND w.forecast_date = ?"
             arguments.append(.text(forecast.isoDate(now: now)))
         }
+        if dated { sql += " AND w.dated = 1" }
         if let text, let needle = SearchText.needle(text) {
             sql += " AND \(find)(w.search_text, ?) > 0"
             arguments.append(.text(needle))
@@ -155,6 +159,8 @@ struct ListColumns: Equatable {
     var family: String
     var forecastDate: String?
     var lastEventAt: String?
+    /// A dated forecast, or a dated window asked for: the watch has a day on the calendar.
+    var dated: Bool
     var searchText: String
 
     init(shipment: Shipment?, label: String?, digits: String) {
@@ -162,6 +168,7 @@ struct ListColumns: Equatable {
         family = WatchFamily(shipment?.status.code).rawValue
         forecastDate = shipment?.scheduledDelivery?.date.map(ForecastDay.isoDate)
         lastEventAt = shipment?.events.compactMap(\.at).max()?.iso8601
+        dated = shipment?.scheduledDelivery?.date != nil || shipment?.requestedDelivery?.date != nil
         searchText = SearchText.stored(label: label, digits: digits)
     }
 
@@ -175,11 +182,15 @@ struct ListColumns: Equatable {
     var values: [SQLValue] {
         [
             statusCode.map(SQLValue.text) ?? .null, .text(family), forecastDate.map(SQLValue.text) ?? .null,
-            lastEventAt.map(SQLValue.text) ?? .null, .text(searchText),
+            lastEventAt.map(SQLValue.text) ?? .null, .integer(dated ? 1 : 0), .text(searchText),
         ]
     }
 
-    static let assignments = "status_code = ?, family = ?, forecast_date = ?, last_event_at = ?, search_text = ?"
+    /// The columns of ``values`` a recorded answer sets (all but the search text, which is the label's).
+    static let recorded = 5
+
+    static let assignments =
+        "status_code = ?, family = ?, forecast_date = ?, last_event_at = ?, dated = ?, search_text = ?"
 
     /// Fills the columns of every row that has none yet (rows of earlier versions), a thousand at a time.
     static func backfill(on connection: some SQLConnection) throws {

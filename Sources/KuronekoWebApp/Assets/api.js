@@ -62,20 +62,30 @@ export async function request(path, { method = "GET", body, etag } = {}) {
 }
 
 /**
- * Every watch, page by page (500 at a time). With `etag`, the first page is asked for conditionally; a 304
- * there means nothing changed (lists longer than one page are always read whole).
+ * The watches the server keeps for `query` (its status, family, forecast and q parameters), page by page (500
+ * at a time, at most `pages` pages). With `etag`, the first page is asked for conditionally; a 304 there means
+ * nothing changed (lists longer than one page are always read again). `more` says whether pages were left.
  */
-export async function listWatches(etag) {
-  const first = await request("/v1/watches?limit=500", { etag });
+export async function listWatches(query, etag, pages = 20) {
+  const base = `/v1/watches?limit=500${query ? `&${query}` : ""}`;
+  const first = await request(base, { etag });
   if (first.status === 304) return first;
   let watches = first.data.watches;
   let cursor = first.data.next_cursor;
-  for (let pages = 1; cursor && pages < 20; pages += 1) {
-    const next = await request(`/v1/watches?limit=500&cursor=${encodeURIComponent(cursor)}`);
+  for (let page = 1; cursor && page < pages; page += 1) {
+    const next = await request(`${base}&cursor=${encodeURIComponent(cursor)}`);
     watches = watches.concat(next.data.watches);
     cursor = next.data.next_cursor;
   }
-  return { status: 200, data: watches, etag: first.data.next_cursor ? null : first.etag, savedAt: first.savedAt };
+  return {
+    status: 200, data: watches, more: Boolean(cursor), etag: first.data.next_cursor ? null : first.etag,
+    savedAt: first.savedAt,
+  };
+}
+
+/** The server's counts of the watches `query` keeps (by family, by status, today's forecasts). */
+export async function watchSummary(query) {
+  return (await request(`/v1/watches/summary${query ? `?${query}` : ""}`)).data;
 }
 
 export const watchPath = (digits) => `/v1/watches/${encodeURIComponent(digits)}`;

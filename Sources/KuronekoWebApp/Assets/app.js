@@ -1,6 +1,6 @@
 // The dashboard: the list at /, a parcel at /parcel/NUMBER, kept current by conditional requests.
 
-import { ApiError, listWatches, request, storeKey, storedKey, watchPath } from "./api.js";
+import { ApiError, listWatches, request, storeKey, storedKey, watchPath, watchSummary } from "./api.js";
 import { formatTime, language, refusal, relativeTime, setLanguage, statusLabel, t, translateStatic } from "./i18n.js";
 import { checkNumber, formatNumber, splitNumbers } from "./numbers.js";
 import { STEPS, familyOf } from "./status.js";
@@ -16,7 +16,7 @@ const storage = {
 };
 
 const state = {
-  watches: null, etag: null, savedAt: null, loadedAt: null,
+  watches: null, etag: null, listKey: null, summary: null, more: false, savedAt: null, loadedAt: null,
   sort: storage.get("kuroneko.sort", "status"), filter: storage.get("kuroneko.filter", "all"),
   parcel: null, parcelEtag: null, message: "",
   family: "all", today: false, query: "", selected: new Set(), awaiting: new Set(),
@@ -109,30 +109,24 @@ function latestTime(watch) {
   return events.length ? events[events.length - 1].at || "" : "";
 }
 
-/** Today's date in Japan, YYYY-MM-DD, as the server's forecasts give it. */
-function todayInJapan() {
-  return new Intl.DateTimeFormat("en-CA", { timeZone: "Asia/Tokyo" }).format(new Date());
+/**
+ * What the server narrows the list by (the page never narrows it itself, so a count or a filter here is the
+ * API's): the active/finished filter, the family chip, today's forecasts, the search. `counted` leaves out what
+ * the summary counts by (the family and today), so its counts are of the list the chips narrow.
+ */
+function listQuery({ counted = false } = {}) {
+  const parts = [];
+  if (state.filter === "active" || state.filter === "finished") parts.push(`status=${state.filter}`);
+  if (!counted && state.family !== "all") parts.push(`family=${encodeURIComponent(state.family)}`);
+  if (!counted && state.today) parts.push("forecast=today");
+  const text = state.query.replace(/[\u0000-\u001f\u007f]/g, " ").trim().slice(0, 200);
+  if (text) parts.push(`q=${encodeURIComponent(text)}`);
+  return parts.join("&");
 }
 
-function forecastDay(watch) {
-  const scheduled = watch.shipment && watch.shipment.scheduled_delivery;
-  return scheduled && scheduled.date ? scheduled.date.slice(0, 10) : null;
-}
-
-function matchesQuery(watch) {
-  const query = state.query.trim().toLowerCase();
-  if (!query) return true;
-  // Digits typed with hyphens or spaces find a number; anything else is looked for in the label.
-  const digits = /^[0-9a-z\s-]+$/.test(query) ? query.replace(/[\s-]/g, "") : "";
-  return (watch.label || "").toLowerCase().includes(query) || (digits !== "" && watch.number.toLowerCase().includes(digits));
-}
-
+/** The loaded watches in the chosen order (the server sends them in the order they were added). */
 function visibleWatches() {
-  const today = todayInJapan();
-  const watches = (state.watches || []).filter((watch) =>
-    (state.filter === "all" || (state.filter === "active" ? watch.active : !watch.active))
-    && (state.family === "all" || familyOf(watch.shipment && watch.shipment.status) === state.family)
-    && (!state.today || forecastDay(watch) === today) && matchesQuery(watch));
+  const watches = [...(state.watches || [])];
   const byDate = (a, b) => latestTime(b).localeCompare(latestTime(a)) || b.created_at.localeCompare(a.created_at);
   if (state.sort === "date") return watches.sort(byDate);
   const rank = (watch) => FAMILY_ORDER.indexOf(familyOf(watch.shipment && watch.shipment.status));
@@ -268,14 +262,20 @@ function listControls() {
     ["all", "active", "finished"].map((value) => h("label", {},
       h("input", {
         type: "radio", name: "filter", value, checked: state.filter === value,
-        onchange: () => { state.filter = value; storage.set("kuroneko.filter", value); drawCards(); },
+        onchange: () => { state.filter = value; storage.set("kuroneko.filter", value); loadList(); },
       }),
       t(`filter${value[0].toUpperCase()}${value.slice(1)}`))));
   const search = h("input", {
     id: "search", type: "search", value: state.query, "aria-describedby": "count",
     placeholder: t("searchHint"),
   });
-  search.addEventListener("input", () => { state.query = search.value; drawCards(); });
+  // Asked of the server once typing pauses.
+  let typing = null;
+  search.addEventListener("input", () => {
+    state.query = search.value;
+    clearTimeout(typing);
+    typing = setTimeout(loadList, 200);
+  });
   const download = h("button", { type: "button", id: "download", class: "secondary" }, t("download"));
   download.addEventListener("click", downloadCSV);
   const removeSelected = h("button", { type: "button", id: "remove-selected", class: "danger", hidden: true });
@@ -288,31 +288,30 @@ function listControls() {
     h("div", { class: "row" }, h("label", { class: "sort" }, h("span", {}, t("sortLabel")), sort), filters));
 }
 
-const COUNT_FAMILIES = ["problem", "out", "transit", "shipped", "accepted", "pending", "delivered"];
+// The server's families (status.js's "shipped" is a step of the progress bar, not a family the API counts).
+const COUNT_FAMILIES = ["problem", "out", "transit", "accepted", "pending", "delivered"];
 
-/** The counts per family, and today's forecasts, each a button that narrows the list to it. */
+/** The server's counts per family, and of today's forecasts, each a button that narrows the list to it. */
 function drawCounts() {
   const box = document.getElementById("counts");
   if (!box) return;
-  const watches = state.watches || [];
-  const today = todayInJapan();
-  const counts = {};
-  for (const watch of watches) {
-    const family = familyOf(watch.shipment && watch.shipment.status);
-    counts[family] = (counts[family] || 0) + 1;
+  const summary = state.summary;
+  if (!summary) {
+    box.replaceChildren();
+    return;
   }
-  const todayCount = watches.filter((watch) => watch.active && forecastDay(watch) === today).length;
+  const counts = summary.by_family || {};
   const chip = (id, text, pressed, onclick) => h("button", {
     type: "button", id, class: "chip", "aria-pressed": pressed ? "true" : "false", onclick,
   }, text);
   box.replaceChildren(
-    chip("count-all", t("countAll", { n: watches.length }), state.family === "all" && !state.today,
-      () => { state.family = "all"; state.today = false; drawCards(); }),
-    chip("count-today", t("countToday", { n: todayCount }), state.today,
-      () => { state.today = !state.today; drawCards(); }),
-    ...COUNT_FAMILIES.filter((family) => counts[family]).map((family) =>
-      chip(`count-${family}`, `${t(`family.${family}`)} ${counts[family]}`, state.family === family,
-        () => { state.family = state.family === family ? "all" : family; drawCards(); })));
+    chip("count-all", t("countAll", { n: summary.total }), state.family === "all" && !state.today,
+      () => { state.family = "all"; state.today = false; loadList(); }),
+    chip("count-today", t("countToday", { n: summary.forecast ? summary.forecast.today : 0 }), state.today,
+      () => { state.today = !state.today; loadList(); }),
+    ...COUNT_FAMILIES.filter((family) => counts[family] || state.family === family).map((family) =>
+      chip(`count-${family}`, `${t(`family.${family}`)} ${counts[family] || 0}`, state.family === family,
+        () => { state.family = state.family === family ? "all" : family; loadList(); })));
 }
 
 /** The list as CSV (the server's, in the page's language, with a BOM for Excel), saved as a file. */
@@ -342,6 +341,7 @@ async function removeMany(numbers) {
     state.etag = null;
     showBanner(t("removedMany", { n: numbers.length }), "info");
     drawCards();
+    await loadList();
   } catch (error) {
     explain(error);
   }
@@ -359,7 +359,7 @@ function drawCards() {
   const list = document.getElementById("cards");
   if (!list) return;
   const watches = visibleWatches();
-  const total = (state.watches || []).length;
+  const total = state.summary ? state.summary.total : (state.watches || []).length;
   document.getElementById("count").textContent = total ? t("count", { shown: watches.length, total }) : "";
   const fragment = document.createDocumentFragment();
   for (const watch of watches) {
@@ -406,14 +406,24 @@ function showList() {
 }
 
 async function loadList() {
+  const key = listQuery();
   try {
-    const answer = await listWatches(state.etag);
+    const [answer, summary] = await Promise.all([
+      listWatches(key, state.listKey === key ? state.etag : null),
+      // Without counts (an offline copy, say) the list is still shown.
+      watchSummary(listQuery({ counted: true })).catch(() => null),
+    ]);
+    // The filters changed while this was asked: the load they started shows theirs.
+    if (listQuery() !== key) return;
+    state.summary = summary;
     if (answer.status !== 304) {
       state.watches = answer.data;
+      state.more = answer.more;
       state.etag = answer.etag;
+      state.listKey = key;
     }
     noteFreshness(answer.savedAt);
-    if (answer.status !== 304) drawCards();
+    drawCards();
   } catch (error) {
     explain(error);
   }
