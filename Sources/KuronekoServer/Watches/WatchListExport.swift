@@ -33,29 +33,46 @@ struct WatchListExport: Sendable {
         var header = format.excel ? "\u{FEFF}" : ""
         header += (["number", "label", "active", "checked_at"] + TrackingColumns.names).joined(separator: ",") + end
         try file.append(header)
-        var cursor: Int64 = 0
         let store = self.store
+        let read = { @Sendable (after: Int64) async throws -> [Watch] in
+            try await store.watches(owner: owner, matching: query, after: after, limit: Self.pageSize, now: now)
+        }
+        // The next page is read (on the store's thread) while this one is turned into lines, in two halves at
+        // once (decoding each shipment's JSON is most of the work): the two cores both busy.
+        var page = try await read(0)
         while true {
             try Task.checkCancellation()
-            let after = cursor
-            let page = try await store.watches(owner: owner, matching: query, after: after, limit: Self.pageSize, now: now)
-            var text = ""
-            for watch in page {
-                let tracking =
-                    watch.latest?.shipment.map { TrackingColumns.cells(for: $0, english: format.english) }
-                    ?? TrackingColumns.cells(error: "")
-                let cells =
-                    [
-                        watch.number.digits, watch.label ?? "", watch.active ? "true" : "false",
-                        watch.checkedAt.map { JapanDateTime($0).iso8601 } ?? "",
-                    ] + tracking
-                text += cells.map(TrackingColumns.quoted).joined(separator: ",") + end
-            }
-            try file.append(text)
-            guard page.count == Self.pageSize, let last = page.last else { break }
-            cursor = last.id
+            let current = page
+            let more = current.count == Self.pageSize
+            async let next: [Watch] = more ? read(current.last?.id ?? 0) : []
+            let half = current.count / 2
+            async let first = Self.lines(current[..<half], format: format)
+            let second = Self.lines(current[half...], format: format)
+            try file.append(await first + second)
+            page = try await next
+            guard more, !page.isEmpty else { break }
         }
         return try file.finish()
+    }
+}
+
+extension WatchListExport {
+    /// The CSV lines of `watches`.
+    static func lines(_ watches: ArraySlice<Watch>, format: Format) -> String {
+        let end = format.excel ? "\r\n" : "\n"
+        var text = ""
+        for watch in watches {
+            let tracking =
+                watch.latest?.shipment.map { TrackingColumns.cells(for: $0, english: format.english) }
+                ?? TrackingColumns.cells(error: "")
+            let cells =
+                [
+                    watch.number.digits, watch.label ?? "", watch.active ? "true" : "false",
+                    watch.checkedAt.map { JapanDateTime($0).iso8601 } ?? "",
+                ] + tracking
+            text += cells.map(TrackingColumns.quoted).joined(separator: ",") + end
+        }
+        return text
     }
 }
 
