@@ -10,6 +10,7 @@ import re
 import sys
 import unittest
 
+from selenium.common.exceptions import StaleElementReferenceException
 from selenium.webdriver.common.by import By
 from selenium.webdriver.support.select import Select
 from selenium.webdriver.support.ui import WebDriverWait
@@ -24,7 +25,9 @@ WAIT = 30
 
 def wait(condition, message, timeout=WAIT):
     try:
-        return WebDriverWait(None, timeout, poll_frequency=0.05).until(lambda _: condition())
+        # The page redraws its chips and cards as it polls: an element found a moment ago may be gone.
+        return WebDriverWait(None, timeout, poll_frequency=0.05,
+                             ignored_exceptions=[StaleElementReferenceException]).until(lambda _: condition())
     except Exception:
         raise AssertionError(message() if callable(message) else message)
 
@@ -65,21 +68,25 @@ class ListAtScaleTests(unittest.TestCase):
     def chip(self, name):
         return self.d.find_element(By.ID, f"count-{name}")
 
+    def press(self, name):
+        """Clicks a chip, found afresh should the page have redrawn it meanwhile."""
+        wait(lambda: self.chip(name).click() or True, f"the {name} chip could not be pressed")
+
     def test_1_counts_filter_the_list(self):
         summary = self.summary()
-        self.assertEqual(self.chip("all").text, f"All {summary['total']}")
-        self.assertEqual(self.chip("today").text, f"Today {summary['forecast']['today']}")
+        wait(lambda: self.chip("all").text == f"All {summary['total']}", lambda: self.chip("all").text)
+        wait(lambda: self.chip("today").text == f"Today {summary['forecast']['today']}", lambda: self.chip("today").text)
         problems = summary["by_family"]["problem"]
         if problems:
-            self.chip("problem").click()
+            self.press("problem")
             wait(lambda: len(cards(self.d)) == problems, "the problem chip did not narrow the list")
             self.assertTrue(all(card["family"] == "problem" for card in cards(self.d)))
-            self.assertEqual(self.chip("problem").get_attribute("aria-pressed"), "true")
+            wait(lambda: self.chip("problem").get_attribute("aria-pressed") == "true", "the problem chip is not pressed")
         today = summary["forecast"]["today"]
-        self.chip("all").click()
-        self.chip("today").click()
+        self.press("all")
+        self.press("today")
         wait(lambda: len(cards(self.d)) == today, f"today shows {len(cards(self.d))}, the server says {today}")
-        self.chip("all").click()
+        self.press("all")
         wait(lambda: len(cards(self.d)) == 30, "All did not bring every card back")
         self.assertEqual(serious_violations(self.d), [])
 
@@ -99,19 +106,20 @@ class ListAtScaleTests(unittest.TestCase):
                 self.assertEqual(chips, [], f"a chip for {family}, which the server counts 0")
                 continue
             shown.add(family)
-            self.assertEqual(int(chips[0].text.split()[-1]), len(listed), f"{family}: {chips[0].text}")
-            chips[0].click()
+            wait(lambda: int(self.chip(family).text.split()[-1]) == len(listed),
+                 lambda: f"{family}: the chip says {self.chip(family).text}, the API lists {len(listed)}")
+            self.press(family)
             wait(lambda: sorted(c["number"] for c in cards(self.d)) == sorted(listed),
                  lambda: f"{family}: the page shows {sorted(c['number'] for c in cards(self.d))}, the API {sorted(listed)}")
-            self.chip(family).click()
+            self.press(family)
             wait(lambda: len(cards(self.d)) == summary["total"], f"{family} pressed again did not show every card")
         self.assertGreaterEqual(len(shown), 3, f"the list spans too few families to try: {shown}")
         today = [w["number"] for w in
                  json.loads(self.server.api("GET", "/v1/watches?forecast=today&limit=500")[1])["watches"]]
         self.assertEqual(len(today), summary["forecast"]["today"])
-        self.chip("today").click()
+        self.press("today")
         wait(lambda: sorted(c["number"] for c in cards(self.d)) == sorted(today), "today differs from the API's")
-        self.chip("all").click()
+        self.press("all")
         wait(lambda: len(cards(self.d)) == summary["total"], "All did not bring every card back")
         # Searching asks the server too: the count and the cards are the API's for the same q.
         search = self.d.find_element(By.ID, "search")

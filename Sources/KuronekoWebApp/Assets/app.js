@@ -415,6 +415,7 @@ async function loadList() {
     ]);
     // The filters changed while this was asked: the load they started shows theirs.
     if (listQuery() !== key) return;
+    const countsChanged = JSON.stringify(summary) !== JSON.stringify(state.summary);
     state.summary = summary;
     if (answer.status !== 304) {
       state.watches = answer.data;
@@ -423,7 +424,11 @@ async function loadList() {
       state.listKey = key;
     }
     noteFreshness(answer.savedAt);
-    drawCards();
+    // Redrawn only when something changed (a poll that finds nothing new leaves the page as it is).
+    if (answer.status !== 304 || countsChanged || state.drawnKey !== key) {
+      state.drawnKey = key;
+      drawCards();
+    }
   } catch (error) {
     explain(error);
   }
