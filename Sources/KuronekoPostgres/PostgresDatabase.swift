@@ -14,7 +14,6 @@ public final class PostgresDatabase: SQLDatabase {
     public static let leasesClaims = true
     public static let ownerLock: String? = "SELECT pg_advisory_xact_lock(7001, hashtext(?))"
     public static func skippingLocked(of alias: String) -> String { " FOR UPDATE OF \(alias) SKIP LOCKED" }
-    public static let substringPosition = "strpos"
     public static let engineName = "PostgreSQL"
     public static let isRemote = true
     public static let schemaVersionQuery = "SELECT MAX(version) FROM kuroneko_schema"
@@ -23,6 +22,12 @@ public final class PostgresDatabase: SQLDatabase {
     public let maximumConnections: Int
     public let waitLimit: Duration
     private let slots: [Slot]
+    /// Whether the search text has its trigram index (pg_trgm): searched with `LIKE`, which the index
+    /// answers, else with `strpos` over the owner's list.
+    public var trigramSearch: Bool { trigram.load(ordering: .acquiring) }
+    private let trigram = Atomic(false)
+
+    public var textMatch: TextMatch { trigramSearch ? .like : .position("strpos") }
     private let permits: DispatchSemaphore
 
     /// Connects once (to fail early with a clear message) and brings the schema up to date, under an
@@ -39,7 +44,7 @@ public final class PostgresDatabase: SQLDatabase {
         permits = DispatchSemaphore(value: maximumConnections)
         callers = Permits(maximumConnections)
         slots = (0..<maximumConnections).map { _ in Slot() }
-        try PostgresSchema.migrate(self, announce: announce)
+        trigram.store(try PostgresSchema.migrate(self, announce: announce), ordering: .releasing)
     }
 
     /// Runs `body` in a transaction on a pooled connection, on a thread of the database's queue: a round

@@ -230,10 +230,15 @@ enum PostgresSchema {
         ),
     ]
 
-    /// Applies what is missing, on one connection holding the advisory lock.
-    static func migrate(_ database: PostgresDatabase, announce: (@Sendable (String) -> Void)?) throws {
+    /// The trigram index that answers a search of a long list without reading it all (pg_trgm).
+    static let trigramIndex = "watches_search_trigrams"
+
+    /// Applies what is missing, on one connection holding the advisory lock; then, where the database lets
+    /// it, the pg_trgm extension and a trigram index on the search text. - Returns: whether the index is there.
+    @discardableResult
+    static func migrate(_ database: PostgresDatabase, announce: (@Sendable (String) -> Void)?) throws -> Bool {
         let location = PostgresDatabase.redacted(database.url)
-        try database.withConnection { connection in
+        return try database.withConnection { connection in
             try connection.execute("SELECT pg_advisory_lock(\(migrationLock))")
             defer { try? connection.execute("SELECT pg_advisory_unlock(\(migrationLock))") }
             try connection.execute("CREATE TABLE IF NOT EXISTS kuroneko_schema (version integer NOT NULL)")
@@ -255,6 +260,28 @@ enum PostgresSchema {
                     try connection.execute("INSERT INTO kuroneko_schema (version) VALUES (\(migration.version))")
                 }
             }
+            return try trigramSearch(on: connection, location: location, announce: announce)
+        }
+    }
+
+    /// Makes the trigram index when it is missing and the database allows it (pg_trgm is a trusted extension:
+    /// the database's owner may create it); a role that may not is told once how the search stays correct,
+    /// only slower on a long list, and what an administrator can run.
+    private static func trigramSearch(
+        on connection: PostgresConnection, location: String, announce: (@Sendable (String) -> Void)?
+    ) throws -> Bool {
+        let exists = "SELECT 1 FROM pg_indexes WHERE indexname = '\(trigramIndex)'"
+        if try !connection.run(exists).isEmpty { return true }
+        do {
+            try connection.execute("CREATE EXTENSION IF NOT EXISTS pg_trgm")
+            try connection.execute(
+                "CREATE INDEX IF NOT EXISTS \(trigramIndex) ON watches USING gin (search_text gin_trgm_ops)")
+            return true
+        } catch {
+            announce?(
+                "\(location): searching a long watch list reads it whole: the trigram index could not be made "
+                    + "(\(error)); an administrator can run CREATE EXTENSION pg_trgm in the database")
+            return false
         }
     }
 }

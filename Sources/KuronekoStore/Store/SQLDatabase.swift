@@ -50,8 +50,8 @@ public protocol SQLDatabase: Sendable {
     func backup(to path: String) throws -> [String]
     /// Whether the database is reached over the network (PostgreSQL), not a local file (SQLite).
     static var isRemote: Bool { get }
-    /// The function that gives where one text is found in another, 0 when it is not (`instr`, `strpos`).
-    static var substringPosition: String { get }
+    /// How a search's needle is looked for in a column of text (``TextMatch``).
+    var textMatch: TextMatch { get }
     /// `SQLite` or `PostgreSQL`, for `kuroneko db status`.
     static var engineName: String { get }
     /// A query of one row and one integer: the schema version the database is at.
@@ -60,7 +60,7 @@ public protocol SQLDatabase: Sendable {
 
 extension SQLDatabase {
     public static var ownerLock: String? { nil }
-    public static var substringPosition: String { "instr" }
+    public var textMatch: TextMatch { .position("instr") }
 
     /// An engine with tools of its own for backups (PostgreSQL: pg_dump).
     public func backup(to path: String) throws -> [String] {
@@ -92,5 +92,28 @@ extension SQLConnection {
     @discardableResult
     public func run(_ sql: String) throws -> [SQLRow] {
         try run(sql, [])
+    }
+}
+
+/// How an engine finds a needle in a column of text, taken literally either way.
+public enum TextMatch: Sendable {
+    /// A function giving where one text is found in another, 0 when it is not (`instr`, `strpos`): a scan.
+    case position(String)
+    /// `LIKE '%needle%'` with `%`, `_` and `\` escaped, which a trigram index answers (PostgreSQL's pg_trgm).
+    case like
+
+    /// The condition on `column` (one `?`) and its argument.
+    func condition(_ column: String, needle: String) -> (sql: String, argument: SQLValue) {
+        switch self {
+        case .position(let function):
+            return ("\(function)(\(column), ?) > 0", .text(needle))
+        case .like:
+            var pattern = "%"
+            for character in needle {
+                if character == "\\" || character == "%" || character == "_" { pattern.append("\\") }
+                pattern.append(character)
+            }
+            return ("\(column) LIKE ? ESCAPE '\\'", .text(pattern + "%"))
+        }
     }
 }

@@ -104,7 +104,7 @@ extension SQLWatchStore {
     public func watches(owner: WatchOwner, matching query: WatchQuery, after cursor: Int64?, limit: Int, now: Date)
         async throws -> [Watch]
     {
-        let (conditions, arguments) = query.conditions(now: now, find: Database.substringPosition)
+        let (conditions, arguments) = query.conditions(now: now, match: database.textMatch)
         let rows = try await database.read { connection in
             try connection.run(
                 Self.watchColumns + " WHERE w.owner = ? AND w.id > ?" + conditions + " ORDER BY w.id LIMIT ?",
@@ -120,6 +120,7 @@ extension SQLWatchStore {
         // Narrowed by state and carrier only, the tallies the triggers keep answer (a few rows per status and
         // day, whatever the list's size); a search counts the watches it finds.
         let fromTallies = counted.text.flatMap(SearchText.needle) == nil && !counted.dated
+        let match = database.textMatch
         let rows = try await database.read { connection in
             if fromTallies {
                 var sql = """
@@ -138,7 +139,7 @@ extension SQLWatchStore {
                 }
                 return try connection.run(sql + " GROUP BY family, status_code, active, forecast_date", arguments)
             }
-            let (conditions, arguments) = counted.conditions(now: now, find: Database.substringPosition)
+            let (conditions, arguments) = counted.conditions(now: now, match: match)
             return try connection.run(
                 """
                 SELECT w.family, COALESCE(w.status_code, '') AS status_code, w.active,

@@ -85,9 +85,9 @@ public struct WatchQuery: Sendable, Equatable {
     }
 
     /// The `WHERE` conditions (after the owner's) and their arguments, for rows of `watches` aliased `w`.
-    /// Codes and families are kept in their own columns; the text is looked for with `instr`/`strpos`, so
-    /// `%`, `_` and `\` mean themselves.
-    func conditions(now: Date, find: String) -> (sql: String, arguments: [SQLValue]) {
+    /// Codes and families are kept in their own columns; the text is looked for as the engine does it
+    /// (``TextMatch``), `%`, `_` and `\` meaning themselves.
+    func conditions(now: Date, match: TextMatch) -> (sql: String, arguments: [SQLValue]) {
         var sql = ""
         var arguments: [SQLValue] = []
         func list(_ values: [String]) -> String {
@@ -124,8 +124,9 @@ public struct WatchQuery: Sendable, Equatable {
         }
         if dated { sql += " AND w.dated = 1" }
         if let text, let needle = SearchText.needle(text) {
-            sql += " AND \(find)(w.search_text, ?) > 0"
-            arguments.append(.text(needle))
+            let (condition, argument) = match.condition("w.search_text", needle: needle)
+            sql += " AND " + condition
+            arguments.append(argument)
         }
         return (sql, arguments)
     }
