@@ -141,7 +141,8 @@ final class SQLiteWorker: @unchecked Sendable {
         wake.signal()
     }
 
-    /// Stops taking jobs, lets the queued ones run, and returns once the thread has finished.
+    /// Stops taking jobs, lets the queued ones run, and returns once the thread has finished (at once when
+    /// called on the worker's own thread: the last reference to a database can go with a job's closure).
     func stop() {
         let first = state.withLock { state -> Bool in
             defer { state.stopping = true }
@@ -149,10 +150,16 @@ final class SQLiteWorker: @unchecked Sendable {
         }
         guard first else { return }
         wake.signal()
+        guard Thread.current.threadDictionary[Self.ownerKey] as? ObjectIdentifier != ObjectIdentifier(self) else {
+            return
+        }
         stopped.wait()
     }
 
+    private static let ownerKey = "kuroneko.sqlite.worker"
+
     private func loop() {
+        Thread.current.threadDictionary[Self.ownerKey] = ObjectIdentifier(self)
         var stopRequested = false
         while true {
             // The semaphore counts queued jobs (and one more for a stop): a wait per job taken. Under load the
