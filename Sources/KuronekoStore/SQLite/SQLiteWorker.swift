@@ -46,7 +46,8 @@ final class SQLiteWorker: @unchecked Sendable {
     /// Times the thread yields, looking for a job, before it sleeps.
     static let yieldsBeforeSleep = 8
 
-    private let connection: SQLiteConnection
+    /// Closed (and the WAL checkpointed into the file) by the thread as it ends, before ``stop()`` returns.
+    private var connection: SQLiteConnection?
     private let kind: Kind
     private let state = Mutex(State())
     private let wake = DispatchSemaphore(value: 0)
@@ -180,18 +181,19 @@ final class SQLiteWorker: @unchecked Sendable {
                 job.finish(CancellationError())
                 return false
             }
-            if !live.isEmpty {
+            if !live.isEmpty, let open = connection {
                 switch kind {
                 case .reader:
                     for job in live {
-                        _ = job.run(connection)
+                        _ = job.run(open)
                         job.finish(nil)
                     }
                 case .writer:
-                    commit(live)
+                    commit(live, on: open)
                 }
             }
             if stopRequested, state.withLock({ $0.queued.isEmpty }) {
+                connection = nil
                 stopped.signal()
                 return
             }
@@ -203,7 +205,7 @@ final class SQLiteWorker: @unchecked Sendable {
     }
 
     /// Runs `jobs` in one transaction, each in a savepoint; answers them after the commit.
-    private func commit(_ jobs: [Job]) {
+    private func commit(_ jobs: [Job], on connection: SQLiteConnection) {
         do {
             try connection.execute("BEGIN IMMEDIATE")
         } catch {
