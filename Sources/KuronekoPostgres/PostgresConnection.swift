@@ -28,7 +28,10 @@ public final class PostgresConnection: SQLConnection {
             throw StoreError(code: 0, message: "cannot connect to PostgreSQL (\(Self.redacted(url))): \(message)")
         }
         handle = connection
-        try execute("SET client_min_messages = warning")
+        // Each execution of a prepared statement is planned with its own values: a search for a rare text
+        // is then answered by the trigram index, a common one by walking the list in order (a generic plan,
+        // blind to the value, chose the walk for both).
+        try execute("SET client_min_messages = warning; SET plan_cache_mode = force_custom_plan")
     }
 
     deinit {
