@@ -87,6 +87,13 @@ def main():
                                  stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
             assert run.returncode == 0, run.stderr.decode()[-2_000:]
         print(f"filled {count:,} watches through import --watch in {time.monotonic() - began:.0f} s")
+        if postgres:
+            size = subprocess.run(["psql", f"host={postgres} user=postgres dbname=postgres", "-tAc",
+                                   "SELECT pg_database_size('postgres')"], capture_output=True, text=True).stdout
+            print(f"database: {int(size) / 1e6:.0f} MB, {int(size) / count:,.0f} bytes a watch")
+        else:
+            size = sum(os.path.getsize(database + suffix) for suffix in ["", "-wal"] if os.path.exists(database + suffix))
+            print(f"database file: {size / 1e6:.0f} MB with its WAL, {size / count:,.0f} bytes a watch")
 
         server, base = start([BINARY, "serve", "--port", "0", "--db", database, "--endpoint", endpoints,
                               "--poll-speed", "0.001"])

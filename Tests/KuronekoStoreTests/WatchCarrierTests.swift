@@ -25,9 +25,13 @@ struct WatchCarrierTests {
         // The database as the previous version left it: no carrier column, schema version 4, one watch.
         switch engine {
         case .sqlite:
-            for trigger in ["watches_tally_in", "watches_tally_out", "watches_tally_moved"] {
+            for trigger in [
+                "watches_tally_in", "watches_tally_out", "watches_tally_moved", "watches_search_in",
+                "watches_search_out", "watches_search_moved",
+            ] {
                 try made.write("DROP TRIGGER \(trigger)", [[]])
             }
+            try made.write("DROP TABLE watch_search", [[]])
         case .postgres:
             try made.write("DROP TRIGGER watches_tallied ON watches", [[]])
             try made.write("DROP FUNCTION kuroneko_tally_watches", [[]])

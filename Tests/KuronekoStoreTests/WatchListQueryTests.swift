@@ -61,6 +61,14 @@ struct WatchListQueryTests {
         _ = try await store.update(numbers[4], owner: .local, label: .some("髙島屋"), webhook: nil, now: now)
         #expect(try await found(store, "高島屋") == ["髙島屋"])
         #expect(try await found(store, "a_b").isEmpty)
+        _ = try await store.remove(numbers[2], owner: .local)
+        #expect(try await found(store, "コーヒー").isEmpty)
+        if let sqlite = store as? SQLiteWatchStore {
+            // The trigram table the triggers keep agrees with the watches it indexes.
+            _ = try sqlite.database.writeNow { connection in
+                try connection.execute("INSERT INTO watch_search (watch_search) VALUES ('integrity-check')")
+            }
+        }
     }
 
     @Test("the normal form: NFKC, case, digits joined across hyphens and spaces only between digits")

@@ -32,6 +32,9 @@ public final class SQLiteDatabase: SQLDatabase {
         }
     }
 
+    /// A search looks up its trigrams in `watch_search` (FTS5, kept by triggers), then checks the text.
+    public var textMatch: TextMatch { .trigramTable("watch_search", then: "instr") }
+
     /// Reading connections, each on its own thread.
     public static let readers = 2
 

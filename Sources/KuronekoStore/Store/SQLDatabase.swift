@@ -101,19 +101,28 @@ public enum TextMatch: Sendable {
     case position(String)
     /// `LIKE '%needle%'` with `%`, `_` and `\` escaped, which a trigram index answers (PostgreSQL's pg_trgm).
     case like
+    /// A needle of three characters or more is first looked up in an FTS5 trigram table (`table`, its rowids
+    /// the watches'), then checked with `function`; a shorter one is only checked (SQLite).
+    case trigramTable(String, then: String)
 
-    /// The condition on `column` (one `?`) and its argument.
-    func condition(_ column: String, needle: String) -> (sql: String, argument: SQLValue) {
+    /// The condition on `column` and its arguments.
+    func condition(_ column: String, needle: String) -> (sql: String, arguments: [SQLValue]) {
         switch self {
         case .position(let function):
-            return ("\(function)(\(column), ?) > 0", .text(needle))
+            return ("\(function)(\(column), ?) > 0", [.text(needle)])
+        case .trigramTable(let table, let function):
+            let check = "\(function)(\(column), ?) > 0"
+            guard needle.count >= 3 else { return (check, [.text(needle)]) }
+            // A phrase of the needle's trigrams: only `"` is special inside it.
+            let phrase = "\"" + needle.replacingOccurrences(of: "\"", with: "\"\"") + "\""
+            return ("w.id IN (SELECT rowid FROM \(table) WHERE \(table) MATCH ?) AND " + check, [.text(phrase), .text(needle)])
         case .like:
             var pattern = "%"
             for character in needle {
                 if character == "\\" || character == "%" || character == "_" { pattern.append("\\") }
                 pattern.append(character)
             }
-            return ("\(column) LIKE ? ESCAPE '\\'", .text(pattern + "%"))
+            return ("\(column) LIKE ? ESCAPE '\\'", [.text(pattern + "%")])
         }
     }
 }

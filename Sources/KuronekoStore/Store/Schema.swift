@@ -165,6 +165,21 @@ enum Schema {
         SQLiteDatabase.Migration(
             version: 8,
             sql: SchemaFills.listColumnsSQL(text: "TEXT") + """
+                CREATE VIRTUAL TABLE watch_search USING fts5(
+                    search_text, content = 'watches', content_rowid = 'id', tokenize = 'trigram');
+                CREATE TRIGGER watches_search_in AFTER INSERT ON watches WHEN NEW.search_text IS NOT NULL BEGIN
+                    INSERT INTO watch_search (rowid, search_text) VALUES (NEW.id, NEW.search_text);
+                END;
+                CREATE TRIGGER watches_search_out AFTER DELETE ON watches WHEN OLD.search_text IS NOT NULL BEGIN
+                    INSERT INTO watch_search (watch_search, rowid, search_text)
+                    VALUES ('delete', OLD.id, OLD.search_text);
+                END;
+                CREATE TRIGGER watches_search_moved AFTER UPDATE OF search_text ON watches BEGIN
+                    INSERT INTO watch_search (watch_search, rowid, search_text)
+                    SELECT 'delete', OLD.id, OLD.search_text WHERE OLD.search_text IS NOT NULL;
+                    INSERT INTO watch_search (rowid, search_text)
+                    SELECT NEW.id, NEW.search_text WHERE NEW.search_text IS NOT NULL;
+                END;
                 CREATE TRIGGER watches_tally_in AFTER INSERT ON watches BEGIN
                     INSERT INTO watch_tallies (owner, carrier, family, status_code, active, forecast_date, watches)
                     VALUES (NEW.owner, COALESCE(NEW.carrier, ''), NEW.family, COALESCE(NEW.status_code, ''), NEW.active,

@@ -124,9 +124,9 @@ public struct WatchQuery: Sendable, Equatable {
         }
         if dated { sql += " AND w.dated = 1" }
         if let text, let needle = SearchText.needle(text) {
-            let (condition, argument) = match.condition("w.search_text", needle: needle)
+            let (condition, values) = match.condition("w.search_text", needle: needle)
             sql += " AND " + condition
-            arguments.append(argument)
+            arguments += values
         }
         return (sql, arguments)
     }
