@@ -135,8 +135,8 @@ enum CommandCatalog {
                 "--status", "LIST",
                 "only these status codes or families (pending, accepted, transit, out, delivered, problem), "
                     + "comma-separated; finished parcels included"),
-            .flag("--today", "only parcels whose forecast is today (Japan time)"),
-            .flag("--tomorrow", "only parcels whose forecast is tomorrow"), carrier,
+            .flag("--today", "only parcels still on their way whose forecast is today (Japan time)"),
+            .flag("--tomorrow", "only parcels still on their way whose forecast is tomorrow"), carrier,
             .value("--search", "TEXT", "only parcels whose label holds TEXT or whose number holds its digits"),
             .flag("--json", "print JSON"),
             .flag("--csv", "print CSV: number, label, active, checked_at and the tracking columns"),
