@@ -127,8 +127,8 @@ public final class Server: Sendable {
                 schedule.nextCheck(for: shipment, watchCreatedAt: watch.createdAt, now: fetchedAt, random: jitter())
             },
             changed: { channelsDoorbell.ring() })
-        let record: @Sendable (Shipment, Date) async -> Void = { shipment, fetchedAt in
-            await recorder.record(shipment, fetchedAt: fetchedAt)
+        let record: @Sendable (Shipment, Date, Data) async -> Void = { shipment, fetchedAt, served in
+            await recorder.record(shipment, served: served, fetchedAt: fetchedAt)
         }
         // On a shared database, what another server fetched is found there.
         var fetchedElsewhere: (@Sendable (TrackingNumber) async -> (Shipment, Date)?)?

@@ -12,7 +12,7 @@ public final class AnswerRecorder: Sendable {
     public static let capacity = 10_000
 
     private struct Waiting {
-        var answers: [TrackingNumber: (shipment: Shipment, fetchedAt: Date, order: Int)] = [:]
+        var answers: [TrackingNumber: (shipment: Shipment, served: Data, fetchedAt: Date, order: Int)] = [:]
         var next = 0
     }
 
@@ -38,19 +38,23 @@ public final class AnswerRecorder: Sendable {
     /// Answers waiting to be recorded again.
     public var waitingCount: Int { waiting.withLock { $0.answers.count } }
 
-    /// Records `shipment`, after any answers still waiting.
-    public func record(_ shipment: Shipment, fetchedAt: Date) async {
+    /// Records `shipment`, after any answers still waiting. - Parameter served: its JSON as the API serves it,
+    /// when made already.
+    public func record(_ shipment: Shipment, served: Data? = nil, fetchedAt: Date) async {
         await retryWaiting()
-        await attempt(shipment, fetchedAt: fetchedAt)
+        await attempt(
+            shipment, served: served ?? ServedShipment.encode(shipment, fetchedAt: fetchedAt), fetchedAt: fetchedAt)
     }
 
     /// Records again what is waiting, oldest first; stops at the first failure (the database is still away).
     public func retryWaiting() async {
         let pending = waiting.withLock { waiting in
-            waiting.answers.sorted { $0.value.order < $1.value.order }.map { ($0.value.shipment, $0.value.fetchedAt) }
+            waiting.answers.sorted { $0.value.order < $1.value.order }.map {
+                ($0.value.shipment, $0.value.served, $0.value.fetchedAt)
+            }
         }
-        for (shipment, fetchedAt) in pending {
-            guard await attempt(shipment, fetchedAt: fetchedAt) else { return }
+        for (shipment, served, fetchedAt) in pending {
+            guard await attempt(shipment, served: served, fetchedAt: fetchedAt) else { return }
         }
     }
 
@@ -63,11 +67,11 @@ public final class AnswerRecorder: Sendable {
     }
 
     @discardableResult
-    private func attempt(_ shipment: Shipment, fetchedAt: Date) async -> Bool {
+    private func attempt(_ shipment: Shipment, served: Data, fetchedAt: Date) async -> Bool {
         let number = shipment.trackingNumber
         do {
             let nextCheck = self.nextCheck
-            let changes = try await store.record(shipment, fetchedAt: fetchedAt) { watch, shipment in
+            let changes = try await store.record(shipment, served: served, fetchedAt: fetchedAt) { watch, shipment in
                 nextCheck(watch, shipment, fetchedAt)
             }
             waiting.withLock { waiting in
@@ -77,21 +81,21 @@ public final class AnswerRecorder: Sendable {
             if !changes.isEmpty { changed() }
             return true
         } catch is CancellationError {
-            keep(shipment, fetchedAt: fetchedAt)
+            keep(shipment, served: served, fetchedAt: fetchedAt)
             return false
         } catch {
             failures.report(.record, error, context: "number=\(number.masked) kept_to_retry=true")
-            keep(shipment, fetchedAt: fetchedAt)
+            keep(shipment, served: served, fetchedAt: fetchedAt)
             return false
         }
     }
 
-    private func keep(_ shipment: Shipment, fetchedAt: Date) {
+    private func keep(_ shipment: Shipment, served: Data, fetchedAt: Date) {
         let number = shipment.trackingNumber
         let dropped = waiting.withLock { waiting -> TrackingNumber? in
             if let kept = waiting.answers[number], kept.fetchedAt > fetchedAt { return nil }
             waiting.next += 1
-            waiting.answers[number] = (shipment, fetchedAt, waiting.next)
+            waiting.answers[number] = (shipment, served, fetchedAt, waiting.next)
             guard waiting.answers.count > Self.capacity,
                 let oldest = waiting.answers.min(by: { $0.value.order < $1.value.order })?.key
             else { return nil }

@@ -36,17 +36,18 @@ public final class ShipmentService: Sendable {
     /// When each number was last refreshed on request (at most about the cache's capacity of them).
     private let lastRefresh = Mutex<[TrackingNumber: Duration]>([:])
     /// Told of every fresh answer from Yamato, whoever asked (the watch list records it).
-    private let fetched: (@Sendable (Shipment, Date) async -> Void)?
+    private let fetched: (@Sendable (Shipment, Date, Data) async -> Void)?
     /// Where copies fetched by other servers are found (a shared database), and when they were fetched.
     private let shared: (@Sendable (TrackingNumber) async -> (Shipment, Date)?)?
 
     /// - Parameters:
-    ///   - fetched: told of every fresh answer from Yamato, on the task that fetched it.
+    ///   - fetched: told of every fresh answer from Yamato, on the task that fetched it, with the JSON the
+    ///     API serves it as (made once, for the cache).
     ///   - shared: asked on a cache miss for a copy another server fetched; a copy still fresh by the cache
     ///     policy is served (and cached) without asking Yamato.
     public init(
         client: MultiCarrierClient, clock: any TrackingClock, metrics: Metrics, configuration: Configuration,
-        fetched: (@Sendable (Shipment, Date) async -> Void)? = nil,
+        fetched: (@Sendable (Shipment, Date, Data) async -> Void)? = nil,
         shared: (@Sendable (TrackingNumber) async -> (Shipment, Date)?)? = nil
     ) {
         self.shared = shared
@@ -147,7 +148,7 @@ public final class ShipmentService: Sendable {
                 ? cache.store(shipment, fetchedAt: now)
                 : ShipmentCache.Entry(shipment: shipment, fetchedAt: now, expiresAt: now)
             metrics.recordCacheLookup(.miss)
-            await fetched?(shipment, now)
+            await fetched?(shipment, now, entry.json)
             return .fresh(entry, fromCache: false)
         } catch {
             return fallback(cached, ServiceError(error))

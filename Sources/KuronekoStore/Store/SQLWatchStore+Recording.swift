@@ -6,10 +6,9 @@ import Kuroneko
 extension SQLWatchStore {
     @discardableResult
     public func record(
-        _ shipment: Shipment, fetchedAt: Date, nextCheck: @escaping @Sendable (Watch, Shipment) -> Date?
+        _ shipment: Shipment, served: Data, fetchedAt: Date, nextCheck: @escaping @Sendable (Watch, Shipment) -> Date?
     ) async throws -> [StatusChange] {
         let number = shipment.trackingNumber
-        let served = ServedShipment.encode(shipment, fetchedAt: fetchedAt)
         let status = (try? JSONEncoder.kuroneko().encode(shipment.status)) ?? Data("{}".utf8)
         // A watch still to be found is found here, unless this carrier does not know the number either.
         let found: SQLValue = shipment.status.code == .notFound ? .null : .text(shipment.carrier.rawValue)

@@ -207,10 +207,12 @@ public protocol WatchStore: Sendable {
     /// check time, the next check, and a change (with its webhook deliveries) when the status differs
     /// from the watch's last one. The first status a watch sees is its baseline, not a change.
     /// - Parameter nextCheck: when each watch should be checked next; `nil` stops checking it (inactive).
+    /// - Parameter served: the shipment as the API serves it (``ServedShipment/encode(_:fetchedAt:)``), when the
+    ///   caller has it already (the cache made it).
     @discardableResult
-    func record(_ shipment: Shipment, fetchedAt: Date, nextCheck: @escaping @Sendable (Watch, Shipment) -> Date?)
-        async throws
-        -> [StatusChange]
+    func record(
+        _ shipment: Shipment, served: Data, fetchedAt: Date, nextCheck: @escaping @Sendable (Watch, Shipment) -> Date?
+    ) async throws -> [StatusChange]
     /// Claims numbers to check, with the carrier each is followed at (`nil`: still to be found): nothing
     /// unless one is due by `now`; then up to `limit`, every due number first (the most overdue first, none
     /// held back), filled up, soonest first, with numbers of the same carriers due by `horizon` whose next
@@ -327,6 +329,16 @@ public enum WatchStoreError: Error, Sendable, Equatable, CustomStringConvertible
 }
 
 extension WatchStore {
+    /// Records a fresh answer, encoding it as the API serves it.
+    @discardableResult
+    public func record(
+        _ shipment: Shipment, fetchedAt: Date, nextCheck: @escaping @Sendable (Watch, Shipment) -> Date?
+    ) async throws -> [StatusChange] {
+        try await record(
+            shipment, served: ServedShipment.encode(shipment, fetchedAt: fetchedAt), fetchedAt: fetchedAt,
+            nextCheck: nextCheck)
+    }
+
     /// A watch found at its first answer (the carrier not named).
     public func add(
         _ number: TrackingNumber, label: String?, owner: WatchOwner, webhook: (url: String, secret: String)?,
