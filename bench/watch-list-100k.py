@@ -14,6 +14,7 @@ Usage: python3 bench/watch-list-100k.py [sqlite|postgres] [WATCHES] [REQUESTS]
        starts a throwaway server of its own with scripts/test-postgres)
 """
 import http.client
+import json
 import os
 import statistics
 import subprocess
@@ -105,7 +106,6 @@ def main():
             answer = connection.getresponse()
             return answer.status, answer.read()
 
-        import json
         summary = json.loads(call("/v1/watches/summary")[1])
         print(f"{engine}: {summary['total']:,} watches, by family {summary['by_family']}, "
               f"forecast {summary['forecast']}")
