@@ -65,24 +65,20 @@ struct ListCommand: ArgumentsCommand {
         let store = session.store
         let query = try Self.query(arguments)
         let now = Date()
-        let watches = try await store.watches(
-            owner: .local, matching: query, after: nil, limit: store.maxWatchesPerOwner, now: now)
         let language = try arguments.choice("--lang").flatMap(OutputOptions.Language.init(rawValue:)) ?? .japanese
         if arguments.flag("--csv") {
-            terminal.print(
-                (["number", "label", "active", "checked_at"] + TrackingColumns.names).joined(separator: ","))
-            for watch in watches {
-                let tracking =
-                    watch.latest?.shipment.map { TrackingColumns.cells(for: $0, english: language == .english) }
-                    ?? TrackingColumns.cells(error: "")
-                let own = [
-                    watch.number.digits, watch.label ?? "", watch.active ? "true" : "false",
-                    watch.checkedAt.map { JapanDateTime($0).iso8601 } ?? "",
-                ]
-                terminal.print((own + tracking).map(TrackingColumns.quoted).joined(separator: ","))
+            // The server's sheet, read and printed a page at a time.
+            terminal.print(WatchListExport.header)
+            var cursor: Int64?
+            while true {
+                let page = try await store.watches(owner: .local, matching: query, after: cursor, limit: 1_000, now: now)
+                for watch in page { terminal.print(WatchListExport.row(watch, english: language == .english)) }
+                guard page.count == 1_000, let last = page.last else { return }
+                cursor = last.id
             }
-            return
         }
+        let watches = try await store.watches(
+            owner: .local, matching: query, after: nil, limit: store.maxWatchesPerOwner, now: now)
         if arguments.flag("--json") {
             let objects = try watches.map(WatchListSession.object)
             let data = try JSONSerialization.data(

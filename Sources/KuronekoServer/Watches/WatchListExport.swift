@@ -7,13 +7,13 @@ import Synchronization
 /// The whole narrowed list as CSV, written a page at a time into an unlinked temporary file that the server
 /// then sends and closes: the server's memory holds one page, whatever the list's size. At most
 /// ``concurrentExports`` are written at once; another is answered 503 with `Retry-After`.
-struct WatchListExport: Sendable {
+public struct WatchListExport: Sendable {
     /// Rows read from the store at a time.
     static let pageSize = 1_000
     static let concurrentExports = 2
 
     let store: any WatchStore
-    let gate: ExportGate
+    let gate: ConcurrencyLimit
 
     struct Format: Sendable {
         let english: Bool
@@ -31,7 +31,7 @@ struct WatchListExport: Sendable {
         let file = try ExportFile()
         let end = format.excel ? "\r\n" : "\n"
         var header = format.excel ? "\u{FEFF}" : ""
-        header += (["number", "label", "active", "checked_at"] + TrackingColumns.names).joined(separator: ",") + end
+        header += Self.header + end
         try file.append(header)
         let store = self.store
         let read = { @Sendable (after: Int64) async throws -> [Watch] in
@@ -57,44 +57,29 @@ struct WatchListExport: Sendable {
 }
 
 extension WatchListExport {
+    /// The sheet's header: the watch's own columns, then the tracking columns (the CLI's `list --csv` too).
+    public static let header = (["number", "label", "active", "checked_at"] + TrackingColumns.names).joined(
+        separator: ",")
+
+    /// One watch's row, without its line end: the status in English or Japanese, formulas written as text.
+    public static func row(_ watch: Watch, english: Bool) -> String {
+        let tracking =
+            watch.latest?.shipment.map { TrackingColumns.cells(for: $0, english: english) }
+            ?? TrackingColumns.cells(error: "")
+        let cells =
+            [
+                watch.number.digits, watch.label ?? "", watch.active ? "true" : "false",
+                watch.checkedAt.map { JapanDateTime($0).iso8601 } ?? "",
+            ] + tracking
+        return cells.map(TrackingColumns.quoted).joined(separator: ",")
+    }
+
     /// The CSV lines of `watches`.
     static func lines(_ watches: ArraySlice<Watch>, format: Format) -> String {
         let end = format.excel ? "\r\n" : "\n"
         var text = ""
-        for watch in watches {
-            let tracking =
-                watch.latest?.shipment.map { TrackingColumns.cells(for: $0, english: format.english) }
-                ?? TrackingColumns.cells(error: "")
-            let cells =
-                [
-                    watch.number.digits, watch.label ?? "", watch.active ? "true" : "false",
-                    watch.checkedAt.map { JapanDateTime($0).iso8601 } ?? "",
-                ] + tracking
-            text += cells.map(TrackingColumns.quoted).joined(separator: ",") + end
-        }
+        for watch in watches { text += row(watch, english: format.english) + end }
         return text
-    }
-}
-
-/// How many exports are being written: a counter with a ceiling.
-final class ExportGate: Sendable {
-    private let running = Mutex(0)
-    let limit: Int
-
-    init(limit: Int = WatchListExport.concurrentExports) {
-        self.limit = limit
-    }
-
-    func enter() -> Bool {
-        running.withLock { running in
-            guard running < limit else { return false }
-            running += 1
-            return true
-        }
-    }
-
-    func leave() {
-        running.withLock { $0 -= 1 }
     }
 }
 

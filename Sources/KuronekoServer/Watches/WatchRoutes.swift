@@ -17,7 +17,7 @@ public struct WatchRoutes: Sendable {
     /// Whether e-mail channels can be added (the server has an SMTP server to send through).
     let sendsMail: Bool
     /// CSV exports being written (at most ``WatchListExport/concurrentExports``).
-    let exports = ExportGate()
+    let exports = ConcurrencyLimit(WatchListExport.concurrentExports)
     /// Where store failures met by a request are logged and counted.
     let failures: StoreFailures
 
