@@ -202,21 +202,10 @@ enum PostgresSchema {
                         RETURN NEW;
                     END IF;
                     IF TG_OP IN ('UPDATE', 'DELETE') THEN
-                        UPDATE watch_tallies SET watches = watches - 1
-                        WHERE owner = OLD.owner AND carrier = COALESCE(OLD.carrier, '') AND family = OLD.family
-                            AND status_code = COALESCE(OLD.status_code, '') AND active = OLD.active
-                            AND forecast_date = COALESCE(OLD.forecast_date, '');
-                        DELETE FROM watch_tallies
-                    WHERE owner = OLD.owner AND carrier = COALESCE(OLD.carrier, '') AND family = OLD.family
-                        AND status_code = COALESCE(OLD.status_code, '') AND active = OLD.active
-                        AND forecast_date = COALESCE(OLD.forecast_date, '') AND watches = 0;
+                """ + SchemaFills.tallyRemoved("OLD") + """
                     END IF;
                     IF TG_OP IN ('UPDATE', 'INSERT') THEN
-                        INSERT INTO watch_tallies (owner, carrier, family, status_code, active, forecast_date, watches)
-                        VALUES (NEW.owner, COALESCE(NEW.carrier, ''), NEW.family, COALESCE(NEW.status_code, ''),
-                            NEW.active, COALESCE(NEW.forecast_date, ''), 1)
-                        ON CONFLICT (owner, carrier, family, status_code, active, forecast_date)
-                        DO UPDATE SET watches = watch_tallies.watches + 1;
+                """ + SchemaFills.tallyAdded("NEW") + """
                         RETURN NEW;
                     END IF;
                     RETURN OLD;

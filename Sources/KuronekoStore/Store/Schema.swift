@@ -181,21 +181,10 @@ enum Schema {
                     SELECT NEW.id, NEW.search_text WHERE NEW.search_text IS NOT NULL;
                 END;
                 CREATE TRIGGER watches_tally_in AFTER INSERT ON watches BEGIN
-                    INSERT INTO watch_tallies (owner, carrier, family, status_code, active, forecast_date, watches)
-                    VALUES (NEW.owner, COALESCE(NEW.carrier, ''), NEW.family, COALESCE(NEW.status_code, ''), NEW.active,
-                        COALESCE(NEW.forecast_date, ''), 1)
-                    ON CONFLICT (owner, carrier, family, status_code, active, forecast_date)
-                    DO UPDATE SET watches = watches + 1;
+                """ + SchemaFills.tallyAdded("NEW") + """
                 END;
                 CREATE TRIGGER watches_tally_out AFTER DELETE ON watches BEGIN
-                    UPDATE watch_tallies SET watches = watches - 1
-                    WHERE owner = OLD.owner AND carrier = COALESCE(OLD.carrier, '') AND family = OLD.family
-                        AND status_code = COALESCE(OLD.status_code, '') AND active = OLD.active
-                        AND forecast_date = COALESCE(OLD.forecast_date, '');
-                    DELETE FROM watch_tallies
-                    WHERE owner = OLD.owner AND carrier = COALESCE(OLD.carrier, '') AND family = OLD.family
-                        AND status_code = COALESCE(OLD.status_code, '') AND active = OLD.active
-                        AND forecast_date = COALESCE(OLD.forecast_date, '') AND watches = 0;
+                """ + SchemaFills.tallyRemoved("OLD") + """
                 END;
                 CREATE TRIGGER watches_tally_moved
                 AFTER UPDATE OF carrier, family, status_code, active, forecast_date ON watches
@@ -203,19 +192,7 @@ enum Schema {
                     OR OLD.status_code IS NOT NEW.status_code OR OLD.active IS NOT NEW.active
                     OR OLD.forecast_date IS NOT NEW.forecast_date
                 BEGIN
-                    UPDATE watch_tallies SET watches = watches - 1
-                    WHERE owner = OLD.owner AND carrier = COALESCE(OLD.carrier, '') AND family = OLD.family
-                        AND status_code = COALESCE(OLD.status_code, '') AND active = OLD.active
-                        AND forecast_date = COALESCE(OLD.forecast_date, '');
-                    DELETE FROM watch_tallies
-                    WHERE owner = OLD.owner AND carrier = COALESCE(OLD.carrier, '') AND family = OLD.family
-                        AND status_code = COALESCE(OLD.status_code, '') AND active = OLD.active
-                        AND forecast_date = COALESCE(OLD.forecast_date, '') AND watches = 0;
-                    INSERT INTO watch_tallies (owner, carrier, family, status_code, active, forecast_date, watches)
-                    VALUES (NEW.owner, COALESCE(NEW.carrier, ''), NEW.family, COALESCE(NEW.status_code, ''), NEW.active,
-                        COALESCE(NEW.forecast_date, ''), 1)
-                    ON CONFLICT (owner, carrier, family, status_code, active, forecast_date)
-                    DO UPDATE SET watches = watches + 1;
+                """ + SchemaFills.tallyRemoved("OLD") + SchemaFills.tallyAdded("NEW") + """
                 END;
                 """,
             fill: { try SchemaFills.listColumns(on: $0) }),
@@ -251,6 +228,35 @@ public enum SchemaFills {
         FROM watches GROUP BY owner, COALESCE(carrier, ''), family, COALESCE(status_code, ''), active,
             COALESCE(forecast_date, '');
         """
+    }
+
+    /// The statement that counts `row` (`NEW` in a trigger) in its tally, for the tally triggers of both engines.
+    /// Each starts and ends with a line break, so it can stand between the lines of a multi-line literal.
+    public static func tallyAdded(_ row: String) -> String {
+        """
+
+        INSERT INTO watch_tallies (owner, carrier, family, status_code, active, forecast_date, watches)
+        VALUES (\(row).owner, COALESCE(\(row).carrier, ''), \(row).family, COALESCE(\(row).status_code, ''),
+            \(row).active, COALESCE(\(row).forecast_date, ''), 1)
+        ON CONFLICT (owner, carrier, family, status_code, active, forecast_date)
+        DO UPDATE SET watches = watch_tallies.watches + 1;
+
+        """
+    }
+
+    /// The statements that take `row` (`OLD`) out of its tally, and drop the tally once it counts none.
+    public static func tallyRemoved(_ row: String) -> String {
+        let same = """
+            owner = \(row).owner AND carrier = COALESCE(\(row).carrier, '') AND family = \(row).family
+                AND status_code = COALESCE(\(row).status_code, '') AND active = \(row).active
+                AND forecast_date = COALESCE(\(row).forecast_date, '')
+            """
+        return """
+
+            UPDATE watch_tallies SET watches = watches - 1 WHERE \(same);
+            DELETE FROM watch_tallies WHERE \(same) AND watches = 0;
+
+            """
     }
 
     /// Migration 8: the list columns of every watch that has none yet.
