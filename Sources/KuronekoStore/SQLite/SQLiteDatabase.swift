@@ -125,7 +125,8 @@ public final class SQLiteDatabase: SQLDatabase {
     var writesQueued: Int { writer.queuedCount }
 
     private func reader() -> SQLiteWorker {
-        readerWorkers[nextReader.add(1, ordering: .relaxed).oldValue % readerWorkers.count]
+        // Wrapping, and by magnitude: no count of reads can trap or index out of range.
+        readerWorkers[Int(nextReader.wrappingAdd(1, ordering: .relaxed).oldValue.magnitude % UInt(readerWorkers.count))]
     }
 
     /// Writes a copy of the database to a new file at `path` (mode 0600), safe while a server uses the

@@ -316,7 +316,9 @@ public enum WatchStoreError: Error, Sendable, Equatable, CustomStringConvertible
         switch self {
         case .removedWhileAdding(let number):
             "\(number) was removed by another request at the same moment it was being added; add it again to keep it"
-        case .limitReached(let limit): "this owner already has \(limit) watches, the most allowed; remove some first"
+        case .limitReached(let limit):
+            "this owner already has \(limit) watches, the most this server allows (its --max-watches-per-owner); "
+                + "remove some first"
         case .duplicateKeyName(let name): "a key named \"\(name)\" exists already; choose another name"
         case .backupUnsupported(let engine): "a watch list on \(engine) is backed up with its own tools (pg_dump)"
         case .channelLimitReached(let limit):
