@@ -81,7 +81,8 @@ public struct APIResponder: HTTPResponder {
                     try await store.checkReachable()
                     database = "reachable"
                 } catch {
-                    // The driver's words stay in the server's log (the probe's access-log line), not the answer.
+                    // The driver's words go to the server's log, not the answer.
+                    watches?.failures.report(.api, error, context: "route=GET /readyz")
                     var answer = HTTPResponse.problem(
                         status: 503, title: "Service Unavailable",
                         detail: "the watch list's database cannot be reached; cached lookups are still served",
