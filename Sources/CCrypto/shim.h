@@ -10,9 +10,7 @@
 #include <openssl/hmac.h>
 #include <openssl/rand.h>
 #include <openssl/sha.h>
-#include <openssl/ssl.h>
 #include <openssl/err.h>
-#include <openssl/x509v3.h>
 #include <openssl/ec.h>
 #include <openssl/ecdsa.h>
 #include <openssl/obj_mac.h>
@@ -28,11 +26,6 @@ static inline int kuroneko_hmac_sha256(const void *key, int keyLength, const uns
 /// SHA-256 of `message` into `output` (32 bytes).
 static inline void kuroneko_sha256(const unsigned char *message, size_t length, unsigned char *output) {
     SHA256(message, length, output);
-}
-
-/// SSL_set_tlsext_host_name is a macro: the server name sent in the TLS handshake (SNI).
-static inline int kuroneko_ssl_set_server_name(SSL *ssl, const char *name) {
-    return (int)SSL_set_tlsext_host_name(ssl, name);
 }
 
 // P-256 for Web Push (RFC 8291) and VAPID (RFC 8292). Keys cross as raw bytes: a 32-byte private scalar and a

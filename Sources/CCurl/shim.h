@@ -2,6 +2,8 @@
 #define KURONEKO_CCURL_SHIM_H
 
 #include <curl/curl.h>
+#include <string.h>
+#include <sys/socket.h>
 
 // curl_easy_setopt and curl_easy_getinfo are variadic; each kind of argument gets a wrapper.
 
@@ -41,6 +43,22 @@ static inline CURLcode kuroneko_curl_set_progress(
     CURLcode result = curl_easy_setopt(handle, CURLOPT_XFERINFOFUNCTION, callback);
     if (result == CURLE_OK) result = curl_easy_setopt(handle, CURLOPT_XFERINFODATA, context);
     return result != CURLE_OK ? result : curl_easy_setopt(handle, CURLOPT_NOPROGRESS, 0L);
+}
+
+typedef curl_socket_t (*kuroneko_curl_open_socket_callback)(
+    void *context, curlsocktype purpose, struct curl_sockaddr *address);
+
+static inline CURLcode kuroneko_curl_set_open_socket(
+    CURL *handle, kuroneko_curl_open_socket_callback callback, void *context) {
+    CURLcode result = curl_easy_setopt(handle, CURLOPT_OPENSOCKETFUNCTION, callback);
+    return result != CURLE_OK ? result : curl_easy_setopt(handle, CURLOPT_OPENSOCKETDATA, context);
+}
+
+// The address libcurl is about to connect to, copied whole (an IPv6 address is longer than `struct sockaddr`).
+static inline void kuroneko_curl_address(const struct curl_sockaddr *address, struct sockaddr_storage *copy) {
+    memset(copy, 0, sizeof *copy);
+    size_t length = address->addrlen < sizeof *copy ? address->addrlen : sizeof *copy;
+    memcpy(copy, &address->addr, length);
 }
 
 static inline long kuroneko_curl_response_code(CURL *handle) {

@@ -107,7 +107,7 @@ struct NotifyTestCommand: ArgumentsCommand {
                 MailMessage(announcement, from: smtp.from, to: address, date: Date()))
         } else {
             let request = try ChannelRequests.request(for: destination, announcement, vapid: vapid, now: Date())
-            outcome = await SocketWebhookSender(
+            outcome = await CurlDeliverySender(
                 allowPrivate: try arguments.flagOrVariable("--allow-private"), caFile: caFile
             ).send(request)
         }

@@ -50,7 +50,7 @@ struct DeliveryIndependenceTests {
     func trickle() async throws {
         let held = HeldConnection()
         let receiver = try await Self.trickling { duration in held.closed(after: duration) }
-        let sender = SocketWebhookSender(allowPrivate: true, timeout: 2)
+        let sender = CurlDeliverySender(allowPrivate: true, timeout: 2)
         let started = ContinuousClock.now
         let outcome = await sender.send(
             Data("{}".utf8), signature: "t=1,v1=x", to: "http://127.0.0.1:\(receiver.port)/hook")
@@ -80,7 +80,7 @@ struct DeliveryIndependenceTests {
         try await Self.watch(numbers[1], url: "http://127.0.0.1:\(fast.port)/hook", store: store, now: now)
         let lines = LogLines()
         let deliverer = WebhookDeliverer(
-            store: store, sender: SocketWebhookSender(allowPrivate: true, timeout: 3), clock: SystemClock(),
+            store: store, sender: CurlDeliverySender(allowPrivate: true, timeout: 3), clock: SystemClock(),
             log: { lines.add($0) })
         let started = ContinuousClock.now
         let running = Task { await deliverer.run(tick: .milliseconds(100)) }
@@ -120,7 +120,7 @@ struct DeliveryIndependenceTests {
         try await store.record(Self.shipment(number, "配達中", .outForDelivery), fetchedAt: now, nextCheck: { _, _ in now })
         #expect(try await store.pendingDeliveryCount() == 2)
         let deliverer = WebhookDeliverer(
-            store: store, sender: SocketWebhookSender(allowPrivate: true, timeout: 3), clock: SystemClock())
+            store: store, sender: CurlDeliverySender(allowPrivate: true, timeout: 3), clock: SystemClock())
         #expect(await deliverer.deliverOnce() == 1)
         #expect(try await store.pendingDeliveryCount() == 0, "the second change is given up with the subscription")
         let watch = try await #require(try store.watch(number, owner: .local))

@@ -54,7 +54,7 @@ struct WebhookAndCrashTests {
         try await store.record(Self.shipment(number, "輸送中", .inTransit), fetchedAt: clock.now, nextCheck: next)
         try await store.record(Self.shipment(number, "配達中", .outForDelivery), fetchedAt: clock.now, nextCheck: next)
         let deliverer = WebhookDeliverer(
-            store: store, sender: SocketWebhookSender(allowPrivate: true, timeout: 5), clock: clock, random: { 1 })
+            store: store, sender: CurlDeliverySender(allowPrivate: true, timeout: 5), clock: clock, random: { 1 })
 
         failing.isOn = true
         #expect(await deliverer.deliverOnce() == 1)

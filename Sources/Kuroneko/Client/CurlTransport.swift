@@ -2,13 +2,18 @@ import CCurl
 import Foundation
 import Synchronization
 
-/// The default transport: libcurl's easy interface, one handle per request on a thread of its own, no
-/// cookies, no cache. Every answer is bounded: a declared `Content-Length` over ``maximumBodyBytes`` is
-/// refused before the body is read, and the body (as decoded, after gzip or deflate) is abandoned inside the
-/// write callback the moment it passes that size, so a small gzip answer that inflates to a gigabyte costs
-/// at most the cap. Redirects are never followed: a 3xx is answered as it came (the tracking page does not
-/// redirect, so one means the endpoint is wrong or something is in the way). A connection that breaks is a
-/// connection error, a request that runs out of time a timeout.
+/// The one outbound HTTP client: libcurl's easy interface, one handle per request on a thread of its own, no
+/// cookies, no cache. Carrier pages, webhooks and every channel go through it. Every answer is bounded: a
+/// declared `Content-Length` over ``maximumBodyBytes`` is refused before the body is read, and the body (as
+/// decoded, after gzip or deflate) is abandoned inside the write callback the moment it passes that size, so a
+/// small gzip answer that inflates to a gigabyte costs at most the cap. Redirects are never followed: a 3xx is
+/// answered as it came. The request's timeout covers the whole exchange, from name resolution to the last
+/// byte. A connection that breaks is a connection error, a request that runs out of time a timeout.
+///
+/// Proxies: ``ProxySettings`` (by default the process's `HTTPS_PROXY`, `HTTP_PROXY` and `NO_PROXY`).
+/// An ``AddressGuard`` is applied to the address actually connected to (libcurl's socket-open callback), so
+/// a name that resolves elsewhere later cannot lead past it; through a proxy, the host's own addresses are
+/// resolved and checked before the request is handed to the proxy.
 public struct CurlTransport: HTTPTransport {
     /// The largest body read from the upstream, 2 MiB: Yamato's result page for ten numbers is about 30 KB.
     public static let defaultMaximumBodyBytes = 2 << 20
@@ -17,23 +22,75 @@ public struct CurlTransport: HTTPTransport {
     /// A PEM file of the certificate authorities to trust instead of the system's (`--ca-file`); `nil` for
     /// the system's.
     public let caFile: String?
+    public let proxy: ProxySettings
+    public let addressGuard: AddressGuard?
 
-    public init(maximumBodyBytes: Int = CurlTransport.defaultMaximumBodyBytes, caFile: String? = nil) {
+    public init(
+        maximumBodyBytes: Int = CurlTransport.defaultMaximumBodyBytes, caFile: String? = nil,
+        proxy: ProxySettings = .from(), addressGuard: AddressGuard? = nil
+    ) {
         self.maximumBodyBytes = maximumBodyBytes
         self.caFile = caFile
+        self.proxy = proxy
+        self.addressGuard = addressGuard
         CurlGlobal.initialise()
     }
 
     public func send(_ request: UpstreamRequest) async throws -> UpstreamResponse {
-        let transfer = CurlTransfer(request: request, limit: maximumBodyBytes, caFile: caFile)
+        let transfer = CurlTransfer(
+            request: request, limit: maximumBodyBytes, caFile: caFile, proxy: proxy.proxy(for: request.url),
+            addressGuard: addressGuard)
+        let answer = OneAnswer<UpstreamResponse>()
         return try await withTaskCancellationHandler {
             try await withCheckedThrowingContinuation { continuation in
+                answer.wait(with: continuation)
                 // curl_easy_perform blocks: never on the cooperative pool.
-                Thread.detachNewThread { continuation.resume(with: transfer.perform()) }
+                Thread.detachNewThread { answer.give(transfer.perform()) }
+                // libcurl keeps the timeout itself; this only answers for a thread stuck where libcurl
+                // cannot see (a name resolved before a proxied request), a second after the deadline.
+                let seconds = (request.timeout / .seconds(1)).isFinite ? request.timeout / .seconds(1) : 86_400
+                DispatchQueue.global().asyncAfter(deadline: .now() + min(86_400, max(0, seconds)) + 1) {
+                    answer.give(
+                        .failure(TransportError(.timeout, "\(request.url) did not answer within the request timeout")))
+                }
             }
         } onCancel: {
             transfer.cancelled.store(true, ordering: .relaxed)
         }
+    }
+}
+
+/// Decides whether an address may be connected to: `nil` when it may, else why not (one phrase, e.g.
+/// "a private address (10.0.0.0/8)").
+public struct AddressGuard: Sendable {
+    public let refusal: @Sendable (sockaddr_storage) -> String?
+
+    public init(refusal: @escaping @Sendable (sockaddr_storage) -> String?) {
+        self.refusal = refusal
+    }
+}
+
+/// A continuation resumed by whichever comes first: the transfer's result or the deadline.
+private final class OneAnswer<Value: Sendable>: Sendable {
+    private let state = Mutex<(continuation: CheckedContinuation<Value, any Error>?, early: Result<Value, any Error>?)>(
+        (nil, nil))
+
+    func wait(with continuation: CheckedContinuation<Value, any Error>) {
+        let early = state.withLock { state -> Result<Value, any Error>? in
+            if let early = state.early { return early }
+            state.continuation = continuation
+            return nil
+        }
+        if let early { continuation.resume(with: early) }
+    }
+
+    func give(_ result: Result<Value, any Error>) {
+        let waiting = state.withLock { state -> CheckedContinuation<Value, any Error>? in
+            defer { state.continuation = nil }
+            if state.continuation == nil, state.early == nil { state.early = result }
+            return state.continuation
+        }
+        waiting?.resume(with: result)
     }
 }
 
@@ -56,18 +113,25 @@ private final class CurlTransfer: @unchecked Sendable {
     let request: UpstreamRequest
     let limit: Int
     let caFile: String?
+    let proxy: String?
+    let addressGuard: AddressGuard?
     let cancelled = Atomic<Bool>(false)
     var body = Data()
     var headers: [String: String] = [:]
     var refusal: TransportError?
 
-    init(request: UpstreamRequest, limit: Int, caFile: String?) {
+    init(request: UpstreamRequest, limit: Int, caFile: String?, proxy: String?, addressGuard: AddressGuard?) {
         self.request = request
         self.limit = limit
         self.caFile = caFile
+        self.proxy = proxy
+        self.addressGuard = addressGuard
     }
 
     func perform() -> Result<UpstreamResponse, any Error> {
+        if proxy != nil, let addressGuard, let refused = Self.checkThroughProxy(request.url, addressGuard) {
+            return .failure(refused)
+        }
         guard let handle = curl_easy_init() else {
             return .failure(TransportError(.other, "libcurl could not make a request handle"))
         }
@@ -109,6 +173,11 @@ private final class CurlTransfer: @unchecked Sendable {
                     kuroneko_curl_set_pointer(handle, CURLOPT_ACCEPT_ENCODING, "")
                     kuroneko_curl_set_pointer(handle, CURLOPT_PROTOCOLS_STR, "http,https")
                     if let caFile { kuroneko_curl_set_pointer(handle, CURLOPT_CAINFO, caFile) }
+                    // Exactly the proxy chosen (or none: "" turns libcurl's own reading of the environment off).
+                    kuroneko_curl_set_pointer(handle, CURLOPT_PROXY, proxy ?? "")
+                    if proxy == nil, addressGuard != nil {
+                        kuroneko_curl_set_open_socket(handle, curlOpenSocket, context)
+                    }
                     kuroneko_curl_set_pointer(handle, CURLOPT_ERRORBUFFER, errorText)
                     kuroneko_curl_set_write(handle, curlReceivedBody, context)
                     kuroneko_curl_set_header(handle, curlReceivedHeader, context)
@@ -118,6 +187,10 @@ private final class CurlTransfer: @unchecked Sendable {
             }
         }
         if let refusal { return .failure(refusal) }
+        if result == CURLE_COULDNT_RESOLVE_PROXY || (proxy != nil && result == CURLE_COULDNT_CONNECT) {
+            return .failure(
+                TransportError(.connection, "cannot reach the proxy \(proxy ?? "") for \(url): \(Self.describe(result))"))
+        }
         let detail = String(cString: errorText)
         switch result {
         case CURLE_OK:
@@ -139,6 +212,51 @@ private final class CurlTransfer: @unchecked Sendable {
         default:
             return .failure(TransportError(.other, "request to \(url) failed: \(Self.describe(result))"))
         }
+    }
+
+    /// Opens the socket libcurl asks for, unless the guard refuses the address (then nothing is connected).
+    func openSocket(_ address: UnsafeMutablePointer<curl_sockaddr>) -> curl_socket_t {
+        var copy = sockaddr_storage()
+        kuroneko_curl_address(address, &copy)
+        if let addressGuard, let reason = addressGuard.refusal(copy) {
+            refusal = TransportError(
+                .refused, "\(request.url.host ?? "the host") leads to \(reason); nothing was sent to it")
+            return CURL_SOCKET_BAD
+        }
+        let socket = Glibc.socket(address.pointee.family, address.pointee.socktype, address.pointee.protocol)
+        return socket >= 0 ? socket : CURL_SOCKET_BAD
+    }
+
+    /// Through a proxy, libcurl connects to the proxy only: the host's own addresses are resolved and
+    /// checked here instead.
+    static func checkThroughProxy(_ url: URL, _ addressGuard: AddressGuard) -> TransportError? {
+        guard let host = url.host.map({ $0.hasPrefix("[") ? String($0.dropFirst().dropLast()) : $0 }) else {
+            return TransportError(.other, "\(url) has no host")
+        }
+        var hints = addrinfo()
+        hints.ai_family = AF_UNSPEC
+        hints.ai_socktype = Int32(SOCK_STREAM.rawValue)
+        var list: UnsafeMutablePointer<addrinfo>?
+        guard getaddrinfo(host, nil, &hints, &list) == 0, let list else {
+            return TransportError(.connection, "\(host) does not resolve")
+        }
+        defer { freeaddrinfo(list) }
+        var cursor: UnsafeMutablePointer<addrinfo>? = list
+        while let entry = cursor {
+            if let address = entry.pointee.ai_addr {
+                var storage = sockaddr_storage()
+                withUnsafeMutableBytes(of: &storage) { target in
+                    target.copyMemory(
+                        from: UnsafeRawBufferPointer(
+                            start: address, count: min(Int(entry.pointee.ai_addrlen), target.count)))
+                }
+                if let reason = addressGuard.refusal(storage) {
+                    return TransportError(.refused, "\(host) leads to \(reason); nothing was sent to it")
+                }
+            }
+            cursor = entry.pointee.ai_next
+        }
+        return nil
     }
 
     static func describe(_ code: CURLcode) -> String {
@@ -197,6 +315,13 @@ private func curlReceivedHeader(
         String(decoding: UnsafeRawBufferPointer(start: bytes, count: total), as: UTF8.self))
     // A declared length over the limit ends the transfer before any body is read.
     return transfer.refusal == nil ? total : 0
+}
+
+private func curlOpenSocket(
+    context: UnsafeMutableRawPointer?, purpose: curlsocktype, address: UnsafeMutablePointer<curl_sockaddr>?
+) -> curl_socket_t {
+    guard let context, let address else { return CURL_SOCKET_BAD }
+    return Unmanaged<CurlTransfer>.fromOpaque(context).takeUnretainedValue().openSocket(address)
 }
 
 private func curlProgress(

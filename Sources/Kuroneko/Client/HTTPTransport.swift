@@ -59,6 +59,8 @@ public struct TransportError: Error, Hashable, Sendable, CustomStringConvertible
         case connection
         /// The answer's body was larger than the transport reads (declared, or as decoded).
         case bodyTooLarge
+        /// The address guard refused where the request would have gone; nothing was sent.
+        case refused
         /// Anything else the HTTP stack refused (a malformed URL, TLS failure, …).
         case other
     }

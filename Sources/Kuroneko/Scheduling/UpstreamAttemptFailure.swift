@@ -25,7 +25,7 @@ enum UpstreamAttemptFailure: Error, Sendable {
                 case .timeout: .timeout
                 case .connection: .connection
                 case .bodyTooLarge: .upstreamBodyTooLarge
-                case .other: .transport
+                case .other, .refused: .transport
                 }
             return TrackingError(code, error.message + tries)
         case .httpStatus(let status, let endpoint):

@@ -42,6 +42,14 @@ public struct ChannelRequest: Sendable, Hashable {
     public let url: URL
     public let headers: [String: String]
     public let body: Data
+    public var method = "POST"
+
+    public init(url: URL, headers: [String: String], body: Data, method: String = "POST") {
+        self.url = url
+        self.headers = headers
+        self.body = body
+        self.method = method
+    }
 }
 
 /// The request each kind of channel takes for an announcement, in the shape its service documents.

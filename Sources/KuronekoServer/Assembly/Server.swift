@@ -176,7 +176,7 @@ public final class Server: Sendable {
         // A delivery's lease outlasts an attempt (10 s) even on a fast poll clock.
         let sender: any WebhookSender =
             webhookSender
-            ?? SocketWebhookSender(allowPrivate: configuration.allowPrivateWebhooks, caFile: configuration.caFile)
+            ?? CurlDeliverySender(allowPrivate: configuration.allowPrivateWebhooks, caFile: configuration.caFile)
         var attemptLog: (@Sendable (String) -> Void)?
         if let events { attemptLog = { line in events.event(line) } }
         let deliverer = WebhookDeliverer(
@@ -191,7 +191,7 @@ public final class Server: Sendable {
         let channelDeliverer = ChannelDeliverer(
             store: store,
             sender: channelSender
-                ?? SocketWebhookSender(allowPrivate: configuration.allowPrivateWebhooks, caFile: configuration.caFile),
+                ?? CurlDeliverySender(allowPrivate: configuration.allowPrivateWebhooks, caFile: configuration.caFile),
             mail: Self.mail(configuration, sender: mailSender),
             clock: clock, vapid: vapid, publicURL: configuration.publicURL,
             lease: max(15, WebhookDeliverer.defaultLease / schedule.speed), failures: failures, log: attemptLog)
