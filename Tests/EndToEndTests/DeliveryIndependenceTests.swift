@@ -83,7 +83,8 @@ struct DeliveryIndependenceTests {
             store: store, sender: CurlDeliverySender(allowPrivate: true, timeout: 3), clock: SystemClock(),
             log: { lines.add($0) })
         let started = ContinuousClock.now
-        let running = Task { await deliverer.run(tick: .milliseconds(100)) }
+        let outbox = OutboxDeliverer(lanes: [deliverer], clock: SystemClock())
+        let running = Task { await outbox.run(tick: .milliseconds(100)) }
         defer { running.cancel() }
         #expect(await fast.waitForAnswers(timeout: .seconds(10)) { $0.count == 1 })
         // When the request arrived, timed on the receiver's thread: before the slow attempt ended, so it did
@@ -106,6 +107,76 @@ struct DeliveryIndependenceTests {
         #expect(slowRecords.count == 1 && slowRecords[0].status == nil)
         print(
             "beside a trickling receiver (deadline 3 s, took \(slowTime)), another watch was delivered after \(fastDelay)"
+        )
+    }
+
+    @Test(
+        "beside a channel that never answers and one that trickles a byte a second, a healthy channel is told within its own request time plus 1 s, every time"
+    )
+    func healthyChannelBesideSlowOnes() async throws {
+        // Accepts, reads, and never answers: only the sender's deadline ends the connection.
+        let hanging = try RawUpstream { socket in
+            var byte = UInt8(0)
+            while recv(socket, &byte, 1, 0) > 0 {}
+        }
+        let trickling = try RawUpstream { socket in
+            for byte in Data("HTTP/1.1 204 No Content\r\n".utf8).cycled() {
+                guard RawUpstream.write(socket, Data([byte])) else { return }
+                // The pause is the hostile receiver's behaviour under test, not a wait for an event.
+                usleep(1_000_000)
+            }
+        }
+        let healthy = try FakeUpstream(concurrent: true) { _ in
+            .init(status: 204, contentType: "text/plain", body: Data())
+        }
+        defer { healthy.stop() }
+        let store = try SQLiteWatchStore(path: Self.temporaryPath())
+        var ids: [Int64] = []
+        for port in [hanging.port, trickling.port, healthy.port] {
+            let settings = try JSONSerialization.data(withJSONObject: ["url": "http://127.0.0.1:\(port)/topic"])
+            let channel = try await store.addChannel(
+                NewChannel(
+                    kind: "ntfy", destination: settings, numbers: nil, kinds: [.changed], language: "ja",
+                    quietHours: nil),
+                owner: .local, now: Date())
+            ids.append(channel.id)
+        }
+        let number = ValidNumbers.numbers(1)[0]
+        _ = try await store.add(number, label: "靴", owner: .local, webhook: nil, now: Date())
+        let watch = try #require(try await store.watch(number, owner: .local))
+        let shipment = try JSONEncoder().encode(Self.shipment(number, "輸送中", .inTransit))
+        let lines = LogLines()
+        let channels = ChannelDeliverer(
+            store: store, sender: CurlDeliverySender(allowPrivate: true, timeout: 10), clock: SystemClock(),
+            vapid: nil, publicURL: nil, log: { lines.add($0) })
+        let doorbell = Doorbell()
+        let outbox = OutboxDeliverer(lanes: [channels], clock: SystemClock())
+        let running = Task { await outbox.run(tick: .seconds(1), doorbell: doorbell) }
+        defer { running.cancel() }
+        let healthyLine = "channel id=\(ids[2]) kind=ntfy announcement=changed"
+        var delays: [Duration] = []
+        for round in 1...5 {
+            let queued = ContinuousClock.now
+            _ = try await store.announce(.changed, watch: watch, shipment: shipment, at: Date())
+            doorbell.ring()
+            let told = await lines.wait(timeout: 5) { lines in
+                lines.filter { $0.hasPrefix(healthyLine) && $0.hasSuffix("status=204 result=delivered") }.count
+                    == round
+            }
+            #expect(told, "round \(round): the healthy channel was not told")
+            delays.append(ContinuousClock.now - queued)
+        }
+        let records = try #require(try await store.channelDeliveries(of: ids[2], owner: .local))
+        #expect(records.count == 5)
+        for (delay, record) in zip(delays, records) {
+            let allowed = Duration.milliseconds(Int64(record.durationMilliseconds)) + .seconds(1)
+            #expect(delay < allowed, "told after \(delay); its request took \(record.durationMilliseconds) ms")
+        }
+        // The slow ones were still held while all five went out: neither had finished its first attempt.
+        #expect(!lines.snapshot.contains { $0.hasPrefix("channel id=\(ids[0]) ") || $0.hasPrefix("channel id=\(ids[1]) ") })
+        print(
+            "beside a hanging and a trickling channel (deadline 10 s), a healthy channel was told after "
+                + delays.map { String(format: "%.1f ms", Double($0.components.attoseconds) / 1e15 + Double($0.components.seconds) * 1000) }.joined(separator: ", ")
         )
     }
 
@@ -149,10 +220,16 @@ extension Data {
 }
 
 /// Log lines as they are written, and a wait for one containing a text (woken by each line).
-private final class LogLines: @unchecked Sendable {
+final class LogLines: @unchecked Sendable {
     // @unchecked Sendable: `lines` is touched only under `condition`.
     private let condition = NSCondition()
     private var lines: [String] = []
+
+    var snapshot: [String] {
+        condition.lock()
+        defer { condition.unlock() }
+        return lines
+    }
 
     func add(_ line: String) {
         condition.lock()
@@ -162,14 +239,19 @@ private final class LogLines: @unchecked Sendable {
     }
 
     func wait(for text: String, timeout: TimeInterval) async -> Bool {
+        await wait(timeout: timeout) { lines in lines.contains { $0.contains(text) } }
+    }
+
+    /// Waits until `done` holds of the lines so far, or `timeout` passes. - Returns: whether it held.
+    func wait(timeout: TimeInterval, until done: @escaping @Sendable ([String]) -> Bool) async -> Bool {
         await withCheckedContinuation { continuation in
             Thread.detachNewThread { [self] in
                 let deadline = Date().addingTimeInterval(timeout)
                 condition.lock()
                 defer { condition.unlock() }
-                while !lines.contains(where: { $0.contains(text) }) {
+                while !done(lines) {
                     guard condition.wait(until: deadline) else {
-                        return continuation.resume(returning: lines.contains { $0.contains(text) })
+                        return continuation.resume(returning: done(lines))
                     }
                 }
                 continuation.resume(returning: true)

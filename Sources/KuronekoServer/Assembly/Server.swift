@@ -117,8 +117,8 @@ public final class Server: Sendable {
         self.metrics = metrics
         let schedule = PollSchedule(speed: configuration.pollSpeed)
         // Every fresh answer, whoever asked, is recorded for the watches of its number; a change found wakes
-        // the channels' deliverer, so its announcements go out at once.
-        let channelsDoorbell = Doorbell()
+        // the outbox deliverer, so its webhooks and announcements go out at once.
+        let outboxDoorbell = Doorbell()
         let failures = StoreFailures { line in notices.notice(line) }
         self.failures = failures
         let recorder = AnswerRecorder(
@@ -126,7 +126,7 @@ public final class Server: Sendable {
             nextCheck: { watch, shipment, fetchedAt in
                 schedule.nextCheck(for: shipment, watchCreatedAt: watch.createdAt, now: fetchedAt, random: jitter())
             },
-            changed: { channelsDoorbell.ring() })
+            changed: { outboxDoorbell.ring() })
         let record: @Sendable (Shipment, Date, Data) async -> Void = { shipment, fetchedAt, served in
             await recorder.record(shipment, served: served, fetchedAt: fetchedAt)
         }
@@ -196,12 +196,13 @@ public final class Server: Sendable {
             clock: clock, vapid: vapid, publicURL: configuration.publicURL,
             lease: max(15, WebhookDeliverer.defaultLease / schedule.speed), failures: failures, log: attemptLog)
         let tick = Duration.milliseconds(Int64(max(50, min(1_000, 1_000 / schedule.speed))))
+        let outbox = OutboxDeliverer(lanes: [deliverer, channelDeliverer], clock: clock)
         let keyRing = APIKeyRing(store: store, maxAge: configuration.keyRefresh, clock: clock, failures: failures)
         await keyRing.refresh()
         self.keyRing = keyRing
         var background: [any Service] = [
-            ClosureService { await poller.run(tick: tick) }, ClosureService { await deliverer.run(tick: tick) },
-            ClosureService { await channelDeliverer.run(tick: tick, doorbell: channelsDoorbell) },
+            ClosureService { await poller.run(tick: tick) },
+            ClosureService { [outbox] in await outbox.run(tick: tick, doorbell: outboxDoorbell) },
             ClosureService { [lead = configuration.arrivingSoonLead] in
                 await Self.announceArrivals(store: store, clock: clock, lead: lead, tick: tick, failures: failures)
             },

@@ -9,10 +9,10 @@ import Synchronization
 /// soon and out for delivery); ended for good when the service answers 404 or 410 (a
 /// push subscription gone); sent again at once shortened after a 413; retried after the service's
 /// `Retry-After` (429, 503), else with backoff, given up 24 hours after the announcement. One channel's
-/// announcements go in order; a slow channel holds up only its own. Every attempt is told to `log` as one line:
+/// announcements go in order; a slow channel holds up only its own (``OutboxDeliverer`` runs the attempts). Every attempt is told to `log` as one line:
 /// `channel id=3 kind=web_push announcement=changed attempt=1 status=201 result=delivered` (`result` one of
 /// delivered, retry, given_up, ended, held).
-public final class ChannelDeliverer: Sendable {
+public final class ChannelDeliverer: OutboxLane {
     /// How e-mail goes out: the sender and the envelope's `From`.
     public struct Mail: Sendable {
         public let sender: any MailSender
@@ -60,40 +60,37 @@ public final class ChannelDeliverer: Sendable {
 
     public var statistics: (delivered: Int, failedAttempts: Int, held: Int) { counters.withLock { $0 } }
 
-    /// Sends what is due now and waits for those attempts. - Returns: how many were tried.
-    @discardableResult
-    public func deliverOnce() async -> Int {
+    /// Claims the oldest due announcement of each channel with no attempt in flight, at most `limit`.
+    private func claim(limit: Int) async -> [PendingChannelDelivery] {
         let now = clock.now
         let excluded = busy.withLock { $0 }
-        let free = concurrency - excluded.count
-        let leaseUntil = now.addingTimeInterval(lease)
-        guard free > 0 else { return 0 }
+        let free = min(limit, concurrency - excluded.count)
+        guard free > 0 else { return [] }
         let due: [PendingChannelDelivery]
         do {
             due = try await store.claimChannelDeliveries(
-                at: now, limit: free, leaseUntil: leaseUntil, excludingChannels: excluded)
+                at: now, limit: free, leaseUntil: now.addingTimeInterval(lease), excludingChannels: excluded)
         } catch {
             failures.report(.claimChannelDeliveries, error)
-            return 0
+            return []
         }
         busy.withLock { busy in for delivery in due { busy.insert(delivery.channel.id) } }
+        return due
+    }
+
+    public func claimAttempts(limit: Int) async -> [OutboxAttempt] {
+        await claim(limit: limit).map { delivery in OutboxAttempt { await self.attempt(delivery) } }
+    }
+
+    /// Sends what is due now and waits for those attempts (one step, for tests and tools; the server runs
+    /// every lane through ``OutboxDeliverer``). - Returns: how many were tried.
+    @discardableResult
+    public func deliverOnce() async -> Int {
+        let due = await claim(limit: concurrency)
         await withTaskGroup(of: Void.self) { group in
             for delivery in due { group.addTask { await self.attempt(delivery) } }
         }
         return due.count
-    }
-
-    /// Delivers until the task is cancelled, looking for due work every `tick` when there was none, or at
-    /// once when `doorbell` rings (an announcement was queued).
-    public func run(tick: Duration = .seconds(1), doorbell: Doorbell? = nil) async {
-        while !Task.isCancelled {
-            guard await deliverOnce() == 0 else { continue }
-            if let doorbell {
-                await doorbell.nap(for: tick, clock: clock)
-            } else {
-                try? await clock.sleep(until: clock.uptime + tick)
-            }
-        }
     }
 
     private func attempt(_ delivery: PendingChannelDelivery) async {
