@@ -217,6 +217,7 @@ enum PostgresSchema {
                 """,
             { try SchemaFills.listColumns(on: $0) }
         ),
+        (9, "ALTER TABLE channels ADD COLUMN state text;", nil),
     ]
 
     /// The trigram index that answers a search of a long list without reading it all (pg_trgm).

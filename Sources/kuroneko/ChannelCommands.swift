@@ -7,6 +7,8 @@ import KuronekoStore
 /// `kuroneko channels add|list|remove`: the local owner's notification channels, on the local database.
 struct ChannelsCommand: ArgumentsCommand {
     static let spec = CommandCatalog.channels
+    /// Every kind but Web Push, which only a browser can subscribe.
+    static let kinds = ChannelKinds.names.filter { $0 != WebPushChannel().name }
     let arguments: ArgumentList
     let terminal: Terminal
 
@@ -15,14 +17,21 @@ struct ChannelsCommand: ArgumentsCommand {
         let store = session.store
         switch arguments.operands.first ?? "list" {
         case "add":
-            guard let kind = try arguments.choice("--kind"), kind != "web_push" else {
+            guard let kind = try arguments.choice("--kind") else {
                 throw CommandFailure.usage(
-                    "channels: add needs --kind ntfy|slack|discord|webhook and --url URL, or --kind email and "
-                        + "--address ADDRESS (web_push channels are added by the web app)")
+                    "channels: add needs --kind ntfy|slack|discord|webhook and --url URL, --kind email and "
+                        + "--address ADDRESS, or --kind line, --access-token TOKEN and --to ID|broadcast "
+                        + "(web_push channels are added by the web app)")
             }
             var body: [String: Any] = ["kind": kind, "lang": try arguments.choice("--lang") ?? "ja"]
             body["url"] = arguments.text("--url")
             body["address"] = arguments.text("--address")
+            if kind == LineChannel().name {
+                body["access_token"] = arguments.text("--access-token")
+                body["to"] = arguments.text("--to").map { text -> Any in
+                    text == "broadcast" ? text : text.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }
+                }
+            }
             if let kinds = arguments.text("--kinds") { body["kinds"] = kinds.split(separator: ",").map(String.init) }
             if let quiet = arguments.text("--quiet-hours") { body["quiet_hours"] = quiet }
             let numbers = Array(arguments.operands.dropFirst())
@@ -39,18 +48,17 @@ struct ChannelsCommand: ArgumentsCommand {
             } catch let error as WatchStoreError {
                 throw CommandFailure.usage("channels: \(error)")
             }
-            terminal.print(
-                "channel \(added.id): \(added.kind) \(request.destinationURL ?? arguments.text("--address") ?? "")")
+            let settings = try? JSONDecoder().decode(ChannelSettings.self, from: added.destination)
+            terminal.print("channel \(added.id): \(added.kind) \(settings.flatMap(request.kind.shown) ?? "")")
             if let secret = request.secret { terminal.print("signing secret: \(secret) (shown once)") }
         case "list":
             for channel in try await store.channels(owner: .local) {
                 let settings = try? JSONDecoder().decode(ChannelSettings.self, from: channel.destination)
-                let state =
-                    channel.endedAt.map { "ended \(JapanDateTime($0).iso8601): \(channel.endedReason ?? "")" }
-                    ?? "active"
+                let shown = settings.flatMap { ChannelKinds.named(channel.kind)?.shown($0) }
                 terminal.print(
-                    "\(channel.id)  \(channel.kind)  \(settings?.shownURL ?? "-")  "
-                        + "\(channel.kinds.map(\.rawValue).joined(separator: ","))  \(channel.language)  \(state)")
+                    "\(channel.id)  \(channel.kind)  \(shown ?? "-")  "
+                        + "\(channel.kinds.map(\.rawValue).joined(separator: ","))  \(channel.language)  "
+                        + Self.state(of: channel))
             }
         case "remove":
             guard arguments.operands.count == 2, let id = Int64(arguments.operands[1]) else {
@@ -63,6 +71,26 @@ struct ChannelsCommand: ArgumentsCommand {
         case let action:
             throw CommandFailure.usage("channels: unknown action '\(action.prefix(40))'; use add, list or remove")
         }
+    }
+
+    /// `active`, `failing since …: why`, `ended …: why`; for LINE the month's quota and a digest or hold.
+    static func state(of channel: ChannelRecord) -> String {
+        if let ended = channel.endedAt {
+            return "ended \(JapanDateTime(ended).iso8601): \(channel.endedReason ?? "")"
+        }
+        let state = ChannelState.decode(channel.state)
+        var words = [state.failingSince.map { "failing since \(JapanDateTime($0).iso8601): \(state.problem ?? "")" }
+            ?? "active"]
+        if let quota = state.quota {
+            words.append(
+                "LINE this month: \(quota.used) of \(quota.limit.map(String.init) ?? "unlimited") messages"
+                    + (quota.friends.map { ", \($0) friends" } ?? ""))
+        }
+        if state.digestSince != nil { words.append("one digest a day at 20:00 (few messages left)") }
+        if let held = state.heldUntil, state.failingSince == nil, held > Date() {
+            words.append("held until \(JapanDateTime(held).iso8601): monthly limit reached")
+        }
+        return words.joined(separator: "; ")
     }
 }
 
@@ -79,8 +107,8 @@ struct NotifyTestCommand: ArgumentsCommand {
         }
         let store = try WatchListSession(arguments, terminal: terminal).store
         guard let channel = try await store.channels(owner: .local).first(where: { $0.id == id }),
-            let destination = try? JSONDecoder().decode(ChannelSettings.self, from: channel.destination)
-                .destination(kind: channel.kind)
+            let kind = ChannelKinds.named(channel.kind),
+            let settings = try? JSONDecoder().decode(ChannelSettings.self, from: channel.destination)
         else { throw CommandFailure.usage("notify-test: there is no channel \(id); see 'kuroneko channels list'") }
         let sample = Shipment(
             trackingNumber: try TrackingNumber(parsing: "3277-5445-9830"),
@@ -97,25 +125,37 @@ struct NotifyTestCommand: ArgumentsCommand {
             VAPID(keys: try P256KeyPair(privateKey: $0), subject: "mailto:kuroneko@localhost")
         }
         let caFile = try arguments.certificates("--ca-file")
+        let context = ChannelContext(
+            vapid: vapid, now: Date(), lineOrigin: try arguments.url("--line-origin") ?? ChannelContext.lineAPI)
+        let message: ChannelMessage
+        do {
+            message = try kind.message(for: ChannelAnnouncement(announcement), settings: settings, context: context)
+        } catch {
+            throw CommandFailure.lookup("notify-test: channel \(id): \(error)")
+        }
         let outcome: DeliveryOutcome
-        if case .email(let address) = destination {
+        switch message {
+        case .mail(let address):
             guard let smtp = try SMTPOptions.settings(arguments, caFile: caFile) else {
                 throw CommandFailure.usage(
                     "notify-test: channel \(id) is an email channel; give --smtp-url and --smtp-from (as serve has)")
             }
             outcome = await CurlMailSender(settings: smtp).send(
                 MailMessage(announcement, from: smtp.from, to: address, date: Date()))
-        } else {
-            let request = try ChannelRequests.request(for: destination, announcement, vapid: vapid, now: Date())
+        case .http(let request):
             outcome = await CurlDeliverySender(
                 allowPrivate: try arguments.flagOrVariable("--allow-private"), caFile: caFile
             ).send(request)
         }
-        guard outcome.delivered else {
+        switch kind.verdict(of: outcome, at: Date()) {
+        case .delivered: break
+        case .failing(let reason), .ended(let reason), .held(_, let reason):
+            throw CommandFailure.lookup("notify-test: channel \(id): \(reason)")
+        case .retry, .shorten:
             throw CommandFailure.lookup("notify-test: channel \(id): \(outcome.error ?? "not delivered")")
         }
-        let answer =
-            if case .email = destination { "SMTP \(outcome.status ?? 0)" } else { "HTTP \(outcome.status ?? 0)" }
+        let answer: String
+        if case .mail = message { answer = "SMTP \(outcome.status ?? 0)" } else { answer = "HTTP \(outcome.status ?? 0)" }
         terminal.print("channel \(id): delivered (\(answer))")
     }
 }

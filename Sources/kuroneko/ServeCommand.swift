@@ -62,6 +62,7 @@ struct ServeCommand: Command {
         configuration.maxWatchesPerOwner =
             try arguments.number("--max-watches-per-owner").map { Int($0) } ?? configuration.maxWatchesPerOwner
         configuration.publicURL = try arguments.url("--public-url")
+        configuration.lineOrigin = try arguments.url("--line-origin") ?? configuration.lineOrigin
         configuration.caFile = try arguments.certificates("--ca-file")
         configuration.smtp = try SMTPOptions.settings(arguments, caFile: configuration.caFile)
         configuration.arrivingSoonLead = try arguments.seconds("--arriving-soon") ?? configuration.arrivingSoonLead

@@ -70,9 +70,9 @@ struct ChannelRequestTests {
         let announcement = await Announcement(
             kind: .delivered, shipment: try Self.shipment(.delivered, label: "配達完了", english: "Delivered"), label: nil,
             language: .japanese, publicURL: Self.publicURL)
-        let request = try ChannelRequests.request(
-            for: .webPush(endpoint: endpoint, keys: try PushSubscriptionKeys(p256dh: receiver.publicKey, auth: auth)),
-            announcement, vapid: vapid, now: Self.now)
+        let subscription = ChannelSettings(
+            url: endpoint.absoluteString, p256dh: Base64URL.encode(receiver.publicKey), auth: Base64URL.encode(auth))
+        let request = try Self.request("web_push", subscription, announcement, vapid: vapid)
         #expect(request.url == endpoint)
         #expect(request.headers["Content-Encoding"] == "aes128gcm")
         #expect(request.headers["TTL"] == "86400")
@@ -89,9 +89,7 @@ struct ChannelRequestTests {
         #expect(object["title"] == "お届け済み: 3277-5445-9830")
         #expect(object["url"] == "https://parcels.example.jp/parcel/327754459830")
         #expect(object["tag"] == "parcel-327754459830")
-        let short = try ChannelRequests.request(
-            for: .webPush(endpoint: endpoint, keys: try PushSubscriptionKeys(p256dh: receiver.publicKey, auth: auth)),
-            announcement, vapid: vapid, now: Self.now, shortened: true)
+        let short = try Self.request("web_push", subscription, announcement, vapid: vapid, shortened: true)
         #expect(short.body.count < request.body.count)
     }
 
@@ -100,8 +98,7 @@ struct ChannelRequestTests {
         let announcement = await Announcement(
             kind: .exception, shipment: try Self.shipment(.attemptFailed, label: "持戻（ご不在）", english: "Hold"),
             label: "<gift> & co", language: .japanese, publicURL: Self.publicURL)
-        let ntfy = try ChannelRequests.request(
-            for: .ntfy(topic: URL(string: "https://ntfy.sh/kuroneko-test")!), announcement, vapid: nil, now: Self.now)
+        let ntfy = try Self.request("ntfy", ChannelSettings(url: "https://ntfy.sh/kuroneko-test"), announcement)
         let title = try #require(ntfy.headers["Title"])
         let encoded = try #require(title.firstMatch(of: /^=\?UTF-8\?B\?([A-Za-z0-9+\/=]+)\?=$/)).1
         #expect(
@@ -111,9 +108,8 @@ struct ChannelRequestTests {
         #expect(ntfy.headers["Click"] == announcement.actionLink?.absoluteString)
         #expect(String(decoding: ntfy.body, as: UTF8.self) == announcement.body)
 
-        let slack = try ChannelRequests.request(
-            for: .slack(webhook: URL(string: "https://hooks.slack.com/services/T/B/X")!), announcement, vapid: nil,
-            now: Self.now)
+        let slack = try Self.request(
+            "slack", ChannelSettings(url: "https://hooks.slack.com/services/T/B/X"), announcement)
         let slackObject = try #require(try JSONSerialization.jsonObject(with: slack.body) as? [String: Any])
         #expect((slackObject["text"] as? String)?.hasPrefix(announcement.title) == true)
         let block = try #require((slackObject["blocks"] as? [[String: Any]])?.first)
@@ -121,21 +117,31 @@ struct ChannelRequestTests {
         let text = try #require((block["text"] as? [String: Any])?["text"] as? String)
         #expect(text.contains("&lt;gift&gt; &amp; co"))
 
-        let discord = try ChannelRequests.request(
-            for: .discord(webhook: URL(string: "https://discord.com/api/webhooks/1/x")!), announcement, vapid: nil,
-            now: Self.now)
+        let discord = try Self.request(
+            "discord", ChannelSettings(url: "https://discord.com/api/webhooks/1/x"), announcement)
         let discordObject = try #require(try JSONSerialization.jsonObject(with: discord.body) as? [String: Any])
         #expect((discordObject["content"] as? String)?.count ?? 0 <= 2_000)
         let embed = try #require((discordObject["embeds"] as? [[String: Any]])?.first)
         #expect(embed["title"] as? String == announcement.title)
         #expect(embed["color"] as? Int == 0xDC2626)
 
-        let webhook = try ChannelRequests.request(
-            for: .webhook(url: URL(string: "https://shop.example/hook")!, secret: "whsec_x"), announcement, vapid: nil,
-            now: Self.now)
+        let webhook = try Self.request(
+            "webhook", ChannelSettings(url: "https://shop.example/hook", secret: "whsec_x"), announcement)
         #expect(
             webhook.headers[WebhookPayload.signatureHeader]
                 == WebhookPayload.signature(of: webhook.body, secret: "whsec_x", at: Self.now))
-        #expect(ChannelRequests.encodedWord("ok\r\nInjected: 1") == "ok  Injected: 1")
+        #expect(ChannelText.encodedWord("ok\r\nInjected: 1") == "ok  Injected: 1")
+    }
+
+    /// The HTTP request the kind named `kind` makes of an announcement.
+    private static func request(
+        _ kind: String, _ settings: ChannelSettings, _ announcement: Announcement, vapid: VAPID? = nil,
+        shortened: Bool = false
+    ) throws -> ChannelRequest {
+        let made = try #require(ChannelKinds.named(kind)).message(
+            for: ChannelAnnouncement(announcement), settings: settings,
+            context: ChannelContext(vapid: vapid, now: now, shortened: shortened))
+        guard case .http(let request) = made else { throw ChannelMessageError("\(kind) made no HTTP request") }
+        return request
     }
 }

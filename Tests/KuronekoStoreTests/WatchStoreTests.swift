@@ -75,6 +75,8 @@ struct WatchStoreTests {
             "migrating \(path) from schema version 7 to 8: adds what a list is narrowed by to each watch (status, "
                 + "family, forecast day, last event, search text), indexed, and fills it for every watch already there; "
                 + "counts each owner's watches",
+            "migrating \(path) from schema version 8 to 9: adds what the deliverer keeps of each channel (why it is "
+                + "failing, LINE's quota, a digest, a hold)",
         ]
         #expect(lines.withLock { $0 } == expected)
         lines.withLock { $0.removeAll() }

@@ -119,7 +119,7 @@ public struct JapanDateTime: Hashable, Sendable, Comparable, CustomStringConvert
         (year % 4 == 0 && year % 100 != 0) || year % 400 == 0
     }
 
-    static func daysIn(month: Int, year: Int) -> Int {
+    public static func daysIn(month: Int, year: Int) -> Int {
         switch month {
         case 2: isLeap(year) ? 29 : 28
         case 4, 6, 9, 11: 30

@@ -75,8 +75,6 @@ public enum PushCryptoError: Error, Sendable, Equatable, CustomStringConvertible
     case invalidAuthSecret
     /// A message that does not decrypt (a wrong key, or changed on the way).
     case decryption
-    /// An e-mail channel's message, which is not an HTTP request.
-    case notHTTP
 
     public var description: String {
         switch self {
@@ -87,7 +85,6 @@ public enum PushCryptoError: Error, Sendable, Equatable, CustomStringConvertible
         case .encryption: "the message could not be encrypted"
         case .invalidAuthSecret: "the subscription's auth secret is not 16 bytes"
         case .decryption: "the message does not decrypt with this key"
-        case .notHTTP: "an e-mail channel is sent through SMTP, not as an HTTP request"
         }
     }
 }

@@ -56,6 +56,8 @@ public final class Server: Sendable {
         public var keyRefresh: Duration = .seconds(2)
         /// Where the web app is reached from outside (`--public-url`): messages link to the parcel there.
         public var publicURL: URL?
+        /// Where LINE's Messaging API is (`--line-origin`): LINE's own, or a stand-in for tests.
+        public var lineOrigin = ChannelContext.lineAPI
         /// The contact push services may use (`--vapid-subject`): a `mailto:` or `https:` URL.
         public var vapidSubject = "mailto:kuroneko@localhost"
         /// How long before a forecast window starts `arriving_soon` is announced (`--arriving-soon`).
@@ -193,7 +195,7 @@ public final class Server: Sendable {
             sender: channelSender
                 ?? CurlDeliverySender(allowPrivate: configuration.allowPrivateWebhooks, caFile: configuration.caFile),
             mail: Self.mail(configuration, sender: mailSender),
-            clock: clock, vapid: vapid, publicURL: configuration.publicURL,
+            clock: clock, vapid: vapid, publicURL: configuration.publicURL, lineOrigin: configuration.lineOrigin,
             lease: max(15, WebhookDeliverer.defaultLease / schedule.speed), failures: failures, log: attemptLog)
         let tick = Duration.milliseconds(Int64(max(50, min(1_000, 1_000 / schedule.speed))))
         let outbox = OutboxDeliverer(lanes: [deliverer, channelDeliverer], clock: clock)

@@ -3,19 +3,18 @@ import Kuroneko
 import KuronekoNotify
 import KuronekoStore
 
-/// The body of `POST /v1/channels`, checked field by field: `{"kind", "subscription"? (web_push), "url"?
-/// (ntfy, slack, discord, webhook), "address"? (email), "numbers"?, "kinds"?, "urgent"?, "lang"?,
-/// "quiet_hours"?}`, nothing else.
+/// The body of `POST /v1/channels`, checked field by field: `{"kind", the kind's own fields (see
+/// ``ChannelKinds``: "subscription" for web_push, "url" for ntfy, slack, discord and webhook, "address" for
+/// email, "access_token" and "to" for line), "numbers"?, "kinds"?, "urgent"?, "lang"?, "quiet_hours"?}`,
+/// nothing else.
 public struct AddChannelRequest: Sendable {
-    static let kinds = ["web_push", "ntfy", "slack", "discord", "webhook", "email"]
-    static let fields = [
-        "kind", "subscription", "url", "address", "numbers", "kinds", "urgent", "lang", "quiet_hours",
-    ]
+    static let common = ["kind", "numbers", "kinds", "urgent", "lang", "quiet_hours"]
+    static var fields: [String] { common + ChannelKinds.fields }
 
-    public let kind: String
+    public let kind: any ChannelKind
     public let channel: NewChannel
     /// The address the address guard checks (the push endpoint, or the url; none for e-mail, which goes to
-    /// the operator's SMTP server).
+    /// the operator's SMTP server, or LINE, whose origin the operator sets).
     public let destinationURL: String?
     /// A webhook channel's signing secret, shown once.
     public let secret: String?
@@ -38,48 +37,18 @@ public struct AddChannelRequest: Sendable {
         if let unknown = object.keys.sorted().first(where: { !fields.contains($0) }) {
             throw .bad("unknown field \"\(unknown.prefix(40))\"; the fields are " + fields.joined(separator: ", "))
         }
-        guard let kind = object["kind"] as? String, kinds.contains(kind) else {
-            throw .bad("kind is missing or not one of " + kinds.joined(separator: ", "))
+        guard let name = object["kind"] as? String, let kind = ChannelKinds.named(name) else {
+            throw .bad("kind is missing or not one of " + ChannelKinds.names.joined(separator: ", "))
+        }
+        if let foreign = object.keys.sorted().first(where: { !common.contains($0) && !kind.fields.contains($0) }) {
+            throw .bad(
+                "\(foreign) is not a field of \(name) channels; they take " + kind.fields.joined(separator: " and "))
         }
         var settings: ChannelSettings
-        if kind != "email", object["address"] != nil { throw .bad("address is for email channels only") }
-        if kind == "email" {
-            guard object["subscription"] == nil, object["url"] == nil else {
-                throw .bad("an email channel takes \"address\", not url or subscription")
-            }
-            guard let text = object["address"] as? String else {
-                throw .bad("address is missing or not a string; an email channel needs one, e.g. me@example.jp")
-            }
-            do {
-                settings = ChannelSettings(
-                    url: try MailAddress(parsing: text).text, p256dh: nil, auth: nil, secret: nil)
-            } catch {
-                throw .bad("address \"\(text.prefix(80))\" \(error)")
-            }
-        } else if kind == "web_push" {
-            guard let subscription = object["subscription"] as? [String: Any],
-                let endpoint = subscription["endpoint"] as? String, endpoint.count <= 2_048,
-                let keys = subscription["keys"] as? [String: Any], let p256dh = keys["p256dh"] as? String,
-                let auth = keys["auth"] as? String
-            else {
-                throw .bad("subscription is not a PushSubscription: {\"endpoint\", \"keys\": {\"p256dh\", \"auth\"}}")
-            }
-            do {
-                _ = try PushSubscriptionKeys(p256dh: p256dh, auth: auth)
-            } catch {
-                throw .bad("subscription.keys: \(error)")
-            }
-            guard endpoint.lowercased().hasPrefix("https://") || endpoint.lowercased().hasPrefix("http://") else {
-                throw .bad("subscription.endpoint is not an http(s) URL")
-            }
-            settings = ChannelSettings(url: endpoint, p256dh: p256dh, auth: auth, secret: nil)
-        } else {
-            guard object["subscription"] == nil else { throw .bad("subscription is for web_push channels only") }
-            guard let url = object["url"] as? String, url.count <= 2_048 else {
-                throw .bad("url is missing or not a string; a \(kind) channel needs its URL")
-            }
-            settings = ChannelSettings(url: url, p256dh: nil, auth: nil, secret: nil)
-            if kind == "webhook" { settings.secret = Secrets.random(prefix: "whsec_") }
+        do {
+            settings = try kind.settings(from: object)
+        } catch {
+            throw .bad(error.message)
         }
         var numbers: [String]?
         if let value = object["numbers"], !(value is NSNull) {
@@ -114,9 +83,9 @@ public struct AddChannelRequest: Sendable {
         return AddChannelRequest(
             kind: kind,
             channel: NewChannel(
-                kind: kind, destination: destination, numbers: numbers, kinds: chosen, language: lang, quietHours: quiet
+                kind: name, destination: destination, numbers: numbers, kinds: chosen, language: lang, quietHours: quiet
             ),
-            destinationURL: kind == "email" ? nil : settings.url, secret: settings.secret)
+            destinationURL: kind.guardedURL(of: settings), secret: settings.secret)
     }
 }
 

@@ -70,14 +70,11 @@ struct ChannelRoutes: Sendable {
     private func add(_ request: HTTPRequest) async throws -> HTTPResponse {
         let owner = WatchRoutes.owner(of: request)
         let body = try AddChannelRequest.decode(request.body)
+        if let requirement = body.kind.requirement {
+            let available = requirement == .vapid ? vapid != nil : sendsMail
+            guard available else { throw RouteProblem.bad(requirement.missing) }
+        }
         if let url = body.destinationURL { try await watches.checkWebhook(url) }
-        if body.kind == "web_push", vapid == nil {
-            throw RouteProblem.bad("this server sends no Web Push (it has no VAPID key)")
-        }
-        if body.kind == "email", !sendsMail {
-            throw RouteProblem.bad(
-                "this server sends no e-mail: its operator has not given it --smtp-url and --smtp-from")
-        }
         let store = watches.store
         let (channel, now) = (body.channel, Date())
         let added = try await store.addChannel(channel, owner: owner, now: now)
@@ -88,54 +85,36 @@ struct ChannelRoutes: Sendable {
         return response
     }
 
-    /// A channel as the API shows it: what it hears and where, never its keys or secret.
+    /// A channel as the API shows it: what it hears and where, never its keys, token or secret; why it is
+    /// failing and since when; for LINE the month's quota, the digest and a hold.
     static func object(_ channel: ChannelRecord) -> [String: Any] {
         let destination = (try? JSONDecoder().decode(ChannelSettings.self, from: channel.destination))
-        return [
+        let shown = destination.flatMap { settings in ChannelKinds.named(channel.kind)?.shown(settings) }
+        let state = ChannelState.decode(channel.state)
+        func time(_ date: Date?) -> Any { date.map { JapanDateTime($0).iso8601 } as Any? ?? NSNull() }
+        var object: [String: Any] = [
             "id": channel.id, "kind": channel.kind, "numbers": channel.numbers as Any? ?? NSNull(),
             "kinds": channel.kinds.map(\.rawValue), "lang": channel.language,
             "quiet_hours": channel.quietHours as Any? ?? NSNull(), "urgent": destination?.urgent as Any? ?? NSNull(),
-            "url": destination?.shownURL as Any? ?? NSNull(), "created_at": JapanDateTime(channel.createdAt).iso8601,
-            "ended_at": channel.endedAt.map { JapanDateTime($0).iso8601 } as Any? ?? NSNull(),
-            "ended_reason": channel.endedReason as Any? ?? NSNull(),
+            "url": shown as Any? ?? NSNull(), "created_at": JapanDateTime(channel.createdAt).iso8601,
+            "ended_at": time(channel.endedAt), "ended_reason": channel.endedReason as Any? ?? NSNull(),
+            "problem": state.problem as Any? ?? NSNull(), "failing_since": time(state.failingSince),
         ]
+        if channel.kind == LineChannel().name {
+            object["quota"] =
+                state.quota.map { quota -> Any in
+                    [
+                        "limit": quota.limit as Any? ?? NSNull(), "used": quota.used,
+                        "friends": quota.friends as Any? ?? NSNull(), "checked_at": JapanDateTime(quota.checkedAt).iso8601,
+                    ]
+                } ?? NSNull()
+            object["digest"] = state.digestSince != nil
+            object["held_until"] = time(state.heldUntil)
+        }
+        return object
     }
 
     static func encode(_ object: [String: Any]) -> Data {
         (try? JSONSerialization.data(withJSONObject: object, options: [.sortedKeys, .withoutEscapingSlashes])) ?? Data()
-    }
-}
-
-/// How a channel's destination is stored (the `destination` JSON of ``ChannelRecord``).
-public struct ChannelSettings: Codable, Sendable {
-    var url: String
-    var p256dh: String?
-    var auth: String?
-    var secret: String?
-    /// The kinds the owner marked urgent (sent through quiet hours); `nil`: what is urgent by its nature
-    /// (exceptions, arriving soon, out for delivery).
-    public var urgent: [String]?
-
-    /// The address shown back: a push endpoint only by its origin (its path is the subscription's secret).
-    public var shownURL: String {
-        guard p256dh != nil, let url = URL(string: url) else { return url }
-        return VAPID.origin(of: url)
-    }
-
-    public func destination(kind: String) -> ChannelDestination? {
-        if kind == "email" { return (try? MailAddress(parsing: url)).map { .email(address: $0) } }
-        guard let address = URL(string: url) else { return nil }
-        switch kind {
-        case "web_push":
-            guard let p256dh, let auth, let keys = try? PushSubscriptionKeys(p256dh: p256dh, auth: auth) else {
-                return nil
-            }
-            return .webPush(endpoint: address, keys: keys)
-        case "ntfy": return .ntfy(topic: address)
-        case "slack": return .slack(webhook: address)
-        case "discord": return .discord(webhook: address)
-        case "webhook": return secret.map { .webhook(url: address, secret: $0) }
-        default: return nil
-        }
     }
 }

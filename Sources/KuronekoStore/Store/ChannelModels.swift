@@ -19,6 +19,8 @@ public struct ChannelRecord: Sendable, Hashable {
     /// When the channel's service refused it for good (404 or 410 from a push service), and why.
     public let endedAt: Date?
     public let endedReason: String?
+    /// What the deliverer keeps of the channel between attempts (JSON), if anything.
+    public var state: Data? = nil
 
     /// Whether the channel hears `kind` for `number`: `changed` means every new status.
     public func hears(_ kind: AnnouncementKind, for number: TrackingNumber) -> Bool {
@@ -62,7 +64,8 @@ public struct PendingChannelDelivery: Sendable, Hashable {
     public let createdAt: Date
 }
 
-/// The most channels an owner may have.
+/// The most channels an owner may have, and the most announcements one digest folds.
 public enum ChannelLimits {
     public static let channelsPerOwner = 20
+    public static let digestSize = 50
 }

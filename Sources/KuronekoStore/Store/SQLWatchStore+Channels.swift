@@ -7,7 +7,7 @@ extension SQLWatchStore {
     static var channelColumns: String {
         """
         SELECT ch.id, ch.owner, ch.kind, ch.destination, ch.numbers, ch.kinds, ch.lang, ch.quiet_hours,
-               ch.created_at, ch.ended_at, ch.ended_reason
+               ch.created_at, ch.ended_at, ch.ended_reason, ch.state
         FROM channels ch
         """
     }
@@ -17,12 +17,14 @@ extension SQLWatchStore {
         let kinds = try row.requiredText("kinds").split(separator: ",").compactMap {
             AnnouncementKind(rawValue: String($0))
         }
-        return ChannelRecord(
+        var record = ChannelRecord(
             id: Int64(try row.requiredInt("id")), owner: WatchOwner(id: try row.requiredText("owner")),
             kind: try row.requiredText("kind"), destination: try row.requiredData("destination"), numbers: numbers,
             kinds: kinds, language: try row.requiredText("lang"), quietHours: try row.text("quiet_hours"),
             createdAt: try row.requiredDate("created_at"), endedAt: try row.date("ended_at"),
             endedReason: try row.text("ended_reason"))
+        record.state = try row.text("state").map { Data($0.utf8) }
+        return record
     }
 
     public func addChannel(_ channel: NewChannel, owner: WatchOwner, now: Date) async throws -> ChannelRecord {
@@ -111,7 +113,7 @@ extension SQLWatchStore {
                 """
                 SELECT o.id AS outbox_id, o.kind AS announcement, o.label, o.shipment_json, o.attempts,
                        o.created_at AS queued_at, ch.id, ch.owner, ch.kind, ch.destination, ch.numbers, ch.kinds,
-                       ch.lang, ch.quiet_hours, ch.created_at, ch.ended_at, ch.ended_reason
+                       ch.lang, ch.quiet_hours, ch.created_at, ch.ended_at, ch.ended_reason, ch.state
                 FROM channel_outbox o JOIN channels ch ON ch.id = o.channel_id
                 WHERE o.state = 'pending' AND o.next_attempt_at <= ? AND ch.ended_at IS NULL
                   AND o.id = (SELECT MIN(id) FROM channel_outbox p WHERE p.channel_id = o.channel_id AND p.state = 'pending')
@@ -131,13 +133,7 @@ extension SQLWatchStore {
                 return connection.changes > 0
             }
         }
-        return try rows.compactMap { row in
-            guard let kind = AnnouncementKind(rawValue: try row.requiredText("announcement")) else { return nil }
-            return PendingChannelDelivery(
-                outboxID: Int64(try row.requiredInt("outbox_id")), channel: try Self.channel(from: row), kind: kind,
-                label: try row.text("label"), shipment: try row.requiredData("shipment_json"),
-                attempts: try row.requiredInt("attempts"), createdAt: try row.requiredDate("queued_at"))
-        }
+        return try rows.compactMap(Self.pendingChannelDelivery(from:))
     }
 
     public func recordChannelAttempt(
@@ -147,6 +143,35 @@ extension SQLWatchStore {
         try await recordAttempt(
             in: ("channel_outbox", "channel_attempts"), outboxID, at: at, status: status, error: error,
             durationMilliseconds: durationMilliseconds, delivered: delivered, retryAt: retryAt)
+    }
+
+    public func setChannelState(_ id: Int64, _ state: Data) async throws {
+        _ = try await database.write { connection in
+            try connection.run(
+                "UPDATE channels SET state = ? WHERE id = ?", [.text(String(decoding: state, as: UTF8.self)), .integer(id)])
+        }
+    }
+
+    public func channelBacklog(_ id: Int64, limit: Int) async throws -> [PendingChannelDelivery] {
+        let rows = try await database.read { connection in
+            try connection.run(
+                """
+                SELECT o.id AS outbox_id, o.kind AS announcement, o.label, o.shipment_json, o.attempts,
+                       o.created_at AS queued_at, ch.id, ch.owner, ch.kind, ch.destination, ch.numbers, ch.kinds,
+                       ch.lang, ch.quiet_hours, ch.created_at, ch.ended_at, ch.ended_reason, ch.state
+                FROM channel_outbox o JOIN channels ch ON ch.id = o.channel_id
+                WHERE o.channel_id = ? AND o.state = 'pending' ORDER BY o.id LIMIT ?
+                """, [.integer(id), .integer(Int64(max(1, limit)))])
+        }
+        return try rows.compactMap(Self.pendingChannelDelivery(from:))
+    }
+
+    static func pendingChannelDelivery(from row: SQLRow) throws -> PendingChannelDelivery? {
+        guard let kind = AnnouncementKind(rawValue: try row.requiredText("announcement")) else { return nil }
+        return PendingChannelDelivery(
+            outboxID: Int64(try row.requiredInt("outbox_id")), channel: try Self.channel(from: row), kind: kind,
+            label: try row.text("label"), shipment: try row.requiredData("shipment_json"),
+            attempts: try row.requiredInt("attempts"), createdAt: try row.requiredDate("queued_at"))
     }
 
     public func endChannel(_ id: Int64, at: Date, reason: String) async throws {

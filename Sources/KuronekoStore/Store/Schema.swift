@@ -196,6 +196,8 @@ enum Schema {
                 END;
                 """,
             fill: { try SchemaFills.listColumns(on: $0) }),
+        // 9: what the deliverer keeps of each channel: why it is failing, LINE's quota, a digest, a hold.
+        SQLiteDatabase.Migration(version: 9, sql: "ALTER TABLE channels ADD COLUMN state TEXT;"),
     ]
 }
 

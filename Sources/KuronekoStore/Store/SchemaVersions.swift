@@ -16,6 +16,7 @@ public enum SchemaVersions {
         8:
             "adds what a list is narrowed by to each watch (status, family, forecast day, last event, search text), "
             + "indexed, and fills it for every watch already there; counts each owner's watches",
+        9: "adds what the deliverer keeps of each channel (why it is failing, LINE's quota, a digest, a hold)",
     ]
 
     /// The newest version this build knows.

@@ -265,6 +265,10 @@ public protocol WatchStore: Sendable {
     /// Ends a channel its service refused for good: nothing more is sent to it; its pending announcements
     /// are given up.
     func endChannel(_ id: Int64, at: Date, reason: String) async throws
+    /// Keeps what the deliverer knows of a channel (``ChannelRecord/state``).
+    func setChannelState(_ id: Int64, _ state: Data) async throws
+    /// A channel's pending announcements, oldest first, at most `limit` (what one digest folds).
+    func channelBacklog(_ id: Int64, limit: Int) async throws -> [PendingChannelDelivery]
     /// A channel's attempts, newest last; `nil` when the owner has no such channel.
     func channelDeliveries(of id: Int64, owner: WatchOwner) async throws -> [DeliveryRecord]?
     /// Queues an announcement that is no status change (arriving soon) for the channels of a watch's owner

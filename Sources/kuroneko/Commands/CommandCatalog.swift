@@ -1,5 +1,6 @@
 import Foundation
 import Kuroneko
+import KuronekoNotify
 import KuronekoServer
 import KuronekoStore
 
@@ -28,6 +29,10 @@ enum CommandCatalog {
         "where the carriers' sites are: a URL is Yamato's form (default "
             + "\(clientDefaults.endpoint.absoluteString)); CARRIER=ORIGIN puts that carrier's real paths under "
             + "ORIGIN (sagawa=http://127.0.0.1:8081); several comma-separated or the option again")
+    static let lineOrigin = OptionSpec.value(
+        "--line-origin", "URL", .url, default: ChannelContext.lineAPI.absoluteString,
+        environment: "KURONEKO_LINE_ORIGIN", "where LINE's Messaging API is (a stand-in for tests)")
+
     static let caFile = OptionSpec.value(
         "--ca-file", "FILE", .certificates, environment: "KURONEKO_CA_FILE",
         "a PEM file of the certificate authorities to trust for https, instead of the system's (a private "
@@ -250,17 +255,24 @@ enum CommandCatalog {
         ])
 
     static let channels = CommandSpec(
-        name: "channels", synopsis: "add --kind K --url URL|--address ADDRESS [NUMBER...] | list | remove ID",
-        summary: "where the local watch list's news is sent: ntfy, Slack, Discord, webhooks, e-mail",
+        name: "channels",
+        synopsis: "add --kind K --url URL|--address ADDRESS|--access-token T --to ID [NUMBER...] | list | remove ID",
+        summary: "where the local watch list's news is sent: ntfy, Slack, Discord, webhooks, e-mail, LINE",
         description: [
             "Adds, lists and removes the notification channels of the local owner (the one kuroneko serve uses "
                 + "without API keys). A channel hears every watched parcel, or only the NUMBERs given; --kinds "
                 + "chooses among changed, delivered, exception and arriving_soon. kuroneko serve sends them."
         ],
         options: [
-            .value("--kind", "KIND", .choice(["ntfy", "slack", "discord", "webhook", "email"]), "the channel's kind"),
+            .value("--kind", "KIND", .choice(ChannelsCommand.kinds), "the channel's kind"),
             .value("--url", "URL", "the ntfy topic, the Slack or Discord incoming webhook, or the webhook's URL"),
             .value("--address", "ADDRESS", "an email channel's address (kuroneko serve sends it through --smtp-url)"),
+            .value(
+                "--access-token", "TOKEN", environment: "KURONEKO_LINE_ACCESS_TOKEN",
+                "a line channel's channel access token (the Messaging API tab of the LINE Developers console)"),
+            .value(
+                "--to", "IDS", "a line channel's recipients: your user ID (U…), a group ID (C…), user IDs "
+                    + "separated by commas, or broadcast (every friend of the account; each costs a message)"),
             .value("--kinds", "LIST", "what it hears, comma-separated (default all)"),
             .value("--lang", "LANG", .choice(["ja", "en"]), default: "ja", "the messages' language"),
             .value("--quiet-hours", "HH:MM-HH:MM", "hold all but urgent messages in these hours, Japan time"),
@@ -268,14 +280,18 @@ enum CommandCatalog {
         ],
         operands: .choices(["add", "list", "remove"]),
         examples: [
-            ("kuroneko channels add --kind ntfy --url https://ntfy.sh/my-parcels --lang en", "phone pushes by ntfy")
+            ("kuroneko channels add --kind ntfy --url https://ntfy.sh/my-parcels --lang en", "phone pushes by ntfy"),
+            (
+                "KURONEKO_LINE_ACCESS_TOKEN=… kuroneko channels add --kind line --to broadcast",
+                "every friend of your LINE Official Account"
+            ),
         ])
 
     static let notifyTest = CommandSpec(
         name: "notify-test", synopsis: "[options] ID", summary: "send a sample message to a channel now",
         description: ["Sends a sample announcement to the channel and says what its service answered."],
         options: [
-            database, caFile,
+            database, caFile, lineOrigin,
             .flag("--allow-private", "let it go to loopback and private addresses (a receiver on this machine)"),
         ] + SMTPOptions.specs,
         operands: .none, examples: [("kuroneko notify-test 1", "is channel 1 reachable?")])
@@ -391,6 +407,7 @@ enum CommandCatalog {
                 "--arriving-soon", "SECONDS", .seconds(60...86_400), default: seconds(serverDefaults.arrivingSoonLead),
                 environment: "KURONEKO_ARRIVING_SOON",
                 "how long before a forecast window starts arriving_soon is announced"),
+            lineOrigin,
             .value(
                 "--vapid-subject", "URL", default: serverDefaults.vapidSubject, environment: "KURONEKO_VAPID_SUBJECT",
                 "the mailto: or https: contact Web Push services may use to reach the operator"),

@@ -1,0 +1,33 @@
+import Foundation
+import Kuroneko
+
+/// An ntfy topic (`"url": "https://ntfy.sh/my-parcels"`, or a home ntfy server's): the body is the message,
+/// the title an RFC 2047 encoded word, urgent messages priority 4, a click-through link.
+public struct NtfyChannel: ChannelKind {
+    public let name = "ntfy"
+
+    public init() {}
+
+    public func message(for announcement: ChannelAnnouncement, settings: ChannelSettings, context: ChannelContext)
+        throws(ChannelMessageError) -> ChannelMessage
+    {
+        let topic = try address(settings)
+        let announcement = announcement.first
+        var headers = [
+            "Content-Type": "text/plain; charset=utf-8", "Title": ChannelText.encodedWord(announcement.title),
+            "Priority": announcement.urgent ? "4" : "3", "Tags": Self.tags(announcement.kind),
+        ]
+        if let link = announcement.actionLink ?? announcement.link { headers["Click"] = link.absoluteString }
+        return .http(ChannelRequest(url: topic, headers: headers, body: Data(announcement.body.utf8)))
+    }
+
+    /// ntfy's tags (emoji short codes).
+    private static func tags(_ kind: AnnouncementKind) -> String {
+        switch kind {
+        case .changed: "package"
+        case .delivered: "white_check_mark,package"
+        case .exception: "warning,package"
+        case .arrivingSoon: "truck,package"
+        }
+    }
+}

@@ -1,0 +1,34 @@
+import Foundation
+import Kuroneko
+
+/// A Slack incoming webhook (`"url"`): a mrkdwn section with the title, the line and the links.
+public struct SlackChannel: ChannelKind {
+    public let name = "slack"
+
+    public init() {}
+
+    public func message(for announcement: ChannelAnnouncement, settings: ChannelSettings, context: ChannelContext)
+        throws(ChannelMessageError) -> ChannelMessage
+    {
+        let webhook = try address(settings)
+        let announcement = announcement.first
+        var lines = ["*\(Self.escaped(announcement.title))*", Self.escaped(announcement.body)]
+        if let link = announcement.link {
+            lines.append("<\(link.absoluteString)|\(announcement.title.prefix(60))>")
+        }
+        if let action = announcement.actionLink {
+            lines.append("<\(action.absoluteString)|\(announcement.actionTitle)>")
+        }
+        let object: [String: Any] = [
+            "text": announcement.title + " — " + announcement.body,
+            "blocks": [["type": "section", "text": ["type": "mrkdwn", "text": lines.joined(separator: "\n")]]],
+        ]
+        return .http(ChannelRequest(url: webhook, headers: ChannelText.json, body: ChannelText.encode(object)))
+    }
+
+    /// Slack's mrkdwn wants `&`, `<` and `>` escaped.
+    private static func escaped(_ text: String) -> String {
+        text.replacingOccurrences(of: "&", with: "&amp;").replacingOccurrences(of: "<", with: "&lt;")
+            .replacingOccurrences(of: ">", with: "&gt;")
+    }
+}
