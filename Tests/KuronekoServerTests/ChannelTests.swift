@@ -197,3 +197,122 @@ struct ChannelTests {
         #expect(fake.requests.withLock { $0.map(\.url.path) } == ["/marked", "/held"])
     }
 }
+
+/// LINE channels through the API, and a user's own URL answering 404.
+@Suite("Channel kinds through the API", .timeLimit(.minutes(1)))
+struct ChannelKindTests {
+    static let user = "U" + String(repeating: "0123456789abcdef", count: 2)
+
+    @Test("a LINE channel: hostile settings refused by name; the token is never shown; quota and problem are")
+    func line() async throws {
+        let harness = await Harness()
+        let group = "C" + String(repeating: "a", count: 32)
+        let refusals: [(String, String)] = [
+            (#"{"kind": "line", "to": "broadcast"}"#, "access_token is missing"),
+            (#"{"kind": "line", "access_token": "a b", "to": "broadcast"}"#, "access_token is missing or not"),
+            (#"{"kind": "line", "access_token": 7, "to": "broadcast"}"#, "access_token is missing or not"),
+            (#"{"kind": "line", "access_token": "t"}"#, "to is missing"),
+            (#"{"kind": "line", "access_token": "t", "to": "@kuroneko"}"#, "is not a LINE ID"),
+            (#"{"kind": "line", "access_token": "t", "to": ["U123"]}"#, "is not a LINE ID"),
+            (#"{"kind": "line", "access_token": "t", "to": []}"#, "to is not a list of 1 to 500"),
+            (#"{"kind": "line", "access_token": "t", "to": [1]}"#, "to is not a list of 1 to 500"),
+            (#"{"kind": "line", "access_token": "t", "to": {"id": 1}}"#, "to is missing"),
+            ("{\"kind\": \"line\", \"access_token\": \"t\", \"to\": [\"\(Self.user)\", \"\(group)\"]}", "is a group"),
+            ("{\"kind\": \"line\", \"access_token\": \"t\", \"to\": [\"\(Self.user)\", \"\(Self.user)\"]}", "twice"),
+            (#"{"kind": "line", "access_token": "t", "to": "broadcast", "url": "https://x.example"}"#,
+                "url is not a field of line channels"),
+            (#"{"kind": "ntfy", "url": "https://ntfy.sh/x", "to": "broadcast"}"#, "to is not a field of ntfy channels"),
+        ]
+        for (body, detail) in refusals {
+            let answer = await harness.send("POST", "/v1/channels", json: body)
+            let text = String(decoding: answer.body, as: UTF8.self)
+            #expect(answer.status == 400 && text.contains(detail), "\(body): \(text)")
+        }
+        let many = (0..<501).map { String(format: "\"U%032x\"", $0) }.joined(separator: ",")
+        let tooMany = await harness.send(
+            "POST", "/v1/channels", json: "{\"kind\": \"line\", \"access_token\": \"t\", \"to\": [\(many)]}")
+        #expect(tooMany.status == 400)
+        let token = "secret-line-token-1234567890"
+        let added = await harness.send(
+            "POST", "/v1/channels", json: "{\"kind\": \"line\", \"access_token\": \"\(token)\", \"to\": \"\(Self.user)\"}")
+        #expect(added.status == 201, "\(String(decoding: added.body, as: UTF8.self))")
+        #expect(!String(decoding: added.body, as: UTF8.self).contains(token))
+        let id = try #require(try JSON(data: added.body)["id"]?.int)
+        var state = ChannelState()
+        state.problem = "LINE answered 401: Authentication failed."
+        state.failingSince = harness.clock.now
+        state.quota = LineQuota(limit: 200, used: 57, friends: nil, checkedAt: harness.clock.now)
+        try await harness.store.setChannelState(Int64(id), state.encoded)
+        let listed = await harness.get("/v1/channels")
+        let text = String(decoding: listed.body, as: UTF8.self)
+        #expect(!text.contains(token))
+        let channel = try #require(try JSON(data: listed.body)["channels"]?.elements.first)
+        #expect(channel["url"] == .string("U0123…"))
+        #expect(channel["problem"] == .string("LINE answered 401: Authentication failed."))
+        #expect(channel["quota"]?["limit"]?.int == 200 && channel["quota"]?["used"]?.int == 57)
+        #expect(channel["digest"] == .bool(false))
+        let broadcast = await harness.send(
+            "POST", "/v1/channels", json: #"{"kind": "line", "access_token": "t", "to": "broadcast", "lang": "en"}"#)
+        #expect(try JSON(data: broadcast.body)["url"] == .string("broadcast"))
+    }
+
+    @Test("a user's own URL answering 404 is retried, shown on the channel, and paused only after 24 hours")
+    func ownURLNotFound() async throws {
+        let harness = await Harness()
+        // Added past the API's address check (the name resolves nowhere here); the fake service answers.
+        let request = try AddChannelRequest.parse(Data(#"{"kind": "ntfy", "url": "https://ntfy.example/t"}"#.utf8))
+        _ = try await harness.store.addChannel(request.channel, owner: .local, now: harness.clock.now)
+        let number = try TrackingNumber(parsing: "3277-5445-9830")
+        _ = try await harness.store.add(number, label: nil, owner: .local, webhook: nil, now: harness.clock.now)
+        let watch = try #require(try await harness.store.watch(number, owner: .local))
+        let service = ChannelTests.FakeService(Array(repeating: DeliveryOutcome(status: 404, error: "not found"), count: 50))
+        let lines = Mutex([String]())
+        let deliverer = ChannelDeliverer(
+            store: harness.store, sender: service, clock: harness.clock, vapid: nil, publicURL: nil,
+            log: { line in lines.withLock { $0.append(line) } }, random: { 0 })
+        let valid = try JSONEncoder().encode(
+            Shipment(
+                trackingNumber: number,
+                status: ShipmentStatus(
+                    code: .inTransit, label: "輸送中", labelEnglish: "In Transit", summary: nil, note: nil, isTerminal: false),
+                product: nil, scheduledDelivery: nil, events: [], deliveredAt: nil))
+        _ = try await harness.store.announce(.changed, watch: watch, shipment: valid, at: harness.clock.now)
+        #expect(await deliverer.deliverOnce() == 1)
+        var channel = try #require(try await harness.store.channels(owner: .local).first)
+        #expect(channel.endedAt == nil, "one 404 does not end it")
+        #expect(ChannelState.decode(channel.state).problem?.contains("404") == true)
+        let shown = try JSON(data: await harness.get("/v1/channels").body)["channels"]?.elements.first
+        #expect(shown?["failing_since"] != .null)
+        for _ in 0..<30 {
+            harness.clock.advance(by: .seconds(3_600))
+            _ = try await harness.store.announce(.changed, watch: watch, shipment: valid, at: harness.clock.now)
+            await deliverer.deliverOnce()
+        }
+        channel = try #require(try await harness.store.channels(owner: .local).first)
+        #expect(channel.endedReason?.hasPrefix("paused after failing for 24 hours") == true)
+        #expect(lines.withLock { $0 }.filter { $0.contains("paused after failing for 24 hours") }.count == 1)
+    }
+
+    @Test("every registered kind is in the OpenAPI enum, the command line's choices and the web app's list")
+    func registry() async throws {
+        let names = ChannelKinds.names
+        #expect(Set(names).count == names.count)
+        let harness = await Harness()
+        let document = try JSON(data: await harness.get("/openapi.json").body)
+        let added = document["paths"]?["/v1/channels"]?["post"]?["requestBody"]?["content"]?["application/json"]?[
+            "schema"]
+        #expect(added?["properties"]?["kind"]?["enum"]?.elements.compactMap(\.string) == names)
+        let shown = document["components"]?["schemas"]?["Channel"]?["properties"]?["kind"]?["enum"]
+        #expect(shown?.elements.compactMap(\.string) == names)
+        // Every kind's own fields are documented for the request.
+        let documented = Set(added?["properties"]?.keys ?? [])
+        #expect(Set(ChannelKinds.fields).isSubset(of: documented), "\(documented)")
+        let script = try String(
+            contentsOf: URL(fileURLWithPath: #filePath).deletingLastPathComponent()
+                .appendingPathComponent("../../Sources/KuronekoWebApp/Assets/settings.js"), encoding: .utf8)
+        let addable = try #require(script.firstMatch(of: /const ADDABLE = \[([^\]]*)\]/)).1
+        let listed = addable.split(separator: ",").map { $0.trimmingCharacters(in: CharacterSet(charactersIn: " \"")) }
+        #expect(Set(listed).isSubset(of: Set(names)))
+        #expect(Set(names).subtracting(listed) == ["web_push", "webhook"], "the web app adds every kind but these")
+    }
+}

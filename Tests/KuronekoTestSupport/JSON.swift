@@ -64,6 +64,22 @@ public enum JSON: Decodable, Equatable, Sendable, CustomStringConvertible {
         return nil
     }
 
+    public var string: String? {
+        if case .string(let value) = self { return value }
+        return nil
+    }
+
+    public var int: Int? {
+        if case .number(let value) = self, value == value.rounded() { return Int(value) }
+        return nil
+    }
+
+    /// An object's member names, sorted.
+    public var keys: [String] {
+        if case .object(let members) = self { return members.keys.sorted() }
+        return []
+    }
+
     public var elements: [JSON] {
         if case .array(let elements) = self { return elements }
         return []

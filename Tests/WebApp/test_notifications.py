@@ -398,6 +398,31 @@ class NotificationTests(unittest.TestCase):
         self.assertEqual([e["message"] for e in self.d.get_log("browser") if e["level"] == "SEVERE"
                           and "/v1/channels - Failed to load resource" not in e["message"]], [])
 
+    def test_7_a_line_channel_takes_its_token_and_recipient_and_never_shows_the_token(self):
+        self.d.get(self.server.url + "/settings")
+        wait(lambda: self.d.find_elements(By.ID, "channel-form"), "the settings view did not open")
+        Select(self.d.find_element(By.ID, "channel-kind")).select_by_value("line")
+        self.assertFalse(self.d.find_element(By.ID, "channel-address").is_displayed(), "LINE takes no URL")
+        token = "line-token-" + "x" * 40
+        self.d.find_element(By.ID, "channel-token").send_keys(token)
+        self.d.find_element(By.ID, "channel-to").send_keys("@not-an-id")
+        self.d.find_element(By.ID, "channel-add").click()
+        refusal = wait(lambda: self.d.find_elements(By.CSS_SELECTOR, "#channel-result .error"), "no refusal")[0]
+        self.assertIn("LINE", refusal.text)
+        recipient = self.d.find_element(By.ID, "channel-to")
+        recipient.clear()
+        recipient.send_keys("U" + "0123456789abcdef" * 2)
+        self.d.find_element(By.ID, "channel-token").send_keys(token)
+        self.d.find_element(By.ID, "channel-add").click()
+        wait(lambda: self.d.find_elements(By.CSS_SELECTOR, "#channels li[data-kind=line]"), "the LINE channel is not listed")
+        listed = [c for c in self.channels() if c["kind"] == "line"]
+        self.assertEqual(len(listed), 1)
+        self.assertEqual(listed[0]["url"], "U0123…")
+        self.assertNotIn(token, self.d.page_source)
+        self.assertNotIn(token, json.dumps(listed))
+        self.d.find_element(By.CSS_SELECTOR, "#channels li[data-kind=line] button").click()
+        wait(lambda: not self.d.find_elements(By.CSS_SELECTOR, "#channels li[data-kind=line]"), "the channel stayed")
+
     def shot(self, name, width):
         screenshot(self, self.d, OUTPUT, name, width)
 

@@ -43,6 +43,8 @@ public struct CurlDeliverySender: WebhookSender {
     /// A PEM file of the certificate authorities to trust instead of the system's (`--ca-file`).
     public let caFile: String?
     private let transport: CurlTransport
+    /// For a service the operator configured (LINE's origin), which the guard does not apply to.
+    private let unguarded: CurlTransport
     /// The most of an answer read: receivers answer a status and a few words.
     public static let maximumAnswerBytes = 65_536
 
@@ -55,6 +57,7 @@ public struct CurlDeliverySender: WebhookSender {
         transport = CurlTransport(
             maximumBodyBytes: Self.maximumAnswerBytes, caFile: caFile, proxy: proxy,
             addressGuard: allowPrivate ? nil : AddressGuard { WebhookAddress.refusal(of: $0) })
+        unguarded = CurlTransport(maximumBodyBytes: Self.maximumAnswerBytes, caFile: caFile, proxy: proxy)
     }
 
     public func send(_ body: Data, signature: String, to url: String) async -> DeliveryOutcome {
@@ -64,7 +67,9 @@ public struct CurlDeliverySender: WebhookSender {
     }
 
     /// One request of `method` with `headers` (names and values without line breaks) and `body`.
-    func exchange(_ method: String, _ body: Data, headers: [String: String], to url: String) async -> DeliveryOutcome {
+    func exchange(
+        _ method: String, _ body: Data, headers: [String: String], to url: String, guarded: Bool = true
+    ) async -> DeliveryOutcome {
         let address: WebhookAddress
         do {
             address = try WebhookAddress(url)
@@ -81,7 +86,7 @@ public struct CurlDeliverySender: WebhookSender {
             url: target, method: method, headers: fields, body: body, timeout: .milliseconds(Int64(seconds * 1000)))
         let response: UpstreamResponse
         do {
-            response = try await transport.send(request)
+            response = try await (guarded ? transport : unguarded).send(request)
         } catch let error as TransportError {
             switch error.kind {
             case .timeout:
@@ -125,6 +130,8 @@ public protocol ChannelSender: Sendable {
 
 extension CurlDeliverySender: ChannelSender {
     public func send(_ request: ChannelRequest) async -> DeliveryOutcome {
-        await exchange(request.method, request.body, headers: request.headers, to: request.url.absoluteString)
+        await exchange(
+            request.method, request.body, headers: request.headers, to: request.url.absoluteString,
+            guarded: request.guarded)
     }
 }

@@ -146,8 +146,9 @@ public final class ChannelDeliverer: OutboxLane {
             state.failingSince = nil
             if kind is LineChannel { state.countSent(cost: LineChannel.cost(of: settings, friends: state.quota?.friends)) }
             await save(state, of: channel, unless: before)
+            // A 409 from LINE whose retry key was accepted before is a delivery too.
             let success = DeliveryOutcome(status: outcome.status, error: nil)
-            await finish(covering, success, retryAt: nil, at: ended, milliseconds: milliseconds)
+            await finish(covering, success, retryAt: nil, at: ended, milliseconds: milliseconds, delivered: true)
         case .ended(let reason):
             await finish([delivery], outcome, retryAt: nil, at: ended, milliseconds: milliseconds, result: "ended")
             await end(channel, reason: reason, at: ended)
@@ -261,21 +262,22 @@ public final class ChannelDeliverer: OutboxLane {
     /// Records the attempt for each announcement it covered (several for a digest).
     private func finish(
         _ deliveries: [PendingChannelDelivery], _ outcome: DeliveryOutcome, retryAt: Date?, at: Date,
-        milliseconds: Double, result: String? = nil
+        milliseconds: Double, result: String? = nil, delivered: Bool? = nil
     ) async {
+        let delivered = delivered ?? outcome.delivered
         for delivery in deliveries {
             // Should recording fail, the announcement stays pending and is claimed again after its lease.
             do {
                 try await store.recordChannelAttempt(
                     delivery.outboxID, at: at, status: outcome.status, error: outcome.error,
-                    durationMilliseconds: milliseconds, delivered: outcome.delivered, retryAt: retryAt)
+                    durationMilliseconds: milliseconds, delivered: delivered, retryAt: retryAt)
             } catch {
                 failures.report(.recordChannelAttempt, error, context: "channel=\(delivery.channel.id)")
             }
-            counters.withLock { outcome.delivered ? ($0.delivered += 1) : ($0.failedAttempts += 1) }
+            counters.withLock { delivered ? ($0.delivered += 1) : ($0.failedAttempts += 1) }
             tell(
                 delivery, status: outcome.status,
-                result: result ?? (outcome.delivered ? "delivered" : retryAt == nil ? "given_up" : "retry"))
+                result: result ?? (delivered ? "delivered" : retryAt == nil ? "given_up" : "retry"))
         }
     }
 

@@ -8,7 +8,7 @@ import { ALL, forgetDeviceChannel, pushControl } from "./notify.js";
 import { h } from "./views.js";
 
 const KINDS = ["changed", "delivered", "exception", "arriving_soon"];
-const ADDABLE = ["ntfy", "slack", "discord", "email"];
+const ADDABLE = ["ntfy", "slack", "discord", "email", "line"];
 
 /** Draws the view into `main`; `explain` puts a failure into words (true when a key form replaced the view). */
 export async function showSettings(main, explain) {
@@ -60,13 +60,36 @@ function channelItem(channel, reload, explain) {
       h("code", {}, channel.url || "")),
     h("p", { class: "hint" }, details),
     channel.ended_at ? h("p", { class: "error" }, t("settings.ended", { when: formatTime(channel.ended_at), why: channel.ended_reason || "" })) : null,
+    !channel.ended_at && channel.problem ? h("p", { class: "error", "data-problem": "" },
+      t("settings.failing", { when: formatTime(channel.failing_since), why: channel.problem })) : null,
+    channel.kind === "line" ? lineState(channel) : null,
     remove);
+}
+
+/** LINE's month: messages used of the quota, a digest, a hold until the month turns. */
+function lineState(channel) {
+  const lines = [];
+  const quota = channel.quota;
+  if (quota) {
+    lines.push(quota.limit === null
+      ? t("settings.lineUnlimited", { used: quota.used })
+      : t("settings.lineQuota", { used: quota.used, limit: quota.limit, left: Math.max(0, quota.limit - quota.used) }));
+  }
+  if (channel.digest) lines.push(t("settings.lineDigest"));
+  if (channel.held_until) lines.push(t("settings.lineHeld", { when: formatTime(channel.held_until) }));
+  return lines.length ? h("p", { class: "hint", "data-quota": "" }, lines.join(" · ")) : null;
 }
 
 function addChannelForm(added) {
   const kind = h("select", { id: "channel-kind" }, ADDABLE.map((value) => h("option", { value }, t(`channel.${value}`))));
   const address = h("input", { id: "channel-address", required: true, spellcheck: "false" });
   const addressLabel = h("label", { for: "channel-address" });
+  const token = h("input", { id: "channel-token", type: "password", autocomplete: "off", spellcheck: "false" });
+  const to = h("input", { id: "channel-to", autocomplete: "off", spellcheck: "false", placeholder: "U… / broadcast" });
+  const lineFields = h("div", { id: "line-fields", class: "line-fields" },
+    h("label", { for: "channel-token" }, t("settings.lineToken")), token,
+    h("label", { for: "channel-to" }, t("settings.lineTo")), to,
+    h("p", { class: "hint" }, t("settings.lineHint")));
   const lang = h("select", { id: "channel-lang" }, h("option", { value: "ja" }, "日本語"), h("option", { value: "en" }, "English"));
   lang.value = language();
   const quiet = h("input", { id: "channel-quiet", placeholder: "22:00-07:00", pattern: "\\d\\d:\\d\\d-\\d\\d:\\d\\d", autocomplete: "off" });
@@ -75,6 +98,10 @@ function addChannelForm(added) {
   const result = h("div", { id: "channel-result", role: "status" });
   const button = h("button", { type: "submit", id: "channel-add" }, t("add"));
   const describe = () => {
+    const line = kind.value === "line";
+    lineFields.hidden = !line;
+    addressLabel.hidden = line;
+    address.hidden = line;
     const email = kind.value === "email";
     addressLabel.textContent = t(email ? "settings.address" : "settings.url");
     address.type = email ? "email" : "url";
@@ -87,7 +114,7 @@ function addChannelForm(added) {
   const form = h("form", { id: "channel-form", class: "panel", novalidate: true },
     h("h2", {}, t("settings.add")),
     h("label", { for: "channel-kind" }, t("settings.kind")), kind,
-    addressLabel, address,
+    addressLabel, address, lineFields,
     h("fieldset", { class: "filters" }, h("legend", {}, t("settings.kinds")), kinds),
     h("div", { class: "row" },
       h("span", { class: "grow" }, h("label", { for: "channel-lang" }, t("language")), lang),
@@ -97,7 +124,13 @@ function addChannelForm(added) {
     event.preventDefault();
     const chosen = kinds.map((label) => label.querySelector("input")).filter((box) => box.checked).map((box) => box.value);
     const body = { kind: kind.value, lang: lang.value };
-    body[kind.value === "email" ? "address" : "url"] = address.value.trim();
+    if (kind.value === "line") {
+      body.access_token = token.value.trim();
+      const recipients = to.value.split(",").map((id) => id.trim()).filter(Boolean);
+      body.to = recipients.length === 1 ? recipients[0] : recipients;
+    } else {
+      body[kind.value === "email" ? "address" : "url"] = address.value.trim();
+    }
     if (chosen.length) body.kinds = chosen;
     if (quiet.value.trim()) body.quiet_hours = quiet.value.trim();
     button.disabled = true;
@@ -107,6 +140,7 @@ function addChannelForm(added) {
       if (answer.data && answer.data.secret) lines.push(h("p", { class: "secret" }, t("settings.secret", { secret: answer.data.secret })));
       result.replaceChildren(...lines);
       address.value = "";
+      token.value = "";
       await added();
     } catch (error) {
       if (!(error instanceof ApiError)) throw error;

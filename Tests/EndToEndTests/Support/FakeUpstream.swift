@@ -25,6 +25,9 @@ final class FakeUpstream: @unchecked Sendable {
         var status: Int
         var contentType = "text/html; charset=UTF-8"
         var body: Data
+        var headers: [String: String] = [:]
+        /// Close the connection without an answer (the request was taken; its answer is lost on the way).
+        var dropConnection = false
     }
 
     private let listener: Int32
@@ -184,10 +187,12 @@ final class FakeUpstream: @unchecked Sendable {
         answeredRequests.withLock { $0.append(request) }
         answerArrived.broadcast()
         answerArrived.unlock()
+        guard !response.dropConnection else { return }
         let reason = response.status == 200 ? "OK" : "Error"
+        let extra = response.headers.sorted { $0.key < $1.key }.map { "\($0.key): \($0.value)\r\n" }.joined()
         var bytes = Data(
             ("HTTP/1.1 \(response.status) \(reason)\r\nContent-Type: \(response.contentType)\r\n"
-                + "Content-Length: \(response.body.count)\r\nConnection: close\r\n\r\n").utf8)
+                + "Content-Length: \(response.body.count)\r\n\(extra)Connection: close\r\n\r\n").utf8)
         bytes.append(response.body)
         bytes.withUnsafeBytes { buffer in
             var sent = 0
