@@ -110,6 +110,7 @@ struct DeliveryIndependenceTests {
         )
     }
 
+    /// Timed: `scripts/test` runs it alone, after the other suites, whose load on the cores would be measured too.
     @Test(
         "beside a channel that never answers and one that trickles a byte a second, a healthy channel is told within its own request time plus 1 s, every time"
     )

@@ -68,6 +68,31 @@ public struct AddressGuard: Sendable {
     public init(refusal: @escaping @Sendable (sockaddr_storage) -> String?) {
         self.refusal = refusal
     }
+
+    /// Every address `host` resolves to (for TCP), or `nil` when it resolves to none.
+    public static func addresses(of host: String, port: Int) -> [sockaddr_storage]? {
+        var hints = addrinfo()
+        hints.ai_family = AF_UNSPEC
+        hints.ai_socktype = Int32(SOCK_STREAM.rawValue)
+        var list: UnsafeMutablePointer<addrinfo>?
+        guard getaddrinfo(host, port > 0 ? String(port) : nil, &hints, &list) == 0, let list else { return nil }
+        defer { freeaddrinfo(list) }
+        var addresses: [sockaddr_storage] = []
+        var cursor: UnsafeMutablePointer<addrinfo>? = list
+        while let entry = cursor {
+            if let address = entry.pointee.ai_addr {
+                var storage = sockaddr_storage()
+                withUnsafeMutableBytes(of: &storage) { target in
+                    target.copyMemory(
+                        from: UnsafeRawBufferPointer(
+                            start: address, count: min(Int(entry.pointee.ai_addrlen), target.count)))
+                }
+                addresses.append(storage)
+            }
+            cursor = entry.pointee.ai_next
+        }
+        return addresses.isEmpty ? nil : addresses
+    }
 }
 
 /// A continuation resumed by whichever comes first: the transfer's result or the deadline.
@@ -206,7 +231,16 @@ private final class CurlTransfer: @unchecked Sendable {
             CURLE_SEND_ERROR, CURLE_GOT_NOTHING, CURLE_PARTIAL_FILE, CURLE_HTTP2, CURLE_HTTP2_STREAM:
             return .failure(
                 TransportError(.connection, "cannot reach \(url) or the connection broke: \(Self.describe(result))"))
-        case CURLE_PEER_FAILED_VERIFICATION, CURLE_SSL_CONNECT_ERROR, CURLE_SSL_CACERT_BADFILE:
+        case CURLE_PEER_FAILED_VERIFICATION:
+            return .failure(
+                TransportError(
+                    .connection,
+                    "the certificate of \(url.host ?? "the host") was refused: \(Self.certificateProblem(detail)) "
+                        + "(the TLS connection to \(url))"))
+        case CURLE_SSL_CACERT_BADFILE:
+            return .failure(
+                TransportError(.connection, "the certificate authorities in \(caFile ?? "the CA file") could not be read"))
+        case CURLE_SSL_CONNECT_ERROR:
             let reason = detail.isEmpty ? Self.describe(result) : detail
             return .failure(TransportError(.connection, "the TLS connection to \(url) was refused: \(reason)"))
         default:
@@ -233,30 +267,25 @@ private final class CurlTransfer: @unchecked Sendable {
         guard let host = url.host.map({ $0.hasPrefix("[") ? String($0.dropFirst().dropLast()) : $0 }) else {
             return TransportError(.other, "\(url) has no host")
         }
-        var hints = addrinfo()
-        hints.ai_family = AF_UNSPEC
-        hints.ai_socktype = Int32(SOCK_STREAM.rawValue)
-        var list: UnsafeMutablePointer<addrinfo>?
-        guard getaddrinfo(host, nil, &hints, &list) == 0, let list else {
+        guard let addresses = AddressGuard.addresses(of: host, port: url.port ?? 0) else {
             return TransportError(.connection, "\(host) does not resolve")
         }
-        defer { freeaddrinfo(list) }
-        var cursor: UnsafeMutablePointer<addrinfo>? = list
-        while let entry = cursor {
-            if let address = entry.pointee.ai_addr {
-                var storage = sockaddr_storage()
-                withUnsafeMutableBytes(of: &storage) { target in
-                    target.copyMemory(
-                        from: UnsafeRawBufferPointer(
-                            start: address, count: min(Int(entry.pointee.ai_addrlen), target.count)))
-                }
-                if let reason = addressGuard.refusal(storage) {
-                    return TransportError(.refused, "\(host) leads to \(reason); nothing was sent to it")
-                }
+        for address in addresses {
+            if let reason = addressGuard.refusal(address) {
+                return TransportError(.refused, "\(host) leads to \(reason); nothing was sent to it")
             }
-            cursor = entry.pointee.ai_next
         }
         return nil
+    }
+
+    /// libcurl's words for a refused certificate, said plainly: `hostname mismatch`, `unable to get local
+    /// issuer certificate`, `certificate has expired`.
+    static func certificateProblem(_ detail: String) -> String {
+        if detail.contains("subject name") || detail.contains("does not match") {
+            return "hostname mismatch (\(detail))"
+        }
+        let prefix = "SSL certificate problem: "
+        return detail.hasPrefix(prefix) ? String(detail.dropFirst(prefix.count)) : (detail.isEmpty ? "not trusted" : detail)
     }
 
     static func describe(_ code: CURLcode) -> String {

@@ -1,4 +1,5 @@
 import Foundation
+import Kuroneko
 
 /// A webhook URL, checked: http or https, a host, no credentials, at most 2,048 characters; and the rule
 /// about where it may lead: not to any block of ``AddressBlocks`` (loopback, private, link-local, multicast,
@@ -46,30 +47,12 @@ public struct WebhookAddress: Sendable, Hashable {
 
     /// The host's addresses, each checked; the first refused one is an error unless `allowPrivate`.
     public func resolve(allowPrivate: Bool) throws(WebhookAddressError) -> [sockaddr_storage] {
-        var hints = addrinfo()
-        hints.ai_family = AF_UNSPEC
-        hints.ai_socktype = Int32(SOCK_STREAM.rawValue)
-        var list: UnsafeMutablePointer<addrinfo>?
-        let result = getaddrinfo(host, String(port), &hints, &list)
-        guard result == 0, let list else { throw .unresolvable(host) }
-        defer { freeaddrinfo(list) }
-        var addresses: [sockaddr_storage] = []
-        var cursor: UnsafeMutablePointer<addrinfo>? = list
-        while let entry = cursor {
-            if let address = entry.pointee.ai_addr {
-                var storage = sockaddr_storage()
-                withUnsafeMutableBytes(of: &storage) { target in
-                    target.copyMemory(
-                        from: UnsafeRawBufferPointer(start: address, count: Int(entry.pointee.ai_addrlen)))
-                }
-                if !allowPrivate, let reason = Self.refusal(of: storage) {
-                    throw .privateAddress(host: host, reason: reason)
-                }
-                addresses.append(storage)
+        guard let addresses = AddressGuard.addresses(of: host, port: Int(port)) else { throw .unresolvable(host) }
+        if !allowPrivate {
+            for address in addresses {
+                if let reason = Self.refusal(of: address) { throw .privateAddress(host: host, reason: reason) }
             }
-            cursor = entry.pointee.ai_next
         }
-        guard !addresses.isEmpty else { throw .unresolvable(host) }
         return addresses
     }
 
