@@ -51,4 +51,36 @@ struct ChannelCommandLineTests {
             try KuronekoBinary.run(["channels", "remove", "1"], environment: environment).standardOutput
                 == "removed channel 1\n")
     }
+
+    @Test("a LINE channel: the token from the environment, never printed; notify-test reaches LINE's stand-in")
+    func line() async throws {
+        let line = try LineStandIn()
+        defer { line.stop() }
+        let user = "U" + String(repeating: "0123456789abcdef", count: 2)
+        var environment = [
+            "KURONEKO_DB": FileManager.default.temporaryDirectory.appendingPathComponent(
+                "line-\(UUID().uuidString).sqlite"
+            ).path,
+            "KURONEKO_LINE_ACCESS_TOKEN": line.token,
+        ]
+        let added = try KuronekoBinary.run(["channels", "add", "--kind", "line", "--to", user], environment: environment)
+        #expect(added.status == 0, "\(added.standardError)")
+        #expect(added.standardOutput == "channel 1: line U0123…\n")
+        let refused = try KuronekoBinary.run(["channels", "add", "--kind", "line", "--to", "friends"], environment: environment)
+        #expect(refused.status == 2 && refused.standardError.contains("is not a LINE ID"), "\(refused.standardError)")
+        environment["KURONEKO_LINE_ACCESS_TOKEN"] = nil
+        let tokenless = try KuronekoBinary.run(["channels", "add", "--kind", "line", "--to", "broadcast"], environment: environment)
+        #expect(tokenless.status == 2 && tokenless.standardError.contains("access_token is missing"))
+        let sent = try KuronekoBinary.run(
+            ["notify-test", "1", "--line-origin", line.origin.absoluteString], environment: environment)
+        #expect(sent.status == 0, "\(sent.standardError)")
+        #expect(sent.standardOutput == "channel 1: delivered (HTTP 200)\n")
+        #expect(line.accepted.map(\.to) == [[user]])
+        #expect(line.accepted.first?.text.contains("配達中: テスト (3277-5445-9830)") == true)
+        let listed = try KuronekoBinary.run(["channels", "list"], environment: environment)
+        #expect(listed.standardOutput.contains("1  line  U0123…"))
+        for output in [added, sent, listed] {
+            #expect(!(output.standardOutput + output.standardError).contains(line.token))
+        }
+    }
 }

@@ -75,4 +75,15 @@ struct OutboundClientTests {
         #expect(throughProxy.error?.contains("loopback") == true, "\(String(describing: throughProxy.error))")
         #expect(receiver.requests.isEmpty, "nothing reached the receiver or the proxy")
     }
+
+    @Test("the command line reads HTTP_PROXY from its environment for carrier pages")
+    func commandLineProxy() async throws {
+        let proxy = try FakeUpstream { _ in .init(status: 503, contentType: "text/plain", body: Data()) }
+        defer { proxy.stop() }
+        let outcome = try await KuronekoBinary.runAside(
+            ["track", "--endpoint", "http://toi.invalid/cgi-bin/tneko", "--timeout", "5", "327754459830"],
+            environment: ["HTTP_PROXY": "http://127.0.0.1:\(proxy.port)", "NO_PROXY": ""])
+        #expect(outcome.status != 0)
+        #expect(proxy.requests.first?.path == "http://toi.invalid/cgi-bin/tneko", "\(outcome.standardError)")
+    }
 }
