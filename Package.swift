@@ -19,7 +19,7 @@ let package = Package(
         .systemLibrary(
             name: "CMicroHTTPD",
             pkgConfig: "libmicrohttpd",
-            providers: [.apt(["libmicrohttpd-dev"])]
+            providers: [.apt(["libmicrohttpd-dev", "libgnutls28-dev"])]
         ),
         .target(name: "Kuroneko", dependencies: ["CLibXML2", "CCurl"]),
         .systemLibrary(

@@ -10,6 +10,9 @@
 #include <ctype.h>
 #include <stdlib.h>
 #include <microhttpd.h>
+#include <gnutls/gnutls.h>
+#include <gnutls/abstract.h>
+#include <gnutls/x509.h>
 
 #ifndef POLLRDHUP
 #define POLLRDHUP 0x2000
@@ -41,30 +44,52 @@ static inline size_t kuroneko_unescape(void *context, struct MHD_Connection *con
 /// request line has been read: MHD_OPTION_URI_LOG_CALLBACK's callback.
 typedef void *(*kuroneko_target_callback)(void *context, const char *target, struct MHD_Connection *connection);
 
+/// The options every daemon of Kuroneko's takes (MHD_start_daemon is variadic: they are spelled once here).
+#define KURONEKO_DAEMON_OPTIONS                                                  \
+    MHD_OPTION_SOCK_ADDR, address, MHD_OPTION_THREAD_POOL_SIZE, threads,         \
+        MHD_OPTION_CONNECTION_TIMEOUT, timeoutSeconds,                           \
+        MHD_OPTION_CONNECTION_LIMIT, connectionLimit,                            \
+        MHD_OPTION_PER_IP_CONNECTION_LIMIT, perAddressLimit,                     \
+        MHD_OPTION_CONNECTION_MEMORY_LIMIT, connectionMemoryLimit,               \
+        MHD_OPTION_NOTIFY_COMPLETED, completed, context,                         \
+        MHD_OPTION_NOTIFY_CONNECTION, connections, context,                      \
+        MHD_OPTION_UNESCAPE_CALLBACK, kuroneko_unescape, NULL,                   \
+        MHD_OPTION_URI_LOG_CALLBACK, target, context
+
 /// Starts a daemon with the options Kuroneko's servers use; MHD_start_daemon itself is variadic.
 /// `address` is the IPv4 or IPv6 address to listen on, with its port (0 picks a free one); for IPv6 the
 /// flags must include MHD_USE_IPv6 (and MHD_USE_DUAL_STACK to take IPv4 too on `::`). Connections per client
 /// are counted through `connections` rather than libmicrohttpd's own cap, which drops the extra connection
-/// without an answer; the server answers it with 503 instead.
+/// without an answer; the server answers it with 503 instead. With `certificate` (GnuTLS's callback that
+/// gives the certificate chain and key for each handshake, so a renewed pair is used without a restart) the
+/// daemon speaks TLS with the versions `priorities` allows.
 static inline struct MHD_Daemon *kuroneko_start_daemon(
     unsigned int flags, const struct sockaddr *address, unsigned int threads, unsigned int timeoutSeconds,
     unsigned int connectionLimit, unsigned int perAddressLimit, size_t connectionMemoryLimit, MHD_AccessHandlerCallback handler, void *handlerContext,
     MHD_RequestCompletedCallback completed, MHD_NotifyConnectionCallback connections, kuroneko_target_callback target,
-    void *context) {
+    void *context, gnutls_certificate_retrieve_function2 *certificate, const char *priorities) {
     uint16_t port = address->sa_family == AF_INET6 ? ((const struct sockaddr_in6 *)address)->sin6_port
                                                    : ((const struct sockaddr_in *)address)->sin_port;
-    return MHD_start_daemon(flags, ntohs(port), NULL, NULL, handler, handlerContext,
-                            MHD_OPTION_SOCK_ADDR, address,
-                            MHD_OPTION_THREAD_POOL_SIZE, threads,
-                            MHD_OPTION_CONNECTION_TIMEOUT, timeoutSeconds,
-                            MHD_OPTION_CONNECTION_LIMIT, connectionLimit,
-                            MHD_OPTION_PER_IP_CONNECTION_LIMIT, perAddressLimit,
-                            MHD_OPTION_CONNECTION_MEMORY_LIMIT, connectionMemoryLimit,
-                            MHD_OPTION_NOTIFY_COMPLETED, completed, context,
-                            MHD_OPTION_NOTIFY_CONNECTION, connections, context,
-                            MHD_OPTION_UNESCAPE_CALLBACK, kuroneko_unescape, NULL,
-                            MHD_OPTION_URI_LOG_CALLBACK, target, context,
+    if (certificate != NULL) {
+        return MHD_start_daemon(flags | MHD_USE_TLS, ntohs(port), NULL, NULL, handler, handlerContext,
+                                KURONEKO_DAEMON_OPTIONS,
+                                MHD_OPTION_HTTPS_CERT_CALLBACK, certificate,
+                                MHD_OPTION_HTTPS_PRIORITIES, priorities,
+                                MHD_OPTION_END);
+    }
+    return MHD_start_daemon(flags, ntohs(port), NULL, NULL, handler, handlerContext, KURONEKO_DAEMON_OPTIONS,
                             MHD_OPTION_END);
+}
+
+/// gnutls_free is a variable holding a function: called through here.
+static inline void kuroneko_gnutls_free(void *pointer) {
+    gnutls_free(pointer);
+}
+
+/// Whether this libmicrohttpd was built with TLS and the per-handshake certificate callback.
+static inline int kuroneko_tls_supported(void) {
+    return MHD_is_feature_supported(MHD_FEATURE_TLS) == MHD_YES
+           && MHD_is_feature_supported(MHD_FEATURE_HTTPS_CERT_CALLBACK) == MHD_YES;
 }
 
 /// A number naming the client's address (IPv4 address, or a folded IPv6 address); 0 when unknown.

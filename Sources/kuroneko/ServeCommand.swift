@@ -62,6 +62,13 @@ struct ServeCommand: Command {
         configuration.maxWatchesPerOwner =
             try arguments.number("--max-watches-per-owner").map { Int($0) } ?? configuration.maxWatchesPerOwner
         configuration.publicURL = try arguments.url("--public-url")
+        server.tls = try Self.tls(arguments)
+        if let port = try arguments.number("--http-redirect-port") {
+            guard server.tls != nil else {
+                throw .usage("serve: --http-redirect-port redirects to https: give --tls-cert and --tls-key too")
+            }
+            configuration.httpRedirectPort = UInt16(port)
+        }
         configuration.lineOrigin = try arguments.url("--line-origin") ?? configuration.lineOrigin
         configuration.caFile = try arguments.certificates("--ca-file")
         configuration.smtp = try SMTPOptions.settings(arguments, caFile: configuration.caFile)
@@ -155,6 +162,8 @@ struct ServeCommand: Command {
         }
         // Listening for signals from before the server is ready, so one sent right after READY=1 is taken.
         let signals = SignalListener()
+        let reload = ReloadSignal { server.reloadCertificates() }
+        defer { withExtendedLifetime(reload) {} }
         do {
             try await server.run(environment: environment) {
                 let signal = await signals.next()
@@ -176,6 +185,20 @@ struct ServeCommand: Command {
             flush()
             notices.notice("\(again) received again, exiting now", level: .warning)
             exit(again == "SIGINT" ? 130 : 143)
+        }
+    }
+
+    /// `--tls-cert` and `--tls-key`, both or neither; each must be a readable file.
+    static func tls(_ arguments: ArgumentList) throws(CommandFailure) -> TLSFiles? {
+        let certificate = arguments.text("--tls-cert").flatMap { $0.isEmpty ? nil : $0 }
+        let key = arguments.text("--tls-key").flatMap { $0.isEmpty ? nil : $0 }
+        switch (certificate, key) {
+        case (nil, nil): return nil
+        case (let certificate?, let key?): return TLSFiles(certificate: certificate, key: key)
+        case (nil, _):
+            throw .usage("serve: --tls-key (KURONEKO_TLS_KEY) needs --tls-cert (KURONEKO_TLS_CERT), the certificate file")
+        case (_, nil):
+            throw .usage("serve: --tls-cert (KURONEKO_TLS_CERT) needs --tls-key (KURONEKO_TLS_KEY), the key file")
         }
     }
 }

@@ -90,12 +90,18 @@ class Lines:
         with self.changed:
             return iter(list(self.kept))
 
-    def wait_for(self, pattern: str, count: int = 1) -> list[str]:
-        """The first `count` lines matching `pattern`, once the process has written them (at most `WAIT` s)."""
+    def mark(self) -> int:
+        """Where the lines written from now on begin, for `wait_for(…, since=)`."""
+        with self.changed:
+            return len(self.kept)
+
+    def wait_for(self, pattern: str, count: int = 1, since: int = 0) -> list[str]:
+        """The first `count` lines matching `pattern` (of those from `since` on), once the process has written
+        them (at most `WAIT` s)."""
         expression = re.compile(pattern)
 
         def matching():
-            return [line for line in self.kept if expression.search(line)]
+            return [line for line in self.kept[since:] if expression.search(line)]
 
         with self.changed:
             if not self.changed.wait_for(lambda: len(matching()) >= count, timeout=WAIT):
@@ -111,7 +117,7 @@ def start(arguments, lines: Lines | None = None):
     process = subprocess.Popen(arguments, stderr=subprocess.PIPE, stdout=subprocess.DEVNULL, text=True)
     for line in process.stderr:
         kept.append(line)
-        found = re.search(r"listening on (http://127\.0\.0\.1:\d+)", line)
+        found = re.search(r"listening on (https?://127\.0\.0\.1:\d+)", line)
         if found:
             threading.Thread(target=lambda: [kept.append(rest) for rest in process.stderr], daemon=True).start()
             return process, found.group(1)

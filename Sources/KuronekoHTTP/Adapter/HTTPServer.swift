@@ -29,6 +29,8 @@ public final class HTTPServer: Sendable {
         /// How long a request may take to arrive, headers and body, counted from when the connection opened
         /// or its previous request was answered; a connection still receiving then is closed. 0: no limit.
         public var receiveTimeoutSeconds: Int
+        /// Serve https with this certificate and key (TLS 1.2 and 1.3), or plain http when `nil`.
+        public var tls: TLSFiles?
 
         public init(
             host: String = "127.0.0.1", port: UInt16 = 8080, threads: Int = 2, connectionTimeoutSeconds: Int = 30,
@@ -57,6 +59,18 @@ public final class HTTPServer: Sendable {
     ///   be bound.
     public init(configuration: Configuration, application: any HTTPApplication) throws(ServerStartError) {
         let address = try ListenAddress.resolve(configuration.host)
+        if let files = configuration.tls {
+            guard kuroneko_tls_supported() != 0 else {
+                throw ServerStartError(message: "this libmicrohttpd was built without TLS; https cannot be served")
+            }
+            do {
+                tlsLine = try TLSCertificates.shared.install(files)
+            } catch {
+                throw ServerStartError(message: error.message)
+            }
+        } else {
+            tlsLine = nil
+        }
         let state = ServerState(
             application: application, maxBodyBytes: configuration.maxBodyBytes,
             connectionsPerAddress: configuration.connectionsPerAddress,
@@ -74,7 +88,8 @@ public final class HTTPServer: Sendable {
                 UInt32(configuration.connectionsPerAddress + Self.perAddressMargin), configuration.headerMemoryBytes,
                 handleRequest,
                 Unmanaged.passUnretained(state).toOpaque(), requestCompleted, connectionChanged, requestTargetRead,
-                Unmanaged.passUnretained(state).toOpaque())
+                Unmanaged.passUnretained(state).toOpaque(),
+                configuration.tls == nil ? nil : tlsCertificateForHandshake, Self.tlsPriorities)
         }
         guard let started else {
             throw ServerStartError(
@@ -88,6 +103,15 @@ public final class HTTPServer: Sendable {
 
     /// The address listened on as a URL writes it: `127.0.0.1`, `[::1]`.
     public let urlHost: String
+
+    /// `https` when serving TLS, else `http`.
+    public var scheme: String { tlsLine == nil ? "http" : "https" }
+
+    /// What TLS serves, in one line (`tls: serving … valid until …`), when it does.
+    public let tlsLine: String?
+
+    /// TLS 1.3 and 1.2 only, GnuTLS's default ciphers for them.
+    static let tlsPriorities = "NORMAL:-VERS-ALL:+VERS-TLS1.3:+VERS-TLS1.2"
 
     /// The connections allowed at once from all clients.
     public let connectionLimit: Int

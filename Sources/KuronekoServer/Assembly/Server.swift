@@ -13,6 +13,8 @@ import KuronekoWebApp
 public final class Server: Sendable {
     public struct Configuration: Sendable {
         public var http = HTTPServer.Configuration()
+        /// With TLS (`http.tls`), a plain-http port that only redirects to https (`--http-redirect-port`).
+        public var httpRedirectPort: UInt16?
         public var client = TrackingClient.Configuration()
         /// Where each carrier's site is (`--endpoint CARRIER=ORIGIN`; Yamato's is `client.endpoint`); a
         /// carrier not named here keeps its real site.
@@ -215,6 +217,16 @@ public final class Server: Sendable {
             background.append(
                 SharedShipmentsService(shared: shared, service: service, events: events, failures: failures))
         }
+        if configuration.http.tls != nil {
+            // A renewed certificate or key is picked up within ten seconds of being written, without SIGHUP.
+            background.append(
+                ClosureService {
+                    while !Task.isCancelled {
+                        try? await Task.sleep(for: Self.certificateCheck)
+                        if let line = TLSCertificates.shared.reloadIfChanged() { notices.notice(line) }
+                    }
+                })
+        }
         self.background = background
         application = APIApplication.make(
             service: service, metrics: metrics, httpMetrics: HTTPMetrics(), clock: clock,
@@ -243,7 +255,17 @@ public final class Server: Sendable {
     /// - Throws: ``ServerStartError`` when the address cannot be listened on.
     public func run(environment: [String: String], until stop: @escaping @Sendable () async -> String) async throws {
         let http = try HTTPServer(configuration: configuration.http, application: application)
-        let url = "http://\(http.urlHost):\(http.port)"
+        let url = "\(http.scheme)://\(http.urlHost):\(http.port)"
+        if let line = http.tlsLine { notices.notice(line) }
+        var redirect: HTTPServer?
+        if let port = configuration.httpRedirectPort, configuration.http.tls != nil {
+            var plain = configuration.http
+            plain.tls = nil
+            plain.port = port
+            redirect = try HTTPServer(
+                configuration: plain, application: HTTPSRedirect(httpsPort: http.port, fallbackHost: http.urlHost))
+            notices.notice("redirecting http://\(http.urlHost):\(redirect?.port ?? port) to \(url)")
+        }
         notices.notice("listening on \(url)", startFields(http), jsonFields: [("url", .text(url))])
         let manager = ServiceManagerNotifier(environment: environment)
         if !manager.notify("READY=1\nSTATUS=listening on \(url)"), manager.isAsked {
@@ -262,6 +284,7 @@ public final class Server: Sendable {
                 + "flight for up to \(configuration.shutdownTimeout / .seconds(1)) s; a second signal exits now",
             jsonFields: [("signal", .text(signal))])
         http.stopAccepting()
+        await redirect?.shutdown(deadline: .seconds(1))
         for client in service.client.clients.values { await client.scheduler.shutDown() }
         let cutOff = await http.shutdown(deadline: configuration.shutdownTimeout)
         services.cancel()
@@ -270,6 +293,19 @@ public final class Server: Sendable {
         notices.notice(
             "stopped after \((ContinuousClock.now - started) / .seconds(1)) s; requests cut off at the deadline: \(cutOff)",
             jsonFields: [("cut_off", .number(cutOff))])
+    }
+
+    /// How often the certificate and key files are looked at for a renewal.
+    static let certificateCheck: Duration = .seconds(10)
+
+    /// Reads the certificate and key again (SIGHUP) and says in one line what is served now, or why the new
+    /// pair was refused (the old one serves on).
+    public func reloadCertificates() {
+        guard configuration.http.tls != nil else {
+            notices.notice("SIGHUP received: nothing to reload (no --tls-cert)")
+            return
+        }
+        if let line = TLSCertificates.shared.reload() { notices.notice(line) }
     }
 
     /// Announces the windows starting within `lead`, every `tick`, until cancelled.

@@ -400,6 +400,15 @@ enum CommandCatalog {
                 default: "\(WatchLimits.defaultWatchesPerOwner)", environment: "KURONEKO_MAX_WATCHES_PER_OWNER",
                 "the most watches one API key (or everyone, without keys) may have; adding more is refused"),
             .value(
+                "--tls-cert", "FILE", environment: "KURONEKO_TLS_CERT",
+                "serve https with this certificate chain (PEM, the server's first; TLS 1.2 and 1.3), re-read on "
+                    + "SIGHUP and within 10 s of the file changing"),
+            .value(
+                "--tls-key", "FILE", environment: "KURONEKO_TLS_KEY", "the private key of --tls-cert (PEM)"),
+            .value(
+                "--http-redirect-port", "PORT", .number(0...65_535), environment: "KURONEKO_HTTP_REDIRECT_PORT",
+                "with --tls-cert, also listen for plain http on PORT (0: any free one) and redirect every request to https"),
+            .value(
                 "--public-url", "URL", .url, environment: "KURONEKO_PUBLIC_URL",
                 "where people reach the web app, e.g. https://parcels.example.jp: notifications link to the parcel "
                     + "there (default: no link)"),
