@@ -42,6 +42,12 @@ struct ChannelsCommand: ArgumentsCommand {
             } catch let error as ChannelRequestError {
                 throw CommandFailure.usage("channels: \(error.message)")
             }
+            // What the server would refuse at delivery is refused here, in the same words.
+            if let url = request.destinationURL,
+                let refusal = Self.refusal(of: url, allowPrivate: try arguments.flagOrVariable("--allow-private"))
+            {
+                throw CommandFailure.usage("channels: \(refusal)")
+            }
             let added: ChannelRecord
             do {
                 added = try await store.addChannel(request.channel, owner: .local, now: Date())
@@ -70,6 +76,16 @@ struct ChannelsCommand: ArgumentsCommand {
             terminal.print("removed channel \(id)")
         case let action:
             throw CommandFailure.usage("channels: unknown action '\(action.prefix(40))'; use add, list or remove")
+        }
+    }
+
+    /// Why the server would not send to `url` (its form, or where it leads), or `nil`.
+    static func refusal(of url: String, allowPrivate: Bool) -> String? {
+        do {
+            _ = try WebhookAddress(url).resolve(allowPrivate: allowPrivate)
+            return nil
+        } catch {
+            return error.description
         }
     }
 

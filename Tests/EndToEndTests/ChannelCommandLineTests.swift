@@ -14,12 +14,16 @@ struct ChannelCommandLineTests {
                 "ch-\(UUID().uuidString).sqlite"
             ).path
         ]
-        let added = try KuronekoBinary.run(
-            [
-                "channels", "add", "--kind", "ntfy", "--url", "http://127.0.0.1:\(receiver.port)/parcels", "--lang",
-                "en",
-            ],
-            environment: environment)
+        let arguments = [
+            "channels", "add", "--kind", "ntfy", "--url", "http://127.0.0.1:\(receiver.port)/parcels", "--lang", "en",
+        ]
+        // Refused as the server would refuse it at delivery, in the same words, naming the setting.
+        let refusedAtAdd = try KuronekoBinary.run(arguments, environment: environment)
+        #expect(refusedAtAdd.status == 2)
+        #expect(
+            refusedAtAdd.standardError.contains("leads to a loopback address")
+                && refusedAtAdd.standardError.contains("KURONEKO_ALLOW_PRIVATE_WEBHOOKS=1"), "\(refusedAtAdd.standardError)")
+        let added = try KuronekoBinary.run(arguments + ["--allow-private"], environment: environment)
         #expect(added.status == 0, "\(added.standardError)")
         #expect(added.standardOutput.hasPrefix("channel 1: ntfy"))
         let listed = try KuronekoBinary.run(["channels", "list"], environment: environment)

@@ -104,7 +104,8 @@ public enum WebhookAddressError: Error, Sendable, Equatable, CustomStringConvert
         case .unresolvable(let host): "webhook_url's host \(host) does not resolve"
         case .privateAddress(let host, let reason):
             "webhook_url's host \(host) leads to \(reason); webhooks go to public addresses only "
-                + "(serve --allow-private-webhooks lifts this)"
+                + "(KURONEKO_ALLOW_PRIVATE_WEBHOOKS=1 in /etc/default/kuroneko, or serve --allow-private-webhooks, "
+                + "lifts this)"
         }
     }
 }

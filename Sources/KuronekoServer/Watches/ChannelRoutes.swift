@@ -24,7 +24,9 @@ struct ChannelRoutes: Sendable {
                 let owner = WatchRoutes.owner(of: request)
                 let store = routes.watches.store
                 let channels = try await store.channels(owner: owner)
-                return .jsonData(Self.encode(["channels": channels.map { Self.object($0) }]))
+                let kinds = ChannelKinds.all.filter { kind in kind.requirement.map(routes.available) ?? true }
+                return .jsonData(
+                    Self.encode(["channels": channels.map { Self.object($0) }, "available": kinds.map(\.name)]))
             }
         }
         router.add("DELETE", "/v1/channels/{id}") { request, parameters in
@@ -60,6 +62,11 @@ struct ChannelRoutes: Sendable {
         }
     }
 
+    /// Whether this server has what a kind needs.
+    func available(_ requirement: ChannelRequirement) -> Bool {
+        requirement == .vapid ? vapid != nil : sendsMail
+    }
+
     private static func id(_ parameters: [String: String]) throws(RouteProblem) -> Int64 {
         guard let text = parameters["id"], let id = Int64(text), id > 0 else {
             throw .notFound("channel \((parameters["id"] ?? "").prefix(20))")
@@ -71,8 +78,9 @@ struct ChannelRoutes: Sendable {
         let owner = WatchRoutes.owner(of: request)
         let body = try AddChannelRequest.decode(request.body)
         if let requirement = body.kind.requirement {
-            let available = requirement == .vapid ? vapid != nil : sendsMail
-            guard available else { throw RouteProblem.bad(requirement.missing) }
+            guard available(requirement) else {
+                throw RouteProblem.bad(requirement.missing, reason: .channelUnavailable)
+            }
         }
         if let url = body.destinationURL { try await watches.checkWebhook(url) }
         let store = watches.store

@@ -8,6 +8,10 @@ public enum ProblemReason: String, Sendable, CaseIterable {
     case invalidNumber = "invalid_number"
     case invalidLabel = "invalid_label"
     case invalidWebhook = "invalid_webhook"
+    /// A webhook or channel URL that leads to a loopback or private address, on a server that refuses them.
+    case privateAddress = "private_address"
+    /// A kind of channel this server cannot send (e-mail without SMTP, Web Push without a VAPID key).
+    case channelUnavailable = "channel_unavailable"
     /// The number is not on the owner's watch list.
     case notWatched = "not_watched"
     case watchLimit = "watch_limit"

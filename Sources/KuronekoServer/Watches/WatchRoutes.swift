@@ -171,6 +171,7 @@ public struct WatchRoutes: Sendable {
         do {
             try resolved.get()
         } catch {
+            if case .privateAddress = error { throw .bad(error.description, reason: .privateAddress) }
             throw .bad(error.description, reason: .invalidWebhook)
         }
     }

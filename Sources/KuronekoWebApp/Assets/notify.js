@@ -2,7 +2,7 @@
 // web_push channel (for every parcel, or for one). Which channels this browser made is kept in its storage.
 
 import { ApiError, request } from "./api.js";
-import { language, t } from "./i18n.js";
+import { language, refusal, t } from "./i18n.js";
 import { h } from "./views.js";
 
 const DEVICE_STORAGE = "kuroneko.push";
@@ -114,6 +114,24 @@ export function forgetDeviceChannel(id) {
   saveDeviceChannels(channels);
 }
 
+/** How long turning notifications on may take before the person is told to try again. */
+export const SUBSCRIBE_TIMEOUT_SECONDS = 20;
+
+/** `work`, or an Error saying it timed out after `seconds`. */
+function withTimeout(work, seconds) {
+  let timer;
+  const timeout = new Promise((_, reject) => {
+    timer = setTimeout(() => reject(new Error(t("push.timeout", { seconds }))), seconds * 1000);
+  });
+  return Promise.race([work, timeout]).finally(() => clearTimeout(timer));
+}
+
+/** Why an attempt failed, in the page's language: the server's reason where it gave one. */
+function explanation(error) {
+  if (error instanceof ApiError) return refusal(error.status, error.detail, error.reason);
+  return error.message || String(error);
+}
+
 /**
  * The "Notify me on this device" control for every parcel (ALL) or for one number: a button, the state and a
  * way to turn it off, or a plain sentence saying why this device cannot.
@@ -129,24 +147,31 @@ export function pushControl(scope) {
     }
     const all = deviceChannel(ALL);
     if (scope !== ALL && all && !deviceChannel(scope)) {
-      box.replaceChildren(h("p", { class: "push-note" }, t("push.onForAll")), note);
+      box.replaceChildren(...[h("p", { class: "push-note" }, t("push.onForAll")), note].filter(Boolean));
       return;
     }
     if (deviceChannel(scope)) {
       const off = h("button", { type: "button", id: "push-off", class: "secondary" }, t("push.turnOff"));
       off.addEventListener("click", async () => {
         off.disabled = true;
-        try { await disablePush(scope); draw(t("push.turnedOff")); } catch (error) { draw(error.detail || error.message, "error"); }
+        try { await disablePush(scope); draw(t("push.turnedOff")); } catch (error) { draw(explanation(error), "error"); }
       });
-      box.replaceChildren(h("p", { class: "push-state" }, t(scope === ALL ? "push.onAll" : "push.onParcel")), off, note);
+      box.replaceChildren(...[h("p", { class: "push-state" }, t(scope === ALL ? "push.onAll" : "push.onParcel")), off, note].filter(Boolean));
       return;
     }
     const on = h("button", { type: "button", id: "push-on" }, t(scope === ALL ? "push.enableAll" : "push.enableParcel"));
     on.addEventListener("click", async () => {
       on.disabled = true;
-      try { await enablePush(scope); draw(t("push.enabled")); } catch (error) { draw(error.detail || error.message, "error"); }
+      on.setAttribute("aria-busy", "true");
+      box.replaceChildren(on, h("p", { class: "push-note", id: "push-working", role: "status" }, t("push.working")));
+      try {
+        await withTimeout(enablePush(scope), SUBSCRIBE_TIMEOUT_SECONDS);
+        draw(t("push.enabled"));
+      } catch (error) {
+        draw(explanation(error), "error");
+      }
     });
-    box.replaceChildren(on, note);
+    box.replaceChildren(...[on, note].filter(Boolean));
   };
   draw();
   return box;

@@ -15,6 +15,7 @@ export async function showSettings(main, explain) {
   document.title = `${t("settings.title")} · Kuroneko`;
   const list = h("ul", { id: "channels", class: "channels" });
   const empty = h("p", { id: "channels-empty", class: "empty" });
+  const form = addChannelForm(() => load());
   main.replaceChildren(
     h("p", {}, h("a", { href: "/" }, `← ${t("back")}`)),
     h("h1", {}, t("settings.title")),
@@ -22,12 +23,13 @@ export async function showSettings(main, explain) {
       h("h2", { id: "device-title" }, t("settings.device")), pushControl(ALL)),
     h("section", { "aria-labelledby": "channels-title" },
       h("h2", { id: "channels-title" }, t("settings.channels")), empty, list),
-    addChannelForm(() => load()));
+    form);
 
   async function load() {
     try {
       const answer = await request("/v1/channels");
       const channels = (answer.data && answer.data.channels) || [];
+      if (answer.data && Array.isArray(answer.data.available)) form.offer(answer.data.available);
       empty.textContent = channels.length ? "" : t("settings.none");
       list.replaceChildren(...channels.map((channel) => channelItem(channel, load, explain)));
     } catch (error) {
@@ -82,6 +84,14 @@ function lineState(channel) {
 
 function addChannelForm(added) {
   const kind = h("select", { id: "channel-kind" }, ADDABLE.map((value) => h("option", { value }, t(`channel.${value}`))));
+  /** Offers only the kinds this server can send now (no e-mail without its SMTP server). */
+  const offer = (available) => {
+    const chosen = kind.value;
+    kind.replaceChildren(...ADDABLE.filter((value) => available.includes(value))
+      .map((value) => h("option", { value }, t(`channel.${value}`))));
+    if ([...kind.options].some((option) => option.value === chosen)) kind.value = chosen;
+    describe();
+  };
   const address = h("input", { id: "channel-address", required: true, spellcheck: "false" });
   const addressLabel = h("label", { for: "channel-address" });
   const token = h("input", { id: "channel-token", type: "password", autocomplete: "off", spellcheck: "false" });
@@ -120,6 +130,7 @@ function addChannelForm(added) {
       h("span", { class: "grow" }, h("label", { for: "channel-lang" }, t("language")), lang),
       h("span", { class: "grow" }, h("label", { for: "channel-quiet" }, t("settings.quietLabel")), quiet)),
     h("div", { class: "actions" }, button), result);
+  form.offer = offer;
   form.addEventListener("submit", async (event) => {
     event.preventDefault();
     const chosen = kinds.map((label) => label.querySelector("input")).filter((box) => box.checked).map((box) => box.value);

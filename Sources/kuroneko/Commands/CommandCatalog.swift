@@ -276,6 +276,9 @@ enum CommandCatalog {
             .value("--kinds", "LIST", "what it hears, comma-separated (default all)"),
             .value("--lang", "LANG", .choice(["ja", "en"]), default: "ja", "the messages' language"),
             .value("--quiet-hours", "HH:MM-HH:MM", "hold all but urgent messages in these hours, Japan time"),
+            .flag(
+                "--allow-private", environment: "KURONEKO_ALLOW_PRIVATE_WEBHOOKS",
+                "accept a URL that leads to a loopback or private address (the server must allow them too)"),
             database,
         ],
         operands: .choices(["add", "list", "remove"]),
