@@ -9,11 +9,15 @@ import KuronekoHTTP
 /// service worker (`/sw.js`, whose scope must be `/`) and the manifest. Everything else is under
 /// `/assets/VERSION/`, where VERSION is a fingerprint of all those files: it changes with any of them, so
 /// they are cached for a year. In the entry files `__ASSETS__` stands for that folder, `__VERSION__` for the
-/// fingerprint and `__PRECACHE__` for the list of every asset's address.
+/// fingerprint, `__PRECACHE__` for the list of every asset's address and `__DEMO__` for whether the server answers
+/// from its simulator (`1`) or not (`0`).
 public struct WebApp: Sendable {
     /// The app compiled into this binary.
     public static let embedded = WebApp(
         files: EmbeddedAssets.files.map { ($0.path, Data(base64Encoded: $0.base64) ?? Data()) })
+    /// The same app for `serve --demo`: its empty list offers a number of each carrier to try.
+    public static let embeddedDemo = WebApp(
+        files: EmbeddedAssets.files.map { ($0.path, Data(base64Encoded: $0.base64) ?? Data()) }, demo: true)
 
     static let entryPaths: Set<String> = ["index.html", "sw.js", "manifest.webmanifest"]
 
@@ -36,7 +40,7 @@ public struct WebApp: Sendable {
         + "form-action 'self' https://toi.kuronekoyamato.co.jp; frame-ancestors 'none'"
 
     /// An app from its files, by path under the assets folder (``embedded`` is the one compiled in).
-    public init(files: [(path: String, data: Data)]) {
+    public init(files: [(path: String, data: Data)], demo: Bool = false) {
         let plain = files.filter { !Self.entryPaths.contains($0.path) }
         var fingerprintInput = Data()
         for file in plain {
@@ -54,7 +58,9 @@ public struct WebApp: Sendable {
         let precache = ["/"] + assets.keys.sorted().map { assetsPrefix + "/" + $0 }
         let precacheJSON =
             "[" + precache.map { "\"" + $0 + "\"" }.joined(separator: ",") + "]"
-        let fill = ["__ASSETS__": assetsPrefix, "__VERSION__": version, "__PRECACHE__": precacheJSON]
+        let fill = [
+            "__ASSETS__": assetsPrefix, "__VERSION__": version, "__PRECACHE__": precacheJSON, "__DEMO__": demo ? "1" : "0",
+        ]
         page = Self.entry("index.html", in: files, filling: fill)
         serviceWorker = Self.entry("sw.js", in: files, filling: fill)
         manifest = Self.entry("manifest.webmanifest", in: files, filling: fill)

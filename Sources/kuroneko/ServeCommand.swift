@@ -90,6 +90,7 @@ struct ServeCommand: Command {
         if demo {
             client.endpoint = URL(string: "http://simulator.invalid/cgi-bin/tneko") ?? client.endpoint
             configuration.upstreamName = "demo-simulator"
+            configuration.demo = true
             // All three carriers answer from the one simulator, at their real paths.
             let simulator = URL(string: "http://simulator.invalid") ?? client.endpoint
             configuration.endpoints = [.sagawa: simulator, .japanPost: simulator]

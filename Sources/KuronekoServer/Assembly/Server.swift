@@ -58,6 +58,8 @@ public final class Server: Sendable {
         public var keyRefresh: Duration = .seconds(2)
         /// Where the web app is reached from outside (`--public-url`): messages link to the parcel there.
         public var publicURL: URL?
+        /// Whether the server answers from its built-in simulator (`--demo`): the web app then offers numbers to try.
+        public var demo = false
         /// Where LINE's Messaging API is (`--line-origin`): LINE's own, or a stand-in for tests.
         public var lineOrigin = ChannelContext.lineAPI
         /// The contact push services may use (`--vapid-subject`): a `mailto:` or `https:` URL.
@@ -235,7 +237,7 @@ public final class Server: Sendable {
                 store: store, service: service, clock: clock, allowPrivateWebhooks: configuration.allowPrivateWebhooks,
                 vapid: vapid, sendsMail: configuration.smtp != nil, failures: failures),
             keys: APIKeyMiddleware(ring: keyRing, required: configuration.requireAPIKey),
-            webApp: configuration.webApp ? WebApp.embedded : nil,
+            webApp: configuration.webApp ? (configuration.demo ? WebApp.embeddedDemo : WebApp.embedded) : nil,
             moreMetrics: {
                 await WatchListMetrics.lines(
                     poller: poller, deliverer: deliverer, store: store, failures: failures, recorder: recorder)

@@ -355,6 +355,32 @@ function drawSelection() {
   button.textContent = t("removeSelected", { n: count });
 }
 
+/** Whether the server answers from its simulator (`serve --demo`). */
+function isDemo() {
+  const meta = document.querySelector('meta[name="kuroneko-demo"]');
+  return Boolean(meta && meta.content === "1");
+}
+
+/** Numbers the demo's simulator knows, one of each carrier. */
+const DEMO_NUMBERS = [["327754459830", "yamato"], ["812345678900", "sagawa"], ["912345678904", "japanpost"]];
+
+/** In the demo, an empty list offers a number of each carrier to try, put in the add form. */
+function demoOffer() {
+  const button = h("button", { type: "button", id: "demo-numbers", class: "secondary" }, t("demoAdd"));
+  button.addEventListener("click", () => {
+    const panel = document.getElementById("add-panel");
+    if (panel) panel.open = true;
+    const field = document.getElementById("numbers");
+    if (!field) return;
+    field.value = DEMO_NUMBERS.map(([number]) => formatNumber(number)).join("\n");
+    field.dispatchEvent(new Event("input"));
+    field.focus();
+  });
+  return h("span", { class: "demo-offer" }, t("demoNumbers", {
+    numbers: DEMO_NUMBERS.map(([number, carrier]) => `${formatNumber(number)} (${t(`carrier.${carrier}`)})`).join(", "),
+  }), " ", button);
+}
+
 function drawCards() {
   const list = document.getElementById("cards");
   if (!list) return;
@@ -364,6 +390,8 @@ function drawCards() {
   const fragment = document.createDocumentFragment();
   for (const watch of watches) {
     const item = card(watch);
+    const action = changeDeliveryLink(watch, true);
+    if (action) item.append(action);
     const box = h("input", {
       type: "checkbox", class: "select", "aria-label": t("select", { name: watch.label || formatNumber(watch.number) }),
       checked: state.selected.has(watch.number),
@@ -380,6 +408,7 @@ function drawCards() {
   drawSelection();
   const empty = document.getElementById("empty");
   empty.textContent = total === 0 ? t("empty") : watches.length === 0 ? t("noneMatch") : "";
+  if (total === 0 && isDemo()) empty.append(" ", demoOffer());
   const panel = document.getElementById("add-panel");
   if (panel && total === 0) panel.open = true;
   // For bench/webapp.py: the cards are in the document, and (a frame later) drawn.
@@ -528,25 +557,72 @@ function drawParcel() {
         ? h("p", { id: "parcel-window", class: "lead-window" },
           `${t("scheduled")}: ${deliveryWindow(shipment.scheduled_delivery)}`) : null,
       h("p", { class: "parcel-name" }, h("strong", {}, title), watch.label ? ` · ${formatNumber(watch.number)}` : "",
-        " ", carrierChip(carrierOf(watch)))),
+        " ", carrierChip(carrierOf(watch))),
+      // What the person can do comes first, above the fold on a phone.
+      changeDeliveryLink(watch)),
     progress(shipment, true),
     facts([
       [t("number"), formatNumber(watch.number)],
-      [t("summary"), status && status.summary],
-      [t("note"), status && status.note],
+      [t("summary"), carrierWords(status && status.summary)],
+      [t("note"), carrierWords(status && status.note)],
       [t("product"), shipment && shipment.product],
       [t("scheduled"), deliveryWindow(shipment && shipment.scheduled_delivery)],
       [t("requested"), deliveryWindow(shipment && shipment.requested_delivery)],
       [t("lastChecked"), watch.checked_at ? `${formatTime(watch.checked_at)} (${relativeTime(watch.checked_at)})` : t("neverChecked")],
     ]),
-    changeDeliveryLink(watch),
     h("div", { class: "actions" }, refresh, removeButton, carrierSite(carrierOf(watch), watch.number)),
     confirmBox, pushControl(watch.number),
     h("section", { "aria-labelledby": "timeline-title" }, h("h2", { id: "timeline-title" }, t("timeline")), timeline(shipment)),
     h("section", { "aria-labelledby": "changes-title" }, h("h2", { id: "changes-title" }, t("changes")), changeLog(changes)),
     h("section", { "aria-labelledby": "webhook-title", id: "webhook-section" }, h("h2", { id: "webhook-title" }, t("webhookTitle")),
-      watch.webhook_url ? h("p", {}, h("code", {}, watch.webhook_url)) : h("p", {}, t("webhookNone")),
+      webhookForm(watch),
       watch.webhook_url ? deliveryLog(deliveries) : null)));
+}
+
+/** The carrier's own words (always Japanese): marked as Japanese, and said so on an English page. */
+function carrierWords(text) {
+  if (!text) return null;
+  if (language() === "ja") return text;
+  return h("span", {}, h("span", { lang: "ja" }, text), " ", h("small", { class: "hint" }, t("carrierJapanese")));
+}
+
+/** The parcel's webhook, changed or cleared in place (PATCH); a new webhook's secret is shown once. */
+function webhookForm(watch) {
+  const field = h("input", {
+    id: "webhook-url", type: "url", inputmode: "url", autocomplete: "url", spellcheck: "false",
+    value: watch.webhook_url || "", placeholder: "https://example.com/hook",
+  });
+  const result = h("div", { id: "webhook-result", role: "status" });
+  const save = h("button", { type: "submit", id: "webhook-save" }, t("webhookSave"));
+  const clear = h("button", { type: "button", id: "webhook-clear", class: "secondary", hidden: !watch.webhook_url }, t("webhookClear"));
+  const send = async (value) => {
+    save.disabled = true;
+    clear.disabled = true;
+    try {
+      const answer = await request(watchPath(watch.number), { method: "PATCH", body: { webhook_url: value } });
+      const lines = [h("p", {}, t(value ? "webhookSaved" : "webhookCleared"))];
+      if (answer.data && answer.data.webhook_secret) {
+        lines.push(h("p", { class: "secret" }, t("webhookSecret", { secret: answer.data.webhook_secret })));
+      }
+      result.replaceChildren(...lines);
+      clear.hidden = !value;
+    } catch (error) {
+      if (!(error instanceof ApiError)) throw error;
+      result.replaceChildren(h("p", { class: "error", role: "alert" }, refusal(error.status, error.detail, error.reason)));
+    } finally {
+      save.disabled = false;
+      clear.disabled = false;
+    }
+  };
+  const form = h("form", { id: "webhook-form", novalidate: true },
+    h("label", { for: "webhook-url" }, t("webhookURL")), field,
+    h("div", { class: "actions" }, save, clear), result);
+  form.addEventListener("submit", (event) => {
+    event.preventDefault();
+    send(field.value.trim() || null);
+  });
+  clear.addEventListener("click", () => { field.value = ""; send(null); });
+  return form;
 }
 
 function changeLog(changes) {

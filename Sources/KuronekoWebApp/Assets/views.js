@@ -136,7 +136,7 @@ const NEEDS_RECIPIENT = new Set(["attempt_failed", "available_for_pickup", "exce
  * For a parcel that needs its recipient, the way to change the delivery: the address of the carrier page's
  * own 詳細確認／日時・場所変更 button when it had one, else the carrier's redelivery page.
  */
-export function changeDeliveryLink(watch) {
+export function changeDeliveryLink(watch, onCard = false) {
   const shipment = watch.shipment;
   if (!shipment || !NEEDS_RECIPIENT.has(shipment.status && shipment.status.code)) return null;
   const digits = encodeURIComponent(watch.number);
@@ -147,8 +147,11 @@ export function changeDeliveryLink(watch) {
   }[carrierOf(watch)];
   const address = shipment.change_delivery_url || fallback;
   if (!address) return null;
-  return h("p", { class: "change-delivery" }, h("a", {
-    id: "change-delivery", href: address, target: "_blank", rel: "noopener noreferrer", class: "link-button primary",
+  // On a card, the action sits beside the card's own link (links do not nest) and names the parcel.
+  return h("p", { class: onCard ? "change-delivery card-action" : "change-delivery" }, h("a", {
+    id: onCard ? null : "change-delivery", href: address, target: "_blank", rel: "noopener noreferrer",
+    class: "link-button primary",
+    "aria-label": onCard ? `${t("changeDelivery")}: ${watch.label || formatNumber(watch.number)}` : null,
   }, t("changeDelivery")));
 }
 

@@ -478,8 +478,9 @@ enum CommandCatalog {
         examples: [
             ("kuroneko simulate --port 8081 --latency-ms 300", "a slow stand-in"),
             (
-                "kuroneko track --endpoint http://127.0.0.1:8081/cgi-bin/tneko 3277-5445-9830",
-                "track against it"
+                "S=http://127.0.0.1:8081; kuroneko track --endpoint yamato=$S/cgi-bin/tneko,sagawa=$S,japanpost=$S "
+                    + "3277-5445-9830 812345678900 912345678904",
+                "track numbers of all three carriers against it"
             ),
         ])
 

@@ -7,7 +7,7 @@ enum HelpText {
 
     static var tool: String {
         var lines = [
-            "kuroneko: Yamato Transport (クロネコヤマト) parcel tracking as clean data.", "", "Usage:",
+            "kuroneko: Japanese parcel tracking as clean data: Yamato (クロネコヤマト), Sagawa (佐川急便) and Japan Post (日本郵便).", "", "Usage:",
         ]
         let usages = CommandCatalog.all.map { "kuroneko \($0.name) \($0.synopsis)" }
         let column = (usages.map(\.count).max() ?? 0) + 4

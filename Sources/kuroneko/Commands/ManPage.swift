@@ -7,7 +7,7 @@ enum ManPage {
         var lines = [
             ".TH KURONEKO 1 \"\" \"kuroneko \(KuronekoVersion.version)\" \"User Commands\"",
             ".SH NAME",
-            "kuroneko \\- Yamato Transport parcel tracking as clean data",
+            "kuroneko \\- Japanese parcel tracking (Yamato, Sagawa, Japan Post) as clean data",
             ".SH SYNOPSIS",
         ]
         for spec in CommandCatalog.all {
@@ -15,8 +15,8 @@ enum ManPage {
         }
         lines += [
             ".SH DESCRIPTION",
-            "Looks parcels up on the tracking page of Yamato Transport, which has no public API, and turns its "
-                + "answers into typed data: a table for people, JSON for programs, a REST API, and a stand-in "
+            "Looks parcels up on the tracking pages of Yamato Transport, Sagawa Express and Japan Post, which have "
+                + "no public API, and turns their answers into typed data: a table for people, JSON for programs, a REST API, and a stand-in "
                 + "page for tests.",
             ".SH COMMANDS",
         ]
