@@ -5,6 +5,7 @@ import json
 import os
 import random
 import re
+import ssl
 import subprocess
 import tempfile
 import threading
@@ -39,12 +40,14 @@ class Server:
     """One `kuroneko serve --demo` (or, with demo=False, a server asking the upstream its arguments name), with
     its own SQLite file in a temporary folder."""
 
-    def __init__(self, *arguments: str, database: str | None = None, demo: bool = True):
+    def __init__(self, *arguments: str, database: str | None = None, demo: bool = True, ca_file: str | None = None):
         self.folder = tempfile.mkdtemp(prefix="kuroneko-webapp-")
         self.database = database or os.path.join(self.folder, "watches.sqlite")
         self.log_path = os.path.join(self.folder, "serve.log")
         self.arguments = list(arguments)
         self.demo = demo
+        # With --tls-cert: the authority that signed it, which the test's own requests trust.
+        self.context = ssl.create_default_context(cafile=ca_file) if ca_file else None
         self.process: subprocess.Popen | None = None
         self.url = ""
         self.lines: list[str] = []
@@ -58,8 +61,8 @@ class Server:
         # One thread reads everything the server writes (the access log and its stderr), keeps it in a file
         # and wakes whoever waits for a line.
         threading.Thread(target=self._read_output, daemon=True).start()
-        line = self.wait_for_log(r"listening on (http://127\.0\.0\.1:\d+)", timeout)
-        self.url = re.search(r"listening on (http://127\.0\.0\.1:\d+)", line).group(1)
+        line = self.wait_for_log(r"listening on (https?://127\.0\.0\.1:\d+)", timeout)
+        self.url = re.search(r"listening on (https?://127\.0\.0\.1:\d+)", line).group(1)
         return self
 
     def _read_output(self) -> None:
@@ -101,7 +104,7 @@ class Server:
         if key:
             request.add_header("Authorization", f"Bearer {key}")
         try:
-            with urllib.request.urlopen(request, timeout=10) as response:
+            with urllib.request.urlopen(request, timeout=10, context=self.context) as response:
                 return response.status, response.read()
         except urllib.error.HTTPError as error:
             return error.code, error.read()
@@ -110,14 +113,14 @@ class Server:
         stop_process(self.process)
 
 
-def chromium(width: int = 1200, height: int = 900, language: str = "en-US"):
+def chromium(width: int = 1200, height: int = 900, language: str = "en-US", arguments: tuple[str, ...] = ()):
     """Headless Chromium from Debian, driven through Debian's chromedriver."""
     from selenium import webdriver
     from selenium.webdriver.chrome.service import Service
 
     options = webdriver.ChromeOptions()
     for argument in ["--headless=new", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage",
-                     f"--window-size={width},{height}", f"--lang={language}"]:
+                     f"--window-size={width},{height}", f"--lang={language}", *arguments]:
         options.add_argument(argument)
     options.add_experimental_option("prefs", {"intl.accept_languages": language})
     options.set_capability("goog:loggingPrefs", {"browser": "ALL"})
@@ -166,10 +169,16 @@ def stop_process(process: subprocess.Popen | None) -> None:
             process.wait()
 
 
-def screenshot(test, driver, output: str, name: str, width: int) -> None:
-    """A screenshot at `width` px (a phone's below 600), failing `test` if the page scrolls sideways."""
+def screenshot(test, driver, output: str, name: str, width: int, whole: bool = False) -> None:
+    """A screenshot at `width` px (a phone's below 600), failing `test` if the page scrolls sideways; `whole`
+    takes the whole page's height, not a screen's."""
+    height = 900 if width > 600 else 780
     driver.execute_cdp_cmd("Emulation.setDeviceMetricsOverride", {
-        "width": width, "height": 900 if width > 600 else 780, "deviceScaleFactor": 1, "mobile": width < 600})
+        "width": width, "height": height, "deviceScaleFactor": 1, "mobile": width < 600})
+    if whole:
+        height = max(height, driver.execute_script("return document.documentElement.scrollHeight"))
+        driver.execute_cdp_cmd("Emulation.setDeviceMetricsOverride", {
+            "width": width, "height": min(height, 4000), "deviceScaleFactor": 1, "mobile": width < 600})
     try:
         overflow = driver.execute_script(
             "return document.documentElement.scrollWidth - document.documentElement.clientWidth")

@@ -10,155 +10,20 @@ settings view (channels listed, an ntfy one added and removed, a refusal shown).
 $WEBAPP_OUTPUT."""
 
 import base64
-import http.server
 import json
 import os
 import sys
-import threading
 import time
 import unittest
-import urllib.request
 
 from selenium.webdriver.common.by import By
 from selenium.webdriver.support.select import Select
-from selenium.webdriver.support.ui import WebDriverWait
 
 sys.path.insert(0, os.path.dirname(__file__))
 from server import ROOT, Server, Simulator, chromium, screenshot, tracking_numbers  # noqa: E402
 
 OUTPUT = os.environ.get("WEBAPP_OUTPUT", os.path.join(ROOT, ".build", "webapp-test-output"))
-WAIT = 30
-
-
-def wait(condition, message, timeout=WAIT):
-    return WebDriverWait(None, timeout, poll_frequency=0.05).until(lambda _: condition(), message)
-
-
-def b64url(data: bytes) -> str:
-    return base64.urlsafe_b64encode(data).rstrip(b"=").decode()
-
-
-class FakePushService:
-    """A push service on 127.0.0.1: keeps every message it is sent (headers, body, arrival time), answers 201."""
-
-    def __init__(self):
-        self.messages = []
-        self.changed = threading.Condition()
-        service = self
-
-        class Handler(http.server.BaseHTTPRequestHandler):
-            def do_POST(self):
-                body = self.rfile.read(int(self.headers.get("Content-Length", "0")))
-                with service.changed:
-                    service.messages.append({"path": self.path, "headers": dict(self.headers), "body": body,
-                                             "at": time.time()})
-                    service.changed.notify_all()
-                self.send_response(201)
-                self.send_header("Content-Length", "0")
-                self.end_headers()
-
-            def log_message(self, *arguments):
-                pass
-
-        self.http = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-        self.origin = f"http://127.0.0.1:{self.http.server_address[1]}"
-        threading.Thread(target=self.http.serve_forever, daemon=True).start()
-
-    def wait_for(self, count, timeout=WAIT):
-        deadline = time.monotonic() + timeout
-        with self.changed:
-            while len(self.messages) < count:
-                left = deadline - time.monotonic()
-                if left <= 0:
-                    raise AssertionError(f"the fake push service had {len(self.messages)} messages, not {count}")
-                self.changed.wait(left)
-            return self.messages[count - 1]
-
-
-class DevTools:
-    """One raw DevTools connection to a target (for events, which selenium's execute_cdp_cmd cannot wait for)."""
-
-    def __init__(self, socket_url: str):
-        import websocket  # websocket-client, which selenium depends on
-
-        self.socket = websocket.create_connection(socket_url, timeout=WAIT, suppress_origin=True)
-        self.next_id = 0
-        self.events = []
-
-    @classmethod
-    def target(cls, address: str, target_type: str, url_prefix: str) -> "DevTools":
-        """A connection to the first target of `target_type` at `url_prefix`, once the browser reports it (its
-        Target.targetCreated event, sent for the targets already there too)."""
-        version = json.load(urllib.request.urlopen(f"http://{address}/json/version", timeout=5))
-        browser = cls(version["webSocketDebuggerUrl"])
-        try:
-            browser.send("Target.setDiscoverTargets", discover=True)
-            created = browser.wait_event(
-                "Target.targetCreated",
-                lambda p: p["targetInfo"]["type"] == target_type and p["targetInfo"]["url"].startswith(url_prefix))
-        finally:
-            browser.close()
-        return cls(f"ws://{address}/devtools/page/{created['targetInfo']['targetId']}")
-
-    def send(self, method, **params):
-        self.next_id += 1
-        mine = self.next_id
-        self.socket.send(json.dumps({"id": mine, "method": method, "params": params}))
-        while True:
-            message = json.loads(self.socket.recv())
-            if message.get("id") == mine:
-                if "error" in message:
-                    raise AssertionError(f"{method}: {message['error']}")
-                return message.get("result", {})
-            if "method" in message:
-                self.events.append(message)
-
-    def wait_event(self, method, matches, timeout=WAIT):
-        deadline = time.monotonic() + timeout
-        while True:
-            for event in self.events:
-                if event["method"] == method and matches(event["params"]):
-                    return event["params"]
-            if time.monotonic() > deadline:
-                raise AssertionError(f"no {method} event")
-            self.socket.settimeout(max(0.1, deadline - time.monotonic()))
-            message = json.loads(self.socket.recv())
-            if "method" in message:
-                self.events.append(message)
-
-    def evaluate(self, expression):
-        result = self.send("Runtime.evaluate", expression=expression, awaitPromise=True, returnByValue=True)
-        if "exceptionDetails" in result:
-            raise AssertionError(f"{expression[:80]}…: {result['exceptionDetails']}")
-        return result["result"].get("value")
-
-    def close(self):
-        self.socket.close()
-
-
-# Stands in for the browser's push service: subscribe() gives a subscription on the fake service, with the
-# keys the test holds; what the page passed (the server's key) is kept for the test to check.
-STUB = """
-(() => {
-  const settings = JSON.parse(sessionStorage.getItem("stub.push") || "null");
-  if (!settings) return;
-  if (settings.absent) { delete window.PushManager; return; }
-  const make = () => ({
-    endpoint: settings.endpoint, expirationTime: null,
-    options: { applicationServerKey: Uint8Array.from(JSON.parse(sessionStorage.getItem("stub.key") || "[]")).buffer },
-    toJSON() { return { endpoint: settings.endpoint, expirationTime: null, keys: settings.keys }; },
-    async unsubscribe() { sessionStorage.removeItem("stub.key"); sessionStorage.setItem("stub.unsubscribed", "1"); return true; },
-  });
-  PushManager.prototype.subscribe = async function (options) {
-    sessionStorage.setItem("stub.key", JSON.stringify([...new Uint8Array(options.applicationServerKey)]));
-    sessionStorage.setItem("stub.userVisibleOnly", String(options.userVisibleOnly));
-    return make();
-  };
-  PushManager.prototype.getSubscription = async function () {
-    return sessionStorage.getItem("stub.key") ? make() : null;
-  };
-})();
-"""
+from push_support import CAPTURE, STUB, DevTools, FakePushService, b64url, wait  # noqa: E402
 
 
 class NotificationTests(unittest.TestCase):
@@ -270,16 +135,7 @@ class NotificationTests(unittest.TestCase):
             worker = self.devtools("service_worker", self.server.url)
             # What the worker asks the browser to show is kept as it asks (headless Chromium's own list of
             # shown notifications, getNotifications(), comes back empty in some runs).
-            worker.evaluate("""(() => {
-                const show = self.registration.showNotification.bind(self.registration);
-                self.shownForTest = [];
-                self.registration.showNotification = (title, options) => {
-                  self.shownForTest.push({title, body: options.body, tag: options.tag, data: options.data,
-                                          renotify: options.renotify, actions: options.actions || []});
-                  return show(title, options);
-                };
-                return true;
-            })()""")
+            worker.evaluate(CAPTURE)
             shown = lambda: worker.evaluate("self.shownForTest")
             page.send("ServiceWorker.deliverPushMessage", origin=self.server.url + "/",
                       registrationId=registration_id, data=json.dumps(payload))
