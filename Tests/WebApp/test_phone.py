@@ -191,6 +191,28 @@ class PhoneOverHTTPSTests(unittest.TestCase):
         self.assertEqual(serious_violations(self.d), [])
         self.shot("phone-settings-ja", whole=True)
 
+    def test_5_the_webhook_is_changed_in_place_and_english_marks_the_carriers_japanese(self):
+        self.d.get(self.origin + f"/parcel/{self.absent}")
+        field = wait(lambda: self.d.find_elements(By.ID, "parcel-webhook-url"), "no webhook field on the parcel page")[0]
+        field.clear()
+        field.send_keys("http://127.0.0.1:9/hook")
+        self.d.find_element(By.ID, "webhook-save").click()
+        secret = wait(lambda: self.d.find_elements(By.CSS_SELECTOR, "#webhook-result .secret"), "no secret shown")[0]
+        self.assertIn("whsec_", secret.text)
+        watch = json.loads(self.server.api("GET", f"/v1/watches/{self.absent}")[1])
+        self.assertEqual(watch["webhook_url"], "http://127.0.0.1:9/hook")
+        self.d.find_element(By.ID, "webhook-clear").click()
+        wait(lambda: "外しました" in self.d.find_element(By.ID, "webhook-result").text, "the webhook was not removed")
+        self.assertIsNone(json.loads(self.server.api("GET", f"/v1/watches/{self.absent}")[1])["webhook_url"])
+        self.d.execute_script("localStorage.setItem('kuroneko.lang', 'en')")
+        try:
+            self.d.get(self.origin + f"/parcel/{self.absent}")
+            marked = wait(lambda: self.d.find_elements(By.CSS_SELECTOR, ".facts [lang=ja]"), "no text marked Japanese")
+            self.assertTrue(any("ご不在" in span.text for span in marked), [span.text for span in marked])
+            self.assertIn("in Japanese", self.d.find_element(By.CSS_SELECTOR, ".facts").text)
+        finally:
+            self.d.execute_script("localStorage.setItem('kuroneko.lang', 'ja')")
+
     def shot(self, name, whole=False):
         screenshot(self, self.d, OUTPUT, name, 360, whole)
         # The phone-sized window is the test's: back to it after the screenshot cleared the override.
@@ -231,10 +253,19 @@ class RefusalsInJapaneseTests(unittest.TestCase):
         refusal = wait(lambda: self.d.find_elements(By.CSS_SELECTOR, "#channel-result .error"), "no refusal")[0].text
         self.assertIn("KURONEKO_ALLOW_PRIVATE_WEBHOOKS=1", refusal)
         self.assertIn("ネットワーク内", refusal)
-        self.assertIn("loopback", refusal, "the server's own words are given beside the Japanese")
         self.assertNotIn("入力を確かめて", refusal)
         self.assertNotIn("null", self.d.find_element(By.TAG_NAME, "body").text)
         self.assertEqual(serious_violations(self.d), [])
+
+    def test_the_demos_empty_list_offers_a_number_of_each_carrier(self):
+        self.d.get(self.server.url + "/")
+        offer = wait(lambda: self.d.find_elements(By.ID, "demo-numbers"), "the empty demo list offers nothing")[0]
+        text = self.d.find_element(By.ID, "empty").text
+        for words in ["ヤマト運輸", "佐川急便", "日本郵便", "3277-5445-9830"]:
+            self.assertIn(words, text)
+        offer.click()
+        field = self.d.find_element(By.ID, "numbers")
+        self.assertEqual(len(field.get_attribute("value").split("\n")), 3)
 
     def test_a_subscription_that_never_answers_is_given_up_with_a_message(self):
         self.d.get(self.server.url + "/")

@@ -251,7 +251,8 @@ class WebAppTests(unittest.TestCase):
         self.d.get(self.server.url + f"/parcel/{self.numbers[22]}")
         wait(self.d, lambda: self.d.find_elements(By.ID, "webhook-section"), "no webhook section")
         section = self.d.find_element(By.ID, "webhook-section").text
-        self.assertIn("http://127.0.0.1:9/hook", section)
+        shown = self.d.find_element(By.ID, "parcel-webhook-url").get_attribute("value")
+        self.assertEqual(shown, "http://127.0.0.1:9/hook", "the webhook is shown in its field, to change in place")
         self.assertIn("Nothing delivered yet.", section)  # webhooks follow changes; none has happened yet
         calendar = self.d.find_element(By.ID, "calendar-link").get_attribute("href")
         status, body = self.server.api("GET", calendar.replace(self.server.url, ""))

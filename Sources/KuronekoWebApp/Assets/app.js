@@ -589,7 +589,7 @@ function carrierWords(text) {
 /** The parcel's webhook, changed or cleared in place (PATCH); a new webhook's secret is shown once. */
 function webhookForm(watch) {
   const field = h("input", {
-    id: "webhook-url", type: "url", inputmode: "url", autocomplete: "url", spellcheck: "false",
+    id: "parcel-webhook-url", type: "url", inputmode: "url", autocomplete: "url", spellcheck: "false",
     value: watch.webhook_url || "", placeholder: "https://example.com/hook",
   });
   const result = h("div", { id: "webhook-result", role: "status" });
@@ -602,7 +602,7 @@ function webhookForm(watch) {
       const answer = await request(watchPath(watch.number), { method: "PATCH", body: { webhook_url: value } });
       const lines = [h("p", {}, t(value ? "webhookSaved" : "webhookCleared"))];
       if (answer.data && answer.data.webhook_secret) {
-        lines.push(h("p", { class: "secret" }, t("webhookSecret", { secret: answer.data.webhook_secret })));
+        lines.push(h("p", { class: "secret" }, t("webhookNewSecret", { secret: answer.data.webhook_secret })));
       }
       result.replaceChildren(...lines);
       clear.hidden = !value;
@@ -615,7 +615,7 @@ function webhookForm(watch) {
     }
   };
   const form = h("form", { id: "webhook-form", novalidate: true },
-    h("label", { for: "webhook-url" }, t("webhookURL")), field,
+    h("label", { for: "parcel-webhook-url" }, t("webhookURL")), field,
     h("div", { class: "actions" }, save, clear), result);
   form.addEventListener("submit", (event) => {
     event.preventDefault();
