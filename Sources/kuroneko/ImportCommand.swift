@@ -78,7 +78,7 @@ struct ImportCommand: Command {
         }
         var results: [TrackingNumber: Result<Shipment, TrackingError>] = [:]
         var writer = SheetWriter(
-            terminal: terminal, encoding: outputEncoding, excel: excel, json: json, header: sheet.writtenHeader)
+            terminal: terminal, encoding: outputEncoding, excel: excel, json: json, header: sheet.writtenHeader(english: english))
         var nextRow = 0
         let flush = { (writer: inout SheetWriter) in
             while nextRow < entries.count {
@@ -255,7 +255,7 @@ struct SheetWriter {
 
     private mutating func line(_ cells: [String]) {
         guard !cells.isEmpty else { return }
-        let text = cells.map(CSV.quoted).joined(separator: ",") + (excel ? "\r\n" : "\n")
+        let text = CSVLine.make(cells, excel: excel) + (excel ? "\r\n" : "\n")
         let (bytes, replaced) = SheetText.encode(text, as: encoding)
         self.replaced += replaced
         terminal.write(bytes)

@@ -67,12 +67,17 @@ struct ListCommand: ArgumentsCommand {
         let now = Date()
         let language = try arguments.choice("--lang").flatMap(OutputOptions.Language.init(rawValue:)) ?? .japanese
         if arguments.flag("--csv") {
-            // The server's sheet, read and printed a page at a time.
-            terminal.print(WatchListExport.header)
+            // The server's sheet, read and printed a page at a time; with --excel a BOM, CRLF and numbers kept whole.
+            let excel = arguments.flag("--excel")
+            let end = excel ? "\r\n" : "\n"
+            if excel { terminal.write(Data([0xEF, 0xBB, 0xBF])) }
+            terminal.write(Data((WatchListExport.header(english: language == .english) + end).utf8))
             var cursor: Int64?
             while true {
                 let page = try await store.watches(owner: .local, matching: query, after: cursor, limit: 1_000, now: now)
-                for watch in page { terminal.print(WatchListExport.row(watch, english: language == .english)) }
+                var text = ""
+                for watch in page { text += WatchListExport.row(watch, english: language == .english, excel: excel) + end }
+                terminal.write(Data(text.utf8))
                 guard page.count == 1_000, let last = page.last else { return }
                 cursor = last.id
             }

@@ -1,5 +1,6 @@
 import Foundation
 import Kuroneko
+import KuronekoServer
 import Testing
 
 @testable import kuroneko
@@ -87,7 +88,27 @@ struct SheetTextTests {
         #expect(sheet.label(ofRow: 0) == "A1")
         #expect(sheet.written(1, tracking: ["x"]) == ["A2", "12", "x"])
         let headless = try ImportSheet(rows: CSV.rows("327754459830\n"), column: "1", labelColumn: nil)
-        #expect(headless.header == nil && headless.writtenHeader.first == "column_1")
+        #expect(headless.header == nil && headless.writtenHeader(english: true).first == "column_1")
         #expect(throws: CommandFailure.self) { try ImportSheet(rows: rows, column: "missing", labelColumn: nil) }
+    }
+}
+
+/// The one CSV writer: formulas neutralised everywhere, long and zero-led digits kept for Excel.
+@Suite("CSV cells for spreadsheets")
+struct CSVLineTests {
+    @Test("a cell that would run as a formula is text; Excel gets long and zero-led digits as =\"…\"")
+    func cells() {
+        for hostile in ["=HYPERLINK(\"http://x\",\"y\")", "@SUM(A1)", "+1+cmd|' /C calc'!A0", "-2+3", "\tx", "\r=1"] {
+            let cell = CSVLine.cell(hostile, excel: false)
+            let unquoted = cell.hasPrefix("\"") ? String(cell.dropFirst()) : cell
+            #expect(unquoted.hasPrefix("'"), "\(hostile) → \(cell)")
+        }
+        #expect(CSVLine.cell("-", excel: false) == "-")
+        #expect(CSVLine.cell("327754459830", excel: true) == "\"=\"\"327754459830\"\"\"")
+        #expect(CSVLine.cell("0123", excel: true) == "\"=\"\"0123\"\"\"")
+        #expect(CSVLine.cell("12345678901", excel: true) == "12345678901", "11 digits Excel keeps")
+        #expect(CSVLine.cell("327754459830", excel: false) == "327754459830")
+        #expect(CSVLine.cell("3277-5445-9830", excel: true) == "3277-5445-9830")
+        #expect(CSVLine.make(["a,b", "say \"hi\"", "x"], excel: false) == "\"a,b\",\"say \"\"hi\"\"\",x")
     }
 }

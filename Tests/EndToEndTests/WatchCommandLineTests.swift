@@ -1,5 +1,6 @@
 import Foundation
 import Kuroneko
+import KuronekoServer
 import KuronekoTestSupport
 import Testing
 
@@ -116,7 +117,7 @@ struct WatchCommandLineTests {
         // 100 POSTs, the starts at least 50 ms apart (the default, 1 s, would take 99 s).
         #expect(elapsed >= .milliseconds(99 * 50), "\(elapsed)")
         let lines = outcome.standardOutput.split(separator: "\n")
-        #expect(lines.first == "order,tracking_no," + ImportSheet.trackingColumns.joined(separator: ","))
+        #expect(lines.first == "order,tracking_no," + TrackingColumns.japaneseNames.joined(separator: ","))
         #expect(
             lines.dropFirst().prefix(numbers.count).map { String($0.split(separator: ",")[1]) }
                 == numbers.map(\.formatted))

@@ -49,9 +49,10 @@ def main():
             stderr = run.stderr.decode()
             assert run.returncode == 0, stderr
             sheet = list(csv.reader(io.StringIO(run.stdout.decode("utf-8"))))
-            assert sheet[0][:4] == header and sheet[0][4] == "carrier" and sheet[0][-1] == "error", sheet[0]
+            # The tracking columns are named in the output's language (Japanese by default).
+            assert sheet[0][:4] == header and sheet[0][4] == "運送会社" and sheet[0][-1] == "エラー", sheet[0]
             assert [row[:4] for row in sheet[1:]] == rows, f"{name}: the shop's columns were not kept"
-            assert all(row[4] == "yamato" and row[-1] == "" for row in sheet[1:-1]), sheet[1:3]
+            assert all(row[4] == "ヤマト運輸" and row[-1] == "" for row in sheet[1:-1]), sheet[1:3]
             assert "row 27" in sheet[-1][-1] and "1.23457E+11" in sheet[-1][-1], sheet[-1]
             assert "26 rows: 25 numbers tracked" in stderr and "1 skipped, 25 watched" in stderr, stderr
             assert ("read as Shift_JIS (CP932)" in stderr) == (name == "cp932"), stderr

@@ -9,11 +9,29 @@ public enum TrackingColumns {
         "forecast_window", "requested_window", "delivered_at", "error",
     ]
 
+    /// The same columns' headers in Japanese, for a sheet in Japanese.
+    public static let japaneseNames = [
+        "運送会社", "状態コード", "状態", "最新の日時", "最新の場所", "お届け予定日", "お届け予定時間帯", "お届け希望",
+        "配達完了日時", "エラー",
+    ]
+
+    public static func names(english: Bool) -> [String] { english ? names : japaneseNames }
+
+    /// A carrier as a sheet names it: its code in English (`yamato`), its name in Japanese (ヤマト運輸).
+    public static func carrierName(_ carrier: Carrier, english: Bool) -> String {
+        guard !english else { return carrier.rawValue }
+        switch carrier {
+        case .yamato: return "ヤマト運輸"
+        case .sagawa: return "佐川急便"
+        case .japanPost: return "日本郵便"
+        }
+    }
+
     public static func cells(for shipment: Shipment, english: Bool) -> [String] {
         let last = shipment.events.last
         let status = english ? (shipment.status.labelEnglish ?? shipment.status.label) : shipment.status.label
         return [
-            shipment.carrier.rawValue, shipment.status.code.rawValue, status, last?.at?.iso8601 ?? "",
+            carrierName(shipment.carrier, english: english), shipment.status.code.rawValue, status, last?.at?.iso8601 ?? "",
             last?.place ?? "", shipment.scheduledDelivery.flatMap(\.date).map(isoDate) ?? "",
             shipment.scheduledDelivery.map(window) ?? "", shipment.requestedDelivery.map(requested) ?? "",
             shipment.deliveredAt?.iso8601 ?? "", "",
@@ -38,14 +56,5 @@ public enum TrackingColumns {
         let day = delivery.date.map(isoDate) ?? delivery.raw
         let window = window(delivery)
         return window.isEmpty ? day : day + " " + window
-    }
-
-    /// A CSV cell (RFC 4180): quoted when it holds a comma, a quote or a line break. A cell that a
-    /// spreadsheet would run as a formula (=, +, -, @ first) is written as text with a leading apostrophe.
-    public static func quoted(_ value: String) -> String {
-        var value = value
-        if let first = value.first, "=+-@".contains(first), value.count > 1 { value = "'" + value }
-        guard value.contains(where: { $0 == "," || $0 == "\"" || $0.isNewline }) else { return value }
-        return "\"" + value.replacingOccurrences(of: "\"", with: "\"\"") + "\""
     }
 }

@@ -16,9 +16,13 @@ public struct WatchListExport: Sendable {
     let gate: ConcurrencyLimit
 
     struct Format: Sendable {
+        /// Statuses in English.
         let english: Bool
-        /// A UTF-8 BOM and CRLF, for Japanese Excel.
+        /// A UTF-8 BOM and CRLF, for Japanese Excel, and numbers Excel keeps whole.
         let excel: Bool
+        /// Headers and carrier names in Japanese (`lang=ja` asked for by name); else English headers and carrier
+        /// codes, what a program reading the sheet expects.
+        var japaneseNames = false
     }
 
     /// Writes the export; the file is the response's body.
@@ -31,7 +35,7 @@ public struct WatchListExport: Sendable {
         let file = try ExportFile()
         let end = format.excel ? "\r\n" : "\n"
         var header = format.excel ? "\u{FEFF}" : ""
-        header += Self.header + end
+        header += Self.header(english: !format.japaneseNames) + end
         try file.append(header)
         let store = self.store
         let read = { @Sendable (after: Int64) async throws -> [Watch] in
@@ -57,28 +61,37 @@ public struct WatchListExport: Sendable {
 }
 
 extension WatchListExport {
-    /// The sheet's header: the watch's own columns, then the tracking columns (the CLI's `list --csv` too).
-    public static let header = (["number", "label", "active", "checked_at"] + TrackingColumns.names).joined(
-        separator: ",")
+    /// The sheet's header: the watch's own columns, then the tracking columns (the CLI's `list --csv` too), in
+    /// English or Japanese.
+    public static func header(english: Bool) -> String {
+        let own = english ? ["number", "label", "active", "checked_at"] : ["送り状番号", "メモ", "追跡中", "確認日時"]
+        return CSVLine.make(own + TrackingColumns.names(english: english), excel: false)
+    }
 
-    /// One watch's row, without its line end: the status in English or Japanese, formulas written as text.
-    public static func row(_ watch: Watch, english: Bool) -> String {
-        let tracking =
+    /// One watch's row, without its line end: the status and carrier in English or Japanese, formulas written as
+    /// text, and with `excel` the number kept whole by Excel.
+    public static func row(_ watch: Watch, english: Bool, excel: Bool = false, japaneseNames: Bool? = nil) -> String {
+        var tracking =
             watch.latest?.shipment.map { TrackingColumns.cells(for: $0, english: english) }
             ?? TrackingColumns.cells(error: "")
+        if let carrier = watch.latest?.shipment?.carrier {
+            tracking[0] = TrackingColumns.carrierName(carrier, english: !(japaneseNames ?? !english))
+        }
         let cells =
             [
                 watch.number.digits, watch.label ?? "", watch.active ? "true" : "false",
                 watch.checkedAt.map { JapanDateTime($0).iso8601 } ?? "",
             ] + tracking
-        return cells.map(TrackingColumns.quoted).joined(separator: ",")
+        return CSVLine.make(cells, excel: excel)
     }
 
     /// The CSV lines of `watches`.
     static func lines(_ watches: ArraySlice<Watch>, format: Format) -> String {
         let end = format.excel ? "\r\n" : "\n"
         var text = ""
-        for watch in watches { text += row(watch, english: format.english) + end }
+        for watch in watches {
+            text += row(watch, english: format.english, excel: format.excel, japaneseNames: format.japaneseNames) + end
+        }
         return text
     }
 }

@@ -58,14 +58,17 @@ extension WatchRoutes {
     }
 
     /// The whole narrowed list as CSV: number, label, active, checked_at, then the tracking columns; the status
-    /// in `lang` (default Japanese); with `excel=true` a UTF-8 BOM and CRLF, for Japanese Excel.
+    /// in `lang` (default Japanese), and with `lang=ja` named the headers and carriers in Japanese too (without
+    /// it, English headers and carrier codes, for programs); with `excel=true` a UTF-8 BOM, CRLF and numbers
+    /// Excel keeps whole (`="…"`).
     private func csv(_ request: HTTPRequest, owner: WatchOwner, query: WatchQuery) async throws -> HTTPResponse {
         let lang = request.queryValue("lang") ?? "ja"
         guard lang == "ja" || lang == "en" else { throw RouteProblem.bad("lang is not ja or en") }
         let excel = request.queryValue("excel") == "true"
         let export = WatchListExport(store: store, gate: exports)
-        let file = try await export.write(
-            owner: owner, query: query, format: .init(english: lang == "en", excel: excel), now: clock.now)
+        let format = WatchListExport.Format(
+            english: lang == "en", excel: excel, japaneseNames: request.queryValue("lang") == "ja")
+        let file = try await export.write(owner: owner, query: query, format: format, now: clock.now)
         var response = HTTPResponse(status: 200)
         response.file = file
         response.headers.append(("Content-Type", "text/csv; charset=utf-8"))

@@ -29,6 +29,9 @@ enum CommandCatalog {
         "where the carriers' sites are: a URL is Yamato's form (default "
             + "\(clientDefaults.endpoint.absoluteString)); CARRIER=ORIGIN puts that carrier's real paths under "
             + "ORIGIN (sagawa=http://127.0.0.1:8081); several comma-separated or the option again")
+    static let excelFlag = OptionSpec.flag(
+        "--excel", "for Excel: a UTF-8 BOM, CRLF line ends, and every long number written so Excel keeps it whole")
+
     static let lineOrigin = OptionSpec.value(
         "--line-origin", "URL", .url, default: ChannelContext.lineAPI.absoluteString,
         environment: "KURONEKO_LINE_ORIGIN", "where LINE's Messaging API is (a stand-in for tests)")
@@ -144,7 +147,8 @@ enum CommandCatalog {
             .flag("--tomorrow", "only parcels still on their way whose forecast is tomorrow"), carrier,
             .value("--search", "TEXT", "only parcels whose label holds TEXT or whose number holds its digits"),
             .flag("--json", "print JSON"),
-            .flag("--csv", "print CSV: number, label, active, checked_at and the tracking columns"),
+            .flag("--csv", "print CSV: number, label, active, checked_at and the tracking columns (in --lang)"),
+            excelFlag,
             language, database,
             .flag("--no-color", "never colour the table"),
         ],
@@ -152,7 +156,7 @@ enum CommandCatalog {
         examples: [
             ("kuroneko list --all --lang en", "every watched parcel, English labels"),
             ("kuroneko list --today", "what is expected today"),
-            ("kuroneko list --status problem --csv > 要確認.csv", "every parcel that needs someone, as a sheet"),
+            ("kuroneko list --status problem --csv --excel > 要確認.csv", "every parcel that needs someone, for Excel"),
         ])
 
     static let show = CommandSpec(
@@ -193,6 +197,17 @@ enum CommandCatalog {
         operands: .none,
         examples: [("kuroneko watch --interval 10m --exec 'cat >> changes.jsonl'", "every change, kept as JSON lines")])
 
+    static let importOutput: String =
+        "Writes the same sheet to standard output, every input column in order, with these columns after them: "
+        + TrackingColumns.names.joined(separator: ", ")
+        + " (named in Japanese under --lang ja; times and dates in ISO 8601; the status and carrier in --lang). "
+        + "Rows come out in the file's order as their answers arrive, ten numbers a request. A row without a valid "
+        + "number keeps its place with the reason in its error column; the first 20 such rows are also named on "
+        + "standard error, the rest counted. A cell that would run as a formula in a spreadsheet (=, +, -, @, a tab "
+        + "or a carriage return first) is written with a leading apostrophe. --excel writes a UTF-8 BOM and CRLF, "
+        + "which Japanese Excel needs to show UTF-8, and every number of digits Excel would shorten (a leading 0, "
+        + "more than 11 digits) as =\"…\"; "
+
     static let importCSV = CommandSpec(
         name: "import", synopsis: "[options] FILE.csv|-", summary: "track every number in a sheet, and watch them",
         description: [
@@ -201,12 +216,7 @@ enum CommandCatalog {
                 + "--encoding says. A file that is none of them is refused, naming the row of the first byte that "
                 + "does not read. The numbers are in one column (--column); Excel's forms =\"123456789012\" and "
                 + "'123456789012 are read, its rounded 1.23457E+11 is refused for its row.",
-            "Writes the same sheet to standard output, every input column in order, with these columns after them: "
-                + ImportSheet.trackingColumns.joined(separator: ", ")
-                + " (times and dates in ISO 8601; the status in --lang). Rows come out in the file's order as their "
-                + "answers arrive, ten numbers a request. A row without a valid number keeps its place with the "
-                + "reason in its error column; the first 20 such rows are also named on standard error, the rest "
-                + "counted. --excel writes a UTF-8 BOM and CRLF, which Japanese Excel needs to show UTF-8; "
+            importOutput
                 + "--output-encoding cp932 writes Shift_JIS. With --watch every valid number is added to the local "
                 + "watch list with its answer (labelled from --label-column), so one run tracks and watches. "
                 + "Progress is shown on a terminal; a summary line (rows, tracked by status, skipped, watched) ends "
@@ -223,7 +233,7 @@ enum CommandCatalog {
             .value(
                 "--output-encoding", "ENCODING", .choice(["utf-8", "cp932"]), default: "utf-8",
                 "the sheet's encoding on output (a character CP932 lacks is written ?)"),
-            .flag("--excel", "a UTF-8 BOM and CRLF line ends, for Excel"), language, carrier,
+            excelFlag, language, carrier,
             .flag("--watch", "add every valid number to the local watch list as it is answered"),
             .value("--label-column", "N|NAME", "with --watch: the column whose text labels each watch"), database,
             endpoint, caFile, timeout, minInterval,

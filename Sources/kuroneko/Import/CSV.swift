@@ -49,9 +49,4 @@ enum CSV {
             }
         }
     }
-
-    static func quoted(_ value: String) -> String {
-        guard value.contains(where: { $0 == "," || $0 == "\"" || $0.isNewline }) else { return value }
-        return "\"" + value.replacingOccurrences(of: "\"", with: "\"\"") + "\""
-    }
 }

@@ -24,9 +24,6 @@ struct ImportSheet {
     /// How many columns every written row has before the tracking ones.
     let width: Int
 
-    /// The columns appended to every row.
-    static let trackingColumns = TrackingColumns.names
-
     /// - Parameters:
     ///   - column: `N` (from 1) or a header's name.
     ///   - labelColumn: the same, for the labels `--watch` gives.
@@ -97,9 +94,10 @@ struct ImportSheet {
         return row + Array(repeating: "", count: max(0, width - row.count)) + tracking
     }
 
-    var writtenHeader: [String] {
+    /// The shop's header, then the tracking columns' in the output's language.
+    func writtenHeader(english: Bool) -> [String] {
         let own = header ?? (1...width).map { "column_\($0)" }
-        return own + Array(repeating: "", count: max(0, width - own.count)) + Self.trackingColumns
+        return own + Array(repeating: "", count: max(0, width - own.count)) + TrackingColumns.names(english: english)
     }
 
     static func cells(for shipment: Shipment, english: Bool) -> [String] {
