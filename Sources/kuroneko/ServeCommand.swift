@@ -62,6 +62,10 @@ struct ServeCommand: Command {
         configuration.maxWatchesPerOwner =
             try arguments.number("--max-watches-per-owner").map { Int($0) } ?? configuration.maxWatchesPerOwner
         configuration.publicURL = try arguments.url("--public-url")
+        if let text = arguments.text("--forget-finished-after"), !text.isEmpty {
+            configuration.forgetFinishedAfter = try WatchListSession.duration(
+                text, option: "--forget-finished-after", command: "serve", maximum: 86_400 * 3_650)
+        }
         server.tls = try Self.tls(arguments)
         if let port = try arguments.number("--http-redirect-port") {
             guard server.tls != nil else {

@@ -191,6 +191,23 @@ struct RemoveCommand: ArgumentsCommand {
     func run() async throws {
         let session = try WatchListSession(arguments, terminal: terminal)
         let store = session.store
+        if arguments.flag("--finished") {
+            guard arguments.operands.isEmpty else {
+                throw CommandFailure.usage("remove: --finished removes every finished parcel; give no numbers with it")
+            }
+            var before: Date?
+            if let text = arguments.text("--older-than") {
+                let olderThan = try WatchListSession.duration(
+                    text, option: "--older-than", command: "remove", maximum: 86_400 * 3_650)
+                before = Date().addingTimeInterval(-(olderThan / .seconds(1)))
+            }
+            let removed = try await store.removeFinished(owner: .local, checkedBefore: before)
+            return terminal.print(
+                "removed \(removed) finished \(removed == 1 ? "parcel" : "parcels") from the watch list")
+        }
+        if arguments.text("--older-than") != nil {
+            throw CommandFailure.usage("remove: --older-than goes with --finished")
+        }
         var removed = 0
         for number in try session.numbers() {
             if try await store.remove(number, owner: .local) {

@@ -92,12 +92,21 @@ struct WatchListSession {
 
     /// `90`, `90s`, `5m`, `2h`: at least one second.
     static func duration(_ text: String) throws(CommandFailure) -> Duration {
-        let units: [Character: Double] = ["s": 1, "m": 60, "h": 3_600]
+        try duration(text, option: "--interval", command: "watch", maximum: 86_400 * 7)
+    }
+
+    /// `90`, `90s`, `5m`, `2h`, `30d`: from one second to `maximum` seconds.
+    static func duration(_ text: String, option: String, command: String, maximum: Double) throws(CommandFailure)
+        -> Duration
+    {
+        let units: [Character: Double] = ["s": 1, "m": 60, "h": 3_600, "d": 86_400]
         let unit = text.last.flatMap { units[$0] }
         let number = Double(unit == nil ? text : String(text.dropLast()))
-        guard let number, number * (unit ?? 1) >= 1, number * (unit ?? 1) <= 86_400 * 7 else {
+        guard let number, number.isFinite, number * (unit ?? 1) >= 1, number * (unit ?? 1) <= maximum else {
+            let most = maximum >= 86_400 ? "\(Int(maximum / 86_400)) days" : "\(Int(maximum)) s"
             throw .usage(
-                "watch: --interval \"\(text)\" is not a duration from 1s to 7 days; expected e.g. 90, 30s, 5m or 2h")
+                "\(command): \(option) \"\(text.prefix(40))\" is not a duration from 1s to \(most); expected e.g. 90, "
+                    + "30s, 5m, 2h or 30d")
         }
         return .milliseconds(Int64(number * (unit ?? 1) * 1000))
     }

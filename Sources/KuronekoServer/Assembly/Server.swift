@@ -58,6 +58,9 @@ public final class Server: Sendable {
         public var keyRefresh: Duration = .seconds(2)
         /// Where the web app is reached from outside (`--public-url`): messages link to the parcel there.
         public var publicURL: URL?
+        /// Finished watches last checked longer ago than this are removed, every owner's (`--forget-finished-after`);
+        /// `nil`: kept until someone removes them.
+        public var forgetFinishedAfter: Duration?
         /// Whether the server answers from its built-in simulator (`--demo`): the web app then offers numbers to try.
         public var demo = false
         /// Where LINE's Messaging API is (`--line-origin`): LINE's own, or a stand-in for tests.
@@ -219,6 +222,14 @@ public final class Server: Sendable {
             background.append(
                 SharedShipmentsService(shared: shared, service: service, events: events, failures: failures))
         }
+        if let after = configuration.forgetFinishedAfter {
+            background.append(
+                ClosureService {
+                    await Self.forgetFinished(store: store, clock: clock, after: after, failures: failures) { removed in
+                        notices.notice("forgot \(removed) finished watches last checked over \(Int(after / .seconds(1))) s ago")
+                    }
+                })
+        }
         if configuration.http.tls != nil {
             // A renewed certificate or key is picked up within ten seconds of being written, without SIGHUP.
             background.append(
@@ -295,6 +306,30 @@ public final class Server: Sendable {
         notices.notice(
             "stopped after \((ContinuousClock.now - started) / .seconds(1)) s; requests cut off at the deadline: \(cutOff)",
             jsonFields: [("cut_off", .number(cutOff))])
+    }
+
+    /// Every hour (and once at start), removes finished watches last checked longer ago than `after`, 1,000
+    /// at a time until none is left, saying how many went.
+    static func forgetFinished(
+        store: any WatchStore, clock: any TrackingClock, after: Duration, failures: StoreFailures,
+        told: @escaping @Sendable (Int) -> Void
+    ) async {
+        while !Task.isCancelled {
+            var removed = 0
+            while !Task.isCancelled {
+                do {
+                    let batch = try await store.forgetFinished(
+                        checkedBefore: clock.now.addingTimeInterval(-(after / .seconds(1))), limit: 1_000)
+                    removed += batch
+                    if batch < 1_000 { break }
+                } catch {
+                    failures.report(.forgetFinished, error)
+                    break
+                }
+            }
+            if removed > 0 { told(removed) }
+            try? await clock.sleep(until: clock.uptime + .seconds(3_600))
+        }
     }
 
     /// How often the certificate and key files are looked at for a renewal.

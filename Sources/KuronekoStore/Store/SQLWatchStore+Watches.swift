@@ -191,15 +191,33 @@ extension SQLWatchStore {
         try connection.run("DELETE FROM events WHERE number = ?", [.text(digits)])
     }
 
-    public func removeFinished(owner: WatchOwner) async throws -> Int {
+    public func removeFinished(owner: WatchOwner, checkedBefore: Date?) async throws -> Int {
         try await database.write { connection in
+            let older = checkedBefore.map { _ in " AND checked_at < ?" } ?? ""
+            let values: [SQLValue] =
+                [.text(owner.id)] + (checkedBefore.map { [.real($0.timeIntervalSince1970)] } ?? [])
             let finished = try connection.run(
-                "SELECT number FROM watches WHERE owner = ? AND active = 0", [.text(owner.id)]
+                "SELECT number FROM watches WHERE owner = ? AND active = 0" + older, values
             ).map { try $0.requiredText("number") }
-            try connection.run("DELETE FROM watches WHERE owner = ? AND active = 0", [.text(owner.id)])
+            try connection.run("DELETE FROM watches WHERE owner = ? AND active = 0" + older, values)
             // A number's history goes with its last watch.
             for digits in finished { try Self.forgetIfUnwatched(digits, on: connection) }
             return finished.count
+        }
+    }
+
+    public func forgetFinished(checkedBefore: Date, limit: Int) async throws -> Int {
+        try await database.write { connection in
+            let rows = try connection.run(
+                "SELECT id, number FROM watches WHERE active = 0 AND checked_at < ? ORDER BY id LIMIT ?",
+                [.real(checkedBefore.timeIntervalSince1970), .integer(Int64(max(1, limit)))])
+            for row in rows {
+                try connection.run("DELETE FROM watches WHERE id = ?", [.integer(Int64(try row.requiredInt("id")))])
+            }
+            for digits in Set(try rows.map { try $0.requiredText("number") }) {
+                try Self.forgetIfUnwatched(digits, on: connection)
+            }
+            return rows.count
         }
     }
 

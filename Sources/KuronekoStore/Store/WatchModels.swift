@@ -191,8 +191,12 @@ public protocol WatchStore: Sendable {
     func remove(_ number: TrackingNumber, owner: WatchOwner) async throws -> Bool
     /// Removes watches, in one transaction. - Returns: for each number, whether the owner watched it.
     func remove(_ numbers: [TrackingNumber], owner: WatchOwner) async throws -> [Bool]
-    /// Removes every finished watch of the owner, in one transaction. - Returns: how many.
-    func removeFinished(owner: WatchOwner) async throws -> Int
+    /// Removes every finished watch of the owner (last checked before `checkedBefore`, when given), in one
+    /// transaction. - Returns: how many.
+    func removeFinished(owner: WatchOwner, checkedBefore: Date?) async throws -> Int
+    /// Removes finished watches of every owner last checked before `checkedBefore`, at most `limit` at a time
+    /// (`--forget-finished-after`). - Returns: how many went.
+    func forgetFinished(checkedBefore: Date, limit: Int) async throws -> Int
     /// Changes a watch's label and webhook: `nil` leaves one as it is, `.some(nil)` clears it; a new webhook
     /// replaces the old one (whose pending deliveries go with it). - Returns: the watch, or `nil` when the owner
     /// does not watch the number.
@@ -331,6 +335,13 @@ public enum WatchStoreError: Error, Sendable, Equatable, CustomStringConvertible
             "\(number) is watched at \(carrier) already; a number is watched at one carrier: remove it first to "
                 + "follow it at another"
         }
+    }
+}
+
+extension WatchStore {
+    /// Removes every finished watch of the owner.
+    public func removeFinished(owner: WatchOwner) async throws -> Int {
+        try await removeFinished(owner: owner, checkedBefore: nil)
     }
 }
 

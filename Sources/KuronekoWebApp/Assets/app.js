@@ -280,10 +280,20 @@ function listControls() {
   download.addEventListener("click", downloadCSV);
   const removeSelected = h("button", { type: "button", id: "remove-selected", class: "danger", hidden: true });
   removeSelected.addEventListener("click", () => removeMany([...state.selected]));
+  const removeFinished = h("button", { type: "button", id: "remove-finished", class: "secondary" }, t("removeFinished"));
+  removeFinished.addEventListener("click", removeAllFinished);
+  const selectAll = h("input", { type: "checkbox", id: "select-all" });
+  selectAll.addEventListener("change", () => {
+    for (const watch of visibleWatches()) {
+      if (selectAll.checked) state.selected.add(watch.number); else state.selected.delete(watch.number);
+    }
+    drawCards();
+  });
   return h("div", { class: "controls" },
     h("div", { class: "row" },
       h("label", { class: "grow search" }, h("span", { class: "visually-hidden" }, t("search")), search),
-      download, removeSelected),
+      download, removeFinished, removeSelected),
+    h("div", { class: "row" }, h("label", { class: "check", for: "select-all" }, selectAll, t("selectAll"))),
     h("div", { id: "counts", class: "counts", role: "group", "aria-label": t("countsLabel") }),
     h("div", { class: "row" }, h("label", { class: "sort" }, h("span", {}, t("sortLabel")), sort), filters));
 }
@@ -353,6 +363,23 @@ function drawSelection() {
   const count = [...state.selected].filter((number) => (state.watches || []).some((w) => w.number === number)).length;
   button.hidden = count === 0;
   button.textContent = t("removeSelected", { n: count });
+  const all = document.getElementById("select-all");
+  const shown = visibleWatches();
+  if (all) all.checked = shown.length > 0 && shown.every((watch) => state.selected.has(watch.number));
+}
+
+/** Removes every finished parcel (delivered, returned, a wrong number) in one request, after the person confirms. */
+async function removeAllFinished() {
+  if (!window.confirm(t("confirmRemoveFinished"))) return;
+  try {
+    const answer = await request("/v1/watches/remove", { method: "POST", body: { finished: true } });
+    state.selected.clear();
+    state.etag = null;
+    await loadList();
+    showBanner(t("removedMany", { n: (answer.data && answer.data.removed) || 0 }), "info");
+  } catch (error) {
+    explain(error);
+  }
 }
 
 /** Whether the server answers from its simulator (`serve --demo`). */

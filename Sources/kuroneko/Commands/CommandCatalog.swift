@@ -166,9 +166,23 @@ enum CommandCatalog {
         examples: [("kuroneko show 3277-5445-9830", "the timeline")])
 
     static let remove = CommandSpec(
-        name: "remove", synopsis: "[options] NUMBER...", summary: "stop watching numbers",
-        description: ["Removes the numbers from the watch list, with their history and pending webhooks."],
-        options: [database], operands: .numbers, examples: [("kuroneko remove 3277-5445-9830", "forget one parcel")])
+        name: "remove", synopsis: "[options] NUMBER... | --finished [--older-than DURATION]",
+        summary: "stop watching numbers",
+        description: [
+            "Removes the numbers from the watch list, with their history and pending webhooks; with --finished, "
+                + "every finished parcel (delivered, returned, or a number found to be wrong), or with --older-than "
+                + "only those last checked longer ago than that."
+        ],
+        options: [
+            .flag("--finished", "remove every finished parcel"),
+            .value("--older-than", "DURATION", "with --finished: only those finished longer ago (e.g. 30d, 12h)"),
+            database,
+        ],
+        operands: .numbers,
+        examples: [
+            ("kuroneko remove 3277-5445-9830", "forget one parcel"),
+            ("kuroneko remove --finished --older-than 30d", "clear what was delivered over a month ago"),
+        ])
 
     static let refresh = CommandSpec(
         name: "refresh", synopsis: "[options]", summary: "check every active watch now",
@@ -412,6 +426,9 @@ enum CommandCatalog {
                 "--max-watches-per-owner", "N", .number(1...Double(WatchLimits.maxWatchesPerOwnerSetting)),
                 default: "\(WatchLimits.defaultWatchesPerOwner)", environment: "KURONEKO_MAX_WATCHES_PER_OWNER",
                 "the most watches one API key (or everyone, without keys) may have; adding more is refused"),
+            .value(
+                "--forget-finished-after", "DURATION", environment: "KURONEKO_FORGET_FINISHED_AFTER",
+                "remove finished parcels (every owner's) last checked longer ago than this, e.g. 90d (default: keep)"),
             .value(
                 "--tls-cert", "FILE", environment: "KURONEKO_TLS_CERT",
                 "serve https with this certificate chain (PEM, the server's first; TLS 1.2 and 1.3), re-read on "
