@@ -102,6 +102,7 @@ struct ImportCommand: Command {
         }
         flush(&writer)
         let schedule = PollSchedule()
+        var failures = FailureDigest()
         try await OrderedTracking.answers(
             order, carrier: carrier, client: try session?.client() ?? ClientOptions.client(configurations),
             quiet: quiet,
@@ -112,7 +113,7 @@ struct ImportCommand: Command {
             case .success(let shipment): summary.tracked(shipment.status.code)
             case .failure(let error):
                 summary.failed += 1
-                terminal.printError("kuroneko: \(answer.number.formatted): \(error.message)")
+                failures.add(answer.number, error.message)
             }
             if let store = session?.store {
                 try await Self.watch(
@@ -124,6 +125,7 @@ struct ImportCommand: Command {
         }
         flush(&writer)
         writer.finish()
+        for line in failures.lines { terminal.printError("kuroneko: \(line)") }
         if writer.replaced > 0 {
             terminal.printError(
                 "kuroneko: \(writer.replaced) characters CP932 has no code for were written as ?")

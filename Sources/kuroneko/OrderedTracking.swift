@@ -2,15 +2,15 @@ import Foundation
 import Kuroneko
 
 /// Tracks numbers and hands each shipment over in the order given, as soon as it and every one before it
-/// are known, with the progress line on a terminal; a number whose POST failed is one line on stderr.
-/// `track` and `import` print through it.
+/// are known, with the progress line on a terminal; the numbers whose POST failed are said at the end, grouped
+/// by cause (``FailureDigest``). `track` and `import` print through it.
 enum OrderedTracking {
     /// - Returns: how many numbers failed.
     static func run(
         _ numbers: [TrackingNumber], carrier: Carrier?, configurations: [TrackingClient.Configuration], quiet: Bool,
         terminal: Terminal, deliver: (Shipment) throws -> Void
     ) async throws -> Int {
-        var failed = 0
+        var failures = FailureDigest()
         try await answers(
             numbers, carrier: carrier, client: ClientOptions.client(configurations), quiet: quiet, terminal: terminal
         ) { answer in
@@ -18,11 +18,11 @@ enum OrderedTracking {
             case .success(let shipment):
                 try await deliver(shipment)
             case .failure(let error):
-                failed += 1
-                terminal.printError("kuroneko: \(answer.number.formatted): \(error.message)")
+                failures.add(answer.number, error.message)
             }
         }
-        return failed
+        for line in failures.lines { terminal.printError("kuroneko: \(line)") }
+        return failures.total
     }
 
     /// Every answer, success or failure, in the order given, each while the progress line is taken off.

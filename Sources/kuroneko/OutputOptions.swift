@@ -40,7 +40,8 @@ struct OutputOptions {
     func printer(on terminal: Terminal, streaming: Bool) -> ShipmentPrinter {
         ShipmentPrinter(
             format: format,
-            table: ShipmentTable(language: language, colored: terminal.usesColor(unlessTurnedOff: noColor)),
+            table: ShipmentTable(
+                language: language, colored: terminal.usesColor(unlessTurnedOff: noColor), columns: terminal.columns),
             streaming: streaming, terminal: terminal)
     }
 }
@@ -66,10 +67,10 @@ struct ShipmentPrinter {
         switch format {
         case .table where streaming:
             if !printedHeader {
-                terminal.print(table.header(widths: table.streamingWidths))
+                terminal.print(table.header(widths: table.streamingWidths, cut: true))
                 printedHeader = true
             }
-            terminal.print(table.row(for: shipment, widths: table.streamingWidths))
+            terminal.print(table.row(for: shipment, widths: table.streamingWidths, cut: true))
         case .jsonl:
             terminal.print(String(decoding: try JSONEncoder.kuroneko().encode(shipment), as: UTF8.self))
         case .table, .json, .tneko:

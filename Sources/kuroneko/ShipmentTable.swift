@@ -4,10 +4,18 @@ import Kuroneko
 struct ShipmentTable {
     let language: OutputOptions.Language
     let colored: Bool
+    /// The terminal's width, when known: the place and the forecast are cut with `…` to fit it.
+    var columns: Int? = nil
 
-    /// Column widths when rows are printed as they arrive: wide enough for a number, most statuses, a time
-    /// and most places; a wider cell pushes the rest of its row along.
-    var streamingWidths: [Int] { english ? [14, 16, 16, 26] : [14, 12, 16, 26] }
+    /// Column widths in terminal columns when rows are printed as they arrive: a number, every status of the
+    /// vocabulary (配達完了（宅配ボックス） is 24 columns), a time, and the place in what the terminal has left
+    /// (26 without one); every cell is cut to its column, so the columns line up whatever the status.
+    var streamingWidths: [Int] {
+        let fixed = [14, 24, 16]
+        guard let columns else { return fixed + [26] }
+        // What is left after the fixed columns, their gaps and a forecast of about 18 columns.
+        return fixed + [max(10, columns - fixed.reduce(0, +) - 2 * 4 - 18)]
+    }
 
     private var english: Bool { language == .english }
 
@@ -41,18 +49,32 @@ struct ShipmentTable {
         return lines.joined(separator: "\n")
     }
 
-    func header(widths: [Int]) -> String {
-        line(headerCells, widths: widths, statusColor: nil)
+    func header(widths: [Int], cut: Bool = false) -> String {
+        line(headerCells, widths: widths, statusColor: nil, cut: cut)
     }
 
-    func row(for shipment: Shipment, widths: [Int]) -> String {
-        line(cells(for: shipment), widths: widths, statusColor: colored ? Self.color(for: shipment.status.code) : nil)
+    func row(for shipment: Shipment, widths: [Int], cut: Bool = false) -> String {
+        line(
+            cells(for: shipment), widths: widths, statusColor: colored ? Self.color(for: shipment.status.code) : nil,
+            cut: cut)
     }
 
-    private func line(_ cells: [String], widths: [Int], statusColor: String?) -> String {
+    /// With `cut`, every cell but the last is cut to its column's width and the last to what the terminal has
+    /// left, so no cell pushes the next along.
+    private func line(_ cells: [String], widths: [Int], statusColor: String?, cut: Bool = false) -> String {
         var parts: [String] = []
-        for (index, cell) in cells.enumerated() {
+        var used = 0
+        for (index, original) in cells.enumerated() {
             let width = index < widths.count ? widths[index] : 0
+            var cell = original
+            if cut {
+                if index < widths.count {
+                    cell = truncated(cell, toColumns: width)
+                } else if let columns {
+                    cell = truncated(cell, toColumns: max(1, columns - used))
+                }
+                used += width + 2
+            }
             let padding = String(repeating: " ", count: max(0, width - displayWidth(of: cell)))
             let isLast = index == cells.count - 1
             let shown = if index == 1, let statusColor { "\u{1B}[\(statusColor)m\(cell)\u{1B}[0m" } else { cell }

@@ -1,6 +1,7 @@
 import Foundation
 import Kuroneko
 import KuronekoServer
+import KuronekoTestSupport
 import Testing
 
 @testable import kuroneko
@@ -110,5 +111,27 @@ struct CSVLineTests {
         #expect(CSVLine.cell("327754459830", excel: false) == "327754459830")
         #expect(CSVLine.cell("3277-5445-9830", excel: true) == "3277-5445-9830")
         #expect(CSVLine.make(["a,b", "say \"hi\"", "x"], excel: false) == "\"a,b\",\"say \"\"hi\"\"\",x")
+    }
+}
+
+@Suite("lookup failures said by cause")
+struct FailureDigestTests {
+    @Test("10,000 numbers of one cause are one line; past 20 causes the rest are counted; one number is named")
+    func grouped() throws {
+        var digest = FailureDigest()
+        let numbers = ValidNumbers.numbers(10_030)
+        for number in numbers.prefix(10_000) {
+            digest.add(number, "this client does not serve japanpost")
+        }
+        for (index, number) in numbers.dropFirst(10_000).enumerated() {
+            digest.add(number, "\(number.formatted) was refused for reason \(index)")
+        }
+        let lines = digest.lines
+        #expect(lines.count == 20)
+        #expect(lines[0].hasPrefix("this client does not serve japanpost: 10,000 numbers ("))
+        #expect(lines[0].hasSuffix(", and 9,997 more)"))
+        #expect(lines[1] == "\(numbers[10_000].formatted): … was refused for reason 0")
+        #expect(lines[19] == "12 more numbers could not be looked up, for 12 other causes", "31 causes, 19 shown")
+        #expect(digest.total == 10_030)
     }
 }
