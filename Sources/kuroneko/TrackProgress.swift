@@ -3,7 +3,9 @@ import Kuroneko
 import Synchronization
 
 /// The progress line `track` keeps on standard error while numbers are outstanding (only on a terminal):
-/// numbers answered of the total, requests sent to Yamato, and the time left by the politeness schedule.
+/// numbers answered of the total, requests sent, and the time left (``secondsLeft``): each carrier's own
+/// schedule for what it has queued (Yamato ten numbers a request, Sagawa and Japan Post one; they run side by
+/// side), corrected by the pace answers have actually come at once there are a few seconds of them.
 /// Redrawn four times a second and whenever an answer arrives; taken off while a result line is printed,
 /// and at the end.
 final class TrackProgress: Sendable {
@@ -21,6 +23,7 @@ final class TrackProgress: Sendable {
     private let interval: Duration
     private let client: MultiCarrierClient
     private let terminal: Terminal
+    private let started = ContinuousClock.now
     private let state = Mutex(State())
     private let ticker = Mutex<Task<Void, Never>?>(nil)
 
@@ -97,18 +100,40 @@ final class TrackProgress: Sendable {
             + (left.isEmpty ? "" : " · " + left)
     }
 
+    /// Seconds left: before `observedAfter` seconds of answers, the larger of the carriers' schedules (each
+    /// one's wait for what it has queued; they run side by side) and Yamato's pace for what is left (ten a
+    /// request, one request per `interval`); after that, the larger of the schedules and the pace answers have
+    /// come at (what is left, at the rate answered so far).
+    static func secondsLeft(
+        remaining: Int, scheduled: [Double], elapsed: Double, answered: Int, interval: Double,
+        observedAfter: Double = 5
+    ) -> Int {
+        guard remaining > 0 else { return 0 }
+        let schedule = scheduled.max() ?? 0
+        let paced: Double
+        if elapsed >= observedAfter, answered > 0 {
+            paced = Double(remaining) * elapsed / Double(answered)
+        } else {
+            paced = Double((remaining + 9) / 10) * interval
+        }
+        return Int(max(schedule, paced).rounded(.up))
+    }
+
     private func redraw() {
         let all = client.clients.values.map(\.scheduler.statistics)
-        let started = all.map(\.started).reduce(0, +)
-        let inFlight = all.map(\.inFlight).reduce(0, +)
+        let requests = all.map(\.started).reduce(0, +)
+        let scheduled = all.map { statistics in
+            statistics.queued.values.reduce(0, +) + statistics.inFlight > 0
+                ? statistics.estimatedWait / .seconds(1) : 0
+        }
+        let elapsed = (ContinuousClock.now - started) / .seconds(1)
         state.withLock { state in
             guard !state.stopped, !state.paused, state.answered < total else { return }
-            // Ten numbers a request, one request start per interval: what is not yet sent, paced.
-            let requestsLeft = (distinct - state.answeredDistinct.count + 9) / 10
-            let notStarted = max(0, requestsLeft - inFlight)
-            let seconds = Int((Double(notStarted) * (interval / .seconds(1))).rounded(.up))
+            let seconds = Self.secondsLeft(
+                remaining: distinct - state.answeredDistinct.count, scheduled: scheduled, elapsed: elapsed,
+                answered: state.answeredDistinct.count, interval: interval / .seconds(1))
             let text = Self.line(
-                answered: state.answered, total: total, requests: started, secondsLeft: seconds)
+                answered: state.answered, total: total, requests: requests, secondsLeft: seconds)
             terminal.writeError("\r\u{1B}[K" + text)
             state.shown = true
         }

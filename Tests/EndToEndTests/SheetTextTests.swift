@@ -135,3 +135,17 @@ struct FailureDigestTests {
         #expect(digest.total == 10_030)
     }
 }
+
+@Suite("the time left")
+struct TimeLeftTests {
+    @Test("each carrier's schedule counts, side by side; after a few seconds the pace answers came at corrects it")
+    func estimate() {
+        // 100 numbers at Sagawa, one a second, queued: the schedule says 100 s, not Yamato's 10 requests.
+        #expect(TrackProgress.secondsLeft(remaining: 100, scheduled: [0, 100, 0], elapsed: 0, answered: 0, interval: 1) == 100)
+        // Nothing queued yet: Yamato's pace, ten a request.
+        #expect(TrackProgress.secondsLeft(remaining: 95, scheduled: [], elapsed: 1, answered: 5, interval: 1) == 10)
+        // 20 s in, 40 answered: 60 left at two a second is 30 s, more than the schedules say.
+        #expect(TrackProgress.secondsLeft(remaining: 60, scheduled: [6, 12], elapsed: 20, answered: 40, interval: 1) == 30)
+        #expect(TrackProgress.secondsLeft(remaining: 0, scheduled: [5], elapsed: 20, answered: 40, interval: 1) == 0)
+    }
+}
