@@ -8,23 +8,23 @@ import KuronekoStore
 /// every valid number added to the watch list with its first answer (no second request for it).
 struct ImportCommand: Command {
     static let spec = CommandCatalog.importCSV
-    /// The largest file read: tens of thousands of rows, read whole into memory.
+    /// The largest file read (a piece at a time; nothing past the limit is read).
     static let maximumBytes = 64 * 1_048_576
     /// The most row problems printed one by one; the rest are counted.
     static let printedProblems = 20
 
-    private let arguments: ArgumentList
-    private let path: String
-    private let json: Bool
-    private let quiet: Bool
-    private let english: Bool
-    private let excel: Bool
-    private let encoding: SheetEncoding?
-    private let outputEncoding: SheetEncoding
-    private let watch: Bool
-    private let configurations: [TrackingClient.Configuration]
-    private let carrier: Carrier?
-    private let terminal: Terminal
+    let arguments: ArgumentList
+    let path: String
+    let json: Bool
+    let quiet: Bool
+    let english: Bool
+    let excel: Bool
+    let encoding: SheetEncoding?
+    let outputEncoding: SheetEncoding
+    let watch: Bool
+    let configurations: [TrackingClient.Configuration]
+    let carrier: Carrier?
+    let terminal: Terminal
 
     init(_ arguments: ArgumentList, terminal: Terminal) throws(CommandFailure) {
         self.arguments = arguments
@@ -50,119 +50,61 @@ struct ImportCommand: Command {
         carrier = try arguments.carrier("--carrier")
     }
 
-    func run() async throws {
-        let sheet = try ImportSheet(
-            rows: CSV.rows(try readText()), column: arguments.text("--column") ?? "1",
-            labelColumn: arguments.text("--label-column"))
-        let entries = sheet.entries(carrier: carrier)
-        let session = watch ? try WatchListSession(arguments, terminal: terminal) : nil
-        var summary = ImportSummary(rows: entries.filter { if case .blank = $0 { false } else { true } }.count)
-        var problems: [String] = []
-        for case .skipped(let reason) in entries {
-            summary.skipped += 1
-            if problems.count < Self.printedProblems { problems.append(reason) }
-        }
-        for problem in problems { terminal.printError("kuroneko: \(problem); skipped") }
-        if summary.skipped > problems.count {
-            terminal.printError(
-                "kuroneko: \(summary.skipped - problems.count) more rows skipped (their error column says why)")
-        }
-        // Each distinct number once, in the order it first appears; rows are written as soon as theirs is known.
-        var order: [TrackingNumber] = []
-        var firstRow: [TrackingNumber: Int] = [:]
-        for (index, entry) in entries.enumerated() {
-            if case .number(let number) = entry, firstRow[number] == nil {
-                firstRow[number] = index
-                order.append(number)
-            }
-        }
-        var results: [TrackingNumber: Result<Shipment, TrackingError>] = [:]
-        var writer = SheetWriter(
-            terminal: terminal, encoding: outputEncoding, excel: excel, json: json, header: sheet.writtenHeader(english: english))
-        var nextRow = 0
-        let flush = { (writer: inout SheetWriter) in
-            while nextRow < entries.count {
-                switch entries[nextRow] {
-                case .number(let number):
-                    guard let result = results[number] else { return }
-                    switch result {
-                    case .success(let shipment):
-                        if json { writer.json(shipment) }
-                        writer.row(sheet.written(nextRow, tracking: ImportSheet.cells(for: shipment, english: english)))
-                    case .failure(let error):
-                        writer.row(sheet.written(nextRow, tracking: ImportSheet.cells(error: error.message)))
-                    }
-                case .skipped(let reason):
-                    writer.row(sheet.written(nextRow, tracking: ImportSheet.cells(error: reason)))
-                case .blank:
-                    writer.row(sheet.written(nextRow, tracking: ImportSheet.cells(error: "")))
-                }
-                nextRow += 1
-            }
-        }
-        flush(&writer)
-        let schedule = PollSchedule()
-        var failures = FailureDigest()
-        try await OrderedTracking.answers(
-            order, carrier: carrier, client: try session?.client() ?? ClientOptions.client(configurations),
-            quiet: quiet,
-            terminal: terminal
-        ) { answer in
-            results[answer.number] = answer.result
-            switch answer.result {
-            case .success(let shipment): summary.tracked(shipment.status.code)
-            case .failure(let error):
-                summary.failed += 1
-                failures.add(answer.number, error.message)
-            }
-            if let store = session?.store {
-                try await Self.watch(
-                    answer, label: firstRow[answer.number].flatMap(sheet.label(ofRow:)), store: store,
-                    schedule: schedule)
-                summary.watched += 1
-            }
-            flush(&writer)
-        }
-        flush(&writer)
-        writer.finish()
-        for line in failures.lines { terminal.printError("kuroneko: \(line)") }
-        if writer.replaced > 0 {
-            terminal.printError(
-                "kuroneko: \(writer.replaced) characters CP932 has no code for were written as ?")
-        }
-        if !quiet { terminal.printError("kuroneko: import: \(summary.line)") }
-        if summary.failed > 0 { throw CommandFailure.reported(.lookupFailed) }
-    }
+    /// Rows parsed before their numbers are looked up: a shop's sheet is usually one batch; a larger file is
+    /// read, looked up and written a batch at a time, so memory holds one batch whatever the file's size.
+    static let batchRows = 5_000
+    /// Answers kept for numbers that come again in a later batch (most recent first).
+    static let rememberedAnswers = 10_000
+    /// How much of the file is read at a time.
+    static let pieceBytes = 1 << 20
 
-    /// The file's (or standard input's) bytes as text, refused by name when too large or unreadable.
-    private func readText() throws(CommandFailure) -> String {
-        let data: Data
-        let name = path == "-" ? "standard input" : "\"\(path)\""
-        if path == "-" {
-            data = FileHandle.standardInput.readData(ofLength: Self.maximumBytes + 1)
-        } else {
-            guard let read = FileManager.default.contents(atPath: path) else {
-                throw .usage("import: \(name) cannot be read; expected a CSV file")
+    func run() async throws {
+        let source = try SheetSource(path: path, limit: Self.maximumBytes)
+        let name = source.name
+        var state = ImportRun(command: self, session: watch ? try WatchListSession(arguments, terminal: terminal) : nil)
+        var parser = CSVStream()
+        var rows = 0
+        var batch: [CSVStream.Row] = []
+        var decoder: SheetDecoder?
+        while let piece = try source.next(Self.pieceBytes) {
+            if decoder == nil {
+                do {
+                    decoder = try SheetDecoder(first: piece.bytes, forced: encoding)
+                } catch {
+                    throw CommandFailure.usage("import: \(name) \(error)")
+                }
+                if decoder?.encoding == .cp932, encoding == nil, !quiet {
+                    terminal.printError("kuroneko: import: \(name) is not UTF-8; read as Shift_JIS (CP932)")
+                }
             }
-            data = read
-        }
-        guard data.count <= Self.maximumBytes else {
-            throw .usage(
-                "import: \(name) is over \(Self.maximumBytes / 1_048_576) MiB, which is what is read; split it")
-        }
-        do {
-            let (text, used) = try SheetText.decode(data, as: encoding)
-            if used == .cp932, encoding == nil, !quiet {
-                terminal.printError("kuroneko: import: \(name) is not UTF-8; read as Shift_JIS (CP932)")
+            let text: String
+            do {
+                text = try decoder!.decode(piece.bytes, last: piece.last, row: rows + 1)
+            } catch {
+                throw CommandFailure.usage("import: \(name) \(error)")
             }
-            return text
-        } catch {
-            throw .usage("import: \(name) \(error)")
+            parser.feed(text) { row in
+                rows += 1
+                batch.append(row)
+            }
+            if piece.last {
+                parser.finish { row in
+                    rows += 1
+                    batch.append(row)
+                }
+            }
+            while batch.count >= Self.batchRows || (piece.last && !batch.isEmpty) {
+                let taken = Array(batch.prefix(Self.batchRows))
+                batch.removeFirst(taken.count)
+                try await state.process(taken)
+            }
         }
+        guard state.sheet != nil else { throw CommandFailure.usage("import: the file has no rows") }
+        try state.finish()
     }
 
     /// Adds the number to the local watch list and records its answer, so the watch starts with it.
-    private static func watch(
+    static func watch(
         _ answer: TrackingAnswer, label: String?, store: any WatchStore, schedule: PollSchedule
     ) async throws {
         let now = Date()
@@ -182,7 +124,7 @@ struct ImportCommand: Command {
 
 /// What an import did, for its last line.
 struct ImportSummary {
-    let rows: Int
+    var rows: Int
     var skipped = 0
     var failed = 0
     var watched = 0

@@ -76,9 +76,9 @@ struct SheetTextTests {
     @Test("rows keep their cells and place; the header is found or made; bad rows name their row")
     func sheet() async throws {
         let rows = CSV.rows("order,no\r\nA1,327754459830\r\nA2,12\r\n\r\nA3,\"=\"\"327754459830\"\"\"\r\n")
-        let sheet = try ImportSheet(rows: rows, column: "no", labelColumn: "order")
+        let sheet = try ImportSheet(first: rows[0], column: "no", labelColumn: "order")
         #expect(sheet.header == ["order", "no"])
-        let entries = sheet.entries(carrier: nil)
+        let entries = rows.dropFirst().enumerated().map { sheet.entry(of: $1, row: $0 + 2, carrier: nil) }
         guard case .number = entries[0], case .skipped(let reason) = entries[1], case .blank = entries[2],
             case .number = entries[3]
         else {
@@ -86,11 +86,40 @@ struct SheetTextTests {
             return
         }
         #expect(reason.hasPrefix("row 3: \"12\" has 2 digits"), "\(reason)")
-        #expect(sheet.label(ofRow: 0) == "A1")
-        #expect(sheet.written(1, tracking: ["x"]) == ["A2", "12", "x"])
-        let headless = try ImportSheet(rows: CSV.rows("327754459830\n"), column: "1", labelColumn: nil)
+        #expect(sheet.label(of: rows[1]) == "A1")
+        #expect(sheet.written(rows[2], tracking: ["x"]) == ["A2", "12", "x"])
+        let headless = try ImportSheet(first: ["327754459830"], column: "1", labelColumn: nil)
         #expect(headless.header == nil && headless.writtenHeader(english: true).first == "column_1")
-        #expect(throws: CommandFailure.self) { try ImportSheet(rows: rows, column: "missing", labelColumn: nil) }
+        #expect(throws: CommandFailure.self) { try ImportSheet(first: rows[0], column: "missing", labelColumn: nil) }
+    }
+
+    @Test("CSV read as it comes: pieces cut anywhere give the same rows; a row past 64 KiB is not kept")
+    func stream() {
+        let text = "a,\"b\"\"c\",d\r\n\r\n1,\"x\ny\",2\r3\n"
+        let whole = CSV.rows(text)
+        for cut in 1..<text.unicodeScalars.count {
+            var parser = CSVStream()
+            var rows: [[String]] = []
+            let scalars = Array(text.unicodeScalars)
+            for part in [scalars[..<cut], scalars[cut...]] {
+                var piece = String.UnicodeScalarView()
+                piece.append(contentsOf: part)
+                parser.feed(String(piece)) { if case .cells(let cells) = $0 { rows.append(cells) } }
+            }
+            parser.finish { if case .cells(let cells) = $0 { rows.append(cells) } }
+            #expect(rows == whole.filter { _ in true }, "cut at \(cut)")
+        }
+        var parser = CSVStream()
+        var oversized = 0
+        var kept: [[String]] = []
+        let long = String(repeating: "x", count: CSVStream.maximumRowScalars + 10)
+        parser.feed("\"" + long + "\",1\nok,2\n") { row in
+            switch row {
+            case .oversized: oversized += 1
+            case .cells(let cells): kept.append(cells)
+            }
+        }
+        #expect(oversized == 1 && kept == [["ok", "2"]])
     }
 }
 
@@ -105,6 +134,8 @@ struct CSVLineTests {
             #expect(unquoted.hasPrefix("'"), "\(hostile) → \(cell)")
         }
         #expect(CSVLine.cell("-", excel: false) == "-")
+        #expect(CSVLine.cell("=\"327754459830\"", excel: false) == "\"=\"\"327754459830\"\"\"", "Excel's text form kept")
+        #expect(CSVLine.cell("=\"a\"&B1", excel: false).contains("'="), "anything more is a formula")
         #expect(CSVLine.cell("327754459830", excel: true) == "\"=\"\"327754459830\"\"\"")
         #expect(CSVLine.cell("0123", excel: true) == "\"=\"\"0123\"\"\"")
         #expect(CSVLine.cell("12345678901", excel: true) == "12345678901", "11 digits Excel keeps")

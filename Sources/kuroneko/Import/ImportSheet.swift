@@ -3,8 +3,9 @@ import Kuroneko
 import KuronekoServer
 import KuronekoStore
 
-/// A sheet read for import: its header (when the first row is one), its rows, the column holding the
-/// numbers (and the one holding labels, for `--watch`), and what each row's number cell says.
+/// How a sheet read for import is laid out, from its first row: its header (when the first row is one), the
+/// column holding the numbers (and the one holding labels, for `--watch`), and how many columns its rows have
+/// before the tracking ones. Rows are read one at a time (``entry(of:row:carrier:)``), never all at once.
 struct ImportSheet {
     /// What a row's number cell holds.
     enum Entry {
@@ -16,19 +17,19 @@ struct ImportSheet {
     }
 
     let header: [String]?
-    let rows: [[String]]
-    /// The file row of `rows[0]` (1-based; 2 after a header).
+    /// The file row of the first row after the header (1-based).
     let firstRow: Int
     let column: Int
     let labelColumn: Int?
-    /// How many columns every written row has before the tracking ones.
+    /// How many columns every written row has before the tracking ones (the first row's; a longer row keeps
+    /// its extra cells, which push its tracking columns along).
     let width: Int
 
     /// - Parameters:
+    ///   - first: the sheet's first row.
     ///   - column: `N` (from 1) or a header's name.
     ///   - labelColumn: the same, for the labels `--watch` gives.
-    init(rows all: [[String]], column: String, labelColumn labelName: String?) throws(CommandFailure) {
-        guard let first = all.first else { throw .usage("import: the file has no rows") }
+    init(first: [String], column: String, labelColumn labelName: String?) throws(CommandFailure) {
         func index(of name: String, option: String, headerRow: [String]) throws(CommandFailure) -> Int {
             if let number = Int(name) {
                 guard number >= 1, number <= headerRow.count else {
@@ -55,48 +56,44 @@ struct ImportSheet {
             labelColumn = nil
         }
         header = hasHeader ? first : nil
-        rows = hasHeader ? Array(all.dropFirst()) : all
         firstRow = hasHeader ? 2 : 1
-        width = all.map(\.count).max() ?? first.count
+        width = first.count
     }
 
-    /// Every row's entry; numbers checked for `carrier` when one is named.
-    func entries(carrier: Carrier?) -> [Entry] {
-        rows.enumerated().map { offset, row in
-            if row.allSatisfy({ $0.trimmingCharacters(in: .whitespaces).isEmpty }) { return .blank }
-            let cell = row.count > column ? row[column] : ""
-            let shown = "\"\(cell.prefix(40))\(cell.count > 40 ? "…" : "")\""
-            switch SheetCell.number(in: cell) {
-            case .failure(let problem): return .skipped("row \(firstRow + offset): \(problem)")
-            case .success(let text):
-                do throws(TrackingNumberError) {
-                    if let carrier { return .number(try TrackingNumber(parsing: text, for: carrier)) }
-                    return .number(try TrackingNumber(parsing: text))
-                } catch {
-                    let reason =
-                        error.description.hasPrefix("\"") ? error.description : "\(shown): \(error.description)"
-                    return .skipped("row \(firstRow + offset): \(reason.prefix(200))")
-                }
+    /// What a row's number cell holds (`row` its 1-based row in the file); checked for `carrier` when one is
+    /// named.
+    func entry(of cells: [String], row: Int, carrier: Carrier?) -> Entry {
+        if cells.allSatisfy({ $0.trimmingCharacters(in: .whitespaces).isEmpty }) { return .blank }
+        let cell = cells.count > column ? cells[column] : ""
+        let shown = "\"\(cell.prefix(40))\(cell.count > 40 ? "…" : "")\""
+        switch SheetCell.number(in: cell) {
+        case .failure(let problem): return .skipped("row \(row): \(problem)")
+        case .success(let text):
+            do throws(TrackingNumberError) {
+                if let carrier { return .number(try TrackingNumber(parsing: text, for: carrier)) }
+                return .number(try TrackingNumber(parsing: text))
+            } catch {
+                let reason = error.description.hasPrefix("\"") ? error.description : "\(shown): \(error.description)"
+                return .skipped("row \(row): \(reason.prefix(200))")
             }
         }
     }
 
     /// The label `--label-column` gives a row, when it is one a watch can have.
-    func label(ofRow index: Int) -> String? {
-        guard let labelColumn, rows[index].count > labelColumn else { return nil }
-        let text = rows[index][labelColumn].trimmingCharacters(in: .whitespaces)
+    func label(of cells: [String]) -> String? {
+        guard let labelColumn, cells.count > labelColumn else { return nil }
+        let text = cells[labelColumn].trimmingCharacters(in: .whitespaces)
         return text.isEmpty ? nil : (try? WatchLabel.validated(String(text.prefix(200))))
     }
 
     /// The row as written: its own cells (padded to the sheet's width), then the tracking ones.
-    func written(_ index: Int, tracking: [String]) -> [String] {
-        let row = rows[index]
-        return row + Array(repeating: "", count: max(0, width - row.count)) + tracking
+    func written(_ cells: [String], tracking: [String]) -> [String] {
+        cells + Array(repeating: "", count: max(0, width - cells.count)) + tracking
     }
 
     /// The shop's header, then the tracking columns' in the output's language.
     func writtenHeader(english: Bool) -> [String] {
-        let own = header ?? (1...width).map { "column_\($0)" }
+        let own = header ?? (1...max(1, width)).map { "column_\($0)" }
         return own + Array(repeating: "", count: max(0, width - own.count)) + TrackingColumns.names(english: english)
     }
 

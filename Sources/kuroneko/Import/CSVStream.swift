@@ -1,0 +1,99 @@
+import Foundation
+
+/// CSV (RFC 4180: commas, quoted fields with doubled quotes, CRLF, LF or CR) read as it comes, a piece of text
+/// at a time, each row handed on as soon as it ends. Bounded: a row of more than ``maximumRowScalars``
+/// characters is not kept (its place is handed on as an oversized row), so no input, however shaped (a flood
+/// of line breaks, an endless quoted field), holds more than one row in memory.
+struct CSVStream {
+    /// One row as read: its cells, or that it was too long to keep.
+    enum Row {
+        case cells([String])
+        case oversized
+    }
+
+    static let maximumRowScalars = 65_536
+
+    private var row: [String] = []
+    private var field = String.UnicodeScalarView()
+    private var quoted = false
+    /// A quote inside a quoted field: either the end of the quotes or the first of a doubled one.
+    private var quoteSeen = false
+    private var afterCR = false
+    private var size = 0
+    private var oversized = false
+    private var started = false
+
+    /// Reads `text`, calling `emit` for every row it ends.
+    mutating func feed(_ text: String, emit: (Row) throws -> Void) rethrows {
+        for scalar in text.unicodeScalars {
+            if afterCR {
+                afterCR = false
+                if scalar == "\n" { continue }
+            }
+            if quoted {
+                if quoteSeen {
+                    quoteSeen = false
+                    if scalar == "\"" {
+                        append(scalar)
+                        continue
+                    }
+                    quoted = false
+                    // Falls through: the scalar after the closing quote is read outside the quotes.
+                } else if scalar == "\"" {
+                    quoteSeen = true
+                    continue
+                } else {
+                    append(scalar)
+                    continue
+                }
+            }
+            switch scalar {
+            case "\"" where field.isEmpty:
+                quoted = true
+                started = true
+            case ",":
+                endField()
+            case "\r", "\n":
+                afterCR = scalar == "\r"
+                try endRow(emit)
+            default:
+                append(scalar)
+            }
+        }
+    }
+
+    /// Ends the input: the last row, when it has anything.
+    mutating func finish(emit: (Row) throws -> Void) rethrows {
+        quoted = false
+        quoteSeen = false
+        if started || !field.isEmpty || !row.isEmpty || oversized { try endRow(emit) }
+    }
+
+    private mutating func append(_ scalar: Unicode.Scalar) {
+        started = true
+        size += 1
+        guard size <= Self.maximumRowScalars else {
+            oversized = true
+            row = []
+            field = String.UnicodeScalarView()
+            return
+        }
+        if !oversized { field.append(scalar) }
+    }
+
+    private mutating func endField() {
+        started = true
+        if !oversized { row.append(String(field)) }
+        field = String.UnicodeScalarView()
+    }
+
+    private mutating func endRow(_ emit: (Row) throws -> Void) rethrows {
+        endField()
+        let ended: Row = oversized ? .oversized : .cells(row)
+        row = []
+        size = 0
+        oversized = false
+        started = false
+        try emit(ended)
+    }
+}

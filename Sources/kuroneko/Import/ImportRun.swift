@@ -1,0 +1,236 @@
+import Foundation
+import Kuroneko
+import KuronekoServer
+import KuronekoStore
+
+/// The file (or standard input) an import reads, a piece at a time: refused by name when it cannot be read or
+/// once more than `limit` bytes have come (nothing past the limit is read).
+final class SheetSource {
+    let name: String
+    private let handle: FileHandle
+    private let limit: Int
+    private var read = 0
+    private var ended = false
+    /// The piece read ahead, to know whether the one handed out is the last.
+    private var ahead: [UInt8]?
+
+    init(path: String, limit: Int) throws(CommandFailure) {
+        name = path == "-" ? "standard input" : "\"\(path)\""
+        self.limit = limit
+        if path == "-" {
+            handle = FileHandle.standardInput
+        } else {
+            var info = stat()
+            guard let opened = FileHandle(forReadingAtPath: path), stat(path, &info) == 0 else {
+                throw .usage("import: \(name) cannot be read; expected a CSV file")
+            }
+            guard (info.st_mode & S_IFMT) != S_IFDIR else { throw .usage("import: \(name) is a folder, not a CSV file") }
+            // A regular file's size is known before anything is read.
+            if (info.st_mode & S_IFMT) == S_IFREG, Int(info.st_size) > limit { throw Self.tooLarge(name, limit) }
+            handle = opened
+        }
+    }
+
+    static func tooLarge(_ name: String, _ limit: Int) -> CommandFailure {
+        .usage("import: \(name) is over \(limit / 1_048_576) MiB, which is what is read; split it")
+    }
+
+    /// The next piece of at most `size` bytes and whether it is the last, or `nil` when nothing is left.
+    func next(_ size: Int) throws(CommandFailure) -> (bytes: [UInt8], last: Bool)? {
+        let current: [UInt8]
+        if let ahead {
+            current = ahead
+            self.ahead = nil
+        } else {
+            guard !ended else { return nil }
+            current = try piece(size)
+            if current.isEmpty {
+                ended = true
+                return ([], true)
+            }
+        }
+        let following = ended ? [] : try piece(size)
+        if following.isEmpty {
+            ended = true
+            return (current, true)
+        }
+        ahead = following
+        return (current, false)
+    }
+
+    private func piece(_ size: Int) throws(CommandFailure) -> [UInt8] {
+        let data: Data
+        do {
+            data = try handle.read(upToCount: size) ?? Data()
+        } catch {
+            throw .usage("import: \(name) cannot be read: \(error.localizedDescription)")
+        }
+        read += data.count
+        guard read <= limit else { throw Self.tooLarge(name, limit) }
+        return [UInt8](data)
+    }
+}
+
+/// One import's rows as they come, a batch at a time: the layout from the first row, each row's entry, the
+/// batch's new numbers looked up in the file's order, every row written as soon as its answer is known,
+/// problems said (at most 20, the rest counted), and the summary.
+struct ImportRun {
+    let command: ImportCommand
+    let session: WatchListSession?
+    private(set) var sheet: ImportSheet?
+    private var writer: SheetWriter?
+    private var summary = ImportSummary(rows: 0)
+    private var nextRow = 1
+    private var problems = 0
+    private var failures = FailureDigest()
+    private var remembered: [TrackingNumber: Result<Shipment, TrackingError>] = [:]
+    private var rememberedOrder: [TrackingNumber] = []
+    private let schedule = PollSchedule()
+
+    init(command: ImportCommand, session: WatchListSession?) {
+        self.command = command
+        self.session = session
+    }
+
+    private var terminal: Terminal { command.terminal }
+
+    /// Reads a batch of rows: the first one lays the sheet out; each is written once its answer is known.
+    mutating func process(_ rows: [CSVStream.Row]) async throws {
+        var rows = rows[...]
+        if sheet == nil {
+            guard let first = rows.first else { return }
+            rows = rows.dropFirst()
+            let cells: [String]
+            switch first {
+            case .cells(let found): cells = found
+            case .oversized: throw CommandFailure.usage("import: the first row is longer than 64 KiB; is this a CSV sheet?")
+            }
+            let layout = try ImportSheet(
+                first: cells, column: command.arguments.text("--column") ?? "1",
+                labelColumn: command.arguments.text("--label-column"))
+            sheet = layout
+            writer = SheetWriter(
+                terminal: terminal, encoding: command.outputEncoding, excel: command.excel, json: command.json,
+                header: layout.writtenHeader(english: command.english))
+            if layout.header == nil {
+                rows = ArraySlice([first] + rows)
+            } else {
+                nextRow = 2
+            }
+        }
+        guard let sheet else { return }
+        // Each row's cells and entry; each number new to this batch once, in the order it first appears.
+        var batch: [(cells: [String], entry: ImportSheet.Entry)] = []
+        var order: [TrackingNumber] = []
+        var asked = Set<TrackingNumber>()
+        var labels: [TrackingNumber: String] = [:]
+        // The answers this batch's rows are written with: those remembered from earlier batches, taken now (the
+        // memory of them may drop them while this batch is answered), and this batch's own.
+        var answers: [TrackingNumber: Result<Shipment, TrackingError>] = [:]
+        for row in rows {
+            let number = nextRow
+            nextRow += 1
+            let cells: [String]
+            let entry: ImportSheet.Entry
+            switch row {
+            case .cells(let found):
+                cells = found
+                entry = sheet.entry(of: found, row: number, carrier: command.carrier)
+            case .oversized:
+                cells = []
+                entry = .skipped("row \(number): longer than 64 KiB (an unclosed quote?)")
+            }
+            switch entry {
+            case .blank: break
+            case .skipped(let reason):
+                summary.rows += 1
+                summary.skipped += 1
+                problems += 1
+                if problems <= ImportCommand.printedProblems { terminal.printError("kuroneko: \(reason); skipped") }
+            case .number(let tracking):
+                summary.rows += 1
+                if let known = remembered[tracking] {
+                    answers[tracking] = known
+                } else if asked.insert(tracking).inserted {
+                    order.append(tracking)
+                    if let label = sheet.label(of: cells) { labels[tracking] = label }
+                }
+            }
+            batch.append((cells, entry))
+        }
+        var written = 0
+        let (english, json) = (command.english, command.json)
+        let flush = { (run: inout ImportRun) in
+            while written < batch.count {
+                let (cells, entry) = batch[written]
+                switch entry {
+                case .number(let number):
+                    guard let result = answers[number] else { return }
+                    switch result {
+                    case .success(let shipment):
+                        if json { run.writer?.json(shipment) }
+                        let tracking = ImportSheet.cells(for: shipment, english: english)
+                        run.writer?.row(sheet.written(cells, tracking: tracking))
+                    case .failure(let error):
+                        run.writer?.row(sheet.written(cells, tracking: ImportSheet.cells(error: error.message)))
+                    }
+                case .skipped(let reason):
+                    run.writer?.row(sheet.written(cells, tracking: ImportSheet.cells(error: reason)))
+                case .blank:
+                    run.writer?.row(sheet.written(cells, tracking: ImportSheet.cells(error: "")))
+                }
+                written += 1
+            }
+        }
+        flush(&self)
+        guard !order.isEmpty else { return }
+        let client = try session?.client() ?? ClientOptions.client(command.configurations)
+        var run = self
+        try await OrderedTracking.answers(
+            order, carrier: command.carrier, client: client, quiet: command.quiet, terminal: terminal
+        ) { answer in
+            run.remember(answer.number, answer.result)
+            answers[answer.number] = answer.result
+            switch answer.result {
+            case .success(let shipment): run.summary.tracked(shipment.status.code)
+            case .failure(let error):
+                run.summary.failed += 1
+                run.failures.add(answer.number, error.message)
+            }
+            if let store = run.session?.store {
+                try await ImportCommand.watch(
+                    answer, label: labels[answer.number], store: store, schedule: run.schedule)
+                run.summary.watched += 1
+            }
+            flush(&run)
+        }
+        flush(&run)
+        self = run
+    }
+
+    /// Keeps an answer for a number that comes again, forgetting the oldest past the bound.
+    private mutating func remember(_ number: TrackingNumber, _ result: Result<Shipment, TrackingError>) {
+        if remembered.updateValue(result, forKey: number) == nil { rememberedOrder.append(number) }
+        if rememberedOrder.count > ImportCommand.rememberedAnswers * 2 {
+            // Dropped in halves, so the bound costs nothing per answer.
+            let dropped = rememberedOrder.prefix(rememberedOrder.count - ImportCommand.rememberedAnswers)
+            for old in dropped { remembered[old] = nil }
+            rememberedOrder.removeFirst(dropped.count)
+        }
+    }
+
+    /// The end: the rest of the problems counted, the failures by cause, the summary.
+    mutating func finish() throws {
+        writer?.finish()
+        if problems > ImportCommand.printedProblems {
+            terminal.printError(
+                "kuroneko: \(problems - ImportCommand.printedProblems) more rows skipped (their error column says why)")
+        }
+        for line in failures.lines { terminal.printError("kuroneko: \(line)") }
+        if let replaced = writer?.replaced, replaced > 0 {
+            terminal.printError("kuroneko: \(replaced) characters CP932 has no code for were written as ?")
+        }
+        if !command.quiet { terminal.printError("kuroneko: import: \(summary.line)") }
+        if summary.failed > 0 { throw CommandFailure.reported(.lookupFailed) }
+    }
+}
