@@ -55,8 +55,9 @@ struct ImportCommand: Command {
     static let batchRows = 5_000
     /// Answers kept for numbers that come again in a later batch (most recent first).
     static let rememberedAnswers = 10_000
-    /// How much of the file is read at a time.
-    static let pieceBytes = 1 << 20
+    /// How much of the file is read at a time (a piece's rows are held until they are written: a piece of line
+    /// breaks is 65,536 rows at most).
+    static let pieceBytes = 1 << 16
 
     func run() async throws {
         let source = try SheetSource(path: path, limit: Self.maximumBytes)
@@ -168,6 +169,8 @@ struct SheetWriter {
     private(set) var replaced = 0
     private var started = false
     private let header: [String]
+    /// Lines not yet written.
+    private var pending = ""
 
     init(terminal: Terminal, encoding: SheetEncoding, excel: Bool, json: Bool, header: [String]) {
         self.terminal = terminal
@@ -181,7 +184,7 @@ struct SheetWriter {
         guard !json else { return }
         if !started {
             started = true
-            if excel, encoding == .utf8 { terminal.write(Data([0xEF, 0xBB, 0xBF])) }
+            if excel, encoding == .utf8 { pending += "\u{FEFF}" }
             line(header)
         }
         line(cells)
@@ -195,13 +198,22 @@ struct SheetWriter {
 
     mutating func finish() {
         if !started, !json { row([]) }
+        flushOutput()
+    }
+
+    /// Writes what is waiting (a syscall per flush, not per row; a sheet's rows still come out as their answers
+    /// arrive, as the import flushes after each).
+    mutating func flushOutput() {
+        guard !pending.isEmpty else { return }
+        let (bytes, replaced) = SheetText.encode(pending, as: encoding)
+        self.replaced += replaced
+        terminal.write(bytes)
+        pending = ""
     }
 
     private mutating func line(_ cells: [String]) {
         guard !cells.isEmpty else { return }
-        let text = CSVLine.make(cells, excel: excel) + (excel ? "\r\n" : "\n")
-        let (bytes, replaced) = SheetText.encode(text, as: encoding)
-        self.replaced += replaced
-        terminal.write(bytes)
+        pending += CSVLine.make(cells, excel: excel) + (excel ? "\r\n" : "\n")
+        if pending.utf8.count >= 65_536 { flushOutput() }
     }
 }

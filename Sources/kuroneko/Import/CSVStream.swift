@@ -83,6 +83,12 @@ struct CSVStream {
 
     private mutating func endField() {
         started = true
+        // A separator counts toward the row's size too: a line of commas is as bounded as a line of text.
+        size += 1
+        if size > Self.maximumRowScalars {
+            oversized = true
+            row = []
+        }
         if !oversized { row.append(String(field)) }
         field = String.UnicodeScalarView()
     }

@@ -181,6 +181,7 @@ struct ImportRun {
                 }
                 written += 1
             }
+            run.writer?.flushOutput()
         }
         flush(&self)
         guard !order.isEmpty else { return }

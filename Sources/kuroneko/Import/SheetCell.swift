@@ -19,8 +19,32 @@ enum SheetCell {
         }
         text = text.trimmingCharacters(in: .whitespaces)
         if text.isEmpty { return .failure(.empty) }
-        if text.wholeMatch(of: /[0-9](\.[0-9]+)?[eE]\+?[0-9]{1,2}/) != nil { return .failure(.rounded(text)) }
+        if isRounded(text) { return .failure(.rounded(text)) }
         return .success(text)
+    }
+}
+
+extension SheetCell {
+    /// Excel's rounded display of a long number: a digit, optionally a point and digits, then E, an optional +
+    /// and one or two digits (`1.23457E+11`). Read by hand: a pattern costs more than the rest of a row.
+    static func isRounded(_ text: String) -> Bool {
+        let bytes = Array(text.utf8)
+        func digit(_ index: Int) -> Bool { index < bytes.count && bytes[index] >= 0x30 && bytes[index] <= 0x39 }
+        guard digit(0) else { return false }
+        var index = 1
+        if index < bytes.count, bytes[index] == UInt8(ascii: ".") {
+            index += 1
+            guard digit(index) else { return false }
+            while digit(index) { index += 1 }
+        }
+        guard index < bytes.count, bytes[index] == UInt8(ascii: "e") || bytes[index] == UInt8(ascii: "E") else {
+            return false
+        }
+        index += 1
+        if index < bytes.count, bytes[index] == UInt8(ascii: "+") { index += 1 }
+        let start = index
+        while digit(index) { index += 1 }
+        return index == bytes.count && (1...2).contains(index - start)
     }
 }
 
