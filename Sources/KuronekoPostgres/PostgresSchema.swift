@@ -283,8 +283,11 @@ extension SQLWatchStore where Database == PostgresDatabase {
     /// Connects to `url` (a libpq connection string or `postgres://` URL) and migrates.
     public convenience init(
         url: String, announce: (@Sendable (String) -> Void)? = nil,
-        maxWatchesPerOwner: Int = WatchLimits.defaultWatchesPerOwner
+        maxWatchesPerOwner: Int = WatchLimits.defaultWatchesPerOwner,
+        unregisteredGrace: Double = WatchLimits.unregisteredGrace
     ) throws {
-        self.init(database: try PostgresDatabase(url: url, announce: announce), maxWatchesPerOwner: maxWatchesPerOwner)
+        self.init(
+            database: try PostgresDatabase(url: url, announce: announce), maxWatchesPerOwner: maxWatchesPerOwner,
+            unregisteredGrace: unregisteredGrace)
     }
 }

@@ -62,6 +62,10 @@ struct ServeCommand: Command {
         configuration.maxWatchesPerOwner =
             try arguments.number("--max-watches-per-owner").map { Int($0) } ?? configuration.maxWatchesPerOwner
         configuration.publicURL = try arguments.url("--public-url")
+        if let text = arguments.text("--unregistered-grace"), !text.isEmpty {
+            configuration.unregisteredGrace = try WatchListSession.duration(
+                text, option: "--unregistered-grace", command: "serve", maximum: 86_400 * 365)
+        }
         if let text = arguments.text("--forget-finished-after"), !text.isEmpty {
             configuration.forgetFinishedAfter = try WatchListSession.duration(
                 text, option: "--forget-finished-after", command: "serve", maximum: 86_400 * 3_650)

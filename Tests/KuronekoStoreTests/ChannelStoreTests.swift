@@ -1,6 +1,7 @@
 import Foundation
 import Kuroneko
 import KuronekoStore
+import KuronekoTestSupport
 import Testing
 
 /// Notification channels in the store, on both engines: each change queued for the owner's channels that
@@ -129,5 +130,38 @@ struct ChannelStoreTests {
         _ = try await store.record(forecast(16), fetchedAt: later) { _, _ in later.addingTimeInterval(3_600) }
         #expect(try await store.announceArrivals(now: try at(15, 45), lead: 1_800, limit: 10) == 1)
         #expect(try await store.announceArrivals(now: try at(16, 5), lead: 1_800, limit: 10) == 0, "the window has started")
+    }
+
+    @Test(
+        "a number its carrier does not know yet waits; after the grace it is a problem, announced once",
+        arguments: StoreEngine.available)
+    func waitingThenProblem(engine: StoreEngine) async throws {
+        let store = try await engine.makeStore().store
+        let owner = WatchOwner.key(7)
+        _ = try await store.addChannel(Self.channel([.exception]), owner: owner, now: Self.now)
+        let fresh = try TrackingNumber(parsing: "3277-5445-9830")
+        let old = ValidNumbers.numbers(1, from: 33_000_000_000)[0]
+        _ = try await store.add(old, label: "古い", owner: owner, webhook: nil, now: Self.now.addingTimeInterval(-4 * 86_400))
+        _ = try await store.add(fresh, label: "新しい", owner: owner, webhook: nil, now: Self.now)
+        for number in [fresh, old] {
+            try await store.record(Self.shipment(number, .notFound, "伝票番号未登録"), fetchedAt: Self.now) { _, _ in Self.now }
+        }
+        #expect(try await store.watch(fresh, owner: owner)?.family == .waiting)
+        #expect(try await store.watch(old, owner: owner)?.family == .problem, "added four days ago: past the grace")
+        var summary = try await store.watchSummary(owner: owner, matching: WatchQuery(), now: Self.now)
+        #expect(summary.byFamily["waiting"] == 1 && summary.byFamily["problem"] == 1)
+        var waiting = WatchQuery()
+        waiting.families = [.waiting]
+        #expect(try await store.watches(owner: owner, matching: waiting, after: nil, limit: 10, now: Self.now).map(\.number) == [fresh])
+        // Not yet: the grace runs three days from when it was added.
+        #expect(try await store.promoteWaiting(now: Self.now.addingTimeInterval(2 * 86_400), limit: 10) == 0)
+        let later = Self.now.addingTimeInterval(3 * 86_400 + 60)
+        #expect(try await store.promoteWaiting(now: later, limit: 10) == 1)
+        #expect(try await store.promoteWaiting(now: later, limit: 10) == 0, "once")
+        #expect(try await store.watch(fresh, owner: owner)?.family == .problem)
+        summary = try await store.watchSummary(owner: owner, matching: WatchQuery(), now: later)
+        #expect(summary.byFamily["waiting"] == 0 && summary.byFamily["problem"] == 2)
+        let due = try await store.claimChannelDeliveries(at: later, limit: 10, leaseUntil: later, excludingChannels: [])
+        #expect(due.map(\.kind) == [.exception] && due.first?.label == "新しい")
     }
 }

@@ -18,10 +18,13 @@ public enum DatabaseLocation {
     /// - Parameter maxWatchesPerOwner: the most watches an owner may have (`--max-watches-per-owner`).
     public static func open(
         _ location: String, maxWatchesPerOwner: Int = WatchLimits.defaultWatchesPerOwner,
+        unregisteredGrace: TimeInterval = WatchLimits.unregisteredGrace,
         announce: @escaping @Sendable (String) -> Void
     ) throws -> any WatchStore {
         if isPostgres(location) {
-            return try PostgresWatchStore(url: location, announce: announce, maxWatchesPerOwner: maxWatchesPerOwner)
+            return try PostgresWatchStore(
+                url: location, announce: announce, maxWatchesPerOwner: maxWatchesPerOwner,
+                unregisteredGrace: unregisteredGrace)
         }
         // Any other URL is a mistake, not a file to create.
         if let scheme = location.range(of: "://").map({ location[..<$0.lowerBound] }), !scheme.contains("/") {
@@ -29,7 +32,9 @@ public enum DatabaseLocation {
                 description: "--db \"\(scheme)://…\" is not a database this can use; give a postgres:// URL "
                     + "or the path of an SQLite file")
         }
-        return try SQLiteWatchStore(path: location, announce: announce, maxWatchesPerOwner: maxWatchesPerOwner)
+        return try SQLiteWatchStore(
+            path: location, announce: announce, maxWatchesPerOwner: maxWatchesPerOwner,
+            unregisteredGrace: unregisteredGrace)
     }
 
     /// The one line for a store that cannot be opened: a newer schema says so by itself.

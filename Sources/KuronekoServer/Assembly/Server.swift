@@ -58,6 +58,8 @@ public final class Server: Sendable {
         public var keyRefresh: Duration = .seconds(2)
         /// Where the web app is reached from outside (`--public-url`): messages link to the parcel there.
         public var publicURL: URL?
+        /// How long a number its carrier does not know yet is waiting before it is a problem (`--unregistered-grace`).
+        public var unregisteredGrace: Duration = .seconds(WatchLimits.unregisteredGrace)
         /// Finished watches last checked longer ago than this are removed, every owner's (`--forget-finished-after`);
         /// `nil`: kept until someone removes them.
         public var forgetFinishedAfter: Duration?
@@ -118,7 +120,8 @@ public final class Server: Sendable {
         self.configuration = configuration
         self.notices = notices
         let store = try DatabaseLocation.open(
-            configuration.database, maxWatchesPerOwner: configuration.maxWatchesPerOwner
+            configuration.database, maxWatchesPerOwner: configuration.maxWatchesPerOwner,
+            unregisteredGrace: configuration.unregisteredGrace / .seconds(1)
         ) { line in notices.notice(line) }
         self.store = store
         let shared = store.shared
@@ -216,6 +219,9 @@ public final class Server: Sendable {
                 await Self.announceArrivals(store: store, clock: clock, lead: lead, tick: tick, failures: failures)
             },
             ClosureService { await recorder.run(tick: tick, clock: clock) },
+            ClosureService {
+                await Self.promoteWaiting(store: store, clock: clock, failures: failures) { outboxDoorbell.ring() }
+            },
             keyRing,
         ]
         if let shared {
@@ -306,6 +312,20 @@ public final class Server: Sendable {
         notices.notice(
             "stopped after \((ContinuousClock.now - started) / .seconds(1)) s; requests cut off at the deadline: \(cutOff)",
             jsonFields: [("cut_off", .number(cutOff))])
+    }
+
+    /// Every minute, the numbers still unknown to their carrier past the grace become a problem, announced.
+    static func promoteWaiting(
+        store: any WatchStore, clock: any TrackingClock, failures: StoreFailures, announced: @Sendable () -> Void
+    ) async {
+        while !Task.isCancelled {
+            do {
+                if try await store.promoteWaiting(now: clock.now, limit: 500) > 0 { announced() }
+            } catch {
+                failures.report(.promoteWaiting, error)
+            }
+            try? await clock.sleep(until: clock.uptime + .seconds(60))
+        }
     }
 
     /// Every hour (and once at start), removes finished watches last checked longer ago than `after`, 1,000

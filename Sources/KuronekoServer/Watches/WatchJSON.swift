@@ -17,6 +17,8 @@ public enum WatchJSON {
         appendDate(&out, watch.checkedAt)
         append(&out, #","created_at":"#)
         appendDate(&out, watch.createdAt)
+        append(&out, #","family":"#)
+        appendString(&out, watch.family?.rawValue)
         append(&out, #","label":"#)
         appendString(&out, watch.label)
         append(&out, #","number":"#)

@@ -91,6 +91,32 @@ extension SQLWatchStore {
         return channels.count
     }
 
+    public func promoteWaiting(now: Date, limit: Int) async throws -> Int {
+        try await database.write { connection in
+            let rows = try connection.run(
+                """
+                SELECT w.id, w.owner, w.number, w.label, s.json FROM watches w
+                LEFT JOIN shipments s ON s.number = w.number
+                WHERE w.family = 'waiting' AND w.created_at <= ? ORDER BY w.id LIMIT ?
+                """, [.real(now.timeIntervalSince1970 - self.unregisteredGrace), .integer(Int64(max(1, limit)))])
+            var promoted = 0
+            for row in rows {
+                let id = Int64(try row.requiredInt("id"))
+                try connection.run("UPDATE watches SET family = 'problem' WHERE id = ? AND family = 'waiting'", [.integer(id)])
+                guard connection.changes > 0 else { continue }
+                promoted += 1
+                // Said once: the number is still unknown to its carrier after the grace.
+                guard let json = try row.data("json"),
+                    let number = try? TrackingNumber(parsing: try row.requiredText("number"))
+                else { continue }
+                _ = try self.queueAnnouncements(
+                    .exception, watchID: id, owner: try row.requiredText("owner"), number: number,
+                    label: try row.text("label"), shipment: json, at: now, on: connection)
+            }
+            return promoted
+        }
+    }
+
     @discardableResult
     public func announce(_ kind: AnnouncementKind, watch: Watch, shipment: Data, at now: Date) async throws -> Int {
         try await database.write { connection in

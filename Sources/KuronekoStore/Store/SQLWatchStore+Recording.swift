@@ -54,6 +54,22 @@ extension SQLWatchStore {
             try self.database.announceFetched(
                 LatestShipment(fetchedAt: fetchedAt, json: served), digits: number.digits, on: connection)
             var changes: [StatusChange] = []
+            let notFound = shipment.status.code == .notFound
+            let graceStart = fetchedAt.timeIntervalSince1970 - self.unregisteredGrace
+            func updateValues(watchID: Int64, next: Date?, arriving: (start: Date, key: String)?) -> [SQLValue] {
+                var values: [SQLValue] = [
+                    .text(shipment.status.label), .blob(status), .real(fetchedAt.timeIntervalSince1970),
+                    .real((next ?? fetchedAt).timeIntervalSince1970), .integer(next == nil ? 0 : 1), found,
+                    arriving.map { .real($0.start.timeIntervalSince1970) } ?? .null,
+                    arriving.map { .text($0.key) } ?? .null,
+                ]
+                values.append(listed.values[0])
+                // Not known to the carrier yet, and added within the grace: waiting, not a problem.
+                values += [.integer(notFound ? 1 : 0), .real(graceStart), listed.values[1]]
+                values += listed.values[2..<ListColumns.recorded]
+                values.append(.integer(watchID))
+                return values
+            }
             for (watchID, next) in schedule {
                 let current = try connection.run(
                     "SELECT status_label, status_json, checked_at FROM watches WHERE id = ? AND active = 1"
@@ -95,15 +111,12 @@ extension SQLWatchStore {
                     """
                     UPDATE watches SET status_label = ?, status_json = ?, checked_at = ?, next_check_at = ?, active = ?,
                         carrier = COALESCE(carrier, ?), arriving_at = ?, arriving_window = ?, claimed_until = NULL,
-                        status_code = ?, family = ?, forecast_date = ?, last_event_at = ?, dated = ?
+                        status_code = ?,
+                        family = CASE WHEN ? = 1 AND created_at > ? THEN 'waiting' ELSE ? END,
+                        forecast_date = ?, last_event_at = ?, dated = ?
                     WHERE id = ?
                     """,
-                    [
-                        .text(shipment.status.label), .blob(status), .real(fetchedAt.timeIntervalSince1970),
-                        .real((next ?? fetchedAt).timeIntervalSince1970), .integer(next == nil ? 0 : 1), found,
-                        arriving.map { .real($0.start.timeIntervalSince1970) } ?? .null,
-                        arriving.map { .text($0.key) } ?? .null,
-                    ] + listed.values.prefix(ListColumns.recorded) + [.integer(watchID)])
+                    updateValues(watchID: watchID, next: next, arriving: arriving))
             }
             return changes
         }

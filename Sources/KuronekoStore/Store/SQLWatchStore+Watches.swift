@@ -52,7 +52,9 @@ extension SQLWatchStore {
                 let baselineLabel = try known.first?.text("status_label")
                 let servedJSON = try known.first?.data("json")
                 let baselineJSON = servedJSON.flatMap(Self.statusJSON(ofServed:))
-                let listed = ListColumns(servedJSON: servedJSON, label: label, digits: number.digits)
+                var listed = ListColumns(servedJSON: servedJSON, label: label, digits: number.digits)
+                // A number the carrier does not know yet, added just now: waiting, until the grace has passed.
+                if listed.statusCode == StatusCode.notFound.rawValue { listed.family = WatchFamily.waiting.rawValue }
                 // Another server may add the same watch at the same moment: the unique key decides.
                 let inserted = try connection.run(
                     """

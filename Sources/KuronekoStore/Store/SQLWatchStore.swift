@@ -7,9 +7,15 @@ import Kuroneko
 public final class SQLWatchStore<Database: SQLDatabase>: WatchStore {
     public let database: Database
     public let maxWatchesPerOwner: Int
+    /// How long a number the carrier does not know yet waits before it is a problem (`--unregistered-grace`).
+    public let unregisteredGrace: TimeInterval
 
     /// - Parameter maxWatchesPerOwner: the most watches one owner may have (`--max-watches-per-owner`).
-    public init(database: Database, maxWatchesPerOwner: Int = WatchLimits.defaultWatchesPerOwner) {
+    public init(
+        database: Database, maxWatchesPerOwner: Int = WatchLimits.defaultWatchesPerOwner,
+        unregisteredGrace: TimeInterval = WatchLimits.unregisteredGrace
+    ) {
+        self.unregisteredGrace = unregisteredGrace
         self.database = database
         self.maxWatchesPerOwner = max(1, maxWatchesPerOwner)
     }
@@ -65,7 +71,7 @@ public final class SQLWatchStore<Database: SQLDatabase>: WatchStore {
     static var watchColumns: String {
         """
         SELECT w.id, w.owner, w.number, w.carrier, w.label, w.created_at, w.active, w.checked_at, w.next_check_at,
-               s.json, s.fetched_at, sub.url, sub.ended_at, sub.ended_reason
+               w.family, s.json, s.fetched_at, sub.url, sub.ended_at, sub.ended_reason
         FROM watches w
         LEFT JOIN shipments s ON s.number = w.number
         LEFT JOIN subscriptions sub ON sub.watch_id = w.id
@@ -93,12 +99,14 @@ public final class SQLWatchStore<Database: SQLDatabase>: WatchStore {
             }
             carrier = known
         }
-        return Watch(
+        var watch = Watch(
             id: Int64(try row.requiredInt("id")), owner: WatchOwner(id: try row.requiredText("owner")), number: number,
             carrier: carrier, label: try row.text("label"), createdAt: try row.requiredDate("created_at"),
             active: try row.requiredInt("active") == 1, checkedAt: try row.date("checked_at"),
             nextCheckAt: try row.requiredDate("next_check_at"), latest: latest, webhookURL: try row.text("url"),
             webhookEnded: ended)
+        watch.family = try row.text("family").flatMap(WatchFamily.init(rawValue:))
+        return watch
     }
 
     /// The one integer of a one-column result (a count, a version); 0 for no row or NULL.
@@ -132,11 +140,12 @@ extension SQLWatchStore where Database == SQLiteDatabase {
     /// before it runs. A file from a newer Kuroneko is refused untouched (``NewerSchemaError``).
     public convenience init(
         path: String, announce: (@Sendable (String) -> Void)? = nil,
-        maxWatchesPerOwner: Int = WatchLimits.defaultWatchesPerOwner
+        maxWatchesPerOwner: Int = WatchLimits.defaultWatchesPerOwner,
+        unregisteredGrace: TimeInterval = WatchLimits.unregisteredGrace
     ) throws {
         self.init(
             database: try SQLiteDatabase(path: path, migrations: Schema.migrations, announce: announce),
-            maxWatchesPerOwner: maxWatchesPerOwner)
+            maxWatchesPerOwner: maxWatchesPerOwner, unregisteredGrace: unregisteredGrace)
     }
 
     /// The default file: `$XDG_DATA_HOME/kuroneko/kuroneko.sqlite`, else `~/.local/share/kuroneko/…`.

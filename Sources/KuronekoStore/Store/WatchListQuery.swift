@@ -7,6 +7,9 @@ import Kuroneko
 /// a column of its own, the API narrows and counts by it, the command line and the web app ask for it.
 public enum WatchFamily: String, CaseIterable, Sendable {
     case pending, accepted, transit, out, delivered, problem
+    /// A number the carrier does not know yet (伝票番号未登録, 該当なし), added less than the grace ago
+    /// (``WatchLimits/unregisteredGrace``): normal the day after a label is printed, not yet a problem.
+    case waiting
 
     public init(_ code: StatusCode?) {
         switch code {

@@ -56,6 +56,8 @@ public struct Watch: Sendable, Hashable {
     public let webhookURL: String?
     /// When and why the receiver ended the webhook (it answered 410 Gone); nothing is posted after that.
     public var webhookEnded: WebhookEnd? = nil
+    /// What the list counts it as (``WatchFamily``), as the store keeps it.
+    public var family: WatchFamily? = nil
 }
 
 /// A number the poller is to check, and where.
@@ -269,6 +271,9 @@ public protocol WatchStore: Sendable {
     /// Ends a channel its service refused for good: nothing more is sent to it; its pending announcements
     /// are given up.
     func endChannel(_ id: Int64, at: Date, reason: String) async throws
+    /// Watches waiting for their carrier to know their number (``WatchFamily/waiting``) past the grace become a
+    /// problem, each announced once as an exception to the channels that hear it. - Returns: how many.
+    func promoteWaiting(now: Date, limit: Int) async throws -> Int
     /// Keeps what the deliverer knows of a channel (``ChannelRecord/state``).
     func setChannelState(_ id: Int64, _ state: Data) async throws
     /// A channel's pending announcements, oldest first, at most `limit` (what one digest folds).
@@ -306,6 +311,9 @@ public enum WatchLimits {
     public static let labelLength = 200
     /// The longest label, in UTF-8 bytes.
     public static let labelBytes = 800
+    /// How long a number the carrier does not know yet (伝票番号未登録, 該当なし) is waiting rather than a
+    /// problem, from when it was added: three days, unless the operator sets another (`--unregistered-grace`).
+    public static let unregisteredGrace: TimeInterval = 3 * 86_400
 }
 
 /// What the store refuses, with a stable code.

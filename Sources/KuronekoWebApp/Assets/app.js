@@ -299,7 +299,7 @@ function listControls() {
 }
 
 // The server's families (status.js's "shipped" is a step of the progress bar, not a family the API counts).
-const COUNT_FAMILIES = ["problem", "out", "transit", "accepted", "pending", "delivered"];
+const COUNT_FAMILIES = ["problem", "waiting", "out", "transit", "accepted", "pending", "delivered"];
 
 /** The server's counts per family, and of today's forecasts, each a button that narrows the list to it. */
 function drawCounts() {

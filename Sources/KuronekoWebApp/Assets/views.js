@@ -20,8 +20,8 @@ export function h(tag, attributes = {}, ...children) {
 }
 
 /** The badge with a status's label, coloured by its family. */
-export function badge(status) {
-  const family = familyOf(status);
+export function badge(status, waiting = false) {
+  const family = waiting ? "waiting" : familyOf(status);
   const text = status ? statusLabel(status) : t("family.pending");
   return h("span", { class: `badge family-${family}`, title: t(`family.${family}`) }, text);
 }
@@ -70,11 +70,13 @@ export function card(watch) {
   const event = lastEvent(shipment);
   const window = windows(shipment);
   const title = watch.label || formatNumber(watch.number);
-  return h("li", { class: `card family-${familyOf(shipment && shipment.status)}`, "data-number": watch.number },
+  // The server's family where it says one: a number not registered yet is waiting, not a problem.
+  const waiting = watch.family === "waiting";
+  return h("li", { class: `card family-${waiting ? "waiting" : familyOf(shipment && shipment.status)}`, "data-number": watch.number },
     h("a", { class: "card-link", href: `/parcel/${watch.number}` },
       h("span", { class: "card-head" },
         h("h3", { class: "card-title" }, title),
-        badge(shipment && shipment.status)),
+        badge(shipment && shipment.status, waiting)),
       carrierChip(carrierOf(watch)),
       watch.label ? h("span", { class: "card-number" }, formatNumber(watch.number)) : null,
       progress(shipment),

@@ -427,6 +427,9 @@ enum CommandCatalog {
                 default: "\(WatchLimits.defaultWatchesPerOwner)", environment: "KURONEKO_MAX_WATCHES_PER_OWNER",
                 "the most watches one API key (or everyone, without keys) may have; adding more is refused"),
             .value(
+                "--unregistered-grace", "DURATION", default: "3d", environment: "KURONEKO_UNREGISTERED_GRACE",
+                "how long a number its carrier does not know yet (伝票番号未登録) counts as waiting, not a problem"),
+            .value(
                 "--forget-finished-after", "DURATION", environment: "KURONEKO_FORGET_FINISHED_AFTER",
                 "remove finished parcels (every owner's) last checked longer ago than this, e.g. 90d (default: keep)"),
             .value(
