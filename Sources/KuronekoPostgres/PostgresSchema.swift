@@ -218,6 +218,7 @@ enum PostgresSchema {
             { try SchemaFills.listColumns(on: $0) }
         ),
         (9, "ALTER TABLE channels ADD COLUMN state text;", nil),
+        (10, "ALTER TABLE watches ADD COLUMN stalled_at double precision;", nil),
     ]
 
     /// The trigram index that answers a search of a long list without reading it all (pg_trgm).

@@ -101,6 +101,7 @@ struct ListCommand: ArgumentsCommand {
         let narrowed = arguments.text("--status") != nil || arguments.flag("--today") || arguments.flag("--tomorrow")
         // Asked for by status or day, finished parcels count too; otherwise the list is what is on its way.
         query.state = arguments.flag("--all") || narrowed ? .all : .active
+        query.stalled = arguments.flag("--stalled")
         if let text = arguments.text("--status") {
             for name in text.split(separator: ",").map(String.init) {
                 if let code = StatusCode(rawValue: name) {

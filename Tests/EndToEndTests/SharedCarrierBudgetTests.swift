@@ -37,6 +37,8 @@ struct SharedCarrierBudgetTests {
         var response: HTTPResponse?
     }
 
+    /// Timed where the requests arrive: `scripts/test` runs it alone, after the other suites, whose load on the
+    /// cores would delay one request after its gate and bring the next closer.
     @Test("three servers asking Sagawa and Japan Post start each carrier's requests at least its interval apart")
     func sagawaAndJapanPost() async throws {
         let database = try await PostgresForTests.freshDatabaseURL()

@@ -164,4 +164,42 @@ struct ChannelStoreTests {
         let due = try await store.claimChannelDeliveries(at: later, limit: 10, leaseUntil: later, excludingChannels: [])
         #expect(due.map(\.kind) == [.exception] && due.first?.label == "新しい")
     }
+
+    @Test(
+        "a parcel with no new event for longer than its status allows is stalled, announced once; a new event clears it",
+        arguments: StoreEngine.available)
+    func stalledUntilItMoves(engine: StoreEngine) async throws {
+        let store = try await engine.makeStore().store
+        let owner = WatchOwner.key(8)
+        _ = try await store.addChannel(Self.channel([.exception]), owner: owner, now: Self.now)
+        let number = try TrackingNumber(parsing: "3277-5445-9830")
+        _ = try await store.add(number, label: "本", owner: owner, webhook: nil, now: Self.now)
+        func moving(_ event: Date) -> Shipment {
+            var shipment = Self.shipment(number, .inTransit, "輸送中")
+            shipment.events = [
+                TrackingEvent(
+                    label: "輸送中", labelEnglish: nil, code: .inTransit, at: JapanDateTime(event), dateText: nil,
+                    place: "羽田")
+            ]
+            return shipment
+        }
+        try await store.record(moving(Self.now), fetchedAt: Self.now) { _, _ in Self.now }
+        #expect(try await store.markStalled(now: Self.now.addingTimeInterval(2 * 86_400), limit: 10) == 0)
+        let later = Self.now.addingTimeInterval(3 * 86_400 + 120)
+        #expect(try await store.markStalled(now: later, limit: 10) == 1)
+        #expect(try await store.markStalled(now: later.addingTimeInterval(3_600), limit: 10) == 0, "once per stall")
+        #expect(try await store.watch(number, owner: owner)?.stalledAt == later)
+        var stalled = WatchQuery()
+        stalled.stalled = true
+        #expect(try await store.watches(owner: owner, matching: stalled, after: nil, limit: 10, now: later).count == 1)
+        #expect(try await store.watchSummary(owner: owner, matching: WatchQuery(), now: later).stalled == 1)
+        let due = try await store.claimChannelDeliveries(at: later, limit: 10, leaseUntil: later, excludingChannels: [])
+        #expect(due.map(\.kind) == [.stalled])
+        // The same answer again changes nothing; a new event ends the stall.
+        try await store.record(moving(Self.now), fetchedAt: later) { _, _ in later }
+        #expect(try await store.watch(number, owner: owner)?.stalledAt == later)
+        try await store.record(moving(later), fetchedAt: later.addingTimeInterval(60)) { _, _ in later }
+        #expect(try await store.watch(number, owner: owner)?.stalledAt == nil)
+        #expect(try await store.watchSummary(owner: owner, matching: WatchQuery(), now: later).stalled == 0)
+    }
 }

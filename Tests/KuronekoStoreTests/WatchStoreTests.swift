@@ -77,6 +77,8 @@ struct WatchStoreTests {
                 + "counts each owner's watches",
             "migrating \(path) from schema version 8 to 9: adds what the deliverer keeps of each channel (why it is "
                 + "failing, LINE's quota, a digest, a hold)",
+            "migrating \(path) from schema version 9 to 10: adds when each watch was found stalled (no new event for "
+                + "longer than its status allows)",
         ]
         #expect(lines.withLock { $0 } == expected)
         lines.withLock { $0.removeAll() }

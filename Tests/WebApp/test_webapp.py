@@ -130,7 +130,7 @@ class WebAppTests(unittest.TestCase):
         pending = lambda: [c for c in cards(self.d) if c["family"] == "pending"]
         wait(self.d, lambda: not pending(), "some cards never got a status", timeout=60)
         families = {c["family"] for c in cards(self.d)}
-        self.assertTrue(families <= {"accepted", "shipped", "transit", "out", "delivered", "problem"}, families)
+        self.assertTrue(families <= {"accepted", "shipped", "transit", "out", "delivered", "problem", "waiting"}, families)
         _, body = self.server.api("GET", "/v1/watches?limit=500")
         watches = {w["number"]: w for w in json.loads(body)["watches"]}
         self.assertEqual(set(watches), set(self.numbers[:21]))

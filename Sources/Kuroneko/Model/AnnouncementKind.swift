@@ -8,6 +8,8 @@ public enum AnnouncementKind: String, Sendable, Hashable, Codable, CaseIterable 
     case exception
     /// The forecast window starts soon.
     case arrivingSoon = "arriving_soon"
+    /// No new event for longer than the parcel's status allows (``StallLimits``): said once per stall.
+    case stalled
 
     /// The kind of a new status: its own when it is a delivery or a problem, else `changed`.
     public static func of(_ code: StatusCode) -> AnnouncementKind {

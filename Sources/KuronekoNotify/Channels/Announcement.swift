@@ -42,6 +42,11 @@ public struct Announcement: Sendable, Hashable {
             let window = shipment.scheduledDelivery.map(Self.window) ?? ""
             title = japanese ? "まもなくお届け: \(name)" : "Arriving soon: \(name)"
             body = japanese ? "\(window) にお届け予定です。" : "Expected \(window)."
+        case .stalled:
+            title = japanese ? "動きがありません: \(name)" : "No news for a while: \(name)"
+            let since = when.map { japanese ? "（最後の動き \($0)）" : " (last news \($0))" } ?? ""
+            body = (japanese ? "\(status) のまま止まっています" : "Still \(status)") + since
+                + (japanese ? "。運送会社にお問い合わせください。" : ". Ask the carrier.")
         case .delivered:
             title = japanese ? "お届け済み: \(name)" : "Delivered: \(name)"
             body = Self.line(status, place: place, when: when)

@@ -314,7 +314,8 @@ public final class Server: Sendable {
             jsonFields: [("cut_off", .number(cutOff))])
     }
 
-    /// Every minute, the numbers still unknown to their carrier past the grace become a problem, announced.
+    /// Every minute, the numbers still unknown to their carrier past the grace become a problem, and parcels
+    /// with no new event for longer than their status allows are marked stalled; each announced once.
     static func promoteWaiting(
         store: any WatchStore, clock: any TrackingClock, failures: StoreFailures, announced: @Sendable () -> Void
     ) async {
@@ -323,6 +324,11 @@ public final class Server: Sendable {
                 if try await store.promoteWaiting(now: clock.now, limit: 500) > 0 { announced() }
             } catch {
                 failures.report(.promoteWaiting, error)
+            }
+            do {
+                if try await store.markStalled(now: clock.now, limit: 500) > 0 { announced() }
+            } catch {
+                failures.report(.markStalled, error)
             }
             try? await clock.sleep(until: clock.uptime + .seconds(60))
         }

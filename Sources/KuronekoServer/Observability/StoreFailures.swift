@@ -22,6 +22,7 @@ public final class StoreFailures: Sendable {
         case recordChannelAttempt = "record_channel_attempt"
         case endChannel = "end_channel"
         case announceArrivals = "announce_arrivals"
+        case markStalled = "mark_stalled"
         case promoteWaiting = "promote_waiting"
         case forgetFinished = "forget_finished"
         case loadKeys = "load_keys"

@@ -96,7 +96,7 @@ extension AddChannelRequest {
     {
         guard let value, !(value is NSNull) else { return nil }
         let names = AnnouncementKind.allCases.map(\.rawValue).joined(separator: ", ")
-        guard let list = value as? [String], allowEmpty || !list.isEmpty, list.count <= 4 else {
+        guard let list = value as? [String], allowEmpty || !list.isEmpty, list.count <= AnnouncementKind.allCases.count else {
             throw .bad("\(field) is not a\(allowEmpty ? "" : " non-empty") list of \(names)")
         }
         var kinds: [AnnouncementKind] = []

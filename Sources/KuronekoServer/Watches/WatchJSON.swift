@@ -19,6 +19,8 @@ public enum WatchJSON {
         appendDate(&out, watch.createdAt)
         append(&out, #","family":"#)
         appendString(&out, watch.family?.rawValue)
+        append(&out, #","stalled_since":"#)
+        appendDate(&out, watch.stalledAt)
         append(&out, #","label":"#)
         appendString(&out, watch.label)
         append(&out, #","number":"#)

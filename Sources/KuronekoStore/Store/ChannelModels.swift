@@ -26,6 +26,8 @@ public struct ChannelRecord: Sendable, Hashable {
     public func hears(_ kind: AnnouncementKind, for number: TrackingNumber) -> Bool {
         guard endedAt == nil else { return false }
         if let numbers, !numbers.contains(number.digits) { return false }
+        // A stall is heard by a channel that hears exceptions (it needs the person too), or names it.
+        if kind == .stalled { return kinds.contains(.stalled) || kinds.contains(.exception) }
         return kinds.contains(kind) || (kind != .arrivingSoon && kinds.contains(.changed))
     }
 }

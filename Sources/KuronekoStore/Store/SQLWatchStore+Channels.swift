@@ -117,6 +117,38 @@ extension SQLWatchStore {
         }
     }
 
+    public func markStalled(now: Date, limit: Int) async throws -> Int {
+        try await database.write { connection in
+            var marked = 0
+            for (code, seconds) in StallLimits.limits where marked < limit {
+                // The latest event's time as the list keeps it (ISO 8601 in Japan time, so text order is time order).
+                let before = JapanDateTime(now.addingTimeInterval(-seconds)).iso8601
+                let rows = try connection.run(
+                    """
+                    SELECT w.id, w.owner, w.number, w.label, s.json FROM watches w
+                    LEFT JOIN shipments s ON s.number = w.number
+                    WHERE w.active = 1 AND w.stalled_at IS NULL AND w.status_code = ? AND w.last_event_at < ?
+                    ORDER BY w.id LIMIT ?
+                    """, [.text(code.rawValue), .text(before), .integer(Int64(limit - marked))])
+                for row in rows {
+                    let id = Int64(try row.requiredInt("id"))
+                    try connection.run(
+                        "UPDATE watches SET stalled_at = ? WHERE id = ? AND stalled_at IS NULL",
+                        [.real(now.timeIntervalSince1970), .integer(id)])
+                    guard connection.changes > 0 else { continue }
+                    marked += 1
+                    guard let json = try row.data("json"),
+                        let number = try? TrackingNumber(parsing: try row.requiredText("number"))
+                    else { continue }
+                    _ = try self.queueAnnouncements(
+                        .stalled, watchID: id, owner: try row.requiredText("owner"), number: number,
+                        label: try row.text("label"), shipment: json, at: now, on: connection)
+                }
+            }
+            return marked
+        }
+    }
+
     @discardableResult
     public func announce(_ kind: AnnouncementKind, watch: Watch, shipment: Data, at now: Date) async throws -> Int {
         try await database.write { connection in

@@ -66,6 +66,8 @@ extension SQLWatchStore {
                 values.append(listed.values[0])
                 // Not known to the carrier yet, and added within the grace: waiting, not a problem.
                 values += [.integer(notFound ? 1 : 0), .real(graceStart), listed.values[1]]
+                // A new latest event ends a stall.
+                values.append(listed.values[3])
                 values += listed.values[2..<ListColumns.recorded]
                 values.append(.integer(watchID))
                 return values
@@ -113,6 +115,7 @@ extension SQLWatchStore {
                         carrier = COALESCE(carrier, ?), arriving_at = ?, arriving_window = ?, claimed_until = NULL,
                         status_code = ?,
                         family = CASE WHEN ? = 1 AND created_at > ? THEN 'waiting' ELSE ? END,
+                        stalled_at = CASE WHEN last_event_at IS DISTINCT FROM ? THEN NULL ELSE stalled_at END,
                         forecast_date = ?, last_event_at = ?, dated = ?
                     WHERE id = ?
                     """,

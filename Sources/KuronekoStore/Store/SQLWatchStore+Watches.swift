@@ -151,6 +151,13 @@ extension SQLWatchStore {
                 [.text(owner.id)] + arguments)
         }
         var summary = WatchSummary()
+        let (conditions, arguments) = counted.conditions(now: now, match: match)
+        summary.stalled = try await database.read { connection in
+            try Self.scalar(
+                connection.run(
+                    "SELECT COUNT(*) AS n FROM watches w WHERE w.owner = ? AND w.stalled_at IS NOT NULL AND w.active = 1"
+                        + conditions, [.text(owner.id)] + arguments))
+        }
         for row in rows {
             let count = try row.requiredInt("n")
             guard count > 0 else { continue }

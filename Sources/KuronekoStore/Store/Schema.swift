@@ -198,6 +198,8 @@ enum Schema {
             fill: { try SchemaFills.listColumns(on: $0) }),
         // 9: what the deliverer keeps of each channel: why it is failing, LINE's quota, a digest, a hold.
         SQLiteDatabase.Migration(version: 9, sql: "ALTER TABLE channels ADD COLUMN state TEXT;"),
+        // 10: when a watch was found stalled (no new event for longer than its status allows), until one comes.
+        SQLiteDatabase.Migration(version: 10, sql: "ALTER TABLE watches ADD COLUMN stalled_at REAL;"),
     ]
 }
 

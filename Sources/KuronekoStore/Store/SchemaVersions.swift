@@ -17,6 +17,7 @@ public enum SchemaVersions {
             "adds what a list is narrowed by to each watch (status, family, forecast day, last event, search text), "
             + "indexed, and fills it for every watch already there; counts each owner's watches",
         9: "adds what the deliverer keeps of each channel (why it is failing, LINE's quota, a digest, a hold)",
+        10: "adds when each watch was found stalled (no new event for longer than its status allows)",
     ]
 
     /// The newest version this build knows.

@@ -70,11 +70,13 @@ public struct WatchQuery: Sendable, Equatable {
     public var text: String?
     /// Only watches with a dated forecast, or else a dated window the recipient asked for (the calendar).
     public var dated = false
+    /// Only stalled watches (`?stalled=true`).
+    public var stalled = false
 
     public init() {}
 
     public var isEmpty: Bool {
-        codes == nil && families == nil && forecast == nil && carrier == nil && text == nil && !dated
+        codes == nil && families == nil && forecast == nil && carrier == nil && text == nil && !dated && !stalled
     }
 
     /// The query without the parts a summary counts by (codes, families, forecast): what the counts are of.
@@ -84,6 +86,7 @@ public struct WatchQuery: Sendable, Equatable {
         query.families = nil
         query.extraCodes = []
         query.forecast = nil
+        query.stalled = false
         return query
     }
 
@@ -126,6 +129,7 @@ public struct WatchQuery: Sendable, Equatable {
             arguments.append(.text(forecast.isoDate(now: now)))
         }
         if dated { sql += " AND w.dated = 1" }
+        if stalled { sql += " AND w.stalled_at IS NOT NULL AND w.active = 1" }
         if let text, let needle = SearchText.needle(text) {
             let (condition, values) = match.condition("w.search_text", needle: needle)
             sql += " AND " + condition
@@ -144,13 +148,15 @@ public struct WatchSummary: Sendable, Equatable {
     public var byFamily: [String: Int] = Dictionary(uniqueKeysWithValues: WatchFamily.allCases.map { ($0.rawValue, 0) })
     public var forecastToday = 0
     public var forecastTomorrow = 0
+    /// Active watches stalled now.
+    public var stalled = 0
 
     public init() {}
 
     public var json: [String: Any] {
         [
             "total": total, "active": active, "finished": total - active, "by_status": byCode, "by_family": byFamily,
-            "forecast": ["today": forecastToday, "tomorrow": forecastTomorrow],
+            "forecast": ["today": forecastToday, "tomorrow": forecastTomorrow], "stalled": stalled,
         ]
     }
 }

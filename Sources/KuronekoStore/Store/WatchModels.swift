@@ -58,6 +58,8 @@ public struct Watch: Sendable, Hashable {
     public var webhookEnded: WebhookEnd? = nil
     /// What the list counts it as (``WatchFamily``), as the store keeps it.
     public var family: WatchFamily? = nil
+    /// Since when it has been stalled (no new event for longer than its status allows), if it is.
+    public var stalledAt: Date? = nil
 }
 
 /// A number the poller is to check, and where.
@@ -274,6 +276,9 @@ public protocol WatchStore: Sendable {
     /// Watches waiting for their carrier to know their number (``WatchFamily/waiting``) past the grace become a
     /// problem, each announced once as an exception to the channels that hear it. - Returns: how many.
     func promoteWaiting(now: Date, limit: Int) async throws -> Int
+    /// Active watches whose latest event is older than their status allows (``StallLimits``) are marked
+    /// stalled, each announced once (`stalled`); a new event clears the mark. - Returns: how many were marked.
+    func markStalled(now: Date, limit: Int) async throws -> Int
     /// Keeps what the deliverer knows of a channel (``ChannelRecord/state``).
     func setChannelState(_ id: Int64, _ state: Data) async throws
     /// A channel's pending announcements, oldest first, at most `limit` (what one digest folds).
@@ -314,6 +319,15 @@ public enum WatchLimits {
     /// How long a number the carrier does not know yet (伝票番号未登録, 該当なし) is waiting rather than a
     /// problem, from when it was added: three days, unless the operator sets another (`--unregistered-grace`).
     public static let unregisteredGrace: TimeInterval = 3 * 86_400
+}
+
+/// How long a parcel may go without a new event in each status before it is stalled: accepted or in transit
+/// three days, out for delivery one day, held at an office (for pickup, or brought back) five days.
+public enum StallLimits {
+    public static let limits: [(code: StatusCode, seconds: TimeInterval)] = [
+        (.infoReceived, 3 * 86_400), (.inTransit, 3 * 86_400), (.outForDelivery, 86_400),
+        (.availableForPickup, 5 * 86_400), (.attemptFailed, 5 * 86_400),
+    ]
 }
 
 /// What the store refuses, with a stable code.

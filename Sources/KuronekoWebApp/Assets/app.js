@@ -19,7 +19,7 @@ const state = {
   watches: null, etag: null, listKey: null, summary: null, more: false, savedAt: null, loadedAt: null,
   sort: storage.get("kuroneko.sort", "status"), filter: storage.get("kuroneko.filter", "all"),
   parcel: null, parcelEtag: null, message: "",
-  family: "all", today: false, query: "", selected: new Set(), awaiting: new Set(),
+  family: "all", today: false, stalled: false, query: "", selected: new Set(), awaiting: new Set(),
 };
 
 // ---- Routing ------------------------------------------------------------------------------------------
@@ -119,6 +119,7 @@ function listQuery({ counted = false } = {}) {
   if (state.filter === "active" || state.filter === "finished") parts.push(`status=${state.filter}`);
   if (!counted && state.family !== "all") parts.push(`family=${encodeURIComponent(state.family)}`);
   if (!counted && state.today) parts.push("forecast=today");
+  if (!counted && state.stalled) parts.push("stalled=true");
   const text = state.query.replace(/[\u0000-\u001f\u007f]/g, " ").trim().slice(0, 200);
   if (text) parts.push(`q=${encodeURIComponent(text)}`);
   return parts.join("&");
@@ -316,9 +317,13 @@ function drawCounts() {
   }, text);
   box.replaceChildren(
     chip("count-all", t("countAll", { n: summary.total }), state.family === "all" && !state.today,
-      () => { state.family = "all"; state.today = false; loadList(); }),
+      () => { state.family = "all"; state.today = false; state.stalled = false; loadList(); }),
     chip("count-today", t("countToday", { n: summary.forecast ? summary.forecast.today : 0 }), state.today,
       () => { state.today = !state.today; loadList(); }),
+    ...(summary.stalled || state.stalled
+      ? [chip("count-stalled", t("countStalled", { n: summary.stalled || 0 }), state.stalled,
+        () => { state.stalled = !state.stalled; loadList(); })]
+      : []),
     ...COUNT_FAMILIES.filter((family) => counts[family] || state.family === family).map((family) =>
       chip(`count-${family}`, `${t(`family.${family}`)} ${counts[family] || 0}`, state.family === family,
         () => { state.family = state.family === family ? "all" : family; loadList(); })));

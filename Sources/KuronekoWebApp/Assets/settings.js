@@ -7,7 +7,7 @@ import { formatTime, language, refusal, t } from "./i18n.js";
 import { ALL, forgetDeviceChannel, pushControl } from "./notify.js";
 import { h } from "./views.js";
 
-const KINDS = ["changed", "delivered", "exception", "arriving_soon"];
+const KINDS = ["changed", "delivered", "exception", "arriving_soon", "stalled"];
 const ADDABLE = ["ntfy", "slack", "discord", "email", "line"];
 
 /** Draws the view into `main`; `explain` puts a failure into words (true when a key form replaced the view). */

@@ -144,6 +144,7 @@ enum CommandCatalog {
                 "only these status codes or families (pending, accepted, transit, out, delivered, problem), "
                     + "comma-separated; finished parcels included"),
             .flag("--today", "only parcels still on their way whose forecast is today (Japan time)"),
+            .flag("--stalled", "only parcels with no new event for longer than their status allows"),
             .flag("--tomorrow", "only parcels still on their way whose forecast is tomorrow"), carrier,
             .value("--search", "TEXT", "only parcels whose label holds TEXT or whose number holds its digits"),
             .flag("--json", "print JSON"),

@@ -29,6 +29,7 @@ public struct DiscordChannel: ChannelKind {
         case .delivered: 0x16A34A
         case .exception: 0xDC2626
         case .arrivingSoon: 0xF59E0B
+        case .stalled: 0xF59E0B
         }
     }
 }

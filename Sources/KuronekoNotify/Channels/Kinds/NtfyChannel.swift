@@ -28,6 +28,7 @@ public struct NtfyChannel: ChannelKind {
         case .delivered: "white_check_mark,package"
         case .exception: "warning,package"
         case .arrivingSoon: "truck,package"
+        case .stalled: "hourglass,package"
         }
     }
 }
