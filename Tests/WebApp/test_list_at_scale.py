@@ -93,7 +93,7 @@ class ListAtScaleTests(unittest.TestCase):
     def test_1b_every_family_and_today_agree_with_the_api(self):
         """Each chip's count is the server's, and pressing it shows exactly the numbers the API lists for it:
         the page narrows nothing itself."""
-        families = ["pending", "accepted", "transit", "out", "delivered", "problem"]
+        families = ["pending", "accepted", "transit", "out", "delivered", "problem", "waiting"]
         summary = self.summary()
         self.assertEqual(sum(summary["by_family"][family] for family in families), summary["total"])
         shown = set()
