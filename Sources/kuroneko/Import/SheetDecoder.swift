@@ -9,10 +9,13 @@ final class SheetDecoder {
     private var carried: [UInt8] = []
     private let converter: iconv_t?
     private let name: String
+    /// Whether the encoding was found rather than named (an error then says how to name it).
+    private let guessed: Bool
 
     /// - Parameters:
     ///   - first: the sheet's first bytes (its byte order mark, if any, is dropped from them by ``decode``).
     init(first: [UInt8], forced: SheetEncoding?) throws(SheetTextError) {
+        guessed = forced == nil
         var chosen = forced
         let utf8BOM = first.starts(with: [0xEF, 0xBB, 0xBF])
         let utf16 = first.starts(with: [0xFF, 0xFE]) || first.starts(with: [0xFE, 0xFF])
@@ -121,7 +124,7 @@ final class SheetDecoder {
             let text = String(decoding: output.prefix(written), as: UTF8.self)
             throw SheetTextError(
                 description: "is not \(name): row \(row + text.unicodeScalars.filter { $0 == "\n" }.count) has bytes "
-                    + shown)
+                    + shown + (guessed ? "; it is not UTF-8 either; give --encoding if you know it" : ""))
         }
         carried = Array(input.suffix(left))
         return String(decoding: output.prefix(written), as: UTF8.self)
