@@ -166,9 +166,19 @@ struct ShowCommand: ArgumentsCommand {
         if let shipment = watch.latest?.shipment {
             let status = english ? (shipment.status.labelEnglish ?? shipment.status.label) : shipment.status.label
             lines.append("\(status) (\(shipment.status.code))" + (shipment.product.map { "  \($0)" } ?? ""))
+            if let summary = shipment.status.summary { lines.append("  \(summary)") }
+            if let shipped = shipment.shipDate { lines.append((english ? "shipped " : "出荷日 ") + shipped.iso8601) }
             for event in shipment.events {
                 let label = english ? (event.labelEnglish ?? event.label) : event.label
-                lines.append("  \(event.at?.iso8601 ?? event.dateText ?? "-")  \(label)  \(event.place ?? "")")
+                lines.append(
+                    "  \(event.at?.iso8601 ?? event.dateText ?? "-")  \(label)  \(event.place ?? "")"
+                        + (event.detail.map { "  (\($0))" } ?? ""))
+            }
+            if shipment.asksToCall, let offices = shipment.offices {
+                lines.append(english ? "ask:" : "お問い合わせ先:")
+                for office in offices {
+                    lines.append("  \(office.role)  \(office.name)  \(office.telephone ?? "")")
+                }
             }
         } else {
             lines.append("not checked yet")

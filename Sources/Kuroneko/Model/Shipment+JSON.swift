@@ -11,6 +11,8 @@ extension Shipment: Codable {
         case deliveredAt = "delivered_at"
         case carriersAsked = "carriers_asked"
         case changeDeliveryURL = "change_delivery_url"
+        case shipDate = "ship_date"
+        case offices
     }
 
     public func encode(to encoder: any Encoder) throws {
@@ -25,6 +27,8 @@ extension Shipment: Codable {
         try container.encode(deliveredAt, forKey: .deliveredAt)
         try container.encodeIfPresent(carriersAsked, forKey: .carriersAsked)
         try container.encodeIfPresent(changeDeliveryURL?.absoluteString, forKey: .changeDeliveryURL)
+        try container.encodeIfPresent(shipDate, forKey: .shipDate)
+        try container.encodeIfPresent(offices, forKey: .offices)
     }
 
     public init(from decoder: any Decoder) throws {
@@ -46,6 +50,8 @@ extension Shipment: Codable {
         carriersAsked = try container.decodeIfPresent([Carrier].self, forKey: .carriersAsked)
         changeDeliveryURL = try container.decodeIfPresent(String.self, forKey: .changeDeliveryURL).flatMap(
             URL.init(string:))
+        shipDate = try container.decodeIfPresent(JapanDateTime.self, forKey: .shipDate)
+        offices = try container.decodeIfPresent([CarrierOffice].self, forKey: .offices)
     }
 }
 
@@ -84,7 +90,7 @@ extension TrackingEvent: Codable {
         case labelEnglish = "label_en"
         case code, at
         case dateText = "date_text"
-        case place
+        case place, detail
     }
 
     public func encode(to encoder: any Encoder) throws {
@@ -95,6 +101,7 @@ extension TrackingEvent: Codable {
         try container.encode(at, forKey: .at)
         try container.encode(dateText, forKey: .dateText)
         try container.encode(place, forKey: .place)
+        try container.encodeIfPresent(detail, forKey: .detail)
     }
 
     public init(from decoder: any Decoder) throws {
@@ -105,6 +112,7 @@ extension TrackingEvent: Codable {
         at = try container.decodeIfPresent(JapanDateTime.self, forKey: .at)
         dateText = try container.decodeIfPresent(String.self, forKey: .dateText)
         place = try container.decodeIfPresent(String.self, forKey: .place)
+        detail = try container.decodeIfPresent(String.self, forKey: .detail)
     }
 }
 

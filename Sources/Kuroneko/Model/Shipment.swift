@@ -24,6 +24,11 @@ public struct Shipment: Hashable, Sendable {
     /// 詳細確認／日時・場所変更 button, kept only when it is an https address at the carrier; `nil` (and left out of
     /// the JSON) when the page has none.
     public var changeDeliveryURL: URL?
+    /// The day the parcel was shipped, where the page gives it (Sagawa's 出荷日).
+    public var shipDate: JapanDateTime? = nil
+    /// The offices to call about it, with their telephone numbers, where the page gives them (Sagawa's
+    /// 集荷・配達に関するお問い合せ, Japan Post's 窓口店).
+    public var offices: [CarrierOffice]? = nil
 
     public init(
         trackingNumber: TrackingNumber, carrier: Carrier = .yamato, status: ShipmentStatus, product: String?,
@@ -76,6 +81,8 @@ public struct TrackingEvent: Hashable, Sendable {
     public var dateText: String?
     /// The office that scanned the parcel, or `nil` when empty.
     public var place: String?
+    /// What the page adds to the row (Japan Post's 詳細, e.g. 保管期間経過のため), or `nil`.
+    public var detail: String? = nil
 
     public init(
         label: String, labelEnglish: String?, code: StatusCode, at: JapanDateTime?, dateText: String?, place: String?
@@ -104,5 +111,31 @@ public struct ScheduledDelivery: Hashable, Sendable {
         self.date = date
         self.windowStart = windowStart
         self.windowEnd = windowEnd
+    }
+}
+
+/// An office to call about a parcel, as its carrier's page names it: its part (`配達`, `集荷`, `引受`, or the
+/// page's English), its name and its telephone number.
+public struct CarrierOffice: Hashable, Sendable, Codable {
+    public var role: String
+    public var name: String
+    public var telephone: String?
+
+    public init(role: String, name: String, telephone: String?) {
+        self.role = role
+        self.name = name
+        self.telephone = telephone
+    }
+}
+
+extension Shipment {
+    /// Whether the page asks the person to get in touch (its sentence says お問い合わせ, or the parcel is held,
+    /// brought back, under investigation or returned): then the offices to call are shown.
+    public var asksToCall: Bool {
+        if status.summary?.contains("お問い合わせ") == true || status.summary?.contains("お問い合せ") == true { return true }
+        switch status.code {
+        case .exception, .returned, .attemptFailed, .availableForPickup: return true
+        default: return false
+        }
     }
 }

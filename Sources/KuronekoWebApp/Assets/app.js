@@ -1,7 +1,7 @@
 // The dashboard: the list at /, a parcel at /parcel/NUMBER, kept current by conditional requests.
 
 import { ApiError, listWatches, request, storeKey, storedKey, watchPath, watchSummary } from "./api.js";
-import { formatTime, language, refusal, relativeTime, setLanguage, statusLabel, t, translateStatic } from "./i18n.js";
+import { formatDate, formatTime, language, refusal, relativeTime, setLanguage, statusLabel, t, translateStatic } from "./i18n.js";
 import { checkNumber, formatNumber, splitNumbers } from "./numbers.js";
 import { STEPS, familyOf } from "./status.js";
 import { ALL, pushControl } from "./notify.js";
@@ -600,6 +600,8 @@ function drawParcel() {
       [t("product"), shipment && shipment.product],
       [t("scheduled"), deliveryWindow(shipment && shipment.scheduled_delivery)],
       [t("requested"), deliveryWindow(shipment && shipment.requested_delivery)],
+      [t("shipDate"), shipment && shipment.ship_date ? formatDate(shipment.ship_date) : null],
+      [t("askAt"), asksToCall(shipment) ? offices(shipment.offices) : null],
       [t("lastChecked"), watch.checked_at ? `${formatTime(watch.checked_at)} (${relativeTime(watch.checked_at)})` : t("neverChecked")],
     ]),
     h("div", { class: "actions" }, refresh, removeButton, carrierSite(carrierOf(watch), watch.number)),
@@ -609,6 +611,21 @@ function drawParcel() {
     h("section", { "aria-labelledby": "webhook-title", id: "webhook-section" }, h("h2", { id: "webhook-title" }, t("webhookTitle")),
       webhookForm(watch),
       watch.webhook_url ? deliveryLog(deliveries) : null)));
+}
+
+/** Whether the page asks the person to get in touch (as the server's `asksToCall`). */
+function asksToCall(shipment) {
+  if (!shipment || !shipment.offices || !shipment.offices.length) return false;
+  const summary = (shipment.status && shipment.status.summary) || "";
+  return /お問い合わ?せ/.test(summary)
+    || ["exception", "returned", "attempt_failed", "available_for_pickup"].includes(shipment.status && shipment.status.code);
+}
+
+/** The offices to call, each with its telephone as a link a phone dials. */
+function offices(list) {
+  return h("ul", { id: "offices", class: "offices" }, list.map((office) => h("li", {},
+    `${office.name}（${office.role}）`,
+    office.telephone ? [" ", h("a", { href: `tel:${office.telephone.replace(/[^0-9+]/g, "")}` }, office.telephone)] : null)));
 }
 
 /** The carrier's own words (always Japanese): marked as Japanese, and said so on an English page. */

@@ -21,7 +21,7 @@ public struct JapanPostPageParser: Sendable {
         }
         let shipments: [Shipment]
         if let details = table("配達状況詳細") {
-            shipments = [try detailShipment(details, history: table("履歴情報"))]
+            shipments = [try detailShipment(details, history: table("履歴情報"), offices: table("窓口店"))]
         } else if let list = table("照会結果") {
             shipments = try listShipments(list)
         } else {
@@ -40,7 +40,18 @@ public struct JapanPostPageParser: Sendable {
 
     // MARK: The detail page
 
-    private func detailShipment(_ details: HTMLElement, history: HTMLElement?) throws(TrackingPageError) -> Shipment {
+    /// 窓口店: each row's part (区分), office (取扱局) and telephone number (電話番号).
+    private static func offices(in table: HTMLElement) -> [CarrierOffice] {
+        table.descendants { $0.name == "tr" }.compactMap { row in
+            let cells = row.elements.filter { $0.name == "td" }.map(\.squeezedText)
+            guard cells.count == 3, !cells[1].isEmpty else { return nil }
+            return CarrierOffice(role: cells[0], name: cells[1], telephone: cells[2].isEmpty ? nil : cells[2])
+        }
+    }
+
+    private func detailShipment(_ details: HTMLElement, history: HTMLElement?, offices: HTMLElement? = nil)
+        throws(TrackingPageError) -> Shipment
+    {
         let rows = details.descendants { $0.name == "tr" }
         guard rows.count >= 2 else {
             throw TrackingPageError(.malformedBlock, "Japan Post's 配達状況詳細 table has no value row")
@@ -75,13 +86,16 @@ public struct JapanPostPageParser: Sendable {
         var code = last.code
         if everReturned, code != .delivered { code = .returned }
         let delivered = code == .delivered ? events.last { $0.code == .delivered }?.at : nil
-        return Shipment(
+        var shipment = Shipment(
             trackingNumber: number, carrier: .japanPost,
             status: ShipmentStatus(
                 code: code, label: last.label, labelEnglish: last.labelEnglish, summary: summary, note: nil,
                 isTerminal: lastMeaning.isFinal),
             product: product, scheduledDelivery: requested, requestedDelivery: requested, events: events,
             deliveredAt: delivered)
+        let offices = offices.map(Self.offices(in:)) ?? []
+        shipment.offices = offices.isEmpty ? nil : offices
+        return shipment
     }
 
     /// The history rows: each event a row of five cells (its office's postcode follows in a row of one).
@@ -94,7 +108,10 @@ public struct JapanPostPageParser: Sendable {
             switch cells.count {
             case 0, 1: continue
             case 5:
-                events.append(event(date: cells[0], label: cells[1], office: cells[3], region: cells[4]))
+                var event = event(date: cells[0], label: cells[1], office: cells[3], region: cells[4])
+                let detail = cells[2].squeezedText
+                event.detail = detail.isEmpty ? nil : detail
+                events.append(event)
             default:
                 throw TrackingPageError(
                     .malformedBlock,

@@ -82,13 +82,17 @@ public struct SagawaPageParser: Sendable {
         let requested = info["再配達希望日時"].flatMap { dates.delivery(from: $0) }
         let scheduled = info["配達予定日"].flatMap { dates.delivery(from: $0) } ?? requested
         let delivered = code == .delivered ? events.last { $0.code == .delivered }?.at : nil
-        return Shipment(
+        var shipment = Shipment(
             trackingNumber: number, carrier: .sagawa,
             status: ShipmentStatus(
                 code: code, label: label, labelEnglish: english, summary: sentence.isEmpty ? nil : sentence,
                 note: nil, isTerminal: code == .delivered || code == .invalidNumber),
             product: nil, scheduledDelivery: scheduled, requestedDelivery: requested, events: events,
             deliveredAt: delivered)
+        shipment.shipDate = shipDate
+        let offices = detail.map(Self.offices(in:)) ?? []
+        shipment.offices = offices.isEmpty ? nil : offices
+        return shipment
     }
 
     /// The state sentence: `p.txt_state`, or the cell's own text when it has no paragraph (該当なし).
@@ -128,6 +132,30 @@ public struct SagawaPageParser: Sendable {
             return JapanDateTime(year: numbers[0], month: numbers[1], day: numbers[2])
         }
         return nil
+    }
+
+    /// 集荷・配達に関するお問い合せ (`荒川営業所 TEL:0570-01-0659 FAX:03-…`): the office and its telephone number.
+    private static func offices(in detail: HTMLElement) -> [CarrierOffice] {
+        var offices: [CarrierOffice] = []
+        for row in detail.descendants(where: { $0.name == "tr" }) {
+            guard let header = row.elements.first(where: { $0.name == "th" }),
+                let value = row.elements.first(where: { $0.name == "td" })
+            else { continue }
+            let role: String
+            switch header.squeezedText {
+            case "集荷に関するお問い合せ": role = "集荷"
+            case "配達に関するお問い合せ": role = "配達"
+            default: continue
+            }
+            let text = value.squeezedText
+            let parts = text.components(separatedBy: "TEL")
+            let name = parts[0].trimmingCharacters(in: .whitespaces)
+            guard !name.isEmpty else { continue }
+            let telephone = parts.count > 1
+                ? parts[1].drop { $0 == ":" || $0 == "：" || $0 == " " }.prefix { $0.isNumber || $0 == "-" } : ""
+            offices.append(CarrierOffice(role: role, name: name, telephone: telephone.isEmpty ? nil : String(telephone)))
+        }
+        return offices
     }
 
     private static let arrows: Set<Character> = ["↓", "⇒", "↑", "→"]
