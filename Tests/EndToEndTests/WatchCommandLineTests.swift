@@ -1,6 +1,7 @@
 import Foundation
 import Kuroneko
 import KuronekoServer
+import KuronekoStore
 import KuronekoTestSupport
 import Testing
 
@@ -128,5 +129,37 @@ struct WatchCommandLineTests {
             errors.count == 2 && errors.last?.hasPrefix("kuroneko: import: 1,001 rows: 1,000 numbers tracked") == true)
         let posts = try JSON(data: try await HTTPClient.send("GET", simulator.baseURL + "/admin/stats").body)["posts"]
         #expect(posts == .number(100), "ten numbers per POST")
+    }
+}
+
+/// `kuroneko show` says whom to call when the carrier's page asks the person to get in touch.
+@Suite("show: what to do next")
+struct ShowWhatToDoTests {
+    @Test("a Sagawa parcel under investigation shows its ship date and the offices to call with their telephones")
+    func officesToCall() async throws {
+        let path = FileManager.default.temporaryDirectory.appendingPathComponent("show-\(UUID().uuidString).sqlite").path
+        let store = try SQLiteWatchStore(path: path)
+        let number = try TrackingNumber(parsing: "4109-3370-8124")
+        let now = Date()
+        _ = try await store.add(number, carrier: .sagawa, label: "返品", owner: .local, webhook: nil, now: now)
+        var shipment = Shipment(
+            trackingNumber: number, carrier: .sagawa,
+            status: ShipmentStatus(
+                code: .exception, label: "調査中", labelEnglish: "Under investigation",
+                summary: "恐れ入りますが、営業所へお問い合わせください。", note: nil, isTerminal: false),
+            product: nil, scheduledDelivery: nil, events: [], deliveredAt: nil)
+        shipment.shipDate = JapanDateTime(year: 2026, month: 8, day: 7)
+        shipment.offices = [
+            CarrierOffice(role: "集荷", name: "西埼玉営業所", telephone: "0570-55-0421"),
+            CarrierOffice(role: "配達", name: "荒川営業所", telephone: "0570-01-0659"),
+        ]
+        try await store.record(shipment, fetchedAt: now) { _, _ in now }
+        let shown = try KuronekoBinary.run(["show", number.formatted, "--db", path])
+        #expect(shown.status == 0, "\(shown.standardError)")
+        let lines = shown.standardOutput.split(separator: "\n").map(String.init)
+        #expect(lines.contains("出荷日 2026-08-07"), "\(lines)")
+        #expect(lines.contains("お問い合わせ先:"), "\(lines)")
+        #expect(lines.contains("  配達  荒川営業所  0570-01-0659"), "\(lines)")
+        #expect(lines.contains("  集荷  西埼玉営業所  0570-55-0421"), "\(lines)")
     }
 }

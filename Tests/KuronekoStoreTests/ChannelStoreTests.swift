@@ -2,7 +2,10 @@ import Foundation
 import Kuroneko
 import KuronekoStore
 import KuronekoTestSupport
+import Synchronization
 import Testing
+
+@testable import KuronekoServer
 
 /// Notification channels in the store, on both engines: each change queued for the owner's channels that
 /// hear it, in the change's transaction; claimed in order per channel; ended channels hear nothing more.
@@ -201,5 +204,55 @@ struct ChannelStoreTests {
         try await store.record(moving(later), fetchedAt: later.addingTimeInterval(60)) { _, _ in later }
         #expect(try await store.watch(number, owner: owner)?.stalledAt == nil)
         #expect(try await store.watchSummary(owner: owner, matching: WatchQuery(), now: later).stalled == 0)
+    }
+
+    @Test(
+        "the server's minute job on a manual clock: a waiting number becomes a problem and a still parcel stalls, each announced once",
+        arguments: StoreEngine.available)
+    func serverJobOnAManualClock(engine: StoreEngine) async throws {
+        let store = try await engine.makeStore().store
+        let clock = ManualClock(start: Self.now)
+        let owner = WatchOwner.key(9)
+        _ = try await store.addChannel(Self.channel([.exception]), owner: owner, now: clock.now)
+        let unknown = try TrackingNumber(parsing: "3277-5445-9830")
+        let still = ValidNumbers.numbers(1, from: 34_000_000_000)[0]
+        _ = try await store.add(unknown, label: "未登録", owner: owner, webhook: nil, now: clock.now)
+        _ = try await store.add(still, label: "止まる", owner: owner, webhook: nil, now: clock.now)
+        try await store.record(Self.shipment(unknown, .notFound, "伝票番号未登録"), fetchedAt: clock.now) { _, _ in Self.now }
+        var moving = Self.shipment(still, .inTransit, "輸送中")
+        moving.events = [
+            TrackingEvent(
+                label: "輸送中", labelEnglish: nil, code: .inTransit, at: JapanDateTime(clock.now), dateText: nil,
+                place: "羽田")
+        ]
+        try await store.record(moving, fetchedAt: clock.now) { _, _ in Self.now }
+        let announced = Mutex(0)
+        let job = Task {
+            await Server.promoteWaiting(store: store, clock: clock, failures: StoreFailures()) {
+                announced.withLock { $0 += 1 }
+            }
+        }
+        defer { job.cancel() }
+        // The first pass, at the start, finds nothing; then the job sleeps a minute.
+        await clock.waitForSleeper(until: .seconds(60))
+        #expect(try await store.watch(unknown, owner: owner)?.family == .waiting)
+        #expect(try await store.watch(still, owner: owner)?.stalledAt == nil)
+        #expect(announced.withLock { $0 } == 0)
+        // Three days and a minute on: the pass after the wake promotes and stalls, and the job sleeps again.
+        let later: Duration = .seconds(3 * 86_400 + 60)
+        clock.advance(by: later)
+        await clock.waitForSleeper(until: later + .seconds(60))
+        #expect(try await store.watch(unknown, owner: owner)?.family == .problem)
+        #expect(try await store.watch(still, owner: owner)?.stalledAt == clock.now)
+        #expect(announced.withLock { $0 } >= 1)
+        let due = try await store.claimChannelDeliveries(
+            at: clock.now, limit: 10, leaseUntil: clock.now, excludingChannels: [])
+        #expect(due.count == 1, "one channel: its oldest announcement first")
+        let backlog = try await store.channelBacklog(due[0].channel.id, limit: 10)
+        #expect(Set(backlog.map(\.kind)) == [.exception, .stalled] && backlog.count == 2)
+        // Another minute: nothing more is said.
+        clock.advance(by: .seconds(60))
+        await clock.waitForSleeper(until: later + .seconds(120))
+        #expect(try await store.channelBacklog(due[0].channel.id, limit: 10).count == 2)
     }
 }
