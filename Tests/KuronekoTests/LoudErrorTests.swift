@@ -47,6 +47,30 @@ struct LoudErrorTests {
         #expect(error?.code == .emptyBody)
     }
 
+    @Test("text copied from a browser window is said to be text, not the page, with how to save the page")
+    func plainText() {
+        let copied = """
+            お問い合わせ結果
+            伝票番号 3277-5445-9830
+            配達完了 12月03日 14:20 ＺＯＺＯ支店
+            """
+        for parser in [
+            { try TrackingPageParser().parse(Data(copied.utf8), now: now) },
+            { try SagawaPageParser().parse(Data(copied.utf8), now: now) },
+            { try JapanPostPageParser().parse(Data(copied.utf8), now: now) },
+        ] as [() throws -> [Shipment]] {
+            do {
+                _ = try parser()
+                Issue.record("text was read as a page")
+            } catch let error as TrackingPageError {
+                #expect(error.code == .plainText)
+                #expect(error.message.contains("this is text, not the page's HTML") && error.message.contains("Save Page As"))
+            } catch {
+                Issue.record("\(error)")
+            }
+        }
+    }
+
     @Test("a page cut off anywhere is refused", arguments: Fixtures.currentCases)
     func truncatedEverywhere(page: Fixtures.Case) throws {
         let html = try page.html

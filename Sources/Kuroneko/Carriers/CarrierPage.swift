@@ -10,6 +10,14 @@ enum CarrierPage {
         guard end > 0 else {
             throw TrackingPageError(.emptyBody, "the response body is empty; expected a tracking result page")
         }
+        // Not one `<`: the text a browser window shows, copied, has none of the markup the parsers read.
+        guard bytes[..<end].contains(UInt8(ascii: "<")) else {
+            throw TrackingPageError(
+                .plainText,
+                "this is text, not the page's HTML (text copied from a browser window has none of the markup the "
+                    + "parser reads): save the page itself (the browser's Save Page As…, as a web page, HTML only) and "
+                    + "parse that file, or look the number up with `kuroneko track NUMBER`")
+        }
         let closing = Array("</html>".utf8)
         let tail = end >= closing.count ? bytes[(end - closing.count)..<end].map { $0 | 0x20 } : []
         guard tail.elementsEqual(closing.map { $0 | 0x20 }) else {

@@ -10,6 +10,8 @@ public struct TrackingPageError: Error, Hashable, Sendable, CustomStringConverti
         public static let emptyBody = Code(rawValue: "empty_body")
         /// The body stops before the end of the document.
         public static let truncated = Code(rawValue: "truncated")
+        /// Text with no markup at all: a page copied from a browser window, not the page's HTML.
+        public static let plainText = Code(rawValue: "plain_text")
         /// libxml2 could not read the bytes as HTML at all.
         public static let unreadable = Code(rawValue: "unreadable")
         /// The charset the page was said to be in is not one libxml2 can decode.
