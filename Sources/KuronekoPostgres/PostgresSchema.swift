@@ -219,6 +219,12 @@ enum PostgresSchema {
         ),
         (9, "ALTER TABLE channels ADD COLUMN state text;", nil),
         (10, "ALTER TABLE watches ADD COLUMN stalled_at double precision;", nil),
+        (
+            11,
+            SchemaFills.carrierPagesSQL(
+                text: "text", real: "double precision", blob: "bytea", id: "bigint GENERATED ALWAYS AS IDENTITY PRIMARY KEY"),
+            nil
+        ),
     ]
 
     /// The trigram index that answers a search of a long list without reading it all (pg_trgm).

@@ -70,6 +70,8 @@ struct ServeCommand: Command {
             configuration.forgetFinishedAfter = try WatchListSession.duration(
                 text, option: "--forget-finished-after", command: "serve", maximum: 86_400 * 3_650)
         }
+        configuration.canaries = try Self.canaries(arguments)
+        configuration.canaryInterval = try arguments.seconds("--canary-every") ?? configuration.canaryInterval
         server.tls = try Self.tls(arguments)
         if let port = try arguments.number("--http-redirect-port") {
             guard server.tls != nil else {
@@ -108,6 +110,30 @@ struct ServeCommand: Command {
         configuration.client = client
         configuration.shipments = service
         self.configuration = configuration
+    }
+
+    /// `--canary CARRIER=NUMBER`, comma-separated or given again, at most one per carrier.
+    private static func canaries(_ arguments: ArgumentList) throws(CommandFailure) -> [Carrier: TrackingNumber] {
+        guard let (texts, source) = arguments.allValues("--canary") else { return [:] }
+        var canaries: [Carrier: TrackingNumber] = [:]
+        for item in texts.flatMap({ $0.split(separator: ",") }).map({ $0.trimmingCharacters(in: .whitespaces) }) {
+            let shown = String(item.prefix(60))
+            guard let equals = item.firstIndex(of: "=") else {
+                throw .usage("serve: \(source) \"\(shown)\" is not CARRIER=NUMBER; expected e.g. yamato=4471-0412-3456")
+            }
+            let carrier: Carrier
+            let number: TrackingNumber
+            do {
+                carrier = try Carrier(named: String(item[..<equals]))
+                number = try TrackingNumber(parsing: String(item[item.index(after: equals)...]))
+            } catch {
+                throw .usage("serve: \(source) \"\(shown)\": \(error)")
+            }
+            guard canaries.updateValue(number, forKey: carrier) == nil else {
+                throw .usage("serve: \(source) names \(carrier) twice; give each carrier one canary")
+            }
+        }
+        return canaries
     }
 
     /// `*`, or a comma-separated list of origins such as `https://shop.example,http://localhost:3000`.

@@ -19,7 +19,9 @@ struct WatchTable {
         let english = language == .english
         let rows = watches.map { watch -> [String] in
             let shipment = watch.latest?.shipment
-            let status = shipment.map { english ? ($0.status.labelEnglish ?? $0.status.label) : $0.status.label } ?? "-"
+            var status = shipment.map { english ? ($0.status.labelEnglish ?? $0.status.label) : $0.status.label } ?? "-"
+            // The carrier's page was not understood since: what is shown is the last answer read.
+            if watch.pageRefusedAt != nil { status += english ? " (page not understood)" : "（ページを読めず）" }
             let last =
                 shipment?.events.last.map {
                     ($0.at.map { String($0.iso8601.prefix(16)).replacingOccurrences(of: "T", with: " ") } ?? "-") + " "

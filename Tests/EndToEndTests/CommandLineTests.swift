@@ -195,7 +195,10 @@ struct CommandLineTests {
         let page = Fixtures.realDirectory.appendingPathComponent("legacy-2009/list_count01.html")
         let outcome = try KuronekoBinary.run(["parse", page.path])
         #expect(outcome.status == 1)
-        #expect(outcome.standardError.contains("unrecognised page layout"))
+        #expect(
+            outcome.standardError.contains(
+                "the page is Yamato's older page (Shift_JIS tables and font tags, about 2009, replaced about "
+                    + "September 2021), which Kuroneko does not read"), "\(outcome.standardError)")
     }
 
     /// Answers a POST with the fixture page whose parcels are exactly the numbers posted.

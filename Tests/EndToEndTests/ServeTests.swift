@@ -22,7 +22,9 @@ struct ServeTests {
         #expect(!stopped.log.contains("327754459830"))
     }
 
-    @Test("against a failing simulator: 502 for a changed layout, stale answers once cached, 503 when open")
+    @Test(
+        "against a failing simulator: 502 page_not_understood for a changed layout (the circuit stays closed), stale answers once cached, 503 once cut-off pages open it"
+    )
     func faults() async throws {
         let simulator = try ServerProcess(["simulate"])
         defer { _ = simulator.stop() }
@@ -40,7 +42,12 @@ struct ServeTests {
         #expect(broken.status == 502)
         let problem = try JSON(data: broken.body)
         #expect(problem["status"] == .number(502))
-        for number in ["443496171020", "380331823605", "766171888193"] {
+        #expect(problem["reason"] == .string("page_not_understood"))
+        for number in ["443496171020", "380331823605", "766171888193", "429636181995"] {
+            #expect(try await HTTPClient.send("GET", server.baseURL + "/v1/shipments/\(number)").status == 502)
+        }
+        _ = try await HTTPClient.send("PUT", simulator.baseURL + "/admin/faults", body: #"{"truncate_pages": true}"#)
+        for number in ["623023866161", "443496171020", "380331823605", "766171888193", "429636181995"] {
             _ = try await HTTPClient.send("GET", server.baseURL + "/v1/shipments/\(number)")
         }
         let open = try await HTTPClient.send("GET", server.baseURL + "/v1/shipments/429636181995")

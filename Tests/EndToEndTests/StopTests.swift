@@ -17,15 +17,6 @@ struct StopTests {
     }
 
     /// Polls until `read` holds, for at most 30 s (a loaded machine running every suite at once is slow).
-    private static func waitFor(_ read: () async throws -> Bool) async throws -> Bool {
-        let deadline = ContinuousClock.now + .seconds(30)
-        while ContinuousClock.now < deadline {
-            if try await read() { return true }
-            try await Task.sleep(for: .milliseconds(50))
-        }
-        return false
-    }
-
     @Test("SIGTERM: new connections refused at once, queued lookups 503, a hanging one cut off at the deadline, exit 0")
     func drainWithDeadline() async throws {
         let simulator = try ServerProcess(["simulate", "--hang-seconds", "60"])
@@ -41,7 +32,7 @@ struct StopTests {
         let queued = try RawConnection(port: server.port)
         try queued.send("GET /v1/shipments/\(numbers[1].digits) HTTP/1.1\r\nHost: x\r\n\r\n")
         #expect(
-            try await Self.waitFor {
+            try await eventually {
                 String(decoding: try await SocketClient(port: server.port).get("/metrics").body, as: UTF8.self)
                     .contains(#"kuroneko_upstream_queue_length{carrier="yamato",priority="interactive"} 1"#)
             })

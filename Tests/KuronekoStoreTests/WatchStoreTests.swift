@@ -79,6 +79,8 @@ struct WatchStoreTests {
                 + "failing, LINE's quota, a digest, a hold)",
             "migrating \(path) from schema version 9 to 10: adds when each watch was found stalled (no new event for "
                 + "longer than its status allows)",
+            "migrating \(path) from schema version 10 to 11: adds when a watch's carrier page was not understood, the "
+                + "refused pages kept (masked) as evidence, and each carrier's page state",
         ]
         #expect(lines.withLock { $0 } == expected)
         lines.withLock { $0.removeAll() }

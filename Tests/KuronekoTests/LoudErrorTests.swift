@@ -24,7 +24,7 @@ struct LoudErrorTests {
     }
 
     @Test(
-        "a legacy Shift_JIS page is named an unrecognised layout, its title decoded",
+        "a legacy Shift_JIS page is named an unrecognised layout, its title decoded and the older layout named",
         .enabled(if: Fixtures.realAvailable, Comment(rawValue: Fixtures.realMissingReason)))
     func legacyLayout() throws {
         let page = Fixtures.realDirectory.appendingPathComponent("legacy-2009/list_count03.html")
@@ -36,7 +36,9 @@ struct LoudErrorTests {
         #expect(
             error?.message
                 == "unrecognised page layout: expected 3 parcel blocks for 3 numbers "
-                + "(div.parts-tracking-invoice-block), found 0; page title: \"クロネコヤマトの荷物お問い合わせシステム\"")
+                + "(div.parts-tracking-invoice-block), found 0; page title: \"クロネコヤマトの荷物お問い合わせシステム\"; "
+                + "this is Yamato's older page (Shift_JIS tables and font tags, about 2009, replaced about September "
+                + "2021), which Kuroneko does not read: look the number up again, or save today's page")
     }
 
     @Test("empty and blank bodies", arguments: ["", " ", "\n\r\n\t"])

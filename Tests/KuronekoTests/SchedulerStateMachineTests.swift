@@ -31,8 +31,10 @@ struct SchedulerStateMachineTests {
     private static let serverError = UpstreamAttemptFailure.httpStatus(
         503, endpoint: URL(string: "http://127.0.0.1/cgi-bin/tneko")!)
     private static let refusedPage = UpstreamAttemptFailure.page(
-        TrackingPageError(.unrecognizedLayout, "unrecognised page layout"),
-        endpoint: URL(string: "http://127.0.0.1/cgi-bin/tneko")!)
+        RefusedPage(
+            carrier: .yamato, error: TrackingPageError(.unrecognizedLayout, "unrecognised page layout"),
+            endpoint: URL(string: "http://127.0.0.1/cgi-bin/tneko")!, body: Data("<html></html>".utf8),
+            declaredCharset: nil))
 
     /// The POSTs among the actions.
     private static func sent(_ actions: [Machine.Action]) -> [Machine.Post] {
@@ -239,7 +241,8 @@ struct SchedulerStateMachineTests {
         let third = try #require(Self.sent(machine.slotGranted(now: .seconds(3))).first)
         let refused = Self.failures(
             machine.postFailed(third.id, failure: Self.refusedPage, randomFraction: 0, now: .seconds(3)))
-        #expect(refused.first?.error.code == .page)
+        #expect(refused.first?.error.code == .pageNotUnderstood)
+        #expect(refused.first?.error.carrier == .yamato)
     }
 
     @Test("the breaker counts POSTs, not waiters: one failed POST of six numbers leaves it closed")
@@ -335,6 +338,27 @@ struct SchedulerStateMachineTests {
         let second = try #require(Self.sent(other.slotGranted(now: .zero)).first)
         #expect(other.waiterGone(1, now: .seconds(1)).contains(.cancel(second.id)))
         #expect(other.circuitState == .closed)
+    }
+
+    @Test("pages not understood leave the circuit closed (the carrier answered); denial pages count against it")
+    func refusedPagesAndTheBreaker() throws {
+        var machine = Self.machine(window: .zero, breaker: .init(failureThreshold: 1, coolDown: .seconds(30)))
+        let numbers = Self.numbers(2)
+        _ = machine.want(numbers[0], waiter: 1, priority: .interactive, deadline: nil, now: .zero)
+        let first = try #require(Self.sent(machine.slotGranted(now: .zero)).first)
+        let refused = Self.failures(
+            machine.postFailed(first.id, failure: Self.refusedPage, randomFraction: 0, now: .seconds(1)))
+        #expect(refused.first?.error.code == .pageNotUnderstood)
+        #expect(machine.circuitState == .closed)
+        _ = machine.want(numbers[1], waiter: 2, priority: .interactive, deadline: nil, now: .seconds(2))
+        let second = try #require(Self.sent(machine.slotGranted(now: .seconds(2))).first)
+        let denial = UpstreamAttemptFailure.page(
+            RefusedPage(
+                carrier: .yamato, error: TrackingPageError(.blocked, "Yamato answered a denial page"),
+                endpoint: URL(string: "http://127.0.0.1/cgi-bin/tneko")!, body: Data(), declaredCharset: nil))
+        let denied = Self.failures(machine.postFailed(second.id, failure: denial, randomFraction: 0, now: .seconds(3)))
+        #expect(denied.first?.error.code == .page)
+        #expect(machine.circuitState == .open)
     }
 
     @Test("a granted slot with nothing left to send goes straight back")

@@ -38,6 +38,36 @@ enum CarrierPage {
         return try result.get()
     }
 
+    /// The older layout the bytes look like, named for a person, or `nil`: the markers that survive in saved
+    /// pages of Yamato's Shift_JIS tables of about 2009–2021 (replaced about September 2021). Sagawa's older
+    /// `#MainList` page is not told apart: today's page keeps that id, so a changed page would be misnamed.
+    static func olderLayout(in bytes: UnsafeRawBufferPointer) -> String? {
+        func has(_ marker: String) -> Bool {
+            let needle = Array(marker.utf8)
+            guard needle.count <= bytes.count else { return false }
+            return (0...(bytes.count - needle.count)).contains { start in
+                needle.indices.allSatisfy { bytes[start + $0] | 0x20 == needle[$0] | 0x20 }
+            }
+        }
+        if has("parts-tracking-invoice-block") { return nil }
+        // Both of Yamato's older pages were Shift_JIS (today's is UTF-8, and embeds the same print popup).
+        let yamato = has("kuronekoyamato") || has("tneko")
+        if yamato, has("shift_jis"), has("class=\"meisai\"") || has("class=meisai") || has("class=\"saisin\"") {
+            return "Yamato's older page (table.saisin and table.meisai, used until about September 2021)"
+        }
+        if yamato, has("shift_jis"), has("swd.writeln") || has("PRINT_HOOTER") {
+            return "Yamato's older page (Shift_JIS tables and font tags, about 2009, replaced about September 2021)"
+        }
+        return nil
+    }
+
+    /// `; this is …: …` for a message of an unrecognised layout, when the page is an older one.
+    static func olderLayoutNote(_ bytes: UnsafeRawBufferPointer) -> String {
+        olderLayout(in: bytes).map {
+            "; this is \($0), which Kuroneko does not read: look the number up again, or save today's page"
+        } ?? ""
+    }
+
     static func title(of root: HTMLElement) -> String {
         root.first { $0.name == "title" }.map { "\"\($0.squeezedText)\"" } ?? "none"
     }

@@ -9,6 +9,13 @@ public enum CarrierPages {
         now: Date
     ) throws(TrackingPageError) -> [Shipment] {
         if let carrier { return try parse(body, as: carrier, charset: charset, expecting: numbers, now: now) }
+        // An older page of a carrier is named once, not refused three times.
+        if let older = body.withUnsafeBytes({ CarrierPage.olderLayout(in: $0) }) {
+            throw TrackingPageError(
+                .unrecognizedLayout,
+                "the page is \(older), which Kuroneko does not read: look the number up again "
+                    + "(`kuroneko track NUMBER`), or save today's page from the carrier's site and parse that")
+        }
         var refusals: [String] = []
         for candidate in Carrier.allCases {
             do {

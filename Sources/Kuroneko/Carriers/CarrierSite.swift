@@ -66,7 +66,10 @@ extension CarrierSite {
         do {
             return try parse(response.body, response.declaredCharset)
         } catch {
-            throw UpstreamAttemptFailure.page(error, endpoint: url)
+            throw UpstreamAttemptFailure.page(
+                RefusedPage(
+                    carrier: carrier, error: error, endpoint: url, body: response.body,
+                    declaredCharset: response.declaredCharset))
         }
     }
 }

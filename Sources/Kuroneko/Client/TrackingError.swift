@@ -12,8 +12,12 @@ public struct TrackingError: Error, Hashable, Sendable, CustomStringConvertible 
         public static let connection = Code(rawValue: "connection")
         /// The upstream answered with an HTTP error status.
         public static let httpStatus = Code(rawValue: "http_status")
-        /// The upstream answered a page the parser refused; see ``TrackingError/pageError``.
+        /// The upstream answered a page the parser refused because it was cut off, empty or a denial; see
+        /// ``TrackingError/pageError``.
         public static let page = Code(rawValue: "page")
+        /// The carrier's page is not laid out as the parser knows it (a redesign, most likely): nothing on it
+        /// is guessed; see ``TrackingError/pageError`` and ``TrackingError/carrier``.
+        public static let pageNotUnderstood = Code(rawValue: "page_not_understood")
         /// The upstream's answer was larger than a tracking page may be (declared, or once decoded): not read.
         public static let upstreamBodyTooLarge = Code(rawValue: "upstream_body_too_large")
         /// Any other transport failure.
@@ -40,11 +44,14 @@ public struct TrackingError: Error, Hashable, Sendable, CustomStringConvertible 
     public let pageError: TrackingPageError?
     /// When asking again may succeed, for ``Code/overloaded`` and ``Code/circuitOpen``.
     public let retryAfter: Duration?
+    /// The carrier whose page was refused, for ``Code/page`` and ``Code/pageNotUnderstood``.
+    public let carrier: Carrier?
 
     public init(
         _ code: Code, _ message: String, httpStatus: Int? = nil, pageError: TrackingPageError? = nil,
-        retryAfter: Duration? = nil
+        retryAfter: Duration? = nil, carrier: Carrier? = nil
     ) {
+        self.carrier = carrier
         self.code = code
         self.message = message
         self.httpStatus = httpStatus

@@ -10,6 +10,19 @@ public enum AnnouncementKind: String, Sendable, Hashable, Codable, CaseIterable 
     case arrivingSoon = "arriving_soon"
     /// No new event for longer than the parcel's status allows (``StallLimits``): said once per stall.
     case stalled
+    /// For the server's operator: a carrier's page is no longer understood (its layout changed, most likely).
+    /// Heard only by channels that name it.
+    case pageChanged = "page_changed"
+    /// For the server's operator: the carrier's pages are read again. Heard by channels that hear ``pageChanged``.
+    case pageRestored = "page_restored"
+
+    /// What a channel may name in its `kinds`: every kind but ``pageRestored`` (heard with ``pageChanged``).
+    public static let choosable = allCases.filter { $0 != .pageRestored }
+    /// What a channel hears when it names nothing: every parcel's news, not the operator's.
+    public static let parcelKinds = allCases.filter { !$0.isForOperator }
+
+    /// Whether the kind is about the server rather than a parcel.
+    public var isForOperator: Bool { self == .pageChanged || self == .pageRestored }
 
     /// The kind of a new status: its own when it is a delivery or a problem, else `changed`.
     public static func of(_ code: StatusCode) -> AnnouncementKind {

@@ -43,7 +43,7 @@ public struct TrackingPageParser: Sendable {
             throw TrackingPageError(
                 .unrecognizedLayout,
                 "unrecognised page layout: expected \(wanted) (div.parts-tracking-invoice-block), found 0; "
-                    + "page title: \(title)")
+                    + "page title: \(title)" + CarrierPage.olderLayoutNote(bytes))
         }
         // A lost closing tag nests or strands a block; reading on would drop a parcel without a word.
         if page.nestedBlockCount > 0 {

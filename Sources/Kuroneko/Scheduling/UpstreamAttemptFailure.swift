@@ -4,7 +4,7 @@ import Foundation
 enum UpstreamAttemptFailure: Error, Sendable {
     case transport(TransportError)
     case httpStatus(Int, endpoint: URL)
-    case page(TrackingPageError, endpoint: URL)
+    case page(RefusedPage)
 
     /// Timeouts, broken connections and server errors may pass; a 4xx or a refused page would come back the same.
     var mayPass: Bool {
@@ -13,6 +13,12 @@ enum UpstreamAttemptFailure: Error, Sendable {
         case .transport(let error): error.kind == .timeout || error.kind == .connection
         case .httpStatus(let status, _): (500...599).contains(status)
         }
+    }
+
+    /// A whole page the carrier answered whose layout the parser does not know: the carrier is up.
+    var isAnswerNotUnderstood: Bool {
+        if case .page(let refused) = self { return refused.meansPageChanged }
+        return false
     }
 
     /// The error the waiters get once no more attempts will be made.
@@ -32,9 +38,17 @@ enum UpstreamAttemptFailure: Error, Sendable {
             let redirect = (300..<400).contains(status) ? ", a redirect, which is not followed" : ""
             return TrackingError(
                 .httpStatus, "\(endpoint) answered HTTP \(status)\(redirect)\(tries)", httpStatus: status)
-        case .page(let error, let endpoint):
+        case .page(let refused):
+            guard refused.meansPageChanged else {
+                return TrackingError(
+                    .page, "\(refused.endpoint) answered a page that cannot be read: \(refused.error.message)",
+                    pageError: refused.error, carrier: refused.carrier)
+            }
             return TrackingError(
-                .page, "\(endpoint) answered a page that cannot be read: \(error.message)", pageError: error)
+                .pageNotUnderstood,
+                "\(refused.carrier.englishName)'s page could not be read (its layout may have changed): "
+                    + refused.error.message,
+                pageError: refused.error, carrier: refused.carrier)
         }
     }
 }

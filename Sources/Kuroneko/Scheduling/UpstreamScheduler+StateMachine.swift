@@ -248,7 +248,14 @@ extension UpstreamScheduler {
                 return actions
             }
             observeDuration(now - startedAt)
-            let opened = breaker.postFailed(at: now)
+            // A page not understood came from a carrier that answered: no reason to stop asking it (the
+            // canary and other numbers still tell when it is read again), so the breaker sees an answer.
+            var opened = false
+            if failure.isAnswerNotUnderstood {
+                breaker.postSucceeded()
+            } else {
+                opened = breaker.postFailed(at: now)
+            }
             let error = failure.error(attempts: post.attempt)
             post.numbers = dropUnwanted(post.numbers)
             let retryAt = now + policy.retry.delay(beforeRetry: post.attempt, randomFraction: randomFraction)

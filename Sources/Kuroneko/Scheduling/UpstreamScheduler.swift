@@ -186,10 +186,16 @@ public actor UpstreamScheduler {
         let now = clock.uptime
         switch outcome {
         case .answered(let shipments):
-            observer?(UpstreamPostReport(numbers: post.numbers.count, seconds: seconds, failed: false))
+            observer?(
+                UpstreamPostReport(numbers: post.numbers.count, seconds: seconds, failed: false, asked: post.numbers))
             perform(machine.postSucceeded(post.id, shipments: shipments, now: now))
         case .failed(let failure):
-            observer?(UpstreamPostReport(numbers: post.numbers.count, seconds: seconds, failed: true))
+            var refused: RefusedPage?
+            if case .page(let page) = failure { refused = page }
+            observer?(
+                UpstreamPostReport(
+                    numbers: post.numbers.count, seconds: seconds, failed: true, asked: post.numbers,
+                    refusedPage: refused))
             perform(machine.postFailed(post.id, failure: failure, randomFraction: randomFraction(), now: now))
         case .cancelled:
             perform(machine.postCancelled(post.id, now: now))

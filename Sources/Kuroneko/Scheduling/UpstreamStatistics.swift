@@ -29,4 +29,18 @@ public struct UpstreamPostReport: Sendable, Hashable {
     public let numbers: Int
     public let seconds: Double
     public let failed: Bool
+    /// The numbers the attempt asked about.
+    public let asked: [TrackingNumber]
+    /// The page the parser refused, when that is why the attempt failed.
+    public let refusedPage: RefusedPage?
+
+    public init(
+        numbers: Int, seconds: Double, failed: Bool, asked: [TrackingNumber] = [], refusedPage: RefusedPage? = nil
+    ) {
+        self.numbers = numbers
+        self.seconds = seconds
+        self.failed = failed
+        self.asked = asked
+        self.refusedPage = refusedPage
+    }
 }

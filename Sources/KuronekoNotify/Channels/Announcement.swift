@@ -53,7 +53,7 @@ public struct Announcement: Sendable, Hashable {
         case .exception:
             title = japanese ? "ご確認ください: \(name)" : "Needs you: \(name)"
             body = Self.line(status, place: place, when: when)
-        case .changed:
+        case .changed, .pageChanged, .pageRestored:
             title = "\(status): \(name)"
             body = Self.line(status, place: place, when: when)
         }
@@ -64,6 +64,35 @@ public struct Announcement: Sendable, Hashable {
         actionLink = kind == .exception ? (shipment.changeDeliveryURL ?? Self.redelivery(for: shipment)) : nil
         urgent = kind == .exception || kind == .arrivingSoon || shipment.status.code == .outForDelivery
         topic = "parcel-" + path.lowercased()
+    }
+
+    /// The operator's message that a carrier's page is no longer understood, or is read again.
+    public init(page notice: CarrierPageNotice, language: AnnouncementLanguage, publicURL: URL?) {
+        let japanese = language == .japanese
+        let carrier = japanese ? notice.carrier.name : notice.carrier.englishName
+        kind = notice.restored ? .pageRestored : .pageChanged
+        if notice.restored {
+            title = japanese ? "\(carrier)のページを再び読めています" : "\(carrier)'s pages are read again"
+            body =
+                japanese
+                ? "Kuroneko は\(carrier)の追跡ページを再び読めるようになりました。"
+                : "Kuroneko reads \(carrier)'s tracking pages again."
+        } else {
+            title = japanese ? "\(carrier)のページが読めません" : "\(carrier)'s page is not understood"
+            let why = notice.reason.map { " (\($0))" } ?? ""
+            body =
+                japanese
+                ? "\(carrier)の追跡ページの形が変わったようです\(why)。荷物は最後に読めた状態のまま表示されます。"
+                    + "`kuroneko pages list` で保存したページ（個人情報は伏せ字）を確かめ、報告してください。"
+                : "\(carrier)'s tracking page seems to have changed\(why). Parcels keep their last answer. "
+                    + "See `kuroneko pages list` for the kept pages (personal data masked) and report the change."
+        }
+        link = publicURL
+        actionLink = nil
+        actionTitle = ""
+        number = ""
+        urgent = !notice.restored
+        topic = "page-" + notice.carrier.rawValue
     }
 
     private static func line(_ status: String, place: String?, when: String?) -> String {

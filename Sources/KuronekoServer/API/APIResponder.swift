@@ -23,7 +23,8 @@ public struct APIResponder: HTTPResponder {
     ///   - moreMetrics: further lines for `/metrics` (the poller's and the webhooks').
     public init(
         service: ShipmentService, metrics: Metrics, httpMetrics: HTTPMetrics, clock: any TrackingClock,
-        watches: WatchRoutes? = nil, webApp: WebApp? = nil, moreMetrics: (@Sendable () async -> [String])? = nil
+        watches: WatchRoutes? = nil, webApp: WebApp? = nil, pageWatch: PageWatch? = nil,
+        moreMetrics: (@Sendable () async -> [String])? = nil
     ) {
         self.service = service
         self.clock = clock
@@ -92,9 +93,21 @@ public struct APIResponder: HTTPResponder {
                 }
             }
             guard circuit == .open else {
-                var body = ["status": "ready", "circuit": circuit.rawValue]
+                var body: [String: Any] = ["status": "ready", "circuit": circuit.rawValue]
                 body["database"] = database
-                return .json(body)
+                // A carrier whose page is no longer understood is named; the server still serves the others.
+                let degraded = pageWatch?.degraded ?? [:]
+                if !degraded.isEmpty {
+                    body["degraded"] = degraded.sorted { $0.key.rawValue < $1.key.rawValue }.map { carrier, state in
+                        [
+                            "carrier": carrier.rawValue, "reason": "page_not_understood", "detail": state.reason,
+                            "since": ISO8601DateFormatter().string(from: state.since),
+                        ]
+                    }
+                }
+                return .content(
+                    (try? JSONSerialization.data(withJSONObject: body, options: [.sortedKeys])) ?? Data("{}".utf8),
+                    type: "application/json")
             }
             return .problem(
                 status: 503, title: "Service Unavailable",
@@ -104,7 +117,9 @@ public struct APIResponder: HTTPResponder {
             let more = await moreMetrics?() ?? []
             let lines =
                 httpMetrics.render()
-                + metrics.render(upstream: service.upstreamStatistics, cacheEntries: service.cache.count) + more
+                + metrics.render(upstream: service.upstreamStatistics, cacheEntries: service.cache.count)
+                + (pageWatch.map { PageWatch.prometheusLines($0.degraded, carriers: service.client.clients.keys) } ?? [])
+                + more
             var response = HTTPResponse.content(
                 Data((lines.joined(separator: "\n") + "\n").utf8), type: "text/plain; version=0.0.4; charset=utf-8")
             response.headers.append(("Cache-Control", "no-store"))

@@ -76,6 +76,18 @@ public final class Server: Sendable {
         public var caFile: String?
         /// The SMTP server e-mail channels are sent through (`--smtp-url`, `--smtp-from`); `nil`: no e-mail.
         public var smtp: SMTPSettings?
+        /// A number per carrier the operator knows (`--canary CARRIER=NUMBER`), asked every ``canaryInterval`` so
+        /// that a changed page is noticed even when nobody looks anything up.
+        public var canaries: [Carrier: TrackingNumber] = [:]
+        /// How often each canary is asked (`--canary-every`).
+        public var canaryInterval: Duration = .seconds(3 * 3_600)
+        /// When a carrier's pages are judged changed, and read again.
+        var pageHealth = PageHealth.Policy()
+        /// What a test may set of ``pageHealth``: the refused numbers within ten minutes that mean a change.
+        public var pageChangeNumbers: Int {
+            get { pageHealth.distinctNumbers }
+            set { pageHealth.distinctNumbers = newValue }
+        }
         /// What the start-up line names as the upstream; the endpoint when `nil`.
         public var upstreamName: String?
 
@@ -99,6 +111,8 @@ public final class Server: Sendable {
     public let failures: StoreFailures
     /// The API keys in force (reread every ``Configuration/keyRefresh``).
     public let keyRing: APIKeyRing
+    /// Each carrier's pages, judged changed or not; the refused ones kept.
+    public let pageWatch: PageWatch
 
     /// - Parameters:
     ///   - transport: how Yamato (or the simulator) is reached.
@@ -133,6 +147,10 @@ public final class Server: Sendable {
         let outboxDoorbell = Doorbell()
         let failures = StoreFailures { line in notices.notice(line) }
         self.failures = failures
+        let pageWatch = PageWatch(
+            store: store, clock: clock, canaries: configuration.canaries, policy: configuration.pageHealth,
+            failures: failures, log: { line in notices.notice(line) }, announced: { outboxDoorbell.ring() })
+        self.pageWatch = pageWatch
         let recorder = AnswerRecorder(
             store: store, failures: failures,
             nextCheck: { watch, shipment, fetchedAt in
@@ -165,7 +183,10 @@ public final class Server: Sendable {
                     budget: try shared?.upstreamBudget(
                         carrier: settings.carrier, maxConcurrent: settings.maxConcurrentRequests,
                         minimumInterval: settings.minimumRequestInterval, clock: clock),
-                    observer: metrics.upstreamObserver(for: settings.carrier))
+                    observer: { [metrics, pageWatch, carrier = settings.carrier] report in
+                        metrics.record(report, carrier: carrier)
+                        pageWatch.observe(report, carrier: carrier)
+                    })
             })
         let service = ShipmentService(
             client: client, clock: clock, metrics: metrics, configuration: configuration.shipments, fetched: record,
@@ -219,6 +240,10 @@ public final class Server: Sendable {
                 await Self.announceArrivals(store: store, clock: clock, lead: lead, tick: tick, failures: failures)
             },
             ClosureService { await recorder.run(tick: tick, clock: clock) },
+            ClosureService { await pageWatch.run(tick: tick) },
+            ClosureService { [interval = configuration.canaryInterval] in
+                await pageWatch.runCanaries(service: service, interval: interval)
+            },
             ClosureService {
                 await Self.promoteWaiting(store: store, clock: clock, failures: failures) { outboxDoorbell.ring() }
             },
@@ -255,6 +280,7 @@ public final class Server: Sendable {
                 vapid: vapid, sendsMail: configuration.smtp != nil, failures: failures),
             keys: APIKeyMiddleware(ring: keyRing, required: configuration.requireAPIKey),
             webApp: configuration.webApp ? (configuration.demo ? WebApp.embeddedDemo : WebApp.embedded) : nil,
+            pageWatch: pageWatch,
             moreMetrics: {
                 await WatchListMetrics.lines(
                     poller: poller, deliverer: deliverer, store: store, failures: failures, recorder: recorder)

@@ -24,6 +24,8 @@ public final class Metrics: Sendable {
         var failures = 0
         var duration = Histogram(bounds: [0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30])
         var batchSize = Histogram(bounds: [1, 2, 3, 4, 5, 6, 7, 8, 9, 10])
+        /// Refused pages by the parser's code (a fixed set of stable codes).
+        var refused: [String: Int] = [:]
     }
 
     private let hits = Atomic<Int>(0)
@@ -60,13 +62,14 @@ public final class Metrics: Sendable {
         { [self] report in record(report, carrier: carrier) }
     }
 
-    private func record(_ report: UpstreamPostReport, carrier: Carrier) {
+    func record(_ report: UpstreamPostReport, carrier: Carrier) {
         upstream.withLock { all in
             var upstream = all[carrier] ?? Upstream()
             upstream.requests += 1
             if report.failed { upstream.failures += 1 }
             upstream.duration.observe(report.seconds)
             upstream.batchSize.observe(Double(report.numbers))
+            if let page = report.refusedPage { upstream.refused[page.error.code.rawValue, default: 0] += 1 }
             all[carrier] = upstream
         }
     }
@@ -94,6 +97,14 @@ public final class Metrics: Sendable {
             }
             family("kuroneko_upstream_failures_total", "counter", "Requests that failed (each attempt counts).") {
                 ["kuroneko_upstream_failures_total{carrier=\"\($0)\"} \($1.failures)"]
+            }
+            family(
+                "kuroneko_upstream_refused_pages_total", "counter",
+                "Pages the parser refused, by carrier and reason (page_not_understood's codes, truncated, blocked …)."
+            ) { carrier, upstream in
+                upstream.refused.sorted { $0.key < $1.key }.map {
+                    "kuroneko_upstream_refused_pages_total{carrier=\"\(carrier)\",reason=\"\($0.key)\"} \($0.value)"
+                }
             }
             family("kuroneko_upstream_request_duration_seconds", "histogram", "Time for one request attempt.") {
                 $1.duration.samples(name: "kuroneko_upstream_request_duration_seconds", labels: "carrier=\"\($0)\"")

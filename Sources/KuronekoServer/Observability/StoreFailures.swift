@@ -26,6 +26,9 @@ public final class StoreFailures: Sendable {
         case promoteWaiting = "promote_waiting"
         case forgetFinished = "forget_finished"
         case loadKeys = "load_keys"
+        case markPageRefused = "mark_page_refused"
+        case keepPage = "keep_page"
+        case carrierPageState = "carrier_page_state"
         case metrics
         /// A request's store call (the client was answered 503 with the request's id).
         case api

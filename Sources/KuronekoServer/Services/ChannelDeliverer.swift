@@ -189,6 +189,12 @@ public final class ChannelDeliverer: OutboxLane {
 
     /// The announcement of a delivery in its channel's language, or `nil` when its shipment cannot be read.
     func announcement(of delivery: PendingChannelDelivery) -> Announcement? {
+        let language: AnnouncementLanguage = delivery.channel.language == "en" ? .english : .japanese
+        if delivery.kind.isForOperator {
+            return CarrierPageNotice.decode(delivery.shipment).map {
+                Announcement(page: $0, language: language, publicURL: publicURL)
+            }
+        }
         guard let shipment = try? JSONDecoder().decode(Shipment.self, from: delivery.shipment) else { return nil }
         return Announcement(
             kind: delivery.kind, shipment: shipment, label: delivery.label,

@@ -65,7 +65,7 @@ public struct AddChannelRequest: Sendable {
                 }
             }
         }
-        let chosen = try kindList(object["kinds"], field: "kinds", allowEmpty: false) ?? AnnouncementKind.allCases
+        let chosen = try kindList(object["kinds"], field: "kinds", allowEmpty: false) ?? AnnouncementKind.parcelKinds
         // What quiet hours do not hold: the owner's choice, else what is urgent by its nature.
         settings.urgent = try kindList(object["urgent"], field: "urgent", allowEmpty: true)?.map(\.rawValue)
         let lang = object["lang"] as? String ?? "ja"
@@ -95,13 +95,13 @@ extension AddChannelRequest {
         -> [AnnouncementKind]?
     {
         guard let value, !(value is NSNull) else { return nil }
-        let names = AnnouncementKind.allCases.map(\.rawValue).joined(separator: ", ")
-        guard let list = value as? [String], allowEmpty || !list.isEmpty, list.count <= AnnouncementKind.allCases.count else {
+        let names = AnnouncementKind.choosable.map(\.rawValue).joined(separator: ", ")
+        guard let list = value as? [String], allowEmpty || !list.isEmpty, list.count <= AnnouncementKind.choosable.count else {
             throw .bad("\(field) is not a\(allowEmpty ? "" : " non-empty") list of \(names)")
         }
         var kinds: [AnnouncementKind] = []
         for name in list {
-            guard let kind = AnnouncementKind(rawValue: name) else {
+            guard let kind = AnnouncementKind(rawValue: name), AnnouncementKind.choosable.contains(kind) else {
                 throw .bad("\(field): \"\(name.prefix(40))\" is not one of \(names)")
             }
             if !kinds.contains(kind) { kinds.append(kind) }

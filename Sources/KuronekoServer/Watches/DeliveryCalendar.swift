@@ -5,7 +5,9 @@ import KuronekoStore
 /// The expected deliveries of active watches as an iCalendar feed (RFC 5545): one event per watch with a
 /// dated forecast (お届け予定日時), or else a dated window the recipient asked for (お届け希望日時), in its
 /// window (all-day when the page gives no start and end hours), with a UID that stays the same as the
-/// schedule moves, so a calendar app updates the event instead of adding another.
+/// schedule moves, so a calendar app updates the event instead of adding another. While the carrier's page
+/// for a number is not understood, its event keeps the last forecast read and says so (`（未確認）` in the title,
+/// a sentence in the description), since the forecast may have moved unseen.
 public enum DeliveryCalendar {
     public static func feed(for watches: [Watch], now: Date) -> String {
         var lines = [
@@ -27,13 +29,19 @@ public enum DeliveryCalendar {
                 let next = JapanDateTime(date.instant.addingTimeInterval(86_400))
                 lines.append("DTEND;VALUE=DATE:\(dateOnly(next))")
             }
-            let title = (watch.label.map { "\($0): " } ?? "") + "\(watch.number.formatted) \(shipment.status.label)"
+            let unread = watch.pageRefusedAt != nil
+            let title =
+                (watch.label.map { "\($0): " } ?? "") + "\(watch.number.formatted) \(shipment.status.label)"
+                + (unread ? "（未確認）" : "")
             lines.append("SUMMARY:" + escape(title))
             lines.append(
                 "DESCRIPTION:"
                     + escape(
                         "\(shipment.carrier.englishName) \(watch.number.formatted), "
                             + "\(shipment.status.labelEnglish ?? shipment.status.label); \(wording) \(scheduled.raw)"
+                            + (unread
+                                ? ". The carrier's page could not be read since "
+                                    + "\(JapanDateTime(watch.pageRefusedAt ?? now).iso8601): this is the last forecast read" : "")
                     ))
             lines.append("END:VEVENT")
         }

@@ -25,6 +25,8 @@ public enum WatchJSON {
         appendString(&out, watch.label)
         append(&out, #","number":"#)
         appendString(&out, watch.number.digits)
+        append(&out, #","page_not_understood_since":"#)
+        appendDate(&out, watch.pageRefusedAt)
         append(&out, #","shipment":"#)
         if let json = watch.latest?.json { out.append(json) } else { append(&out, "null") }
         append(&out, #","webhook_ended":"#)

@@ -11,7 +11,7 @@ public struct SimulatorFaults: Codable, Sendable, Hashable {
     public var hangSeconds: Int
     /// Cut every page off halfway.
     public var truncatePages: Bool
-    /// Serve pages in a changed layout (the parcel blocks renamed), as if Yamato had redesigned the page.
+    /// Serve every carrier's pages in a changed layout (``ChangedLayout``), as if the carriers had redesigned them.
     public var changedLayout: Bool
 
     public init(

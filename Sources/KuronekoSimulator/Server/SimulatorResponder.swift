@@ -37,10 +37,9 @@ public struct SimulatorResponder: HTTPResponder {
         router.add("GET", "/p/web/okurijosearch.do") { request, _ in
             await state.count(.sagawa, numbers: 1)
             let number = request.queryValue("okurijoNo") ?? ""
-            return .content(
-                SagawaSimulatedPage.results(
-                    for: [number], now: clock.now, epoch: epoch, state: await state.issueSagawaState()),
-                type: "text/html; charset=Windows-31J")
+            let page = SagawaSimulatedPage.results(
+                for: [number], now: clock.now, epoch: epoch, state: await state.issueSagawaState())
+            return .content(await state.changed(page, .sagawa), type: "text/html; charset=Windows-31J")
         }
         router.add("GET", "/p/sagawa/web/okurijoinput.jsp") { _, _ in
             await state.count(.sagawa, numbers: 0)
@@ -57,15 +56,14 @@ public struct SimulatorResponder: HTTPResponder {
             guard await state.acceptsSagawaState(tree: field("jsf_tree_64"), state: field("jsf_state_64")) else {
                 return .content(SagawaSimulatedPage.form(state: fresh), type: "text/html; charset=Windows-31J")
             }
-            return .content(
-                SagawaSimulatedPage.results(for: numbers, now: clock.now, epoch: epoch, state: fresh),
-                type: "text/html; charset=Windows-31J")
+            let page = SagawaSimulatedPage.results(for: numbers, now: clock.now, epoch: epoch, state: fresh)
+            return .content(await state.changed(page, .sagawa), type: "text/html; charset=Windows-31J")
         }
         router.add("GET", "/services/srv/search/direct") { request, _ in
             await state.count(.japanPost, numbers: 1)
-            return .content(
-                JapanPostSimulatedPage.detail(for: request.queryValue("reqCodeNo1") ?? "", now: clock.now, epoch: epoch),
-                type: "text/html; charset=UTF-8")
+            let page = JapanPostSimulatedPage.detail(
+                for: request.queryValue("reqCodeNo1") ?? "", now: clock.now, epoch: epoch)
+            return .content(await state.changed(page, .japanPost), type: "text/html; charset=UTF-8")
         }
         router.add("GET", "/admin/stats") { _, _ in .json(await state.statistics) }
         router.add("GET", "/admin/faults") { _, _ in .json(await state.faults) }
@@ -112,11 +110,7 @@ public struct SimulatorResponder: HTTPResponder {
             return .parcel(SimulatedParcel(number: number, epoch: epoch))
         }
         var page = Data(SimulatedPage.html(for: entries, now: clock.now).utf8)
-        if faults.changedLayout {
-            page = Data(
-                String(decoding: page, as: UTF8.self)
-                    .replacingOccurrences(of: "parts-tracking-invoice-block", with: "parts-tracking-result-card").utf8)
-        }
+        if faults.changedLayout { page = ChangedLayout.apply(to: page, carrier: .yamato) }
         if faults.truncatePages {
             page = page.prefix(page.count / 2)
         }
@@ -231,6 +225,11 @@ actor SimulatorState {
     }
 
     /// A POST counted by ``record(post:)`` has been answered.
+    /// The page as the faults have it: in a changed layout when `changed_layout` is on.
+    func changed(_ page: Data, _ carrier: Carrier) -> Data {
+        faults.changedLayout ? ChangedLayout.apply(to: page, carrier: carrier) : page
+    }
+
     func finishPost() {
         inFlight -= 1
     }

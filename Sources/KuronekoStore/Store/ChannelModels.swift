@@ -23,9 +23,11 @@ public struct ChannelRecord: Sendable, Hashable {
     public var state: Data? = nil
 
     /// Whether the channel hears `kind` for `number`: `changed` means every new status.
-    public func hears(_ kind: AnnouncementKind, for number: TrackingNumber) -> Bool {
+    public func hears(_ kind: AnnouncementKind, for number: TrackingNumber?) -> Bool {
         guard endedAt == nil else { return false }
-        if let numbers, !numbers.contains(number.digits) { return false }
+        // The operator's news is heard by channels that name page_changed, whatever numbers they follow.
+        if kind.isForOperator { return kinds.contains(.pageChanged) }
+        if let numbers, let number, !numbers.contains(number.digits) { return false }
         // A stall is heard by a channel that hears exceptions (it needs the person too), or names it.
         if kind == .stalled { return kinds.contains(.stalled) || kinds.contains(.exception) }
         return kinds.contains(kind) || (kind != .arrivingSoon && kinds.contains(.changed))

@@ -116,7 +116,7 @@ extension SQLWatchStore {
                         status_code = ?,
                         family = CASE WHEN ? = 1 AND created_at > ? THEN 'waiting' ELSE ? END,
                         stalled_at = CASE WHEN last_event_at IS DISTINCT FROM ? THEN NULL ELSE stalled_at END,
-                        forecast_date = ?, last_event_at = ?, dated = ?
+                        page_refused_at = NULL, forecast_date = ?, last_event_at = ?, dated = ?
                     WHERE id = ?
                     """,
                     updateValues(watchID: watchID, next: next, arriving: arriving))

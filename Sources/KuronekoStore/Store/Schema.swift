@@ -200,12 +200,42 @@ enum Schema {
         SQLiteDatabase.Migration(version: 9, sql: "ALTER TABLE channels ADD COLUMN state TEXT;"),
         // 10: when a watch was found stalled (no new event for longer than its status allows), until one comes.
         SQLiteDatabase.Migration(version: 10, sql: "ALTER TABLE watches ADD COLUMN stalled_at REAL;"),
+        // 11: a carrier's page no longer understood: since when a watch's page was refused, the refused pages kept
+        // (redacted) as evidence, and each carrier's state, changed or not, shared by every server.
+        SQLiteDatabase.Migration(version: 11, sql: SchemaFills.carrierPagesSQL(text: "TEXT", real: "REAL", blob: "BLOB", id: "INTEGER PRIMARY KEY")),
     ]
 }
 
 
 /// Steps of migrations written in Swift, for both engines.
 public enum SchemaFills {
+    /// Migration 11 on either engine.
+    public static func carrierPagesSQL(text: String, real: String, blob: String, id: String) -> String {
+        """
+        ALTER TABLE watches ADD COLUMN page_refused_at \(real);
+        CREATE TABLE refused_pages (
+            id \(id),
+            carrier \(text) NOT NULL,
+            reason \(text) NOT NULL,
+            message \(text) NOT NULL,
+            url \(text) NOT NULL,
+            received_at \(real) NOT NULL,
+            charset \(text),
+            numbers integer NOT NULL,
+            redacted integer NOT NULL,
+            size integer NOT NULL,
+            body \(blob) NOT NULL
+        );
+        CREATE INDEX refused_pages_carrier ON refused_pages (carrier, received_at);
+        CREATE TABLE carrier_pages (
+            carrier \(text) PRIMARY KEY,
+            changed_since \(real),
+            reason \(text),
+            updated_at \(real) NOT NULL
+        );
+        """
+    }
+
     /// Migration 8 on either engine (`text` is the engine's text type).
     public static func listColumnsSQL(text: String) -> String {
         """

@@ -18,6 +18,9 @@ public enum SchemaVersions {
             + "indexed, and fills it for every watch already there; counts each owner's watches",
         9: "adds what the deliverer keeps of each channel (why it is failing, LINE's quota, a digest, a hold)",
         10: "adds when each watch was found stalled (no new event for longer than its status allows)",
+        11:
+            "adds when a watch's carrier page was not understood, the refused pages kept (masked) as evidence, and "
+            + "each carrier's page state",
     ]
 
     /// The newest version this build knows.

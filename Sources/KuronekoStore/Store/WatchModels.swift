@@ -60,6 +60,8 @@ public struct Watch: Sendable, Hashable {
     public var family: WatchFamily? = nil
     /// Since when it has been stalled (no new event for longer than its status allows), if it is.
     public var stalledAt: Date? = nil
+    /// Since when its carrier's page has been refused (not understood), until an answer is read again.
+    public var pageRefusedAt: Date? = nil
 }
 
 /// A number the poller is to check, and where.
@@ -279,6 +281,22 @@ public protocol WatchStore: Sendable {
     /// Active watches whose latest event is older than their status allows (``StallLimits``) are marked
     /// stalled, each announced once (`stalled`); a new event clears the mark. - Returns: how many were marked.
     func markStalled(now: Date, limit: Int) async throws -> Int
+    /// Marks the active watches of `numbers` as having a page their carrier answered that was not understood
+    /// (kept from the first refusal until an answer is recorded). - Returns: how many were newly marked.
+    @discardableResult
+    func markPageRefused(_ numbers: [TrackingNumber], at: Date) async throws -> Int
+    /// Keeps a refused page (already redacted) within `limits`: `nil` when the carrier's share of the hour is
+    /// used up; the oldest pages are dropped past the total count or size.
+    func keepRefusedPage(_ page: NewRefusedPage, limits: RefusedPageLimits) async throws -> Int64?
+    /// The kept pages, newest first, without their bodies.
+    func refusedPages(limit: Int) async throws -> [RefusedPageRecord]
+    /// One kept page with its body; `nil` when there is none of that id.
+    func refusedPage(_ id: Int64) async throws -> RefusedPageRecord?
+    /// Records whether a carrier's pages are judged changed; when that is news to the database (every server
+    /// shares it), queues `notice` as `page_changed` or `page_restored` for the channels that hear it, in the
+    /// same transaction. - Returns: whether the state changed (and the news was queued).
+    func setCarrierPageState(_ carrier: Carrier, changed: Bool, reason: String?, at: Date, notice: Data) async throws
+        -> Bool
     /// Keeps what the deliverer knows of a channel (``ChannelRecord/state``).
     func setChannelState(_ id: Int64, _ state: Data) async throws
     /// A channel's pending announcements, oldest first, at most `limit` (what one digest folds).

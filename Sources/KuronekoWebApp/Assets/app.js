@@ -591,7 +591,11 @@ function drawParcel() {
       h("p", { class: "parcel-name" }, h("strong", {}, title), watch.label ? ` · ${formatNumber(watch.number)}` : "",
         " ", carrierChip(carrierOf(watch))),
       // What the person can do comes first, above the fold on a phone.
-      changeDeliveryLink(watch)),
+      changeDeliveryLink(watch),
+      watch.page_not_understood_since
+        ? h("p", { id: "parcel-unreadable", class: "lead-unreadable", role: "status" },
+          t("pageNotUnderstoodLong", { when: relativeTime(watch.page_not_understood_since) }))
+        : null),
     progress(shipment, true),
     facts([
       [t("number"), formatNumber(watch.number)],

@@ -7,7 +7,7 @@ import { formatTime, language, refusal, t } from "./i18n.js";
 import { ALL, forgetDeviceChannel, pushControl } from "./notify.js";
 import { h } from "./views.js";
 
-const KINDS = ["changed", "delivered", "exception", "arriving_soon", "stalled"];
+const KINDS = ["changed", "delivered", "exception", "arriving_soon", "stalled", "page_changed"];
 const ADDABLE = ["ntfy", "slack", "discord", "email", "line"];
 
 /** Draws the view into `main`; `explain` puts a failure into words (true when a key form replaced the view). */
@@ -104,7 +104,8 @@ function addChannelForm(added) {
   lang.value = language();
   const quiet = h("input", { id: "channel-quiet", placeholder: "22:00-07:00", pattern: "\\d\\d:\\d\\d-\\d\\d:\\d\\d", autocomplete: "off" });
   const kinds = KINDS.map((value) => h("label", { class: "check" },
-    h("input", { type: "checkbox", name: "kinds", value, checked: true }), t(`kind.${value}`)));
+    // The operator's news (a carrier's page no longer understood) is chosen, not given.
+    h("input", { type: "checkbox", name: "kinds", value, checked: value !== "page_changed" }), t(`kind.${value}`)));
   const result = h("div", { id: "channel-result", role: "status" });
   const button = h("button", { type: "submit", id: "channel-add" }, t("add"));
   const describe = () => {

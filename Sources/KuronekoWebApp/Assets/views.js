@@ -84,6 +84,7 @@ export function card(watch) {
         event ? `${formatTime(event.at)} · ${statusLabel(event)}${event.place ? ` · ${event.place}` : ""}` : t("noEvents")),
       window ? h("span", { class: "card-window" }, window) : null,
       watch.stalled_since ? h("span", { class: "card-stalled" }, t("stalledSince", { when: relativeTime(watch.stalled_since) })) : null,
+      watch.page_not_understood_since ? h("span", { class: "card-unreadable" }, t("pageNotUnderstood")) : null,
       h("span", { class: "card-checked" },
         watch.checked_at ? t("checked", { when: relativeTime(watch.checked_at) }) : t("neverChecked"))));
 }

@@ -10,7 +10,7 @@ enum CommandCatalog {
     static let commands: [any Command.Type] = [
         TrackCommand.self, ParseCommand.self, AddCommand.self, ListCommand.self, ShowCommand.self,
         RemoveCommand.self, RefreshCommand.self, WatchCommand.self, ImportCommand.self, KeysCommand.self,
-        ChannelsCommand.self, NotifyTestCommand.self, DatabaseCommand.self, ServeCommand.self, SimulateCommand.self,
+        ChannelsCommand.self, NotifyTestCommand.self, PagesCommand.self, DatabaseCommand.self, ServeCommand.self, SimulateCommand.self,
         CompletionCommand.self, HelpCommand.self,
     ]
 
@@ -279,6 +279,25 @@ enum CommandCatalog {
             ("kuroneko keys revoke shop", "revoke it"),
         ])
 
+    static let pages = CommandSpec(
+        name: "pages", synopsis: "list | show ID | export ID FILE",
+        summary: "the carriers' pages kuroneko serve could not read, kept (masked) to report a change",
+        description: [
+            "When a carrier's page is not laid out as the parser knows it (page_not_understood), kuroneko serve "
+                + "keeps the page in the database: at most 3 per carrier an hour, 100 or 16 MiB in all, the oldest "
+                + "dropped. Before it is kept, tracking, telephone and fax numbers become zeros of the same shape, "
+                + "postcodes after 〒 too, and names (text with 様 or 殿) and the text after お届け先, ご依頼主, 住所 and "
+                + "similar labels become ○, one per character; the markup is left as it was. list shows the kept "
+                + "pages, show one's details, export writes its body to FILE (- for standard "
+                + "output) to attach to a report."
+        ],
+        options: [database],
+        operands: .choices(["list", "show", "export"]),
+        examples: [
+            ("kuroneko pages list", "the kept pages, newest first"),
+            ("kuroneko pages export 3 yamato-page.html", "the page to attach to a report"),
+        ])
+
     static let channels = CommandSpec(
         name: "channels",
         synopsis: "add --kind K --url URL|--address ADDRESS|--access-token T --to ID [NUMBER...] | list | remove ID",
@@ -286,7 +305,9 @@ enum CommandCatalog {
         description: [
             "Adds, lists and removes the notification channels of the local owner (the one kuroneko serve uses "
                 + "without API keys). A channel hears every watched parcel, or only the NUMBERs given; --kinds "
-                + "chooses among changed, delivered, exception and arriving_soon. kuroneko serve sends them."
+                + "chooses among changed, delivered, exception, arriving_soon, stalled and page_changed (the operator's "
+                + "news that a carrier's page is no longer understood, and read again: heard only when named). "
+                + "kuroneko serve sends them."
         ],
         options: [
             .value("--kind", "KIND", .choice(ChannelsCommand.kinds), "the channel's kind"),
@@ -447,6 +468,13 @@ enum CommandCatalog {
                 "where people reach the web app, e.g. https://parcels.example.jp: notifications link to the parcel "
                     + "there (default: no link)"),
             .value(
+                "--canary", "CARRIER=NUMBER", environment: "KURONEKO_CANARY",
+                "a number you know at a carrier (e.g. a delivered parcel of your own), asked every --canary-every so a "
+                    + "changed page is noticed on a quiet server; comma-separated or given again, one per carrier"),
+            .value(
+                "--canary-every", "SECONDS", .seconds(600...604_800), default: seconds(serverDefaults.canaryInterval),
+                environment: "KURONEKO_CANARY_EVERY", "how often each --canary number is asked (background priority)"),
+            .value(
                 "--arriving-soon", "SECONDS", .seconds(60...86_400), default: seconds(serverDefaults.arrivingSoonLead),
                 environment: "KURONEKO_ARRIVING_SOON",
                 "how long before a forecast window starts arriving_soon is announced"),
@@ -503,7 +531,10 @@ enum CommandCatalog {
                 "--hang-seconds", "S", .number(0...3_600), default: "0", "hold every request this long before answering"
             ),
             .flag("--truncate", "cut every page off halfway"),
-            .flag("--changed-layout", "serve pages in a changed layout"),
+            .flag(
+                "--changed-layout",
+                "serve every carrier's pages in a changed layout (a renamed class or table, and a sender's name and "
+                    + "telephone), as after a redesign"),
         ],
         operands: .none,
         examples: [

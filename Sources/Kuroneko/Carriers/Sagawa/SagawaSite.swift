@@ -51,10 +51,12 @@ final class SagawaSite: CarrierSite {
         let form = try await exchange.fetch(url)
         guard let fresh = SagawaFormState(page: form.body) else {
             throw UpstreamAttemptFailure.page(
-                TrackingPageError(
-                    .unrecognizedLayout,
-                    "Sagawa's form page has no jsf_tree_64 and jsf_state_64 fields; expected the ten-number form"),
-                endpoint: url)
+                RefusedPage(
+                    carrier: .sagawa,
+                    error: TrackingPageError(
+                        .unrecognizedLayout,
+                        "Sagawa's form page has no jsf_tree_64 and jsf_state_64 fields; expected the ten-number form"),
+                    endpoint: url, body: form.body, declaredCharset: form.declaredCharset))
         }
         state.withLock { $0 = fresh }
         return fresh

@@ -30,6 +30,8 @@ public struct DiscordChannel: ChannelKind {
         case .exception: 0xDC2626
         case .arrivingSoon: 0xF59E0B
         case .stalled: 0xF59E0B
+        case .pageChanged: 0x7C3AED
+        case .pageRestored: 0x16A34A
         }
     }
 }

@@ -29,6 +29,8 @@ public struct NtfyChannel: ChannelKind {
         case .exception: "warning,package"
         case .arrivingSoon: "truck,package"
         case .stalled: "hourglass,package"
+        case .pageChanged: "rotating_light"
+        case .pageRestored: "white_check_mark"
         }
     }
 }

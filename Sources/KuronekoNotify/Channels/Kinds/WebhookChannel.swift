@@ -22,7 +22,7 @@ public struct WebhookChannel: ChannelKind {
         guard let secret = settings.secret else { throw ChannelMessageError("the webhook channel has no secret") }
         let announcement = announcement.first
         var object: [String: Any] = [
-            "type": "parcel.\(announcement.kind.rawValue)", "title": announcement.title, "body": announcement.body,
+            "type": (announcement.kind.isForOperator ? "server." : "parcel.") + announcement.kind.rawValue, "title": announcement.title, "body": announcement.body,
             "topic": announcement.topic,
         ]
         if let link = announcement.link { object["url"] = link.absoluteString }
