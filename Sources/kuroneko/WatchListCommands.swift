@@ -163,6 +163,13 @@ struct ShowCommand: ArgumentsCommand {
         }
         let english = try arguments.choice("--lang") == "en"
         var lines = ["\(number.formatted)" + (watch.label.map { "  \($0)" } ?? "")]
+        if let since = watch.pageRefusedAt {
+            let when = JapanDateTime(since).iso8601
+            lines.append(
+                english
+                    ? "the carrier's page could not be read since \(when) (its layout may have changed): the last answer read"
+                    : "\(when) から運送会社のページを読めません（ページの形が変わった可能性があります）。最後に読めた内容です")
+        }
         if let shipment = watch.latest?.shipment {
             let status = english ? (shipment.status.labelEnglish ?? shipment.status.label) : shipment.status.label
             lines.append("\(status) (\(shipment.status.code))" + (shipment.product.map { "  \($0)" } ?? ""))

@@ -46,6 +46,15 @@ struct CommandLineTests {
             (["serve", "--port", "70000"], "serve: --port \"70000\" is not a number from 0 to 65,535"),
             (["serve", "--endpoint", "tneko"], "serve: --endpoint \"tneko\" is not an http(s) URL"),
             (["simulate", "--error-rate", "2"], "simulate: --error-rate \"2\" is not a number from 0 to 1"),
+            (["serve", "--canary", "4471"], "serve: --canary \"4471\" is not CARRIER=NUMBER; expected e.g. yamato="),
+            (["serve", "--canary", "fedex=327754459830"], "serve: --canary \"fedex=327754459830\": "),
+            (["serve", "--canary", "yamato=12"], "serve: --canary \"yamato=12\": "),
+            (
+                ["serve", "--canary", "yamato=327754459830,yamato=327754459830"],
+                "serve: --canary names yamato twice; give each carrier one canary"
+            ),
+            (["pages", "show", "x"], "pages: \"x\" is not a page's id; expected a number from kuroneko pages list"),
+            (["pages", "frob"], "pages: unknown action 'frob'"),
             (
                 ["list", "--db", "mysql://shop:s3cret@db/kuroneko"],
                 "list: the watch list mysql://shop:***@db/kuroneko cannot be opened: --db \"mysql://…\" is not a "

@@ -142,6 +142,27 @@ struct PageChangeTests {
         #expect(receiver.requests.count == 2)
     }
 
+    @Test("a canary whose page is refused marks its carrier changed at once, on a server nobody asks anything")
+    func canary() async throws {
+        let simulator = try ServerProcess(["simulate", "--port", "0", "--changed-layout"])
+        defer { _ = simulator.stop() }
+        let canary = ValidNumbers.numbers(1, from: 66_000_000_000)[0]
+        let server = try ServerProcess([
+            "serve", "--port", "0", "--endpoint", simulator.baseURL + "/cgi-bin/tneko", "--min-interval", "0",
+            "--db", FileManager.default.temporaryDirectory.appendingPathComponent("canary-\(UUID().uuidString).sqlite").path,
+            "--canary", "yamato=\(canary.formatted)",
+        ])
+        defer { _ = server.stop() }
+        let api = SocketClient(port: server.port)
+        #expect(
+            try await eventually {
+                let degraded = try Self.json(try await api.get("/readyz"))["degraded"]?.elements ?? []
+                return degraded.first?["detail"]?.string?.hasPrefix("the canary's page was not understood") == true
+            })
+        #expect(await server.waitForLog("carrier=yamato page not understood: the canary's page was not understood"))
+        #expect(!server.logSoFar.contains(canary.digits), "the canary's number is not logged")
+    }
+
     /// The tags of a page with every digit made 0 and the text between them dropped.
     static func markup(of page: String) -> [String] {
         var tags: [String] = []
