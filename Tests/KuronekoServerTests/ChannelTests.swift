@@ -39,6 +39,11 @@ struct ChannelTests {
                 #"{"kind": "ntfy", "url": "https://ntfy.sh/x", "kinds": ["everything"]}"#,
                 "is not one of changed, delivered"
             ),
+            (
+                #"{"kind": "ntfy", "url": "https://ntfy.sh/x", "kinds": ["page_restored"]}"#,
+                "page_restored\\\" is not one of changed, delivered, exception, arriving_soon, stalled, page_changed"
+            ),
+            (#"{"kind": "ntfy", "url": "https://ntfy.sh/x", "kinds": "page_changed"}"#, "kinds is not a non-empty list"),
             (#"{"kind": "ntfy", "url": "https://ntfy.sh/x", "numbers": ["12"]}"#, "has 2 digits"),
             (#"{"kind": "ntfy", "url": "https://ntfy.sh/x", "quiet_hours": "25:00-07:00"}"#, "quiet_hours is not"),
             (#"{"kind": "ntfy", "url": "https://ntfy.sh/x", "lang": "fr"}"#, "lang is not ja or en"),
@@ -46,7 +51,7 @@ struct ChannelTests {
                 #"{"kind": "web_push", "subscription": {"endpoint": "https://p.example/x", "keys": {"p256dh": "AAAA", "auth": "AAAA"}}}"#,
                 "subscription.keys"
             ),
-            (#"{"kind": "slack", "url": "ftp://hooks.example/x"}"#, "http"),
+            (#"{"kind": "slack", "url": "ftp://hooks.example/x"}"#, "url uses ftp://; only http:// and https://"),
         ]
         for (body, detail) in refusals {
             let answer = await harness.send("POST", "/v1/channels", json: body)
@@ -66,6 +71,13 @@ struct ChannelTests {
         #expect(!text.contains(Base64URL.encode(keys.publicKey)) && !text.contains("/push/abc"))
         let listed = await harness.get("/v1/channels")
         #expect(try JSON(data: listed.body)["channels"]?.elements.count == 1)
+        // Naming no kinds hears every parcel's news, not the operator's; the operator's is chosen by name.
+        let kinds = try JSON(data: listed.body)["channels"]?.elements.first?["kinds"]?.elements.compactMap(\.string)
+        #expect(kinds == ["changed", "delivered", "exception", "arriving_soon", "stalled"])
+        let operatorChannel = await harness.send(
+            "POST", "/v1/channels", json: #"{"kind": "ntfy", "url": "http://127.0.0.1:9/ops", "kinds": ["page_changed"]}"#)
+        #expect(operatorChannel.status == 201, "\(String(decoding: operatorChannel.body, as: UTF8.self))")
+        #expect(try JSON(data: operatorChannel.body)["kinds"]?.elements.compactMap(\.string) == ["page_changed"])
         let vapid = await harness.get("/v1/push/vapid-key")
         #expect(vapid.status == 200)
         let key = try #require(try JSON(data: vapid.body)["public_key"])

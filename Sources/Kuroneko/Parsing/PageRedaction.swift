@@ -132,8 +132,11 @@ public enum PageRedaction {
         }
     }
 
-    /// Names (text with 様 or 殿) and the text after a personal label, in text between tags.
+    /// Names (text with 様 or 殿) and the text after a personal label, in text between tags; character
+    /// references are read as the characters they stand for (Sagawa writes its Japanese as `&#27096;`).
     private static func maskPersonalText(_ scalars: inout [Unicode.Scalar]) {
+        var out: [Unicode.Scalar] = []
+        out.reserveCapacity(scalars.count)
         var index = 0
         var afterLabel = false
         var skipping: String?
@@ -147,48 +150,82 @@ public enum PageRedaction {
                 } else if tag.hasPrefix("<script") || tag.hasPrefix("<style") {
                     skipping = tag.hasPrefix("<script") ? "script" : "style"
                 }
+                out += scalars[index...end]
                 index = end + 1
                 continue
             }
             let end = scalars[index...].firstIndex(of: "<") ?? scalars.count
-            guard skipping == nil else {
-                index = end
-                continue
-            }
-            let text = String(String.UnicodeScalarView(scalars[index..<end]))
+            defer { index = end }
+            var units = Self.units(scalars[index..<end])
+            let text = String(String.UnicodeScalarView(units.map { $0.character ?? " " }))
             let trimmed = text.trimmingCharacters(in: .whitespacesAndNewlines)
-            if trimmed.isEmpty {
-                index = end
+            if skipping != nil || trimmed.isEmpty {
+                out += scalars[index..<end]
                 continue
             }
             let isLabel = personalLabels.contains { trimmed.hasPrefix($0) } && trimmed.count <= 12
-            if afterLabel || trimmed.contains("様") || trimmed.contains("殿") { mask(&scalars, index..<end) }
+            if afterLabel || trimmed.contains("様") || trimmed.contains("殿") { mask(&units, from: 0) }
             // A label's value may sit on the same text (お届け先：山田様) or in the next.
             afterLabel = isLabel
-            if isLabel, let colon = text.unicodeScalars.firstIndex(where: { $0 == "：" || $0 == ":" }) {
-                let offset = text.unicodeScalars.distance(from: text.unicodeScalars.startIndex, to: colon)
-                let value = (index + offset + 1)..<end
-                if scalars[value].contains(where: { !$0.properties.isWhitespace }) {
-                    mask(&scalars, value)
-                    afterLabel = false
-                }
+            if isLabel, let colon = units.firstIndex(where: { $0.character == "：" || $0.character == ":" }),
+                units[(colon + 1)...].contains(where: { !($0.character?.properties.isWhitespace ?? true) })
+            {
+                mask(&units, from: colon + 1)
+                afterLabel = false
             }
-            index = end
+            for unit in units { out += unit.raw }
         }
+        scalars = out
     }
 
-    /// Every character of the range becomes ○ but spaces, 様, 殿 and character references (`&nbsp;`), so the
-    /// text keeps its shape.
-    private static func mask(_ scalars: inout [Unicode.Scalar], _ range: Range<Int>) {
-        var position = range.lowerBound
-        while position < range.upperBound {
-            let scalar = scalars[position]
-            if scalar == "&", let semicolon = scalars[position..<range.upperBound].prefix(12).firstIndex(of: ";") {
+    /// One character of text as written: itself, or a character reference (`&#27096;`, `&#x69D8;`, `&nbsp;`).
+    private struct TextUnit {
+        var raw: [Unicode.Scalar]
+        /// What it stands for; `nil` for a named reference other than the few known here.
+        var character: Unicode.Scalar?
+    }
+
+    private static func units(_ text: ArraySlice<Unicode.Scalar>) -> [TextUnit] {
+        var units: [TextUnit] = []
+        var position = text.startIndex
+        while position < text.endIndex {
+            if text[position] == "&", let semicolon = text[position...].prefix(12).firstIndex(of: ";") {
+                let raw = Array(text[position...semicolon])
+                let name = String(String.UnicodeScalarView(raw.dropFirst().dropLast()))
+                units.append(TextUnit(raw: raw, character: reference(name)))
                 position = semicolon + 1
-                continue
+            } else {
+                units.append(TextUnit(raw: [text[position]], character: text[position]))
+                position += 1
             }
-            if !(scalar.properties.isWhitespace || scalar == "様" || scalar == "殿") { scalars[position] = "○" }
-            position += 1
+        }
+        return units
+    }
+
+    /// The character a reference's name (between `&` and `;`) stands for.
+    private static func reference(_ name: String) -> Unicode.Scalar? {
+        switch name {
+        case "nbsp": return "\u{A0}"
+        case "amp": return "&"
+        case "lt": return "<"
+        case "gt": return ">"
+        case "quot": return "\""
+        default: break
+        }
+        guard name.hasPrefix("#") else { return nil }
+        let digits = name.dropFirst()
+        let value = digits.first == "x" || digits.first == "X" ? UInt32(digits.dropFirst(), radix: 16) : UInt32(digits)
+        return value.flatMap(Unicode.Scalar.init)
+    }
+
+    /// Every character from `start` on becomes ○ (a reference becomes `&#9675;`) but spaces, 様 and 殿, so the
+    /// text keeps its shape; a named reference other than the known ones is left as it is.
+    private static func mask(_ units: inout [TextUnit], from start: Int) {
+        for position in units.indices where position >= start {
+            guard let character = units[position].character,
+                !(character.properties.isWhitespace || character == "様" || character == "殿")
+            else { continue }
+            units[position].raw = units[position].raw.count > 1 ? Array("&#9675;".unicodeScalars) : ["○"]
         }
     }
 }

@@ -93,17 +93,20 @@ public enum WebhookAddressError: Error, Sendable, Equatable, CustomStringConvert
     case unresolvable(String)
     case privateAddress(host: String, reason: String)
 
-    public var description: String {
+    public var description: String { description(naming: "webhook_url") }
+
+    /// The line with the field named as the request names it (`url` for a channel).
+    public func description(naming field: String) -> String {
         switch self {
         case .tooLong(let count):
-            "webhook_url is \(count) characters long; at most \(WebhookAddress.maximumLength) are allowed"
-        case .malformed(let reason): "webhook_url is not a usable URL: \(reason)"
-        case .scheme(let scheme): "webhook_url uses \(scheme)://; only http:// and https:// are allowed"
-        case .credentials: "webhook_url carries a user name or password; put credentials in the path or a token"
-        case .port(let port): "webhook_url's port \(port.prefix(20)) is not a port number from 1 to 65535"
-        case .unresolvable(let host): "webhook_url's host \(host) does not resolve"
+            "\(field) is \(count) characters long; at most \(WebhookAddress.maximumLength) are allowed"
+        case .malformed(let reason): "\(field) is not a usable URL: \(reason)"
+        case .scheme(let scheme): "\(field) uses \(scheme)://; only http:// and https:// are allowed"
+        case .credentials: "\(field) carries a user name or password; put credentials in the path or a token"
+        case .port(let port): "\(field)'s port \(port.prefix(20)) is not a port number from 1 to 65535"
+        case .unresolvable(let host): "\(field)'s host \(host) does not resolve"
         case .privateAddress(let host, let reason):
-            "webhook_url's host \(host) leads to \(reason); webhooks go to public addresses only "
+            "\(field)'s host \(host) leads to \(reason); webhooks go to public addresses only "
                 + "(KURONEKO_ALLOW_PRIVATE_WEBHOOKS=1 in /etc/default/kuroneko, or serve --allow-private-webhooks, "
                 + "lifts this)"
         }

@@ -82,7 +82,7 @@ struct ChannelRoutes: Sendable {
                 throw RouteProblem.bad(requirement.missing, reason: .channelUnavailable)
             }
         }
-        if let url = body.destinationURL { try await watches.checkWebhook(url) }
+        if let url = body.destinationURL { try await watches.checkWebhook(url, field: "url") }
         let store = watches.store
         let (channel, now) = (body.channel, Date())
         let added = try await store.addChannel(channel, owner: owner, now: now)

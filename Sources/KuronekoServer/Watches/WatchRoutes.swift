@@ -148,12 +148,13 @@ public struct WatchRoutes: Sendable {
 
     /// The address's form, then what it resolves to: each resolution waits on a thread of its own, at most
     /// ``resolutionLimit`` at once (more are answered 503).
-    func checkWebhook(_ text: String) async throws(RouteProblem) {
+    /// - Parameter field: the request's name for the address, in the refusal (`url` for a channel).
+    func checkWebhook(_ text: String, field: String = "webhook_url") async throws(RouteProblem) {
         let address: WebhookAddress
         do {
             address = try WebhookAddress(text)
         } catch {
-            throw .bad(error.description, reason: .invalidWebhook)
+            throw .bad(error.description(naming: field), reason: .invalidWebhook)
         }
         let allowPrivate = allowPrivateWebhooks
         guard Self.resolutions.enter() else {
@@ -171,8 +172,8 @@ public struct WatchRoutes: Sendable {
         do {
             try resolved.get()
         } catch {
-            if case .privateAddress = error { throw .bad(error.description, reason: .privateAddress) }
-            throw .bad(error.description, reason: .invalidWebhook)
+            if case .privateAddress = error { throw .bad(error.description(naming: field), reason: .privateAddress) }
+            throw .bad(error.description(naming: field), reason: .invalidWebhook)
         }
     }
 
