@@ -210,6 +210,19 @@ struct CommandLineTests {
                     + "September 2021), which Kuroneko does not read"), "\(outcome.standardError)")
     }
 
+    @Test("parse given the text of a page copied from a browser says it is text and how to save the page")
+    func textCopy() async throws {
+        let file = FileManager.default.temporaryDirectory.appendingPathComponent("copied-\(UUID().uuidString).txt")
+        try Data("荷物問い合わせ結果\n3277-5445-9830\n配達完了\n12月01日 14:05 荒川センター\n".utf8).write(to: file)
+        defer { try? FileManager.default.removeItem(at: file) }
+        let outcome = try KuronekoBinary.run(["parse", file.path])
+        #expect(outcome.status == 1)
+        #expect(outcome.standardError.contains("this is text, not the page's HTML"), "\(outcome.standardError)")
+        #expect(outcome.standardError.contains("Save Page As"))
+        #expect(!outcome.standardError.contains("truncated"))
+        #expect(outcome.standardError.split(separator: "\n").count == 1)
+    }
+
     /// Answers a POST with the fixture page whose parcels are exactly the numbers posted.
     @Sendable static func fixturePages(_ request: FakeUpstream.Request) -> FakeUpstream.Response {
         let asked = FakeTrackingPage.numbers(inFormBody: request.body).map(\.digits)
