@@ -119,7 +119,7 @@ struct ServeCommand: Command {
         for item in texts.flatMap({ $0.split(separator: ",") }).map({ $0.trimmingCharacters(in: .whitespaces) }) {
             let shown = String(item.prefix(60))
             guard let equals = item.firstIndex(of: "=") else {
-                throw .usage("serve: \(source) \"\(shown)\" is not CARRIER=NUMBER; expected e.g. yamato=4471-0412-3456")
+                throw .usage("serve: \(source) \"\(shown)\" is not CARRIER=NUMBER; expected e.g. yamato=4471-0412-3454")
             }
             let carrier: Carrier
             let number: TrackingNumber

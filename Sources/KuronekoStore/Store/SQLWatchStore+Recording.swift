@@ -56,7 +56,7 @@ extension SQLWatchStore {
             var changes: [StatusChange] = []
             let notFound = shipment.status.code == .notFound
             let graceStart = fetchedAt.timeIntervalSince1970 - self.unregisteredGrace
-            func updateValues(watchID: Int64, next: Date?, arriving: (start: Date, key: String)?) -> [SQLValue] {
+            func updateValues(watchID: Int64, next: Date?, arriving: (key: String, start: Date)?) -> [SQLValue] {
                 var values: [SQLValue] = [
                     .text(shipment.status.label), .blob(status), .real(fetchedAt.timeIntervalSince1970),
                     .real((next ?? fetchedAt).timeIntervalSince1970), .integer(next == nil ? 0 : 1), found,

@@ -1,0 +1,372 @@
+import Foundation
+
+/// The text of one sender within a mail: the message's own text parts, a forwarded block with its own From
+/// line, or an attached message. Numbers are looked for in it, line by line, in NFKC form (full-width digits
+/// and colons become ASCII).
+struct MailSource {
+    let sender: MessageSender?
+    /// Each text part's lines, on its own (a carrier named in one part says nothing of another's numbers).
+    let sections: [[String]]
+
+    static func collect(_ message: ShippingMessage, into sources: inout [MailSource]) {
+        var sections: [[String]] = []
+        var sender = message.from
+        var attached: [ShippingMessage] = []
+        defer {
+            // Messages attached whole come after the text that carries them.
+            for inner in attached { collect(inner, into: &sources) }
+        }
+        for part in message.parts {
+            let text: String
+            switch part {
+            case .text(let plain): text = plain
+            case .html(let html): text = MailText.fromHTML(html)
+            case .message(let inner):
+                attached.append(inner)
+                continue
+            }
+            let lines = text.precomposedStringWithCompatibilityMapping
+                .split(omittingEmptySubsequences: false, whereSeparator: \.isNewline).map(String.init)
+            // A forwarded block starts a source of its own, from the sender its From line names.
+            var current: [String] = []
+            var index = 0
+            while index < lines.count {
+                let trimmed = lines[index].trimmingCharacters(in: .whitespaces)
+                if Self.forwardMarkers.contains(where: { trimmed.contains($0) }) {
+                    sections.append(current)
+                    if !sections.allSatisfy(\.isEmpty) { sources.append(MailSource(sender: sender, sections: sections)) }
+                    sections = []
+                    current = []
+                    sender = nil
+                    for line in lines[(index + 1)...].prefix(8) {
+                        let field = line.trimmingCharacters(in: .whitespaces)
+                        for prefix in ["From:", "差出人:"] where field.hasPrefix(prefix) {
+                            sender = MessageSender(header: String(field.dropFirst(prefix.count)))
+                        }
+                    }
+                } else {
+                    current.append(lines[index])
+                }
+                index += 1
+            }
+            sections.append(current)
+        }
+        if sections.contains(where: { !$0.isEmpty }) { sources.append(MailSource(sender: sender, sections: sections)) }
+    }
+
+    static let forwardMarkers = [
+        "Forwarded message", "Original Message", "Begin forwarded message", "転送メッセージ", "転送されたメッセージ",
+    ]
+
+    // MARK: Words
+
+    static let trackingLabels = [
+        "お問い合わせ伝票番号", "お問合せ伝票番号", "お問い合せ伝票番号", "お問い合わせ送り状No", "送り状番号", "送り状No",
+        "お荷物伝票番号", "配達伝票番号", "配達受付番号", "お問い合わせ番号", "お問合せ番号", "お問い合せ番号", "伝票番号",
+        "追跡番号", "荷物番号", "トラッキング番号", "Tracking number", "tracking number",
+    ]
+    static let orderLabels = ["ご注文番号", "注文番号", "受注番号", "注文ID", "オーダー番号", "注文No", "ご注文No"]
+    /// Labels whose number is never a parcel's.
+    static let otherLabels = orderLabels + [
+        "会員番号", "お客様番号", "顧客番号", "商品ID", "商品番号", "TEL", "Tel", "tel", "電話", "FAX", "Fax", "〒", "郵便番号",
+        "ポイント", "クーポン",
+    ]
+    /// Carrier names, longest first; a name of a carrier Kuroneko does not track maps to `nil`.
+    static let carrierNames: [(String, Carrier?)] = [
+        ("ヤマト運輸", .yamato), ("クロネコヤマト", .yamato), ("ヤマト宅急便", .yamato), ("宅急便", .yamato),
+        ("ネコポス", .yamato), ("佐川急便", .sagawa), ("飛脚宅配便", .sagawa), ("佐川", .sagawa), ("日本郵便", .japanPost),
+        ("ゆうパック", .japanPost), ("ゆうパケット", .japanPost), ("ゆうメール", .japanPost), ("レターパック", .japanPost),
+        ("書留", .japanPost), ("郵便局", .japanPost), ("福山通運", nil), ("西濃運輸", nil), ("名鉄運輸", nil),
+        ("トナミ運輸", nil),
+    ]
+    static let ownDeliveries = [
+        ("Amazonがお届け", "Amazon"), ("Amazonでお届け", "Amazon"), ("デリバリープロバイダ", "Amazon"),
+        ("Amazon Logistics", "Amazon"), ("ヨドバシエクストリームサービス便", "ヨドバシエクストリームサービス便"),
+    ]
+    static let shops = [
+        ("amazon.co.jp", "Amazon.co.jp"), ("yodobashi.com", "ヨドバシ・ドット・コム"), ("dmm.com", "DMM通販"),
+        ("apple.com", "Apple Store"), ("mercari.jp", "メルカリ"), ("mail.yahoo.co.jp", "Yahoo!ショッピング"),
+        ("rakuten.co.jp", "楽天市場"), ("kuronekoyamato.co.jp", "ヤマト運輸"), ("sagawa-exp.co.jp", "佐川急便"),
+        ("japanpost.jp", "日本郵便"),
+    ]
+
+    var senderCarrier: Carrier? {
+        let domain = sender?.domain ?? ""
+        if domain.hasSuffix("kuronekoyamato.co.jp") { return .yamato }
+        if domain.hasSuffix("sagawa-exp.co.jp") { return .sagawa }
+        if domain.hasSuffix("japanpost.jp") { return .japanPost }
+        return nil
+    }
+
+    var ownDelivery: String? {
+        for line in sections.joined() {
+            for (marker, who) in Self.ownDeliveries where line.contains(marker) { return who }
+        }
+        return nil
+    }
+
+    /// The shop: a Yamato notice's 「<shop> 様からのお荷物」, a `[ショップ名]` line, the sender's domain, its name.
+    var shop: String? {
+        for line in sections.joined() {
+            if let range = line.range(of: "様からのお荷物") {
+                let name = line[..<range.lowerBound].trimmingCharacters(in: .whitespaces)
+                if !name.isEmpty { return String(name.prefix(60)) }
+            }
+            for label in ["[ショップ名]", "ショップ名:", "店舗名:"] {
+                if let range = line.range(of: label) {
+                    let name = line[range.upperBound...].trimmingCharacters(in: .whitespaces)
+                    if !name.isEmpty { return String(name.prefix(60)) }
+                }
+            }
+        }
+        let domain = sender?.domain ?? ""
+        for (suffix, name) in Self.shops where domain == suffix || domain.hasSuffix("." + suffix) { return name }
+        return sender?.name ?? sender?.address
+    }
+
+    /// The first order number after an order label.
+    var order: String? {
+        for line in sections.joined() {
+            for label in Self.orderLabels {
+                guard let range = line.range(of: label) else { continue }
+                let rest = line[range.upperBound...].drop { " :]】)".contains($0) }
+                let token = rest.prefix { $0.isASCII && ($0.isLetter || $0.isNumber || $0 == "-") }
+                if token.count >= 4 { return String(token) }
+            }
+        }
+        return nil
+    }
+
+    // MARK: Numbers
+
+    func parcels() -> [FoundParcel] {
+        let links = MailLinks.numbers(in: sections.joined().joined(separator: "\n"))
+        var found: [FoundParcel] = []
+        let shop = self.shop
+        let order = self.order
+        func add(_ number: TrackingNumber, carrier: Carrier?, evidence: Set<MailEvidence>) {
+            let ordered = MailEvidence.allCases.filter(evidence.contains)
+            if let index = found.firstIndex(where: { $0.number == number }) {
+                let kept = found[index]
+                found[index] = FoundParcel(
+                    number: number, carrier: kept.carrier ?? carrier, shop: shop, order: order,
+                    evidence: MailEvidence.allCases.filter { kept.evidence.contains($0) || evidence.contains($0) })
+            } else {
+                found.append(FoundParcel(number: number, carrier: carrier, shop: shop, order: order, evidence: ordered))
+            }
+        }
+        for lines in sections {
+            for (index, line) in lines.enumerated() {
+                for token in NumberToken.all(in: line) {
+                    guard let number = try? TrackingNumber(parsing: token.text) else { continue }
+                    let before = String(line[..<token.range.lowerBound])
+                    var evidence = Set<MailEvidence>()
+                    let linked = links.first { $0.number == number }
+                    if linked != nil { evidence.insert(.link) }
+                    if Self.labelled(before: before, line: line, token: token, previous: Self.previousLine(lines, index)) {
+                        evidence.insert(.label)
+                    } else if Self.otherLabelled(before) && linked == nil {
+                        continue
+                    }
+                    let named = Self.carrierNear(lines, index, before: before)
+                    if named != nil { evidence.insert(.carrierNamed) }
+                    var carrier = linked?.carrier ?? named?.carrier
+                    if carrier == nil, named == nil { carrier = self.firstCarrierNamed ?? senderCarrier }
+                    if carrier != nil, carrier == senderCarrier { evidence.insert(.sender) }
+                    if let chosen = carrier, !number.candidates.contains(chosen) { carrier = nil }
+                    // A number is taken on a link or a label, or (with its check digit) beside a carrier's name.
+                    let checked = number.format == .twelveDigits || number.format == .elevenDigits
+                        || number.format == .international
+                    guard evidence.contains(.link) || evidence.contains(.label)
+                        || (checked && evidence.contains(.carrierNamed) && !Self.otherLabelled(before))
+                    else { continue }
+                    add(number, carrier: carrier, evidence: evidence)
+                }
+            }
+        }
+        // A number only in a carrier's link (its text elsewhere says nothing).
+        for link in links where !found.contains(where: { $0.number == link.number }) {
+            var evidence: Set<MailEvidence> = [.link]
+            if link.carrier == senderCarrier { evidence.insert(.sender) }
+            add(link.number, carrier: link.carrier, evidence: evidence)
+        }
+        return found
+    }
+
+    private var firstCarrierNamed: Carrier? {
+        for line in sections.joined() {
+            for (name, carrier) in Self.carrierNames where line.contains(name) { return carrier }
+        }
+        return nil
+    }
+
+    private static func previousLine(_ lines: [String], _ index: Int) -> String? {
+        var position = index - 1
+        while position >= 0 {
+            let trimmed = lines[position].trimmingCharacters(in: .whitespaces)
+            if !trimmed.isEmpty { return trimmed }
+            position -= 1
+        }
+        return nil
+    }
+
+    /// A tracking label before the token on its line (no other label between), or on the line above when the
+    /// token is all its own line holds.
+    private static func labelled(before: String, line: String, token: NumberToken, previous: String?) -> Bool {
+        if let label = trackingLabels.compactMap({ before.range(of: $0, options: .backwards) }).max(by: { $0.lowerBound < $1.lowerBound }) {
+            let between = String(before[label.upperBound...])
+            return !otherLabelled(between)
+        }
+        let alone = line.trimmingCharacters(in: .whitespaces) == token.text
+        guard alone, let previous, !otherLabelled(previous) else { return false }
+        return trackingLabels.contains { previous.contains($0) } && NumberToken.all(in: previous).isEmpty
+    }
+
+    private static func otherLabelled(_ text: String) -> Bool {
+        otherLabels.contains { text.contains($0) }
+    }
+
+    /// A carrier named near a number: `carrier` is `nil` for a carrier Kuroneko does not track.
+    struct Named {
+        let carrier: Carrier?
+    }
+
+    /// The carrier named on the token's line before it, else on the nearest line above (up to six), else on
+    /// the two lines below; `nil` when none is named.
+    private static func carrierNear(_ lines: [String], _ index: Int, before: String) -> Named? {
+        func named(_ text: String) -> Named? {
+            var best: (String.Index, Carrier?)?
+            for (name, carrier) in carrierNames {
+                if let range = text.range(of: name, options: .backwards), best.map({ range.lowerBound > $0.0 }) ?? true {
+                    best = (range.lowerBound, carrier)
+                }
+            }
+            return best.map { Named(carrier: $0.1) }
+        }
+        if let found = named(before) { return found }
+        for offset in 1...6 where index - offset >= 0 {
+            if let found = named(lines[index - offset]) { return found }
+        }
+        for offset in 1...2 where index + offset < lines.count {
+            if let found = named(lines[index + offset]) { return found }
+        }
+        return nil
+    }
+}
+
+/// A run of digits that may be a tracking number: bare (10 to 13 digits), 4-4-4 (hyphens or spaces), 書留's
+/// 3-2-5-1, or an S10 number (`EJ 123 456 789 JP`); digits joined in any other shape, or touching a letter,
+/// are not one.
+struct NumberToken {
+    let text: String
+    let range: Range<String.Index>
+
+    static func all(in line: String) -> [NumberToken] {
+        var tokens: [NumberToken] = []
+        var index = line.startIndex
+        while index < line.endIndex {
+            let character = line[index]
+            guard character.isASCII, character.isNumber || character.isUppercase else {
+                index = line.index(after: index)
+                continue
+            }
+            // The longest run of ASCII letters, digits, hyphens and single spaces between digits.
+            var end = index
+            while end < line.endIndex {
+                let next = line[end]
+                if next.isASCII, next.isNumber || next.isLetter {
+                    end = line.index(after: end)
+                } else if next == "-" || next == " ", line.index(after: end) < line.endIndex,
+                    line[line.index(after: end)].isASCII, line[line.index(after: end)].isNumber
+                        || line[line.index(after: end)].isUppercase, end > index,
+                    line[line.index(before: end)].isNumber || line[line.index(before: end)].isUppercase
+                {
+                    end = line.index(after: end)
+                } else {
+                    break
+                }
+            }
+            let run = String(line[index..<end])
+            let precededByLetter = index > line.startIndex && line[line.index(before: index)].isLetter
+                && line[line.index(before: index)].isASCII
+            if !precededByLetter, let text = Self.shaped(run) {
+                tokens.append(NumberToken(text: text, range: index..<end))
+            } else if run.contains(" ") {
+                // Spaces may join words that are not one number: look at each word on its own.
+                var start = index
+                for word in run.split(separator: " ", omittingEmptySubsequences: false) {
+                    let wordEnd = line.index(start, offsetBy: word.count)
+                    if let text = Self.shaped(String(word)), start == index ? !precededByLetter : true {
+                        tokens.append(NumberToken(text: text, range: start..<wordEnd))
+                    }
+                    start = wordEnd < line.endIndex ? line.index(after: wordEnd) : wordEnd
+                }
+            }
+            index = end
+        }
+        return tokens
+    }
+
+    /// The run as a number to parse, when it has one of the shapes numbers are printed in.
+    static func shaped(_ run: String) -> String? {
+        let groups = run.split(whereSeparator: { $0 == "-" || $0 == " " }).map(String.init)
+        let counts = groups.map(\.count)
+        let digitsOnly = groups.allSatisfy { $0.allSatisfy(\.isNumber) }
+        if digitsOnly {
+            if groups.count == 1, (10...13).contains(counts[0]) { return groups[0] }
+            if counts == [4, 4, 4] { return groups.joined() }
+            if counts == [3, 2, 5, 1], !run.contains(" ") { return groups.joined() }
+            return nil
+        }
+        let joined = groups.joined()
+        // S10: two letters, nine digits, two letters.
+        if joined.count == 13, joined.prefix(2).allSatisfy(\.isUppercase), joined.suffix(2).allSatisfy(\.isUppercase),
+            joined.dropFirst(2).dropLast(2).allSatisfy(\.isNumber)
+        {
+            return joined
+        }
+        return nil
+    }
+}
+
+/// Carriers' tracking links and the numbers in their query strings.
+enum MailLinks {
+    struct Link: Hashable {
+        let number: TrackingNumber
+        let carrier: Carrier
+    }
+
+    static func numbers(in text: String) -> [Link] {
+        var links: [Link] = []
+        var rest = Substring(text)
+        while let start = rest.range(of: "http") {
+            let url = rest[start.lowerBound...].prefix { !$0.isWhitespace && !"<>\"'()（）「」".contains($0) }
+            rest = rest[url.endIndex...]
+            guard let components = URLComponents(string: String(url)), let host = components.host?.lowercased() else {
+                continue
+            }
+            let carrier: Carrier
+            let names: [String]
+            if host.hasSuffix("kuronekoyamato.co.jp") {
+                carrier = .yamato
+                names = (1...10).map { String(format: "no%02d", $0) } + ["pno", "id"]
+            } else if host.hasSuffix("sagawa-exp.co.jp") {
+                carrier = .sagawa
+                names = ["okurijoNo"]
+            } else if host.hasSuffix("post.japanpost.jp") {
+                carrier = .japanPost
+                names = ["reqCodeNo1"]
+            } else {
+                continue
+            }
+            for item in components.queryItems ?? [] where names.contains(item.name) {
+                guard let value = item.value, let number = try? TrackingNumber(parsing: value),
+                    number.candidates.contains(carrier)
+                else { continue }
+                let link = Link(number: number, carrier: carrier)
+                if !links.contains(link) { links.append(link) }
+            }
+        }
+        return links
+    }
+}

@@ -1,0 +1,79 @@
+import Foundation
+
+/// What one shipping mail says: its parcels, each with the evidence it was found by, or that the parcel comes
+/// with a carrier that gives no number.
+public struct ShippingMail: Sendable {
+    public let messageID: String?
+    public let subject: String
+    /// The sender's address.
+    public let from: String?
+    public let date: String?
+    public let parcels: [FoundParcel]
+    /// Who delivers it, when the mail says the shop's own delivery brings it (Amazon itself,
+    /// ヨドバシエクストリームサービス便): there is no number to track. `nil` otherwise.
+    public let deliveredWithoutNumber: String?
+    /// Why the message was not read (too large), or `nil`.
+    public let problem: String?
+}
+
+/// A tracking number found in a mail.
+public struct FoundParcel: Sendable, Hashable {
+    public let number: TrackingNumber
+    /// The carrier the mail names (or its link's, or the sender's); `nil` only when the mail names none.
+    public let carrier: Carrier?
+    /// The shop that sent it (or, in a carrier's notice, the shop the parcel comes from).
+    public let shop: String?
+    /// The shop's order number, when the mail gives one.
+    public let order: String?
+    public let evidence: [MailEvidence]
+}
+
+/// Why a number was taken.
+public enum MailEvidence: String, Sendable, Hashable, Codable, CaseIterable {
+    /// A carrier's tracking link carries it.
+    case link
+    /// A tracking label (お問い合わせ伝票番号, 送り状番号, …) stands before it, on its line or the line above.
+    case label
+    /// A carrier is named near it.
+    case carrierNamed = "carrier_named"
+    /// The mail comes from the carrier itself.
+    case sender
+}
+
+/// Reads shipping mails: bytes in, the parcels out. Pure; never throws. A number is taken only on evidence (a
+/// carrier's link, a tracking label, a carrier named near it) and only when its check digit holds (10- and
+/// 13-digit numbers, which have none, only by a link or a label); numbers after an order, member, item,
+/// telephone or postcode label, and digits joined across separators in any other shape than 4-4-4 or
+/// 書留's 3-2-5-1, are never taken.
+public enum ShippingMailReader {
+    public static func read(_ raw: Data, limits: MailLimits = MailLimits()) -> ShippingMail {
+        guard raw.count <= limits.messageBytes else {
+            let head = ShippingMessage(Data(raw.prefix(64 << 10)), limits: limits)
+            return ShippingMail(
+                messageID: head.messageID, subject: head.subject, from: head.from?.address, date: head.date,
+                parcels: [], deliveredWithoutNumber: nil,
+                problem: "the message is \(raw.count) bytes, more than the \(limits.messageBytes) read")
+        }
+        let message = ShippingMessage(raw, limits: limits)
+        var sources: [MailSource] = []
+        MailSource.collect(message, into: &sources)
+        var parcels: [FoundParcel] = []
+        for source in sources {
+            for found in source.parcels() {
+                if let index = parcels.firstIndex(where: { $0.number == found.number }) {
+                    let kept = parcels[index]
+                    parcels[index] = FoundParcel(
+                        number: kept.number, carrier: kept.carrier ?? found.carrier, shop: kept.shop ?? found.shop,
+                        order: kept.order ?? found.order,
+                        evidence: MailEvidence.allCases.filter { kept.evidence.contains($0) || found.evidence.contains($0) })
+                } else {
+                    parcels.append(found)
+                }
+            }
+        }
+        let without = parcels.isEmpty ? sources.lazy.compactMap(\.ownDelivery).first : nil
+        return ShippingMail(
+            messageID: message.messageID, subject: message.subject, from: message.from?.address, date: message.date,
+            parcels: parcels, deliveredWithoutNumber: without, problem: nil)
+    }
+}

@@ -1,0 +1,99 @@
+import Foundation
+import KuronekoTestSupport
+import Testing
+
+@testable import Kuroneko
+
+/// The shipping-mail corpus (Tests/Fixtures/mail, written by its make_corpus.py from the facts): every mail
+/// read, every finding exactly as expected, nothing more.
+@Suite("Shipping mails")
+struct ShippingMailTests {
+    static let directory = Fixtures.packageDirectory.appendingPathComponent("Tests/Fixtures/mail")
+
+    static var cases: [String] {
+        ((try? JSON(data: Data(contentsOf: directory.appendingPathComponent("expected.json"))))?.keys ?? []).sorted()
+    }
+
+    /// A finding as the corpus writes it.
+    static func json(_ parcel: FoundParcel) throws -> JSON {
+        let object: [String: Any] = [
+            "number": parcel.number.digits, "carrier": parcel.carrier?.rawValue ?? NSNull(), "shop": parcel.shop ?? NSNull(),
+            "order": parcel.order ?? NSNull(), "evidence": parcel.evidence.map(\.rawValue),
+        ]
+        return try JSON(data: try JSONSerialization.data(withJSONObject: object))
+    }
+
+    @Test("each mail of the corpus gives exactly its expected parcels", arguments: cases)
+    func corpus(name: String) throws {
+        let expected = try #require(try JSON(data: Data(contentsOf: Self.directory.appendingPathComponent("expected.json")))[name])
+        let raw = try Data(contentsOf: Self.directory.appendingPathComponent("\(name).eml"))
+        let mail = ShippingMailReader.read(raw)
+        let found = try mail.parcels.map(Self.json)
+        #expect(found == expected["parcels"]?.elements ?? [], "\(name)")
+        #expect(mail.deliveredWithoutNumber == expected["no_trackable"]?.string, "\(name)")
+        #expect(mail.messageID?.hasSuffix("@corpus.kuroneko.test") == true)
+        #expect(mail.problem == nil)
+    }
+}
+
+/// The pieces under the reader: charsets, encoded words, transfer encodings, limits and hostile bytes.
+@Suite("Mail decoding")
+struct MailDecodingTests {
+    @Test("ISO-2022-JP with CP50220's NEC row (①, ㈱) and half-width katakana; CP932; EUC-JP")
+    func charsets() {
+        // ESC $ B, ① (row 0x2D cell 0x21), ㈱ (0x2D 0x6A), あ; ESC ( I, ｱ (0x31); ESC ( B, "x".
+        let jis = Data([0x1B, 0x24, 0x42, 0x2D, 0x21, 0x2D, 0x6A, 0x24, 0x22, 0x1B, 0x28, 0x49, 0x31, 0x1B, 0x28, 0x42, 0x78])
+        #expect(MailCharset.decode(jis, charset: "ISO-2022-JP") == "①㈱あｱx")
+        #expect(MailCharset.decode(Data([0x87, 0x40, 0x82, 0xA0]), charset: "Shift_JIS") == "①あ")
+        #expect(MailCharset.decode(Data([0xA4, 0xA2, 0x41]), charset: "EUC-JP") == "あA")
+        #expect(MailCharset.decode(Data([0x82]), charset: "Windows-31J") == "\u{FFFD}", "a cut-off pair")
+        #expect(MailCharset.decode(Data("素".utf8), charset: nil) == "素")
+    }
+
+    @Test("encoded words: B and Q, in several charsets, the space between two words dropped")
+    func encodedWords() {
+        #expect(EncodedWords.decode("=?UTF-8?B?5Yqg6Zm2?= =?UTF-8?Q?=E5=95=86_x?=") == "加陶商 x")
+        #expect(EncodedWords.decode("=?ISO-2022-JP?B?GyRCJCIbKEI=?= plain") == "あ plain")
+        #expect(EncodedWords.decode("=?bogus") == "=?bogus")
+        #expect(EncodedWords.decode("a =?UTF-8?X?abc?= b") == "a =?UTF-8?X?abc?= b")
+    }
+
+    @Test("quoted-printable: soft line breaks and =XX; malformed escapes kept; base64 ignoring line breaks")
+    func transferEncodings() {
+        let text = TransferEncoding.quotedPrintable(Data("no01=3D1234=\r\n5678=ZZ=4".utf8))
+        #expect(String(decoding: text, as: UTF8.self) == "no01=12345678=ZZ=4")
+        #expect(String(decoding: TransferEncoding.base64(Data("5Yqg\r\n6Zm2".utf8)), as: UTF8.self) == "加陶")
+    }
+
+    @Test("a message larger than allowed is not read, and says so; parts and depth are bounded")
+    func limits() {
+        var limits = MailLimits()
+        limits.messageBytes = 100
+        let big = ShippingMailReader.read(Data(("Subject: x\r\n\r\n" + String(repeating: "a", count: 200)).utf8), limits: limits)
+        #expect(big.parcels.isEmpty && big.problem?.contains("more than the 100 read") == true)
+        // 300 nested multiparts: read to the depth limit, no deeper, no crash.
+        var body = "Content-Type: text/plain\r\n\r\nお問い合わせ伝票番号：3277-5445-9830\r\n"
+        for level in 0..<300 {
+            body = "Content-Type: multipart/mixed; boundary=\"b\(level)\"\r\n\r\n--b\(level)\r\n" + body + "\r\n--b\(level)--\r\n"
+        }
+        let deep = ShippingMailReader.read(Data(("Subject: deep\r\n" + body).utf8))
+        #expect(deep.parcels.isEmpty, "the number lies deeper than 8 parts")
+        var many = "Subject: many\r\nContent-Type: multipart/mixed; boundary=\"m\"\r\n\r\n"
+        for _ in 0..<500 { many += "--m\r\nContent-Type: text/plain\r\n\r\nx\r\n" }
+        let wide = ShippingMessage(Data((many + "--m--\r\n").utf8))
+        #expect(wide.parts.count < 100)
+    }
+
+    @Test("hostile bytes are read without a trap: random data, a boundary never closed, a header with no end")
+    func hostile() {
+        var generator = SystemRandomNumberGenerator()
+        for _ in 0..<200 {
+            let bytes = Data((0..<Int.random(in: 0..<2_000, using: &generator)).map { _ in UInt8.random(in: 0...255, using: &generator) })
+            _ = ShippingMailReader.read(bytes)
+        }
+        _ = ShippingMailReader.read(Data("Content-Type: multipart/mixed; boundary=\"z\"\r\n\r\n--z\r\nContent-Type: text/plain\r\n\r\n".utf8))
+        _ = ShippingMailReader.read(Data(String(repeating: "X-Long: a\r\n ", count: 5_000).utf8))
+        _ = ShippingMailReader.read(Data("Subject: =?ISO-2022-JP?B?GyRC?=\r\n\r\n\u{1B}$B".utf8))
+        #expect(ShippingMailReader.read(Data()).parcels.isEmpty)
+    }
+}
