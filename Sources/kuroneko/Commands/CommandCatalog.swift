@@ -9,7 +9,7 @@ enum CommandCatalog {
     /// The commands, in the order help lists them; each a type that runs from its parsed arguments.
     static let commands: [any Command.Type] = [
         TrackCommand.self, ParseCommand.self, AddCommand.self, ListCommand.self, ShowCommand.self,
-        RemoveCommand.self, RefreshCommand.self, WatchCommand.self, ImportCommand.self, KeysCommand.self,
+        RemoveCommand.self, RefreshCommand.self, WatchCommand.self, ImportCommand.self, IntakeCommand.self, KeysCommand.self,
         ChannelsCommand.self, NotifyTestCommand.self, PagesCommand.self, DatabaseCommand.self, ServeCommand.self, SimulateCommand.self,
         CompletionCommand.self, HelpCommand.self,
     ]
@@ -277,6 +277,33 @@ enum CommandCatalog {
         examples: [
             ("kuroneko keys create --name shop", "a key for the shop's system"),
             ("kuroneko keys revoke shop", "revoke it"),
+        ])
+
+    static let intake = CommandSpec(
+        name: "intake", synopsis: "[options] FILE.eml|FILE.mbox|-",
+        summary: "the tracking numbers in shipping mails, and watch them",
+        description: [
+            "Reads saved mail (one .eml, an mbox of many, or - for standard input; at most 512 MiB) and prints each "
+                + "message's parcels: number, carrier, shop, the shop's order number and the evidence the number was "
+                + "taken on: a carrier's tracking link carrying it (link), a tracking label before it such as "
+                + "お問い合わせ伝票番号 or 送り状番号 (label), a carrier named near it (carrier_named), the carrier's own "
+                + "mail (sender). Only numbers whose check digit holds are taken (10- and 13-digit ones, which have "
+                + "none, only on a link or a label); order, member, item, telephone and postcode numbers, and digits "
+                + "joined across separators, never are. A mail whose shop delivers itself (Amazon, "
+                + "ヨドバシエクストリームサービス便) is said to have no trackable number. MIME parts, RFC 2047 headers, "
+                + "base64 and quoted-printable, and ISO-2022-JP, Shift_JIS (CP932), EUC-JP and UTF-8 are read; HTML "
+                + "is read as text with its links. With --watch every parcel is added to the local watch list, "
+                + "labelled with the shop and the order, and checked once."
+        ],
+        options: [
+            .flag("--json", "one JSON object per parcel: number, carrier, shop, order, message_id, subject, evidence"),
+            .flag("--watch", "add the parcels to the local watch list and check each once"), database, endpoint,
+            caFile, timeout, minInterval,
+        ],
+        operands: .file,
+        examples: [
+            ("kuroneko intake 発送のお知らせ.eml", "what one saved mail holds"),
+            ("kuroneko intake ~/Mail/inbox.mbox --watch", "watch every parcel of a mailbox"),
         ])
 
     static let pages = CommandSpec(

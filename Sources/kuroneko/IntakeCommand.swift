@@ -1,0 +1,122 @@
+import Foundation
+import Kuroneko
+import KuronekoStore
+
+/// `kuroneko intake`: the tracking numbers in saved shipping mails (`.eml`, an mbox, or standard input), printed
+/// and, with `--watch`, added to the watch list labelled with the shop and the order.
+struct IntakeCommand: ArgumentsCommand {
+    static let spec = CommandCatalog.intake
+    /// The largest file read.
+    static let maximumBytes = 512 << 20
+    let arguments: ArgumentList
+    let terminal: Terminal
+
+    func run() async throws {
+        guard arguments.operands.count == 1, let path = arguments.operands.first else {
+            throw CommandFailure.usage(
+                "intake: expected one FILE (.eml, .mbox, or - for standard input), got \(arguments.operands.count)")
+        }
+        let file = try Self.read(path)
+        let mails = Mailbox.messages(in: file).map { ShippingMailReader.read($0) }
+        let json = arguments.flag("--json")
+        var parcels: [(FoundParcel, ShippingMail)] = []
+        for mail in mails {
+            parcels += mail.parcels.map { ($0, mail) }
+            if json {
+                for parcel in mail.parcels { terminal.print(Self.json(parcel, of: mail)) }
+            } else {
+                terminal.print(Self.lines(for: mail).joined(separator: "\n"))
+            }
+        }
+        terminal.printError("kuroneko: read \(mails.count) message\(mails.count == 1 ? "" : "s"), found \(parcels.count) parcel\(parcels.count == 1 ? "" : "s")")
+        guard arguments.flag("--watch"), !parcels.isEmpty else { return }
+        try await watch(parcels)
+    }
+
+    /// The file's bytes (or standard input's), at most ``maximumBytes``.
+    static func read(_ path: String) throws(CommandFailure) -> Data {
+        if path == "-" {
+            let data = FileHandle.standardInput.readData(ofLength: maximumBytes + 1)
+            guard data.count <= maximumBytes else {
+                throw .usage("intake: standard input holds more than \(maximumBytes >> 20) MiB; split the mailbox")
+            }
+            return data
+        }
+        let attributes = try? FileManager.default.attributesOfItem(atPath: path)
+        guard let attributes else {
+            throw .usage("intake: \"\(path.prefix(200))\" does not exist; expected a saved mail (.eml) or an mbox")
+        }
+        guard (attributes[.size] as? Int ?? 0) <= maximumBytes else {
+            throw .usage("intake: \"\(path.prefix(200))\" is larger than \(maximumBytes >> 20) MiB; split the mailbox")
+        }
+        do {
+            return try Data(contentsOf: URL(fileURLWithPath: path))
+        } catch {
+            throw .usage("intake: cannot read \"\(path.prefix(200))\": \((error as NSError).localizedDescription)")
+        }
+    }
+
+    /// One line for the message, then one per parcel (or why there is none).
+    static func lines(for mail: ShippingMail) -> [String] {
+        let subject = mail.subject.isEmpty ? "(no subject)" : String(mail.subject.prefix(80))
+        var lines = ["\(subject)  <\(mail.messageID ?? "no Message-ID")>"]
+        if let problem = mail.problem { return lines + ["  not read: \(problem)"] }
+        for parcel in mail.parcels {
+            lines.append(
+                "  \(parcel.number.formatted)  \(parcel.carrier?.rawValue ?? "-")  \(parcel.shop ?? "-")  "
+                    + "\(parcel.order ?? "-")  (\(parcel.evidence.map(\.rawValue).joined(separator: ",")))")
+        }
+        if mail.parcels.isEmpty {
+            lines.append(
+                mail.deliveredWithoutNumber.map { "  no trackable number: \($0) delivers it itself" }
+                    ?? "  no tracking number found")
+        }
+        return lines
+    }
+
+    /// `{"number", "carrier", "shop", "order", "message_id", "subject", "evidence"}`.
+    static func json(_ parcel: FoundParcel, of mail: ShippingMail) -> String {
+        let object: [String: Any] = [
+            "number": parcel.number.digits, "carrier": parcel.carrier?.rawValue ?? NSNull(),
+            "shop": parcel.shop ?? NSNull(), "order": parcel.order ?? NSNull(), "message_id": mail.messageID ?? NSNull(),
+            "subject": mail.subject, "evidence": parcel.evidence.map(\.rawValue),
+        ]
+        let data = (try? JSONSerialization.data(withJSONObject: object, options: [.sortedKeys, .withoutEscapingSlashes]))
+            ?? Data("{}".utf8)
+        return String(decoding: data, as: UTF8.self)
+    }
+
+    /// The label a watch gets: the shop and the order number, within a label's length.
+    static func label(_ parcel: FoundParcel) -> String? {
+        let text = [parcel.shop, parcel.order].compactMap { $0 }.joined(separator: " ")
+        // Control characters a mail may carry become spaces; the label is cut to its length.
+        let plain = String(
+            String.UnicodeScalarView(text.unicodeScalars.map { $0.properties.generalCategory == .control ? " " : $0 }))
+        return try? WatchLabel.validated(String(plain.prefix(60)))
+    }
+
+    /// Adds every parcel to the local watch list and checks each once, as `import --watch` does.
+    private func watch(_ parcels: [(FoundParcel, ShippingMail)]) async throws {
+        let session = try WatchListSession(arguments, terminal: terminal)
+        var created = 0
+        var carriers: [TrackingNumber: Carrier] = [:]
+        for (parcel, _) in parcels {
+            do {
+                let added = try await session.store.add(
+                    parcel.number, carrier: parcel.carrier, label: Self.label(parcel), owner: .local, webhook: nil,
+                    now: Date())
+                if added.created { created += 1 }
+            } catch let error as WatchStoreError {
+                throw CommandFailure.usage("intake: \(parcel.number.formatted): \(error)")
+            }
+            if let carrier = parcel.carrier { carriers[parcel.number] = carrier }
+        }
+        let numbers = parcels.map(\.0.number)
+        let failed = try await session.check(numbers, carriers: carriers, quiet: true, printChanges: false)
+        let distinct = Set(numbers).count
+        terminal.printError(
+            "kuroneko: watched \(created) new of \(distinct), \(distinct - failed) checked"
+                + (failed > 0 ? ", \(failed) could not be checked" : ""))
+        if failed > 0 { throw CommandFailure.reported(.lookupFailed) }
+    }
+}

@@ -1,0 +1,72 @@
+import Foundation
+import Kuroneko
+import KuronekoTestSupport
+import Testing
+
+/// `kuroneko intake` on the shipping-mail corpus: a mail, an mbox, standard input, and `--watch` against the
+/// simulator.
+@Suite("kuroneko intake", .timeLimit(.minutes(2)))
+struct IntakeTests {
+    static let corpus = Fixtures.packageDirectory.appendingPathComponent("Tests/Fixtures/mail")
+
+    static func path(_ name: String) -> String { corpus.appendingPathComponent(name).path }
+
+    @Test("one mail: its parcel in a table, with the shop, the order and the evidence; a summary on standard error")
+    func table() throws {
+        let outcome = try KuronekoBinary.run(["intake", Self.path("apple-two-parcels.eml")])
+        #expect(outcome.status == 0, "\(outcome.standardError)")
+        let lines = outcome.standardOutput.split(separator: "\n")
+        #expect(lines.count == 3, "\(outcome.standardOutput)")
+        #expect(lines[0].hasSuffix("<apple-1@corpus.kuroneko.test>"))
+        #expect(lines[1].contains("yamato  Apple Store  W1234567890  (link,label,carrier_named)"))
+        #expect(lines[2].contains("japanpost  Apple Store  W1234567890  (label,carrier_named)"))
+        #expect(outcome.standardError == "kuroneko: read 1 message, found 2 parcels\n")
+        let own = try KuronekoBinary.run(["intake", Self.path("yodobashi-extreme.eml")])
+        #expect(own.standardOutput.contains("no trackable number: ヨドバシエクストリームサービス便 delivers it itself"))
+    }
+
+    @Test("an mbox: one JSON object per parcel, every message read; standard input the same")
+    func mbox() throws {
+        let outcome = try KuronekoBinary.run(["intake", "--json", Self.path("three.mbox")])
+        #expect(outcome.status == 0, "\(outcome.standardError)")
+        let objects = try outcome.standardOutput.split(separator: "\n").map { try JSON(data: Data($0.utf8)) }
+        #expect(objects.map { $0["message_id"]?.string } == ["amazon-1@corpus.kuroneko.test", "sagawa-1@corpus.kuroneko.test"])
+        #expect(objects.allSatisfy { $0.keys.sorted() == ["carrier", "evidence", "message_id", "number", "order", "shop", "subject"] })
+        #expect(objects[0]["subject"]?.string == "Amazon.co.jp でのご注文 1 点が発送されました")
+        #expect(outcome.standardError == "kuroneko: read 3 messages, found 2 parcels\n")
+        let piped = try KuronekoBinary.run(
+            ["intake", "--json", "-"], input: String(decoding: try Data(contentsOf: Self.corpus.appendingPathComponent("three.mbox")), as: UTF8.self))
+        #expect(piped.standardOutput == outcome.standardOutput)
+    }
+
+    @Test("refusals: a missing file, two files")
+    func refusals() throws {
+        let missing = try KuronekoBinary.run(["intake", "/nonexistent/mail.eml"])
+        #expect(missing.status == 2)
+        #expect(missing.standardError.contains("intake: \"/nonexistent/mail.eml\" does not exist; expected a saved mail"))
+        let two = try KuronekoBinary.run(["intake", "a.eml", "b.eml"])
+        #expect(two.status == 2 && two.standardError.contains("expected one FILE"))
+    }
+
+    @Test("--watch: every parcel watched, labelled with the shop and the order, checked once; again changes nothing")
+    func watch() async throws {
+        let simulator = try ServerProcess(["simulate", "--port", "0"])
+        defer { _ = simulator.stop() }
+        let database = FileManager.default.temporaryDirectory.appendingPathComponent("intake-\(UUID().uuidString).sqlite").path
+        let arguments = [
+            "intake", Self.path("amazon-shipped.eml"), "--watch", "--db", database, "--endpoint",
+            simulator.baseURL + "/cgi-bin/tneko", "--min-interval", "0",
+        ]
+        let outcome = try await KuronekoBinary.runAside(arguments)
+        #expect(outcome.status == 0, "\(outcome.standardError)")
+        #expect(outcome.standardError.contains("kuroneko: watched 1 new of 1, 1 checked"), "\(outcome.standardError)")
+        let listed = try KuronekoBinary.run(["list", "--all", "--json", "--db", database])
+        let watches = try JSON(data: Data(listed.standardOutput.utf8)).elements
+        #expect(watches.count == 1)
+        #expect(watches.first?["label"]?.string == "Amazon.co.jp 503-1234567-7654321")
+        #expect(watches.first?["carrier"]?.string == "yamato")
+        #expect(watches.first?["shipment"] != .null)
+        let again = try await KuronekoBinary.runAside(arguments)
+        #expect(again.standardError.contains("kuroneko: watched 0 new of 1"), "\(again.standardError)")
+    }
+}
