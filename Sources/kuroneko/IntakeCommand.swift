@@ -1,5 +1,6 @@
 import Foundation
 import Kuroneko
+import KuronekoServer
 import KuronekoStore
 
 /// `kuroneko intake`: the tracking numbers in saved shipping mails (`.eml`, an mbox, or standard input), printed
@@ -86,15 +87,6 @@ struct IntakeCommand: ArgumentsCommand {
         return String(decoding: data, as: UTF8.self)
     }
 
-    /// The label a watch gets: the shop and the order number, within a label's length.
-    static func label(_ parcel: FoundParcel) -> String? {
-        let text = [parcel.shop, parcel.order].compactMap { $0 }.joined(separator: " ")
-        // Control characters a mail may carry become spaces; the label is cut to its length.
-        let plain = String(
-            String.UnicodeScalarView(text.unicodeScalars.map { $0.properties.generalCategory == .control ? " " : $0 }))
-        return try? WatchLabel.validated(String(plain.prefix(60)))
-    }
-
     /// Adds every parcel to the local watch list and checks each once, as `import --watch` does.
     private func watch(_ parcels: [(FoundParcel, ShippingMail)]) async throws {
         let session = try WatchListSession(arguments, terminal: terminal)
@@ -103,7 +95,7 @@ struct IntakeCommand: ArgumentsCommand {
         for (parcel, _) in parcels {
             do {
                 let added = try await session.store.add(
-                    parcel.number, carrier: parcel.carrier, label: Self.label(parcel), owner: .local, webhook: nil,
+                    parcel.number, carrier: parcel.carrier, label: WatchRoutes.mailLabel(parcel), owner: .local, webhook: nil,
                     now: Date())
                 if added.created { created += 1 }
             } catch let error as WatchStoreError {

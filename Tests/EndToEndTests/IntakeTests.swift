@@ -48,6 +48,25 @@ struct IntakeTests {
         #expect(two.status == 2 && two.standardError.contains("expected one FILE"))
     }
 
+    @Test("through the socket: a 300 KiB mail is taken at /v1/watches/from-mail, 4 MiB and more is 413 there, and other routes keep their 64 KiB")
+    func uploadThroughTheSocket() async throws {
+        let server = try ServerProcess(["serve", "--demo", "--port", "0", "--min-interval", "0"])
+        defer { _ = server.stop() }
+        let api = SocketClient(port: server.port)
+        let mail = try Data(contentsOf: Self.corpus.appendingPathComponent("sagawa-delivered.eml"))
+        // A mail of 300 KiB, as shops' mails with their images are.
+        let padded = Data("X-Padding: ".utf8) + Data(repeating: 0x61, count: 300 << 10) + Data("\r\n".utf8) + mail
+        let taken = try await api.send("POST", "/v1/watches/from-mail", headers: ["Content-Type": "message/rfc822"], body: padded)
+        #expect(taken.status == 200, "\(String(decoding: taken.body.prefix(300), as: UTF8.self))")
+        #expect(try JSON(data: taken.body)["parcels"]?.elements.count == 1)
+        // A declared body over the limit is answered 413 from its headers alone.
+        for (path, length) in [("/v1/watches", padded.count), ("/v1/watches/from-mail", (4 << 20) + 1)] {
+            let answer = try RawConnection(port: server.port).request(
+                "POST \(path) HTTP/1.1\r\nHost: x\r\nContent-Type: message/rfc822\r\nContent-Length: \(length)\r\n\r\n")
+            #expect(answer.hasPrefix("HTTP/1.1 413"), "\(path): \(answer.prefix(200))")
+        }
+    }
+
     @Test("--watch: every parcel watched, labelled with the shop and the order, checked once; again changes nothing")
     func watch() async throws {
         let simulator = try ServerProcess(["simulate", "--port", "0"])

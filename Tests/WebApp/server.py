@@ -129,6 +129,17 @@ def chromium(width: int = 1200, height: int = 900, language: str = "en-US", argu
     return webdriver.Chrome(service=service, options=options)
 
 
+def phone_in_japanese(server: "Server", script: str | None = None):
+    """Headless Chromium at 360 px with the page's language set to Japanese on `server` (and `script` run in
+    every new document before the page's own)."""
+    driver = chromium(360, 800, "ja")
+    if script:
+        driver.execute_cdp_cmd("Page.addScriptToEvaluateOnNewDocument", {"source": script})
+    driver.get(server.url + "/")
+    driver.execute_script("localStorage.setItem('kuroneko.lang', 'ja')")
+    return driver
+
+
 class Simulator:
     """One `kuroneko simulate` on a free port of 127.0.0.1, whose clock a test moves (PUT /admin/clock)."""
 

@@ -26,7 +26,7 @@ from selenium.webdriver.support.select import Select
 
 sys.path.insert(0, os.path.dirname(__file__))
 from push_support import STUB, FakePushService, b64url, deliver_push, wait  # noqa: E402
-from server import ROOT, Server, Simulator, chromium, screenshot, tracking_numbers  # noqa: E402
+from server import ROOT, Server, Simulator, chromium, phone_in_japanese, screenshot, tracking_numbers  # noqa: E402
 from test_webapp import redelivery_number, serious_violations  # noqa: E402
 
 OUTPUT = os.environ.get("WEBAPP_OUTPUT", os.path.join(ROOT, ".build", "webapp-test-output"))
@@ -228,10 +228,7 @@ class RefusalsInJapaneseTests(unittest.TestCase):
     @classmethod
     def setUpClass(cls):
         cls.server = Server().start()
-        cls.driver = chromium(360, 800, "ja")
-        cls.driver.execute_cdp_cmd("Page.addScriptToEvaluateOnNewDocument", {"source": STUB})
-        cls.driver.get(cls.server.url + "/")
-        cls.driver.execute_script("localStorage.setItem('kuroneko.lang', 'ja')")
+        cls.driver = phone_in_japanese(cls.server, STUB)
 
     @classmethod
     def tearDownClass(cls):

@@ -26,7 +26,8 @@ func handleRequest(
             url.map { UnsafeRawBufferPointer(start: $0, count: strlen($0)) }
             ?? UnsafeRawBufferPointer(start: nil, count: 0)
         if let refusal = RequestFraming.refusal(
-            headers: headerFields(of: connection, framingOnly: true), path: path, maxBodyBytes: server.maxBodyBytes,
+            headers: headerFields(of: connection, framingOnly: true), path: path,
+            maxBodyBytes: server.maxBodyBytes(for: url),
             requestLineIntact: requestLineIntact(connection: connection, target: url, version: version),
             version: version.map { String(cString: $0) } ?? "")
         {
@@ -49,7 +50,7 @@ func handleRequest(
     if uploadSize.pointee > 0 {
         let receiving = context ?? RequestContext()
         if context == nil { requestSlot.pointee = Unmanaged.passRetained(receiving).toOpaque() }
-        if receiving.body.count + uploadSize.pointee > server.maxBodyBytes {
+        if receiving.body.count + uploadSize.pointee > server.maxBodyBytes(for: url) {
             receiving.bodyTooLarge = true
         } else if let uploadData {
             receiving.body.append(
@@ -74,7 +75,8 @@ func handleRequest(
         return queue(
             .problem(
                 status: 413, title: "Content Too Large",
-                detail: "the request body is larger than \(server.maxBodyBytes) bytes", reason: "body_too_large"),
+                detail: "the request body is larger than \(server.maxBodyBytes(for: url)) bytes",
+                reason: "body_too_large"),
             on: connection)
     }
     let request = HTTPRequest(

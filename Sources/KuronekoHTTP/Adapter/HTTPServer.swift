@@ -18,6 +18,8 @@ public final class HTTPServer: Sendable {
         public var connectionTimeoutSeconds: Int
         /// Larger request bodies are refused with 413.
         public var maxBodyBytes: Int
+        /// Routes that take a larger body than ``maxBodyBytes``, by exact path (a saved mail), with their limit.
+        public var largerBodies: [String: Int] = [:]
         /// Connections allowed at once from one client address; requests on more are answered 503.
         public var connectionsPerAddress: Int
         /// Memory for one connection's request line and headers; larger headers are refused with 431.
@@ -73,7 +75,7 @@ public final class HTTPServer: Sendable {
         }
         let state = ServerState(
             application: application, maxBodyBytes: configuration.maxBodyBytes,
-            connectionsPerAddress: configuration.connectionsPerAddress,
+            largerBodies: configuration.largerBodies, connectionsPerAddress: configuration.connectionsPerAddress,
             receiveDeadlines: ReceiveDeadlines(seconds: configuration.receiveTimeoutSeconds))
         let connectionLimit = Self.connectionLimit(configuration.maxConnections)
         self.connectionLimit = connectionLimit
@@ -227,6 +229,7 @@ private final class DaemonHandle: Sendable {
 final class ServerState: Sendable {
     let application: any HTTPApplication
     let maxBodyBytes: Int
+    let largerBodies: [String: Int]
     let connectionsPerAddress: Int
     let receiveDeadlines: ReceiveDeadlines
     private let requests = Atomic<Int>(0)
@@ -235,13 +238,21 @@ final class ServerState: Sendable {
     private let connections = Mutex<[UInt64: Int]>([:])
 
     init(
-        application: any HTTPApplication, maxBodyBytes: Int, connectionsPerAddress: Int,
-        receiveDeadlines: ReceiveDeadlines
+        application: any HTTPApplication, maxBodyBytes: Int, largerBodies: [String: Int] = [:],
+        connectionsPerAddress: Int, receiveDeadlines: ReceiveDeadlines
     ) {
         self.receiveDeadlines = receiveDeadlines
         self.application = application
         self.maxBodyBytes = maxBodyBytes
+        self.largerBodies = largerBodies
         self.connectionsPerAddress = connectionsPerAddress
+    }
+
+    /// The largest body the path may carry (the target without its query).
+    func maxBodyBytes(for target: UnsafePointer<CChar>?) -> Int {
+        guard !largerBodies.isEmpty, let target else { return maxBodyBytes }
+        let path = String(cString: target).split(separator: "?", maxSplits: 1).first.map(String.init) ?? ""
+        return largerBodies[path] ?? maxBodyBytes
     }
 
     /// Counts a connection opening (+1) or closing (-1) from a client; returns how many it now has open.

@@ -299,7 +299,10 @@ public final class Server: Sendable {
     /// flight given up to ``Configuration/shutdownTimeout``, then the services stopped.
     /// - Throws: ``ServerStartError`` when the address cannot be listened on.
     public func run(environment: [String: String], until stop: @escaping @Sendable () async -> String) async throws {
-        let http = try HTTPServer(configuration: configuration.http, application: application)
+        var served = configuration.http
+        // A saved mail is larger than the other bodies.
+        served.largerBodies[WatchRoutes.mailPath] = WatchRoutes.mailBytes
+        let http = try HTTPServer(configuration: served, application: application)
         let url = "\(http.scheme)://\(http.urlHost):\(http.port)"
         if let line = http.tlsLine { notices.notice(line) }
         var redirect: HTTPServer?

@@ -39,6 +39,7 @@ public struct WatchRoutes: Sendable {
         router.add("POST", "/v1/watches") { request, _ in await routes.answer(request) { try await routes.add(request) } }
         router.add("GET", "/v1/watches") { request, _ in await routes.answer(request) { try await routes.list(request) } }
         registerBulk(into: &router)
+        registerMail(into: &router)
         router.add("GET", "/v1/watches/summary") { request, _ in
             await routes.answer(request) { try await routes.summary(request) }
         }

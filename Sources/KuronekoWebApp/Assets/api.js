@@ -31,16 +31,18 @@ export function storeKey(key) {
  * One request. Resolves to {status, data, etag, savedAt}: status 304 when `etag` still matches (no data),
  * savedAt when the service worker answered from its copy because the server could not be reached.
  */
-export async function request(path, { method = "GET", body, etag } = {}) {
+export async function request(path, { method = "GET", body, etag, raw, rawType } = {}) {
   const headers = { Accept: "application/json" };
   const key = storedKey();
   if (key) headers.Authorization = `Bearer ${key}`;
   if (body !== undefined) headers["Content-Type"] = "application/json";
+  // Bytes sent as they are (a saved mail), with their own type.
+  if (raw !== undefined) headers["Content-Type"] = rawType || "application/octet-stream";
   if (etag) headers["If-None-Match"] = etag;
   let response;
   try {
     response = await fetch(path, {
-      method, headers, cache: "no-store", body: body === undefined ? undefined : JSON.stringify(body),
+      method, headers, cache: "no-store", body: raw !== undefined ? raw : body === undefined ? undefined : JSON.stringify(body),
     });
   } catch (error) {
     throw new ApiError("offline", 0, "");

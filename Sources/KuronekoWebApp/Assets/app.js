@@ -166,6 +166,7 @@ function addForm() {
       h("span", { class: "grow" }, h("label", { for: "label" }, t("labelLabel")), label),
       h("span", { class: "actions" }, ready, button)),
     h("details", { id: "more-options" }, h("summary", {}, t("moreOptions")), h("label", { for: "webhook-url" }, t("webhookLabel")), webhook),
+    mailField(result),
     result);
 
   form.addEventListener("submit", async (event) => {
@@ -196,6 +197,61 @@ function addForm() {
     awaitFirstChecks();
   });
   return form;
+}
+
+/** The largest saved mail the server takes. */
+const MAIL_BYTES = 4 * 1024 * 1024;
+
+/** A saved shipping mail (.eml) chosen or dropped: its parcels are watched, and what came of it said in `result`. */
+function mailField(result) {
+  const input = h("input", { id: "mail-file", type: "file", accept: ".eml,message/rfc822", "aria-describedby": "mail-hint" });
+  const send = async (file) => {
+    if (!file) return;
+    if (file.size > MAIL_BYTES) {
+      result.replaceChildren(h("p", { class: "error" }, t("mailTooLarge", { name: file.name })));
+      return;
+    }
+    result.replaceChildren(h("p", {}, t("mailReading", { name: file.name })));
+    let answer;
+    try {
+      answer = await request("/v1/watches/from-mail", { method: "POST", raw: await file.arrayBuffer(), rawType: "message/rfc822" });
+    } catch (error) {
+      if (error instanceof ApiError && error.kind === "key") { showKeyForm(error); return; }
+      const detail = error.kind === "offline" ? t("offlineNothing") : refusal(error.status, error.detail, error.reason);
+      result.replaceChildren(h("p", { class: "error" }, detail));
+      return;
+    } finally {
+      input.value = "";
+    }
+    const parcels = (answer.data && Array.isArray(answer.data.parcels)) ? answer.data.parcels : [];
+    const added = parcels.filter((parcel) => parcel.status === 201);
+    const existing = parcels.filter((parcel) => parcel.status === 200);
+    const failed = parcels.filter((parcel) => parcel.status !== 201 && parcel.status !== 200);
+    const lines = [];
+    if (added.length) lines.push(t("mailAdded", { n: added.length, numbers: added.map((p) => formatNumber(p.number)).join(", ") }));
+    if (existing.length) lines.push(t("alreadyThere", { n: existing.length }));
+    if (!parcels.length) {
+      lines.push(answer.data && answer.data.no_trackable ? t("mailOwnDelivery", { who: answer.data.no_trackable }) : t("mailNothing"));
+    }
+    result.replaceChildren(...lines.map((line) => h("p", {}, line)),
+      ...failed.map((parcel) => h("p", { class: "error" }, t("addFailed", { number: formatNumber(parcel.number), detail: refusal(parcel.status, parcel.detail, parcel.reason) }))));
+    state.etag = null;
+    for (const parcel of added) state.awaiting.add(parcel.number);
+    await loadList();
+    awaitFirstChecks();
+  };
+  input.addEventListener("change", () => send(input.files && input.files[0]));
+  const zone = h("div", { id: "mail-drop", class: "mail-drop" },
+    h("label", { for: "mail-file" }, t("mailLabel")), input,
+    h("p", { id: "mail-hint", class: "hint" }, t("mailHint")));
+  zone.addEventListener("dragover", (event) => { event.preventDefault(); zone.classList.add("dragging"); });
+  zone.addEventListener("dragleave", () => zone.classList.remove("dragging"));
+  zone.addEventListener("drop", (event) => {
+    event.preventDefault();
+    zone.classList.remove("dragging");
+    send(event.dataTransfer && event.dataTransfer.files && event.dataTransfer.files[0]);
+  });
+  return zone;
 }
 
 /** The most bytes of one bulk add: the server takes bodies of up to 64 KiB. */
