@@ -225,6 +225,7 @@ enum PostgresSchema {
                 text: "text", real: "double precision", blob: "bytea", id: "bigint GENERATED ALWAYS AS IDENTITY PRIMARY KEY"),
             nil
         ),
+        (12, SchemaFills.mailboxesSQL(text: "text", real: "double precision", integer: "bigint"), nil),
     ]
 
     /// The trigram index that answers a search of a long list without reading it all (pg_trgm).

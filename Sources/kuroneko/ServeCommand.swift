@@ -70,6 +70,9 @@ struct ServeCommand: Command {
             configuration.forgetFinishedAfter = try WatchListSession.duration(
                 text, option: "--forget-finished-after", command: "serve", maximum: 86_400 * 3_650)
         }
+        configuration.mailbox = try MailboxOptions.settings(arguments, caFile: try arguments.certificates("--ca-file"))
+        configuration.mailboxInterval = try arguments.seconds("--mailbox-every") ?? configuration.mailboxInterval
+        configuration.mailboxMarkSeen = try arguments.flagOrVariable("--mailbox-mark-seen")
         configuration.canaries = try Self.canaries(arguments)
         configuration.canaryInterval = try arguments.seconds("--canary-every") ?? configuration.canaryInterval
         server.tls = try Self.tls(arguments)

@@ -35,7 +35,7 @@ struct WatchCommandLineTests {
                 guard case .object(let fields) = watch else { return false }
                 return fields.keys.sorted() == [
                     "active", "carrier", "checked_at", "created_at", "family", "label", "number",
-                    "page_not_understood_since", "shipment", "stalled_since", "webhook_ended", "webhook_url",
+                    "page_not_understood_since", "shipment", "source", "stalled_since", "webhook_ended", "webhook_url",
                 ]
             }, "\(listed.standardOutput.prefix(300))")
         let shown = try KuronekoBinary.run(["show", numbers[0].formatted], environment: environment)

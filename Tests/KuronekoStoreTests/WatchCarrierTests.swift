@@ -44,21 +44,21 @@ struct WatchCarrierTests {
         }
         for column in [
             "arriving_at", "arriving_window", "announced_window", "claimed_until", "status_code", "family",
-            "forecast_date", "last_event_at", "search_text", "dated", "stalled_at", "page_refused_at",
+            "forecast_date", "last_event_at", "search_text", "dated", "stalled_at", "page_refused_at", "source",
         ] {
             try made.write("ALTER TABLE watches DROP COLUMN \(column)", [[]])
         }
         switch engine {
         case .sqlite:
             try made.write("ALTER TABLE watches DROP COLUMN carrier", [[]])
-            for table in ["channel_attempts", "channel_outbox", "channels", "watch_tallies", "refused_pages", "carrier_pages"] {
+            for table in ["channel_attempts", "channel_outbox", "channels", "watch_tallies", "refused_pages", "carrier_pages", "mailboxes"] {
                 try made.write("DROP TABLE \(table)", [[]])
             }
             try made.write("PRAGMA user_version = 4", [[]])
         case .postgres:
             try made.write("ALTER TABLE watches DROP COLUMN carrier", [[]])
             try made.write("DROP TABLE channel_attempts, channel_outbox, channels", [[]])
-            try made.write("DROP TABLE watch_tallies, refused_pages, carrier_pages", [[]])
+            try made.write("DROP TABLE watch_tallies, refused_pages, carrier_pages, mailboxes", [[]])
             // The shared budget as it was before each carrier had its own.
             for statement in [
                 "ALTER TABLE upstream_slots DROP CONSTRAINT upstream_slots_pkey",

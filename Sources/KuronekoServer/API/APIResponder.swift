@@ -23,7 +23,7 @@ public struct APIResponder: HTTPResponder {
     ///   - moreMetrics: further lines for `/metrics` (the poller's and the webhooks').
     public init(
         service: ShipmentService, metrics: Metrics, httpMetrics: HTTPMetrics, clock: any TrackingClock,
-        watches: WatchRoutes? = nil, webApp: WebApp? = nil, pageWatch: PageWatch? = nil,
+        watches: WatchRoutes? = nil, webApp: WebApp? = nil, pageWatch: PageWatch? = nil, mailbox: MailboxReader? = nil,
         moreMetrics: (@Sendable () async -> [String])? = nil
     ) {
         self.service = service
@@ -105,6 +105,16 @@ public struct APIResponder: HTTPResponder {
                         ]
                     }
                 }
+                // A mailbox that cannot be read is named too; the server still serves everything else.
+                if let mailbox {
+                    let state = mailbox.state
+                    var reading: [String: Any] = [
+                        "state": state.problem != nil ? "failing" : state.lastRead == nil ? "starting" : "ok"
+                    ]
+                    reading["problem"] = state.problem
+                    reading["last_read"] = state.lastRead.map { ISO8601DateFormatter().string(from: $0) }
+                    body["mailbox"] = reading
+                }
                 return .content(
                     (try? JSONSerialization.data(withJSONObject: body, options: [.sortedKeys])) ?? Data("{}".utf8),
                     type: "application/json")
@@ -119,6 +129,7 @@ public struct APIResponder: HTTPResponder {
                 httpMetrics.render()
                 + metrics.render(upstream: service.upstreamStatistics, cacheEntries: service.cache.count)
                 + (pageWatch.map { PageWatch.prometheusLines($0.degraded, carriers: service.client.clients.keys) } ?? [])
+                + (mailbox.map { MailboxReader.prometheusLines($0.state) } ?? [])
                 + more
             var response = HTTPResponse.content(
                 Data((lines.joined(separator: "\n") + "\n").utf8), type: "text/plain; version=0.0.4; charset=utf-8")

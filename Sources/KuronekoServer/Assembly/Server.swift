@@ -88,6 +88,12 @@ public final class Server: Sendable {
             get { pageHealth.distinctNumbers }
             set { pageHealth.distinctNumbers = newValue }
         }
+        /// A mailbox read for shipping mails (`--mailbox`), its parcels watched for the local owner.
+        public var mailbox: MailboxSettings?
+        /// How often the mailbox is read (`--mailbox-every`).
+        public var mailboxInterval: Duration = .seconds(300)
+        /// Whether the mail read is marked \Seen (`--mailbox-mark-seen`); otherwise its flag is left as it was.
+        public var mailboxMarkSeen = false
         /// What the start-up line names as the upstream; the endpoint when `nil`.
         public var upstreamName: String?
 
@@ -113,6 +119,8 @@ public final class Server: Sendable {
     public let keyRing: APIKeyRing
     /// Each carrier's pages, judged changed or not; the refused ones kept.
     public let pageWatch: PageWatch
+    /// The mailbox read for shipping mails, when there is one.
+    public let mailboxReader: MailboxReader?
 
     /// - Parameters:
     ///   - transport: how Yamato (or the simulator) is reached.
@@ -271,6 +279,16 @@ public final class Server: Sendable {
                     }
                 })
         }
+        var mailboxReader: MailboxReader?
+        if var mailbox = configuration.mailbox {
+            mailbox.caFile = mailbox.caFile ?? configuration.caFile
+            let reader = MailboxReader(
+                settings: mailbox, store: store, clock: clock, markSeen: configuration.mailboxMarkSeen,
+                log: { line in notices.notice(line) }, added: {})
+            mailboxReader = reader
+            background.append(ClosureService { [interval = configuration.mailboxInterval] in await reader.run(every: interval) })
+        }
+        self.mailboxReader = mailboxReader
         self.background = background
         application = APIApplication.make(
             service: service, metrics: metrics, httpMetrics: HTTPMetrics(), clock: clock,
@@ -280,7 +298,7 @@ public final class Server: Sendable {
                 vapid: vapid, sendsMail: configuration.smtp != nil, failures: failures),
             keys: APIKeyMiddleware(ring: keyRing, required: configuration.requireAPIKey),
             webApp: configuration.webApp ? (configuration.demo ? WebApp.embeddedDemo : WebApp.embedded) : nil,
-            pageWatch: pageWatch,
+            pageWatch: pageWatch, mailbox: mailboxReader,
             moreMetrics: {
                 await WatchListMetrics.lines(
                     poller: poller, deliverer: deliverer, store: store, failures: failures, recorder: recorder)

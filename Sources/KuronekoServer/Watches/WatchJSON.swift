@@ -27,6 +27,13 @@ public enum WatchJSON {
         appendString(&out, watch.number.digits)
         append(&out, #","page_not_understood_since":"#)
         appendDate(&out, watch.pageRefusedAt)
+        append(&out, #","source":"#)
+        // Kept as the server wrote it (JSON of the mail's sender, subject, date and mailbox).
+        if let source = watch.source, (try? JSONSerialization.jsonObject(with: source)) is [String: Any] {
+            out.append(source)
+        } else {
+            append(&out, "null")
+        }
         append(&out, #","shipment":"#)
         if let json = watch.latest?.json { out.append(json) } else { append(&out, "null") }
         append(&out, #","webhook_ended":"#)

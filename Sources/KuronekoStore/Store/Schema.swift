@@ -203,12 +203,27 @@ enum Schema {
         // 11: a carrier's page no longer understood: since when a watch's page was refused, the refused pages kept
         // (redacted) as evidence, and each carrier's state, changed or not, shared by every server.
         SQLiteDatabase.Migration(version: 11, sql: SchemaFills.carrierPagesSQL(text: "TEXT", real: "REAL", blob: "BLOB", id: "INTEGER PRIMARY KEY")),
+        // 12: the mailboxes read for shipping mails (where each was read up to), and the mail a watch came from.
+        SQLiteDatabase.Migration(version: 12, sql: SchemaFills.mailboxesSQL(text: "TEXT", real: "REAL", integer: "INTEGER")),
     ]
 }
 
 
 /// Steps of migrations written in Swift, for both engines.
 public enum SchemaFills {
+    /// Migration 12 on either engine.
+    public static func mailboxesSQL(text: String, real: String, integer: String) -> String {
+        """
+        ALTER TABLE watches ADD COLUMN source \(text);
+        CREATE TABLE mailboxes (
+            name \(text) PRIMARY KEY,
+            uid_validity \(integer) NOT NULL,
+            last_uid \(integer) NOT NULL,
+            read_at \(real) NOT NULL
+        );
+        """
+    }
+
     /// Migration 11 on either engine.
     public static func carrierPagesSQL(text: String, real: String, blob: String, id: String) -> String {
         """

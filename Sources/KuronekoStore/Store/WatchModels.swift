@@ -62,6 +62,8 @@ public struct Watch: Sendable, Hashable {
     public var stalledAt: Date? = nil
     /// Since when its carrier's page has been refused (not understood), until an answer is read again.
     public var pageRefusedAt: Date? = nil
+    /// The mail it was found in (`{"from", "subject", "date", "mailbox"}`, JSON), when a mailbox brought it.
+    public var source: Data? = nil
 }
 
 /// A number the poller is to check, and where.
@@ -297,6 +299,12 @@ public protocol WatchStore: Sendable {
     /// same transaction. - Returns: whether the state changed (and the news was queued).
     func setCarrierPageState(_ carrier: Carrier, changed: Bool, reason: String?, at: Date, notice: Data) async throws
         -> Bool
+    /// Where a mailbox was read up to: its UIDVALIDITY and the last UID read; `nil` before its first read.
+    func mailboxProgress(_ name: String) async throws -> (uidValidity: UInt64, lastUID: UInt64)?
+    /// Keeps where a mailbox was read up to (after each message, so a restart reads none twice).
+    func setMailboxProgress(_ name: String, uidValidity: UInt64, lastUID: UInt64, at: Date) async throws
+    /// Keeps the mail a watch came from (JSON) on the owner's watch of `number`.
+    func setWatchSource(_ number: TrackingNumber, owner: WatchOwner, source: Data) async throws
     /// Keeps what the deliverer knows of a channel (``ChannelRecord/state``).
     func setChannelState(_ id: Int64, _ state: Data) async throws
     /// A channel's pending announcements, oldest first, at most `limit` (what one digest folds).

@@ -1,0 +1,41 @@
+import Foundation
+import KuronekoNotify
+
+/// `serve`'s mailbox options: where shipping mails are read, and the password kept apart from the URL.
+enum MailboxOptions {
+    static let options: [OptionSpec] = [
+        .value(
+            "--mailbox", "URL", environment: "KURONEKO_MAILBOX",
+            "an IMAP mailbox to read shipping mails from, imaps://USER@HOST/FOLDER (or imap:// with STARTTLS, "
+                + "required); its parcels are watched for the local owner"),
+        .value(
+            "--mailbox-password-file", "FILE", environment: "KURONEKO_MAILBOX_PASSWORD_FILE",
+            "the file holding the mailbox's password (its first line); else KURONEKO_MAILBOX_PASSWORD, never the "
+                + "command line"),
+        .value(
+            "--mailbox-every", "SECONDS", .seconds(1...86_400), default: "300", environment: "KURONEKO_MAILBOX_EVERY",
+            "how often the mailbox is read"),
+        .flag(
+            "--mailbox-mark-seen", environment: "KURONEKO_MAILBOX_MARK_SEEN",
+            "mark the mail read \\Seen (by default its flag is left as it was; nothing is ever deleted)"),
+    ]
+
+    /// The settings, or `nil` without `--mailbox`; each problem one line naming the option.
+    static func settings(_ arguments: ArgumentList, caFile: String?) throws(CommandFailure) -> MailboxSettings? {
+        guard let text = arguments.text("--mailbox"), !text.isEmpty else { return nil }
+        var password = arguments.environment["KURONEKO_MAILBOX_PASSWORD"] ?? ""
+        if let path = arguments.text("--mailbox-password-file"), !path.isEmpty {
+            guard let data = FileManager.default.contents(atPath: path), data.count <= 4_096 else {
+                throw .usage("serve: --mailbox-password-file \(path.prefix(200)) cannot be read (or is over 4 KiB)")
+            }
+            password = String(decoding: data, as: UTF8.self).split(whereSeparator: \.isNewline).first.map(String.init) ?? ""
+        }
+        do {
+            var settings = try MailboxSettings(url: text, password: password)
+            settings.caFile = caFile
+            return settings
+        } catch {
+            throw .usage("serve: --mailbox: \(error)")
+        }
+    }
+}

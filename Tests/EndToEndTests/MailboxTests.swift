@@ -1,0 +1,125 @@
+import Foundation
+import Kuroneko
+import KuronekoNotify
+import KuronekoTestSupport
+import Testing
+
+/// `serve --mailbox` against a real IMAP server (Debian's Dovecot, started by scripts/test-imap on a port of its
+/// own with a local certificate authority): mail appended is found and watched once, across a restart, with its
+/// flags left as they were; a wrong password is said once and shown by /readyz.
+@Suite("the server's mailbox", .serialized, .timeLimit(.minutes(3)))
+struct MailboxTests {
+    static let script = Fixtures.packageDirectory.appendingPathComponent("scripts/test-imap")
+    static let corpus = Fixtures.packageDirectory.appendingPathComponent("Tests/Fixtures/mail")
+    static var dovecot: Bool { FileManager.default.isExecutableFile(atPath: "/usr/sbin/dovecot") }
+    static var required: Bool { ProcessInfo.processInfo.environment["KURONEKO_REQUIRE_IMAP"] == "1" }
+
+    /// A running test IMAP server, stopped and removed by ``stop()``.
+    struct IMAPServer {
+        let directory: String
+
+        static func start() throws -> IMAPServer {
+            let directory = FileManager.default.temporaryDirectory.appendingPathComponent("imap-\(UUID().uuidString)").path
+            let outcome = try KuronekoBinary.run(["start", directory], executable: script)
+            guard outcome.status == 0 else {
+                throw IMAPServerError(description: "scripts/test-imap start failed: \(outcome.standardError)")
+            }
+            return IMAPServer(directory: directory)
+        }
+
+        var port: String { (try? String(contentsOfFile: directory + "/port", encoding: .utf8)) ?? "" }
+        var url: String { "imaps://hanako@127.0.0.1:\(port)/INBOX" }
+
+        func append(_ name: String) throws {
+            let outcome = try KuronekoBinary.run(
+                ["append", directory, corpus.appendingPathComponent(name).path], executable: script)
+            #expect(outcome.status == 0, "\(outcome.standardError)")
+        }
+
+        func stop() { _ = try? KuronekoBinary.run(["stop", directory], executable: script) }
+
+        func session() throws -> IMAPSession {
+            var settings = try MailboxSettings(
+                url: url, password: try String(contentsOfFile: directory + "/password", encoding: .utf8))
+            settings.caFile = directory + "/ca.pem"
+            return try IMAPSession(settings)
+        }
+    }
+
+    struct IMAPServerError: Error, CustomStringConvertible {
+        let description: String
+    }
+
+    static func serve(_ imap: IMAPServer, database: String, passwordFile: String? = nil) throws -> ServerProcess {
+        try ServerProcess([
+            "serve", "--demo", "--port", "0", "--db", database, "--mailbox", imap.url, "--mailbox-password-file",
+            passwordFile ?? imap.directory + "/password", "--ca-file", imap.directory + "/ca.pem", "--mailbox-every", "1",
+        ])
+    }
+
+    static func metric(_ name: String, of server: ServerProcess) async throws -> Int? {
+        let text = String(decoding: try await SocketClient(port: server.port).get("/metrics").body, as: UTF8.self)
+        return text.split(separator: "\n").first { $0.hasPrefix(name + " ") }.flatMap { Int($0.split(separator: " ")[1]) }
+    }
+
+    @Test(
+        "mail appended is watched once with its source; after a restart only the new message is read; flags are left as they were",
+        .enabled(if: dovecot || required, "Dovecot is not installed (apt-get install dovecot-imapd); scripts/test installs it"))
+    func readOnce() async throws {
+        try #require(Self.dovecot, "KURONEKO_REQUIRE_IMAP=1 and /usr/sbin/dovecot is missing")
+        let imap = try IMAPServer.start()
+        defer { imap.stop() }
+        for name in ["amazon-shipped.eml", "apple-two-parcels.eml", "traps.eml"] { try imap.append(name) }
+        let database = FileManager.default.temporaryDirectory.appendingPathComponent("mailbox-\(UUID().uuidString).sqlite").path
+        let first = try Self.serve(imap, database: database)
+        let api = SocketClient(port: first.port)
+        #expect(await first.waitForLog("read 3 new messages (UID 1–3), 3 parcels watched"), "\(first.logSoFar.suffix(800))")
+        let watches = try JSON(data: try await api.get("/v1/watches").body)["watches"]?.elements ?? []
+        #expect(Set(watches.compactMap { $0["label"]?.string }) == ["Amazon.co.jp 503-1234567-7654321", "Apple Store W1234567890"])
+        let amazon = try #require(watches.first { $0["label"]?.string?.hasPrefix("Amazon") == true })
+        #expect(amazon["source"]?["from"]?.string == "shipment-tracking@amazon.co.jp")
+        #expect(amazon["source"]?["subject"]?.string == "Amazon.co.jp でのご注文 1 点が発送されました")
+        #expect(amazon["source"]?["mailbox"]?.string == imap.url)
+        let ready = try JSON(data: try await api.get("/readyz").body)
+        #expect(ready["mailbox"]?["state"]?.string == "ok")
+        _ = first.stop()
+        // Nothing was marked: the three are still unseen.
+        #expect(try imap.session().unseen([1, 2, 3]) == [1, 2, 3])
+
+        try imap.append("yamato-notice.eml")
+        let second = try Self.serve(imap, database: database)
+        defer { _ = second.stop() }
+        #expect(await second.waitForLog("read 1 new message (UID 4), 1 parcel watched"), "\(second.logSoFar.suffix(800))")
+        #expect(
+            try await eventually {
+                try JSON(data: try await SocketClient(port: second.port).get("/v1/watches").body)["watches"]?.elements.count == 4
+            })
+        // Polls go on finding nothing new.
+        #expect(try await eventually { try await Self.metric("kuroneko_mailbox_polls_total", of: second) ?? 0 >= 3 })
+        #expect(!second.logSoFar.contains("UID 1"), "a message read before was read again")
+        #expect(try await Self.metric("kuroneko_mailbox_messages_read_total", of: second) == 1)
+    }
+
+    @Test(
+        "a wrong password is said once in the log, named by /readyz and counted; nothing else stops",
+        .enabled(if: dovecot || required, "Dovecot is not installed (apt-get install dovecot-imapd); scripts/test installs it"))
+    func wrongPassword() async throws {
+        try #require(Self.dovecot, "KURONEKO_REQUIRE_IMAP=1 and /usr/sbin/dovecot is missing")
+        let imap = try IMAPServer.start()
+        defer { imap.stop() }
+        let wrong = imap.directory + "/wrong"
+        try Data("not-the-password\n".utf8).write(to: URL(fileURLWithPath: wrong))
+        let database = FileManager.default.temporaryDirectory.appendingPathComponent("mailbox-\(UUID().uuidString).sqlite").path
+        let server = try Self.serve(imap, database: database, passwordFile: wrong)
+        defer { _ = server.stop() }
+        #expect(try await eventually { try await Self.metric("kuroneko_mailbox_polls_total", of: server) ?? 0 >= 3 })
+        #expect(try await Self.metric("kuroneko_mailbox_failing", of: server) == 1)
+        let ready = try await SocketClient(port: server.port).get("/readyz")
+        #expect(ready.status == 200)
+        let mailbox = try JSON(data: ready.body)["mailbox"]
+        #expect(mailbox?["state"]?.string == "failing")
+        #expect(mailbox?["problem"]?.string?.contains("could not be read") == true, "\(String(describing: mailbox))")
+        #expect(server.logSoFar.components(separatedBy: "could not be read").count - 1 == 1, "said once: \(server.logSoFar.suffix(600))")
+        #expect(!server.logSoFar.contains("not-the-password"))
+    }
+}
