@@ -31,6 +31,8 @@ struct WatchFromMailTests {
         #expect(parcels.first?["status"] == .number(201))
         #expect(parcels.first?["watch"]?["label"]?.string == "Amazon.co.jp 503-1234567-7654321")
         #expect(parcels.first?["evidence"] == .array([.string("label"), .string("carrier_named")]))
+        #expect(parcels.first?["watch"]?["source"]?["from"]?.string == "shipment-tracking@amazon.co.jp")
+        #expect(parcels.first?["watch"]?["source"]?["mailbox"] == .null)
         let again = try JSON(data: await Self.post(harness, mail).body)
         #expect(again["parcels"]?.elements.first?["status"] == .number(200))
         let listed = try JSON(data: await harness.get("/v1/watches").body)

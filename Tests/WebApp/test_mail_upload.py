@@ -50,6 +50,12 @@ class MailUploadTests(unittest.TestCase):
         wait(lambda: len(cards(self.driver)) == 2, "the two parcels were not listed")
         self.assertEqual(serious_violations(self.driver), [])
         screenshot(self, self.driver, OUTPUT, "mail-upload-ja", 360)
+        # The parcel's page says which mail it came from.
+        number = watches[0]["number"]
+        self.driver.get(self.server.url + f"/parcel/{number}")
+        wait(lambda: "お客様の商品は配送中です" in self.driver.find_element(By.ID, "parcel").text,
+             "the parcel page does not name its mail")
+        self.assertIn("shipping_notification_jp@orders.apple.com", self.driver.find_element(By.ID, "parcel").text)
         # The same mail again adds nothing new.
         self.choose("apple-two-parcels.eml")
         wait(lambda: "すでに" in self.result() or "登録" in self.result(), lambda: f"no result: {self.result()!r}")

@@ -127,11 +127,8 @@ public final class MailboxReader: Sendable {
     /// Watches a mail's parcels for the owner, each with the mail as its source. - Returns: how many.
     private func watch(_ mail: ShippingMail) async throws -> Int {
         var count = 0
-        let source: [String: Any] = [
-            "from": mail.from.map { String($0.prefix(200)) } ?? NSNull(), "subject": String(mail.subject.prefix(200)),
-            "date": mail.date.map { String($0.prefix(100)) } ?? NSNull(), "mailbox": name,
-        ]
-        let sourceJSON = try JSONSerialization.data(withJSONObject: source, options: [.sortedKeys])
+        let sourceJSON = try JSONSerialization.data(
+            withJSONObject: WatchSource.object(of: mail, mailbox: name), options: [.sortedKeys])
         for parcel in mail.parcels {
             do {
                 _ = try await store.add(

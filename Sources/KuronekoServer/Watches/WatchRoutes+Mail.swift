@@ -32,6 +32,8 @@ extension WatchRoutes {
         limits.messageBytes = Self.mailBytes
         let mail = ShippingMailReader.read(Mailbox.messages(in: request.body).first ?? request.body, limits: limits)
         let owner = Self.owner(of: request)
+        let source = try JSONSerialization.data(
+            withJSONObject: WatchSource.object(of: mail, mailbox: nil), options: [.sortedKeys])
         var parcels: [[String: Any]] = []
         for parcel in mail.parcels.prefix(Self.bulkLimit) {
             var entry: [String: Any] = [
@@ -44,8 +46,10 @@ extension WatchRoutes {
                     AddWatchRequest(
                         number: parcel.number.digits, carrier: parcel.carrier, label: Self.mailLabel(parcel)),
                     owner: owner)
+                try await store.setWatchSource(parcel.number, owner: owner, source: source)
+                let watch = try await store.watch(parcel.number, owner: owner).map { Self.json($0) } ?? added.body
                 entry["status"] = added.status
-                entry["watch"] = try JSONSerialization.jsonObject(with: added.body)
+                entry["watch"] = try JSONSerialization.jsonObject(with: watch)
             } catch let error where error is RouteProblem || error is WatchStoreError {
                 let problem = RouteProblem(error, requestID: nil)
                 entry["status"] = problem.status
@@ -86,5 +90,15 @@ extension AddWatchRequest {
         self.carrier = carrier
         self.label = label
         webhookURL = nil
+    }
+}
+
+/// The mail a watch came from, as the API shows it.
+enum WatchSource {
+    static func object(of mail: ShippingMail, mailbox: String?) -> [String: Any] {
+        [
+            "from": mail.from.map { String($0.prefix(200)) } ?? NSNull(), "subject": String(mail.subject.prefix(200)),
+            "date": mail.date.map { String($0.prefix(100)) } ?? NSNull(), "mailbox": mailbox ?? NSNull(),
+        ]
     }
 }

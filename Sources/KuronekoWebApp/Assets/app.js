@@ -663,6 +663,7 @@ function drawParcel() {
       [t("shipDate"), shipment && shipment.ship_date ? formatDate(shipment.ship_date) : null],
       [t("askAt"), asksToCall(shipment) ? offices(shipment.offices) : null],
       [t("lastChecked"), watch.checked_at ? `${formatTime(watch.checked_at)} (${relativeTime(watch.checked_at)})` : t("neverChecked")],
+      [t("mailSource"), watch.source ? [watch.source.subject, watch.source.from, watch.source.date].filter(Boolean).join(" · ") : null],
     ]),
     h("div", { class: "actions" }, refresh, removeButton, carrierSite(carrierOf(watch), watch.number)),
     confirmBox, pushControl(watch.number),
