@@ -6,7 +6,8 @@ import Testing
 
 /// `serve --mailbox` against a real IMAP server (Debian's Dovecot, started by scripts/test-imap on a port of its
 /// own with a local certificate authority): mail appended is found and watched once, across a restart, with its
-/// flags left as they were; a wrong password is said once and shown by /readyz.
+/// flags left as they were; a wrong password is said once, shown by /readyz and told once to the operator's
+/// channel, and so is the mailbox read again.
 @Suite("the server's mailbox", .serialized, .timeLimit(.minutes(3)))
 struct MailboxTests {
     static let script = Fixtures.packageDirectory.appendingPathComponent("scripts/test-imap")
@@ -50,11 +51,14 @@ struct MailboxTests {
         let description: String
     }
 
-    static func serve(_ imap: IMAPServer, database: String, passwordFile: String? = nil) throws -> ServerProcess {
-        try ServerProcess([
-            "serve", "--demo", "--port", "0", "--db", database, "--mailbox", imap.url, "--mailbox-password-file",
-            passwordFile ?? imap.directory + "/password", "--ca-file", imap.directory + "/ca.pem", "--mailbox-every", "1",
-        ])
+    static func serve(_ imap: IMAPServer, database: String, passwordFile: String? = nil, more: [String] = []) throws
+        -> ServerProcess
+    {
+        try ServerProcess(
+            [
+                "serve", "--demo", "--port", "0", "--db", database, "--mailbox", imap.url, "--mailbox-password-file",
+                passwordFile ?? imap.directory + "/password", "--ca-file", imap.directory + "/ca.pem", "--mailbox-every", "1",
+            ] + more)
     }
 
     static func metric(_ name: String, of server: ServerProcess) async throws -> Int? {
@@ -101,7 +105,7 @@ struct MailboxTests {
     }
 
     @Test(
-        "a wrong password is said once in the log, named by /readyz and counted; nothing else stops",
+        "a wrong password is said once in the log, named by /readyz, counted and told once to the operator's channel; the mailbox read again is told too",
         .enabled(if: dovecot || required, "Dovecot is not installed (apt-get install dovecot-imapd); scripts/test installs it"))
     func wrongPassword() async throws {
         try #require(Self.dovecot, "KURONEKO_REQUIRE_IMAP=1 and /usr/sbin/dovecot is missing")
@@ -110,8 +114,14 @@ struct MailboxTests {
         let wrong = imap.directory + "/wrong"
         try Data("not-the-password\n".utf8).write(to: URL(fileURLWithPath: wrong))
         let database = FileManager.default.temporaryDirectory.appendingPathComponent("mailbox-\(UUID().uuidString).sqlite").path
-        let server = try Self.serve(imap, database: database, passwordFile: wrong)
-        defer { _ = server.stop() }
+        let receiver = try FakeUpstream(concurrent: true) { _ in .init(status: 200, contentType: "text/plain", body: Data()) }
+        defer { receiver.stop() }
+        let added = try await KuronekoBinary.runAside([
+            "channels", "add", "--kind", "ntfy", "--url", "http://127.0.0.1:\(receiver.port)/ops", "--kinds", "page_changed",
+            "--lang", "en", "--allow-private", "--db", database,
+        ])
+        try #require(added.status == 0, "\(added.standardError)")
+        let server = try Self.serve(imap, database: database, passwordFile: wrong, more: ["--allow-private-webhooks"])
         #expect(try await eventually { try await Self.metric("kuroneko_mailbox_polls_total", of: server) ?? 0 >= 3 })
         #expect(try await Self.metric("kuroneko_mailbox_failing", of: server) == 1)
         let ready = try await SocketClient(port: server.port).get("/readyz")
@@ -121,5 +131,19 @@ struct MailboxTests {
         #expect(mailbox?["problem"]?.string?.contains("could not be read") == true, "\(String(describing: mailbox))")
         #expect(server.logSoFar.components(separatedBy: "could not be read").count - 1 == 1, "said once: \(server.logSoFar.suffix(600))")
         #expect(!server.logSoFar.contains("not-the-password"))
+        #expect(await receiver.waitForAnswers(timeout: .seconds(20)) { $0.count >= 1 })
+        let told = String(decoding: receiver.requests.first?.body ?? Data(), as: UTF8.self)
+        #expect(told.contains(imap.url) && told.contains("could not be read"), "\(told)")
+        _ = server.stop()
+
+        // The password put right: the next server reads the mailbox and says so once; the failure is not told again.
+        try imap.append("amazon-shipped.eml")
+        let fixed = try Self.serve(imap, database: database, more: ["--allow-private-webhooks"])
+        defer { _ = fixed.stop() }
+        #expect(await fixed.waitForLog("read 1 new message (UID 1), 1 parcel watched"), "\(fixed.logSoFar.suffix(800))")
+        #expect(await receiver.waitForAnswers(timeout: .seconds(20)) { $0.count >= 2 })
+        #expect(String(decoding: receiver.requests[1].body, as: UTF8.self).contains("Kuroneko reads the shipping mails of \(imap.url) again"))
+        #expect(try await eventually { try await Self.metric("kuroneko_mailbox_polls_total", of: fixed) ?? 0 >= 3 })
+        #expect(receiver.requests.count == 2, "each told once")
     }
 }

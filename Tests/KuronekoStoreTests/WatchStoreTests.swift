@@ -82,7 +82,7 @@ struct WatchStoreTests {
             "migrating \(path) from schema version 10 to 11: adds when a watch's carrier page was not understood, the "
                 + "refused pages kept (masked) as evidence, and each carrier's page state",
             "migrating \(path) from schema version 11 to 12: adds the mailboxes read for shipping mails (where each "
-                + "was read up to) and the mail each watch came from",
+                + "was read up to, and since when one fails) and the mail each watch came from",
         ]
         #expect(lines.withLock { $0 } == expected)
         lines.withLock { $0.removeAll() }

@@ -15,14 +15,25 @@ public enum AnnouncementKind: String, Sendable, Hashable, Codable, CaseIterable 
     case pageChanged = "page_changed"
     /// For the server's operator: the carrier's pages are read again. Heard by channels that hear ``pageChanged``.
     case pageRestored = "page_restored"
+    /// For the server's operator: the mailbox read for shipping mails (`serve --mailbox`) cannot be read (login,
+    /// TLS, a folder gone). Heard by channels that hear ``pageChanged``, the operator's channels.
+    case mailboxFailing = "mailbox_failing"
+    /// For the server's operator: the mailbox is read again. Heard by channels that hear ``pageChanged``.
+    case mailboxRestored = "mailbox_restored"
 
-    /// What a channel may name in its `kinds`: every kind but ``pageRestored`` (heard with ``pageChanged``).
-    public static let choosable = allCases.filter { $0 != .pageRestored }
+    /// What a channel may name in its `kinds`: the parcels' kinds and ``pageChanged``, which stands for all the
+    /// operator's news (a carrier's page and the mailbox, failing and back).
+    public static let choosable = allCases.filter { !$0.isForOperator || $0 == .pageChanged }
     /// What a channel hears when it names nothing: every parcel's news, not the operator's.
     public static let parcelKinds = allCases.filter { !$0.isForOperator }
 
     /// Whether the kind is about the server rather than a parcel.
-    public var isForOperator: Bool { self == .pageChanged || self == .pageRestored }
+    public var isForOperator: Bool {
+        switch self {
+        case .pageChanged, .pageRestored, .mailboxFailing, .mailboxRestored: true
+        case .changed, .delivered, .exception, .arrivingSoon, .stalled: false
+        }
+    }
 
     /// The kind of a new status: its own when it is a delivery or a problem, else `changed`.
     public static func of(_ code: StatusCode) -> AnnouncementKind {

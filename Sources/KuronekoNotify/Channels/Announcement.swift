@@ -53,7 +53,7 @@ public struct Announcement: Sendable, Hashable {
         case .exception:
             title = japanese ? "ご確認ください: \(name)" : "Needs you: \(name)"
             body = Self.line(status, place: place, when: when)
-        case .changed, .pageChanged, .pageRestored:
+        case .changed, .pageChanged, .pageRestored, .mailboxFailing, .mailboxRestored:
             title = "\(status): \(name)"
             body = Self.line(status, place: place, when: when)
         }

@@ -8,7 +8,8 @@ import Synchronization
 /// UIDVALIDITY, both kept in the store after each message, so after a restart none is read twice and none is
 /// skipped), each read by ``ShippingMailReader`` and its parcels watched for `owner` with the mail as their
 /// source. Nothing is deleted; \Seen is left as it was unless `markSeen`. A failure is logged once (until the
-/// mailbox reads again) and shown by `/readyz` and `/metrics`.
+/// mailbox reads again), shown by `/readyz` and `/metrics`, and told once to the operator's channels (those
+/// that hear `page_changed`), as is its end. A poll that leaves messages waiting is followed at once by the next.
 public final class MailboxReader: Sendable {
     /// The most messages read in one poll, and their most bytes: the rest waits for the next.
     static let messagesPerPoll = 200
@@ -21,6 +22,8 @@ public final class MailboxReader: Sendable {
         public var parcelsWatched = 0
         /// Polls made, read or failed.
         public var polls = 0
+        /// Whether the store has been told, since the start, that the mailbox is read.
+        var storeToldReading = false
     }
 
     private let settings: MailboxSettings
@@ -68,13 +71,15 @@ public final class MailboxReader: Sendable {
 
     func run(every interval: Duration) async {
         while !Task.isCancelled {
-            await pollOnce()
+            // A mailbox with more waiting than one poll reads (a first start on a full folder) is read on at once.
+            if await pollOnce() { continue }
             try? await clock.sleep(until: clock.uptime + interval)
         }
     }
 
-    /// Reads what is new now.
-    func pollOnce() async {
+    /// Reads what is new now. - Returns: whether messages are left for the next poll.
+    @discardableResult
+    func pollOnce() async -> Bool {
         defer { mutableState.withLock { $0.polls += 1 } }
         do {
             let progress = try await store.mailboxProgress(name)
@@ -100,27 +105,42 @@ public final class MailboxReader: Sendable {
             if new.messages.isEmpty, progress?.uidValidity != new.uidValidity {
                 try await store.setMailboxProgress(name, uidValidity: new.uidValidity, lastUID: 0, at: clock.now)
             }
-            let recovered = mutableState.withLock { state -> Bool in
-                defer { state.problem = nil }
+            let (recovered, tell) = mutableState.withLock { state -> (Bool, Bool) in
+                defer {
+                    state.problem = nil
+                    state.storeToldReading = true
+                }
                 state.lastRead = clock.now
                 state.messagesRead += new.messages.count
                 state.parcelsWatched += parcels
-                return state.problem != nil
+                return (state.problem != nil, state.problem != nil || !state.storeToldReading)
             }
             if recovered { log("mailbox \(name) is read again") }
+            if tell {
+                let notice = MailboxNotice(mailbox: name, restored: true, problem: nil, at: clock.now)
+                _ = try await store.setMailboxProblem(name, problem: nil, at: clock.now, notice: notice.json())
+            }
             if let first = new.messages.first?.0, let last = new.messages.last?.0 {
                 log(
                     "mailbox \(name): read \(new.messages.count) new message\(new.messages.count == 1 ? "" : "s") "
                         + "(UID \(first)\(first == last ? "" : "–\(last)")), \(parcels) parcel\(parcels == 1 ? "" : "s") watched")
                 if parcels > 0 { added() }
             }
+            return new.more
         } catch {
             let problem = (error as? MailboxError)?.description ?? "the store failed: \(error)"
             let first = mutableState.withLock { state -> Bool in
-                defer { state.problem = problem }
+                defer {
+                    state.problem = problem
+                    state.storeToldReading = false
+                }
                 return state.problem != problem
             }
             if first { log("mailbox: \(problem)") }
+            // Said to the operator's channels once per failure, whichever server of several sees it first.
+            let notice = MailboxNotice(mailbox: name, restored: false, problem: problem, at: clock.now)
+            _ = try? await store.setMailboxProblem(name, problem: problem, at: clock.now, notice: notice.json())
+            return false
         }
     }
 
@@ -146,6 +166,8 @@ public final class MailboxReader: Sendable {
     struct Fetched: Sendable {
         let uidValidity: UInt64
         let messages: [(UInt64, Data)]
+        /// Whether more new messages wait than this poll read.
+        let more: Bool
     }
 
     /// The messages above the last UID read (all of them when the folder's UIDVALIDITY changed), at most
@@ -156,7 +178,8 @@ public final class MailboxReader: Sendable {
         let session = try IMAPSession(settings)
         let status = try session.status()
         let after = progress.map { $0.uidValidity == status.uidValidity ? $0.lastUID : 0 } ?? 0
-        let uids = Array(try session.uids(after: after).prefix(messagesPerPoll))
+        let all = try session.uids(after: after)
+        let uids = Array(all.prefix(messagesPerPoll))
         let unseen = try session.unseen(uids)
         var messages: [(UInt64, Data)] = []
         var bytes = 0
@@ -177,6 +200,6 @@ public final class MailboxReader: Sendable {
             bytes += raw.count
             if bytes >= bytesPerPoll { break }
         }
-        return Fetched(uidValidity: status.uidValidity, messages: messages)
+        return Fetched(uidValidity: status.uidValidity, messages: messages, more: messages.count < all.count)
     }
 }

@@ -7,8 +7,32 @@ extension SQLWatchStore {
         let rows = try await database.read { connection in
             try connection.run("SELECT uid_validity, last_uid FROM mailboxes WHERE name = ?", [.text(name)])
         }
-        guard let row = rows.first else { return nil }
+        // A UIDVALIDITY is never 0 (RFC 9051): 0 is a mailbox that failed before it was ever read.
+        guard let row = rows.first, try row.requiredInt("uid_validity") > 0 else { return nil }
         return (UInt64(max(0, try row.requiredInt("uid_validity"))), UInt64(max(0, try row.requiredInt("last_uid"))))
+    }
+
+    public func setMailboxProblem(_ name: String, problem: String?, at now: Date, notice: Data) async throws -> Bool {
+        try await database.write { connection in
+            try connection.run(
+                """
+                INSERT INTO mailboxes (name, uid_validity, last_uid, read_at) VALUES (?, 0, 0, ?)
+                ON CONFLICT (name) DO NOTHING
+                """, [.text(name), .real(now.timeIntervalSince1970)])
+            // A conditional update, as for a carrier's page: the first to see the change says it.
+            if let problem {
+                try connection.run(
+                    "UPDATE mailboxes SET failing_since = ?, problem = ? WHERE name = ? AND failing_since IS NULL",
+                    [.real(now.timeIntervalSince1970), .text(String(problem.prefix(500))), .text(name)])
+            } else {
+                try connection.run(
+                    "UPDATE mailboxes SET failing_since = NULL, problem = NULL WHERE name = ? AND failing_since IS NOT NULL",
+                    [.text(name)])
+            }
+            guard connection.changes > 0 else { return false }
+            try Self.queueOperatorNews(problem == nil ? .mailboxRestored : .mailboxFailing, notice: notice, at: now, on: connection)
+            return true
+        }
     }
 
     public func setMailboxProgress(_ name: String, uidValidity: UInt64, lastUID: UInt64, at now: Date) async throws {

@@ -112,23 +112,29 @@ extension SQLWatchStore {
                     """, [.real(now.timeIntervalSince1970), .text(carrier.rawValue)])
             }
             guard connection.changes > 0 else { return false }
-            let kind: AnnouncementKind = changed ? .pageChanged : .pageRestored
-            let channels = try connection.run(
-                Self.channelColumns + " WHERE ch.ended_at IS NULL AND ch.kinds LIKE ?",
-                [.text("%" + AnnouncementKind.pageChanged.rawValue + "%")]
-            ).map(Self.channel(from:)).filter { $0.hears(kind, for: nil) }
-            for channel in channels {
-                try connection.run(
-                    """
-                    INSERT INTO channel_outbox (channel_id, watch_id, kind, label, shipment_json, created_at, next_attempt_at)
-                    VALUES (?, NULL, ?, NULL, ?, ?, ?)
-                    """,
-                    [
-                        .integer(channel.id), .text(kind.rawValue), .blob(notice), .real(now.timeIntervalSince1970),
-                        .real(now.timeIntervalSince1970),
-                    ])
-            }
+            try Self.queueOperatorNews(changed ? .pageChanged : .pageRestored, notice: notice, at: now, on: connection)
             return true
+        }
+    }
+
+    /// Queues the operator's news (`notice`, JSON) for every channel that hears it, whatever its owner.
+    static func queueOperatorNews(
+        _ kind: AnnouncementKind, notice: Data, at now: Date, on connection: Database.Connection
+    ) throws {
+        let channels = try connection.run(
+            Self.channelColumns + " WHERE ch.ended_at IS NULL AND ch.kinds LIKE ?",
+            [.text("%" + AnnouncementKind.pageChanged.rawValue + "%")]
+        ).map(Self.channel(from:)).filter { $0.hears(kind, for: nil) }
+        for channel in channels {
+            try connection.run(
+                """
+                INSERT INTO channel_outbox (channel_id, watch_id, kind, label, shipment_json, created_at, next_attempt_at)
+                VALUES (?, NULL, ?, NULL, ?, ?, ?)
+                """,
+                [
+                    .integer(channel.id), .text(kind.rawValue), .blob(notice), .real(now.timeIntervalSince1970),
+                    .real(now.timeIntervalSince1970),
+                ])
         }
     }
 }

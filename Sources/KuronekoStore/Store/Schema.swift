@@ -219,7 +219,9 @@ public enum SchemaFills {
             name \(text) PRIMARY KEY,
             uid_validity \(integer) NOT NULL,
             last_uid \(integer) NOT NULL,
-            read_at \(real) NOT NULL
+            read_at \(real) NOT NULL,
+            failing_since \(real),
+            problem \(text)
         );
         """
     }

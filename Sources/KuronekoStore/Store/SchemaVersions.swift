@@ -21,7 +21,9 @@ public enum SchemaVersions {
         11:
             "adds when a watch's carrier page was not understood, the refused pages kept (masked) as evidence, and "
             + "each carrier's page state",
-        12: "adds the mailboxes read for shipping mails (where each was read up to) and the mail each watch came from",
+        12:
+            "adds the mailboxes read for shipping mails (where each was read up to, and since when one fails) and the "
+            + "mail each watch came from",
     ]
 
     /// The newest version this build knows.

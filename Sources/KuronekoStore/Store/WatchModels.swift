@@ -303,6 +303,10 @@ public protocol WatchStore: Sendable {
     func mailboxProgress(_ name: String) async throws -> (uidValidity: UInt64, lastUID: UInt64)?
     /// Keeps where a mailbox was read up to (after each message, so a restart reads none twice).
     func setMailboxProgress(_ name: String, uidValidity: UInt64, lastUID: UInt64, at: Date) async throws
+    /// Records that a mailbox cannot be read (`problem`) or is read again (`nil`); when that is news to the
+    /// database, queues `notice` as `mailbox_failing` or `mailbox_restored` for the operator's channels, in the
+    /// same transaction. - Returns: whether the state changed (and the news was queued).
+    func setMailboxProblem(_ name: String, problem: String?, at: Date, notice: Data) async throws -> Bool
     /// Keeps the mail a watch came from (JSON) on the owner's watch of `number`.
     func setWatchSource(_ number: TrackingNumber, owner: WatchOwner, source: Data) async throws
     /// Keeps what the deliverer knows of a channel (``ChannelRecord/state``).

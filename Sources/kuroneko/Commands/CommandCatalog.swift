@@ -333,7 +333,8 @@ enum CommandCatalog {
             "Adds, lists and removes the notification channels of the local owner (the one kuroneko serve uses "
                 + "without API keys). A channel hears every watched parcel, or only the NUMBERs given; --kinds "
                 + "chooses among changed, delivered, exception, arriving_soon, stalled and page_changed (the operator's "
-                + "news that a carrier's page is no longer understood, and read again: heard only when named). "
+                + "news that a carrier's page is no longer understood or the mailbox cannot be read, and each read "
+                + "again: heard only when named). "
                 + "kuroneko serve sends them."
         ],
         options: [

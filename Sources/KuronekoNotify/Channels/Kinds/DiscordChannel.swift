@@ -31,7 +31,8 @@ public struct DiscordChannel: ChannelKind {
         case .arrivingSoon: 0xF59E0B
         case .stalled: 0xF59E0B
         case .pageChanged: 0x7C3AED
-        case .pageRestored: 0x16A34A
+        case .mailboxFailing: 0x7C3AED
+        case .pageRestored, .mailboxRestored: 0x16A34A
         }
     }
 }

@@ -30,7 +30,8 @@ public struct NtfyChannel: ChannelKind {
         case .arrivingSoon: "truck,package"
         case .stalled: "hourglass,package"
         case .pageChanged: "rotating_light"
-        case .pageRestored: "white_check_mark"
+        case .pageRestored, .mailboxRestored: "white_check_mark"
+        case .mailboxFailing: "warning"
         }
     }
 }
