@@ -301,6 +301,20 @@ case("mercari-no-number", message("no-reply@mercari.jp", encoded_word("【メル
                                   "mercari-1@corpus.kuroneko.test", "Fri, 27 Nov 2026 20:00:00 +0900",
                                   part("text/plain", "商品ID : m12345678901\n取引画面から配送状況をご確認ください。\n", "UTF-8", "base64")), [])
 
+# 13. Yahoo!ショッピング's order mail (its shops write their own shipping mails; none seen): ISO-2022-JP, an order
+# ID of store ID + hyphen + digits whose digits, joined across the hyphen, pass the check; a telephone. Nothing.
+YAHOO_JOINED = valid("44708012034")
+yahoo = f"""ご注文ありがとうございます。
+注文ID：hanashop{YAHOO_JOINED[0]}-{YAHOO_JOINED[1:]}
+お支払い方法：クレジットカード決済
+ストアへのお問い合わせ：TEL 03-5555-0199
+発送のご連絡はストアからお送りします。
+"""
+case("yahoo-order", message(encoded_word("Yahoo!ショッピング", "ISO-2022-JP") + " <shopping-order-master@mail.yahoo.co.jp>",
+                            encoded_word("【Yahoo!ショッピング】ご注文の確認", "ISO-2022-JP"),
+                            "yahoo-1@corpus.kuroneko.test", "Sat, 28 Nov 2026 09:30:00 +0900",
+                            part("text/plain", yahoo, "ISO-2022-JP", "7bit")), [])
+
 
 def main():
     expected = {}
