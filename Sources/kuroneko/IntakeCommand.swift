@@ -30,6 +30,12 @@ struct IntakeCommand: ArgumentsCommand {
             }
         }
         terminal.printError("kuroneko: read \(mails.count) message\(mails.count == 1 ? "" : "s"), found \(parcels.count) parcel\(parcels.count == 1 ? "" : "s")")
+        let crowded = mails.filter(\.moreThanLimit).count
+        if crowded > 0 {
+            terminal.printError(
+                "kuroneko: \(crowded) message\(crowded == 1 ? "" : "s") held more than \(MailLimits().parcels) parcels; "
+                    + "only the first \(MailLimits().parcels) of each were taken")
+        }
         guard arguments.flag("--watch"), !parcels.isEmpty else { return }
         try await watch(parcels)
     }
@@ -66,6 +72,9 @@ struct IntakeCommand: ArgumentsCommand {
             lines.append(
                 "  \(parcel.number.formatted)  \(parcel.carrier?.rawValue ?? "-")  \(parcel.shop ?? "-")  "
                     + "\(parcel.order ?? "-")  (\(parcel.evidence.map(\.rawValue).joined(separator: ",")))")
+        }
+        if mail.moreThanLimit {
+            lines.append("  more than \(mail.parcels.count) parcels in one mail: only the first \(mail.parcels.count) are taken")
         }
         if mail.parcels.isEmpty {
             lines.append(

@@ -39,6 +39,17 @@ struct IntakeTests {
         #expect(piped.standardOutput == outcome.standardOutput)
     }
 
+    @Test("a mail of 150 numbers: the first 100 taken, and the table and standard error say the rest were not")
+    func crowded() throws {
+        let lines = ValidNumbers.numbers(150, from: 69_000_000_000).map { "お問い合わせ伝票番号：\($0.digits)\r\n" }
+        let outcome = try KuronekoBinary.run(["intake", "--json", "-"], input: "Subject: list\r\n\r\n" + lines.joined())
+        #expect(outcome.status == 0, "\(outcome.standardError)")
+        #expect(outcome.standardOutput.split(separator: "\n").count == 100)
+        #expect(outcome.standardError.contains("1 message held more than 100 parcels; only the first 100 of each were taken"))
+        let table = try KuronekoBinary.run(["intake", "-"], input: "Subject: list\r\n\r\n" + lines.joined())
+        #expect(table.standardOutput.contains("more than 100 parcels in one mail: only the first 100 are taken"))
+    }
+
     @Test("refusals: a missing file, two files")
     func refusals() throws {
         let missing = try KuronekoBinary.run(["intake", "/nonexistent/mail.eml"])

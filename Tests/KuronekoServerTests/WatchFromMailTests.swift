@@ -26,6 +26,7 @@ struct WatchFromMailTests {
         #expect(answer.status == 200, "\(String(decoding: answer.body, as: UTF8.self))")
         let result = try JSON(data: answer.body)
         #expect(result["message_id"]?.string == "amazon-1@corpus.kuroneko.test")
+        #expect(result["more_parcels"] == .bool(false))
         let parcels = result["parcels"]?.elements ?? []
         #expect(parcels.count == 1)
         #expect(parcels.first?["status"] == .number(201))
@@ -71,5 +72,10 @@ struct WatchFromMailTests {
         var parts = "Subject: parts\r\nContent-Type: multipart/mixed; boundary=\"p\"\r\n\r\n"
         for _ in 0..<5_000 { parts += "--p\r\nContent-Type: text/plain\r\n\r\nお問い合わせ伝票番号：3277-5445-9830\r\n" }
         #expect(await Self.post(harness, Data((parts + "--p--\r\n").utf8)).status == 200)
+        // A list, not a notice: the first 100 watched and the rest said.
+        let crowded = ValidNumbers.numbers(150, from: 68_000_000_000).map { "お問い合わせ伝票番号：\($0.digits)\r\n" }.joined()
+        let listed = try JSON(data: await Self.post(harness, Data(("Subject: list\r\n\r\n" + crowded).utf8)).body)
+        #expect(listed["more_parcels"] == .bool(true))
+        #expect(listed["parcels"]?.elements.count == 100)
     }
 }

@@ -8,38 +8,53 @@ struct MailSource {
     /// Each text part's lines, on its own (a carrier named in one part says nothing of another's numbers).
     let sections: [[String]]
 
+    /// The most text read of one mail, its parts and attached messages together (UTF-8 bytes, after HTML is
+    /// reduced to text): a shipping notice is a few kilobytes; past this, text is not read.
+    static let textRead = 1 << 20
+
     static func collect(_ message: ShippingMessage, into sources: inout [MailSource]) {
+        var textLeft = textRead
+        collect(message, into: &sources, textLeft: &textLeft)
+    }
+
+    private static func collect(_ message: ShippingMessage, into sources: inout [MailSource], textLeft: inout Int) {
         var sections: [[String]] = []
         var sender = message.from
         var attached: [ShippingMessage] = []
         defer {
             // Messages attached whole come after the text that carries them.
-            for inner in attached { collect(inner, into: &sources) }
+            for inner in attached { collect(inner, into: &sources, textLeft: &textLeft) }
         }
-        for part in message.parts {
-            let text: String
+        for part in message.parts where textLeft > 0 {
+            var text: String
             switch part {
             case .text(let plain): text = plain
-            case .html(let html): text = MailText.fromHTML(html)
+            case .html(let html):
+                // HTML is cut first too: its markup may be several times its text, never more than 4 times the budget.
+                let markup = html.utf8.count > 4 * textLeft ? String(decoding: html.utf8.prefix(4 * textLeft), as: UTF8.self) : html
+                text = MailText.fromHTML(markup)
             case .message(let inner):
                 attached.append(inner)
                 continue
             }
+            // Cut at the budget (a character cut in two becomes U+FFFD, which holds no number).
+            if text.utf8.count > textLeft { text = String(decoding: text.utf8.prefix(textLeft), as: UTF8.self) }
+            textLeft -= text.utf8.count
             let lines = text.precomposedStringWithCompatibilityMapping
                 .split(omittingEmptySubsequences: false, whereSeparator: \.isNewline).map(String.init)
             // A forwarded block starts a source of its own, from the sender its From line names.
             var current: [String] = []
             var index = 0
             while index < lines.count {
-                let trimmed = lines[index].trimmingCharacters(in: .whitespaces)
-                if Self.forwardMarkers.contains(where: { trimmed.contains($0) }) {
+                let trimmed = lines[index].trimmedOfSpaces
+                if sources.count < Self.forwardedBlocksRead, Self.forwardMarkers.contains(where: { trimmed.holds($0) }) {
                     sections.append(current)
                     if !sections.allSatisfy(\.isEmpty) { sources.append(MailSource(sender: sender, sections: sections)) }
                     sections = []
                     current = []
                     sender = nil
                     for line in lines[(index + 1)...].prefix(8) {
-                        let field = line.trimmingCharacters(in: .whitespaces)
+                        let field = line.trimmedOfSpaces
                         for prefix in ["From:", "差出人:"] where field.hasPrefix(prefix) {
                             sender = MessageSender(header: String(field.dropFirst(prefix.count)))
                         }
@@ -54,6 +69,8 @@ struct MailSource {
         if sections.contains(where: { !$0.isEmpty }) { sources.append(MailSource(sender: sender, sections: sections)) }
     }
 
+    /// The most senders one mail is split into by its forwarded blocks (past them, a marker is plain text).
+    static let forwardedBlocksRead = 20
     static let forwardMarkers = [
         "Forwarded message", "Original Message", "Begin forwarded message", "転送メッセージ", "転送されたメッセージ",
     ]
@@ -100,7 +117,7 @@ struct MailSource {
 
     var ownDelivery: String? {
         for line in sections.joined() {
-            for (marker, who) in Self.ownDeliveries where line.contains(marker) { return who }
+            for (marker, who) in Self.ownDeliveries where line.holds(marker) { return who }
         }
         return nil
     }
@@ -108,13 +125,13 @@ struct MailSource {
     /// The shop: a Yamato notice's 「<shop> 様からのお荷物」, a `[ショップ名]` line, the sender's domain, its name.
     var shop: String? {
         for line in sections.joined() {
-            if let range = line.range(of: "様からのお荷物") {
-                let name = line[..<range.lowerBound].trimmingCharacters(in: .whitespaces)
+            if let range = line.place(of: "様からのお荷物") {
+                let name = line[..<range.lowerBound].trimmedOfSpaces
                 if !name.isEmpty { return String(name.prefix(60)) }
             }
             for label in ["[ショップ名]", "ショップ名:", "店舗名:"] {
-                if let range = line.range(of: label) {
-                    let name = line[range.upperBound...].trimmingCharacters(in: .whitespaces)
+                if let range = line.place(of: label) {
+                    let name = line[range.upperBound...].trimmedOfSpaces
                     if !name.isEmpty { return String(name.prefix(60)) }
                 }
             }
@@ -128,7 +145,7 @@ struct MailSource {
     var order: String? {
         for line in sections.joined() {
             for label in Self.orderLabels {
-                guard let range = line.range(of: label) else { continue }
+                guard let range = line.place(of: label) else { continue }
                 let rest = line[range.upperBound...].drop { " :]】)".contains($0) }
                 let token = rest.prefix { $0.isASCII && ($0.isLetter || $0.isNumber || $0 == "-") }
                 if token.count >= 4 { return String(token) }
@@ -139,39 +156,61 @@ struct MailSource {
 
     // MARK: Numbers
 
-    func parcels() -> [FoundParcel] {
+    /// The most number-like runs looked at in one sender's text (a shipping mail has a few dozen), and how far
+    /// before a number its label or carrier is looked for on its line (in characters).
+    static let tokensPerSource = 2_000
+    static let nearBefore = 200
+
+    /// The parcels of this text, in the order they first appear; at most `limit` (the rest are not looked at).
+    /// Every step is linear in the text: a mail of many numbers costs no more per number than a mail of one.
+    func parcels(limit: Int = .max) -> [FoundParcel] {
         let links = MailLinks.numbers(in: sections.joined().joined(separator: "\n"))
-        var found: [FoundParcel] = []
+        var linkOf: [TrackingNumber: MailLinks.Link] = [:]
+        for link in links where linkOf[link.number] == nil { linkOf[link.number] = link }
+        var found = FoundParcels(limit: limit)
         let shop = self.shop
         let order = self.order
+        let senderCarrier = self.senderCarrier
+        let firstCarrierNamed = self.firstCarrierNamed
         func add(_ number: TrackingNumber, carrier: Carrier?, evidence: Set<MailEvidence>) {
-            let ordered = MailEvidence.allCases.filter(evidence.contains)
-            if let index = found.firstIndex(where: { $0.number == number }) {
-                let kept = found[index]
-                found[index] = FoundParcel(
-                    number: number, carrier: kept.carrier ?? carrier, shop: shop, order: order,
-                    evidence: MailEvidence.allCases.filter { kept.evidence.contains($0) || evidence.contains($0) })
-            } else {
-                found.append(FoundParcel(number: number, carrier: carrier, shop: shop, order: order, evidence: ordered))
-            }
+            found.add(
+                FoundParcel(
+                    number: number, carrier: carrier, shop: shop, order: order,
+                    evidence: MailEvidence.allCases.filter(evidence.contains)))
         }
-        for lines in sections {
-            for (index, line) in lines.enumerated() {
-                for token in NumberToken.all(in: line) {
+        var tokensLeft = Self.tokensPerSource
+        for lines in sections where !found.full && tokensLeft > 0 {
+            // What each line names is worked out once, however many numbers look at it.
+            var namedOnLine: [Int: Named?] = [:]
+            func named(onLine index: Int) -> Named? {
+                if let known = namedOnLine[index] { return known }
+                let found = Self.named(in: lines[index])
+                namedOnLine[index] = .some(found)
+                return found
+            }
+            for (index, line) in lines.enumerated() where !found.full && tokensLeft > 0 {
+                let tokens = NumberToken.all(in: line)
+                guard !tokens.isEmpty else { continue }
+                let previous = Self.previousLine(lines, index)
+                let trimmed = line.trimmedOfSpaces
+                for token in tokens.prefix(tokensLeft) {
+                    tokensLeft -= 1
                     guard let number = try? TrackingNumber(parsing: token.text) else { continue }
-                    let before = String(line[..<token.range.lowerBound])
+                    // Labels and names stand close to their number: the text just before it is what is read.
+                    let start = line.index(token.range.lowerBound, offsetBy: -Self.nearBefore, limitedBy: line.startIndex)
+                    let before = String(line[(start ?? line.startIndex)..<token.range.lowerBound])
                     var evidence = Set<MailEvidence>()
-                    let linked = links.first { $0.number == number }
+                    let linked = linkOf[number]
                     if linked != nil { evidence.insert(.link) }
-                    if Self.labelled(before: before, line: line, token: token, previous: Self.previousLine(lines, index)) {
+                    if Self.labelled(before: before, alone: trimmed == token.text, previous: previous) {
                         evidence.insert(.label)
                     } else if Self.otherLabelled(before) && linked == nil {
                         continue
                     }
-                    let named = Self.carrierNear(lines, index, before: before)
+                    let named = Self.carrierNear(index, before: before, lines: lines.count, named: named(onLine:))
                     if named != nil { evidence.insert(.carrierNamed) }
                     var carrier = linked?.carrier ?? named?.carrier
-                    if carrier == nil, named == nil { carrier = self.firstCarrierNamed ?? senderCarrier }
+                    if carrier == nil, named == nil { carrier = firstCarrierNamed ?? senderCarrier }
                     if carrier != nil, carrier == senderCarrier { evidence.insert(.sender) }
                     if let chosen = carrier, !number.candidates.contains(chosen) { carrier = nil }
                     // A number is taken on a link or a label, or (with its check digit) beside a carrier's name.
@@ -185,17 +224,17 @@ struct MailSource {
             }
         }
         // A number only in a carrier's link (its text elsewhere says nothing).
-        for link in links where !found.contains(where: { $0.number == link.number }) {
+        for link in links where !found.full && !found.holds(link.number) {
             var evidence: Set<MailEvidence> = [.link]
             if link.carrier == senderCarrier { evidence.insert(.sender) }
             add(link.number, carrier: link.carrier, evidence: evidence)
         }
-        return found
+        return found.parcels
     }
 
     private var firstCarrierNamed: Carrier? {
         for line in sections.joined() {
-            for (name, carrier) in Self.carrierNames where line.contains(name) { return carrier }
+            for (name, carrier) in Self.carrierNames where line.holds(name) { return carrier }
         }
         return nil
     }
@@ -203,7 +242,7 @@ struct MailSource {
     private static func previousLine(_ lines: [String], _ index: Int) -> String? {
         var position = index - 1
         while position >= 0 {
-            let trimmed = lines[position].trimmingCharacters(in: .whitespaces)
+            let trimmed = lines[position].trimmedOfSpaces
             if !trimmed.isEmpty { return trimmed }
             position -= 1
         }
@@ -212,18 +251,17 @@ struct MailSource {
 
     /// A tracking label before the token on its line (no other label between), or on the line above when the
     /// token is all its own line holds.
-    private static func labelled(before: String, line: String, token: NumberToken, previous: String?) -> Bool {
-        if let label = trackingLabels.compactMap({ before.range(of: $0, options: .backwards) }).max(by: { $0.lowerBound < $1.lowerBound }) {
+    private static func labelled(before: String, alone: Bool, previous: String?) -> Bool {
+        if let label = trackingLabels.compactMap({ before.place(of: $0, last: true) }).max(by: { $0.lowerBound < $1.lowerBound }) {
             let between = String(before[label.upperBound...])
             return !otherLabelled(between)
         }
-        let alone = line.trimmingCharacters(in: .whitespaces) == token.text
         guard alone, let previous, !otherLabelled(previous) else { return false }
-        return trackingLabels.contains { previous.contains($0) } && NumberToken.all(in: previous).isEmpty
+        return trackingLabels.contains { previous.holds($0) } && NumberToken.all(in: previous).isEmpty
     }
 
     private static func otherLabelled(_ text: String) -> Bool {
-        otherLabels.contains { text.contains($0) }
+        otherLabels.contains { text.holds($0) }
     }
 
     /// A carrier named near a number: `carrier` is `nil` for a carrier Kuroneko does not track.
@@ -233,24 +271,28 @@ struct MailSource {
 
     /// The carrier named on the token's line before it, else on the nearest line above (up to six), else on
     /// the two lines below; `nil` when none is named.
-    private static func carrierNear(_ lines: [String], _ index: Int, before: String) -> Named? {
-        func named(_ text: String) -> Named? {
-            var best: (String.Index, Carrier?)?
-            for (name, carrier) in carrierNames {
-                if let range = text.range(of: name, options: .backwards), best.map({ range.lowerBound > $0.0 }) ?? true {
-                    best = (range.lowerBound, carrier)
-                }
-            }
-            return best.map { Named(carrier: $0.1) }
-        }
-        if let found = named(before) { return found }
+    private static func carrierNear(
+        _ index: Int, before: String, lines count: Int, named namedOnLine: (Int) -> Named?
+    ) -> Named? {
+        if let found = named(in: before) { return found }
         for offset in 1...6 where index - offset >= 0 {
-            if let found = named(lines[index - offset]) { return found }
+            if let found = namedOnLine(index - offset) { return found }
         }
-        for offset in 1...2 where index + offset < lines.count {
-            if let found = named(lines[index + offset]) { return found }
+        for offset in 1...2 where index + offset < count {
+            if let found = namedOnLine(index + offset) { return found }
         }
         return nil
+    }
+
+    /// The carrier named last in `text`, if any.
+    private static func named(in text: String) -> Named? {
+        var best: (String.Index, Carrier?)?
+        for (name, carrier) in carrierNames {
+            if let range = text.place(of: name, last: true), best.map({ range.lowerBound > $0.0 }) ?? true {
+                best = (range.lowerBound, carrier)
+            }
+        }
+        return best.map { Named(carrier: $0.1) }
     }
 }
 
@@ -336,12 +378,23 @@ enum MailLinks {
         let carrier: Carrier
     }
 
+    /// The most carrier links read in one sender's text: a shipping mail has a few.
+    static let carrierLinksRead = 200
+    private static let carrierHosts = ["kuronekoyamato.co.jp", "sagawa-exp.co.jp", "post.japanpost.jp"]
+
     static func numbers(in text: String) -> [Link] {
         var links: [Link] = []
+        var seen = Set<Link>()
         var rest = Substring(text)
-        while let start = rest.range(of: "http") {
+        var carrierLinks = 0
+        while carrierLinks < carrierLinksRead, let start = rest.place(of: "http") {
             let url = rest[start.lowerBound...].prefix { !$0.isWhitespace && !"<>\"'()（）「」".contains($0) }
             rest = rest[url.endIndex...]
+            // Only a carrier's link is parsed: the host is found by hand first, cheaply, for every other link.
+            guard let scheme = url.place(of: "://") else { continue }
+            let host = url[scheme.upperBound...].prefix { !"/?#:".contains($0) }.lowercased()
+            guard carrierHosts.contains(where: { host == $0 || host.hasSuffix("." + $0) }) else { continue }
+            carrierLinks += 1
             guard let components = URLComponents(string: String(url)), let host = components.host?.lowercased() else {
                 continue
             }
@@ -364,9 +417,43 @@ enum MailLinks {
                     number.candidates.contains(carrier)
                 else { continue }
                 let link = Link(number: number, carrier: carrier)
-                if !links.contains(link) { links.append(link) }
+                if seen.insert(link).inserted { links.append(link) }
             }
         }
         return links
+    }
+}
+
+/// The parcels found so far, each number once (a number found again adds its evidence and, when the first
+/// finding had none, its carrier), in the order first found, and at most `limit` of them.
+struct FoundParcels {
+    let limit: Int
+    private(set) var parcels: [FoundParcel] = []
+    private var index: [TrackingNumber: Int] = [:]
+
+    init(limit: Int) {
+        self.limit = limit
+    }
+
+    var full: Bool { parcels.count >= limit }
+
+    func holds(_ number: TrackingNumber) -> Bool { index[number] != nil }
+
+    /// Adds `found`, or folds it into the finding of its number. - Returns: `false` when it is new and the
+    /// limit is reached (it is not kept).
+    @discardableResult
+    mutating func add(_ found: FoundParcel) -> Bool {
+        if let at = index[found.number] {
+            let kept = parcels[at]
+            parcels[at] = FoundParcel(
+                number: kept.number, carrier: kept.carrier ?? found.carrier, shop: kept.shop ?? found.shop,
+                order: kept.order ?? found.order,
+                evidence: MailEvidence.allCases.filter { kept.evidence.contains($0) || found.evidence.contains($0) })
+            return true
+        }
+        guard !full else { return false }
+        index[found.number] = parcels.count
+        parcels.append(found)
+        return true
     }
 }

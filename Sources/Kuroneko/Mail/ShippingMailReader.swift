@@ -14,6 +14,9 @@ public struct ShippingMail: Sendable {
     public let deliveredWithoutNumber: String?
     /// Why the message was not read (too large), or `nil`.
     public let problem: String?
+    /// Whether the mail holds more parcels than ``MailLimits/parcels``: only the first that many are in
+    /// ``parcels`` (a shipping notice names a few; a mail of hundreds is a list, not a notice).
+    public var moreThanLimit = false
 }
 
 /// A tracking number found in a mail.
@@ -52,28 +55,23 @@ public enum ShippingMailReader {
             return ShippingMail(
                 messageID: head.messageID, subject: head.subject, from: head.from?.address, date: head.date,
                 parcels: [], deliveredWithoutNumber: nil,
-                problem: "the message is \(raw.count) bytes, more than the \(limits.messageBytes) read")
+                problem: "the message is \(raw.count) bytes, more than the \(limits.messageBytes) read", moreThanLimit: false)
         }
         let message = ShippingMessage(raw, limits: limits)
         var sources: [MailSource] = []
         MailSource.collect(message, into: &sources)
-        var parcels: [FoundParcel] = []
+        var found = FoundParcels(limit: limits.parcels)
+        var more = false
         for source in sources {
-            for found in source.parcels() {
-                if let index = parcels.firstIndex(where: { $0.number == found.number }) {
-                    let kept = parcels[index]
-                    parcels[index] = FoundParcel(
-                        number: kept.number, carrier: kept.carrier ?? found.carrier, shop: kept.shop ?? found.shop,
-                        order: kept.order ?? found.order,
-                        evidence: MailEvidence.allCases.filter { kept.evidence.contains($0) || found.evidence.contains($0) })
-                } else {
-                    parcels.append(found)
-                }
+            // One more than the limit is looked for, so that a mail past it is known to be.
+            for parcel in source.parcels(limit: limits.parcels < .max ? limits.parcels + 1 : .max) where !found.add(parcel) {
+                more = true
             }
         }
+        let parcels = found.parcels
         let without = parcels.isEmpty ? sources.lazy.compactMap(\.ownDelivery).first : nil
         return ShippingMail(
             messageID: message.messageID, subject: message.subject, from: message.from?.address, date: message.date,
-            parcels: parcels, deliveredWithoutNumber: without, problem: nil)
+            parcels: parcels, deliveredWithoutNumber: without, problem: nil, moreThanLimit: more)
     }
 }

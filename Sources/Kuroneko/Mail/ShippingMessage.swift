@@ -165,6 +165,8 @@ public struct MailLimits: Sendable, Hashable {
     public var parts = 100
     public var depth = 8
     public var decodedBytes = 32 << 20
+    /// The most parcels taken from one message.
+    public var parcels = 100
 
     public init() {}
 }

@@ -18,7 +18,7 @@ extension WatchRoutes {
         }
     }
 
-    /// → 200 `{"message_id", "subject", "no_trackable", "parcels": [{"number", "carrier", "shop", "order",
+    /// → 200 `{"message_id", "subject", "no_trackable", "more_parcels", "parcels": [{"number", "carrier", "shop", "order",
     /// "evidence", "status", "watch" | "detail", "reason"}]}`: 201 added, 200 already watched, else the refusal.
     func addFromMail(_ request: HTTPRequest) async throws -> HTTPResponse {
         guard !request.body.isEmpty else {
@@ -61,7 +61,7 @@ extension WatchRoutes {
         let object: [String: Any] = [
             "message_id": mail.messageID.map { String($0.prefix(300)) } ?? NSNull(),
             "subject": String(mail.subject.prefix(300)), "no_trackable": mail.deliveredWithoutNumber ?? NSNull(),
-            "parcels": parcels,
+            "more_parcels": mail.moreThanLimit, "parcels": parcels,
         ]
         var response = HTTPResponse.jsonData(
             try JSONSerialization.data(withJSONObject: object, options: [.sortedKeys, .withoutEscapingSlashes]))
