@@ -31,9 +31,9 @@ struct MailboxTests {
         var port: String { (try? String(contentsOfFile: directory + "/port", encoding: .utf8)) ?? "" }
         var url: String { "imaps://hanako@127.0.0.1:\(port)/INBOX" }
 
-        func append(_ name: String) throws {
+        func append(_ name: String, folder: String = "INBOX") throws {
             let outcome = try KuronekoBinary.run(
-                ["append", directory, corpus.appendingPathComponent(name).path], executable: script)
+                ["append", directory, corpus.appendingPathComponent(name).path, folder], executable: script)
             #expect(outcome.status == 0, "\(outcome.standardError)")
         }
 
@@ -51,12 +51,12 @@ struct MailboxTests {
         let description: String
     }
 
-    static func serve(_ imap: IMAPServer, database: String, passwordFile: String? = nil, more: [String] = []) throws
-        -> ServerProcess
-    {
+    static func serve(
+        _ imap: IMAPServer, database: String, passwordFile: String? = nil, url: String? = nil, more: [String] = []
+    ) throws -> ServerProcess {
         try ServerProcess(
             [
-                "serve", "--demo", "--port", "0", "--db", database, "--mailbox", imap.url, "--mailbox-password-file",
+                "serve", "--demo", "--port", "0", "--db", database, "--mailbox", url ?? imap.url, "--mailbox-password-file",
                 passwordFile ?? imap.directory + "/password", "--ca-file", imap.directory + "/ca.pem", "--mailbox-every", "1",
             ] + more)
     }
@@ -102,6 +102,25 @@ struct MailboxTests {
         #expect(try await eventually { try await Self.metric("kuroneko_mailbox_polls_total", of: second) ?? 0 >= 3 })
         #expect(!second.logSoFar.contains("UID 1"), "a message read before was read again")
         #expect(try await Self.metric("kuroneko_mailbox_messages_read_total", of: second) == 1)
+    }
+
+    @Test(
+        "a folder named in Japanese (通販) is read: its name goes to the server in modified UTF-7",
+        .enabled(if: dovecot || required, "Dovecot is not installed (apt-get install dovecot-imapd); scripts/test installs it"))
+    func japaneseFolder() async throws {
+        try #require(Self.dovecot, "KURONEKO_REQUIRE_IMAP=1 and /usr/sbin/dovecot is missing")
+        let imap = try IMAPServer.start()
+        defer { imap.stop() }
+        try imap.append("traps.eml")
+        try imap.append("amazon-shipped.eml", folder: "通販")
+        let database = FileManager.default.temporaryDirectory.appendingPathComponent("mailbox-\(UUID().uuidString).sqlite").path
+        let url = "imaps://hanako@127.0.0.1:\(imap.port)/通販"
+        let server = try Self.serve(imap, database: database, url: url)
+        defer { _ = server.stop() }
+        #expect(await server.waitForLog("read 1 new message (UID 1), 1 parcel watched"), "\(server.logSoFar.suffix(800))")
+        let watches = try JSON(data: try await SocketClient(port: server.port).get("/v1/watches").body)["watches"]?.elements ?? []
+        #expect(watches.compactMap { $0["label"]?.string } == ["Amazon.co.jp 503-1234567-7654321"], "only the folder's mail")
+        #expect(watches.first?["source"]?["mailbox"]?.string == url, "\(watches)")
     }
 
     @Test(

@@ -15,7 +15,11 @@ public struct MailboxSettings: Sendable, Hashable, CustomStringConvertible {
 
     /// - Throws: one line naming what is wrong with `text`.
     public init(url text: String, password: String) throws(MailboxSettingsError) {
-        guard let url = URL(string: text), let scheme = url.scheme?.lowercased(), ["imaps", "imap"].contains(scheme),
+        // A folder written as people name it (通販, Online Orders) is percent-encoded here; escapes already there stay.
+        let written = URL(string: text)
+            ?? text.addingPercentEncoding(withAllowedCharacters: CharacterSet.urlQueryAllowed.union(["%"]))
+            .flatMap(URL.init(string:))
+        guard let url = written, let scheme = url.scheme?.lowercased(), ["imaps", "imap"].contains(scheme),
             let host = url.host, !host.isEmpty
         else {
             throw MailboxSettingsError("\"\(text.prefix(200))\" is not an imaps:// or imap:// URL; expected e.g. imaps://hanako@mail.example.jp/INBOX")
@@ -41,7 +45,13 @@ public struct MailboxSettings: Sendable, Hashable, CustomStringConvertible {
     }
 
     /// The URL as logs and errors show it (the user name kept, no password).
-    public var description: String { Self.redacted(url) }
+    /// `imaps://hanako@mail.example.jp/通販`: the folder as written, the user as in a URL. It also names the
+    /// mailbox's progress in the store.
+    public var description: String {
+        let port = url.port.map { ":\($0)" } ?? ""
+        let user = self.user.addingPercentEncoding(withAllowedCharacters: .urlUserAllowed) ?? self.user
+        return "\(url.scheme?.lowercased() ?? "imaps")://\(user)@\(url.host ?? "")\(port)/\(folder)"
+    }
 
     static func redacted(_ url: URL) -> String {
         var components = URLComponents(url: url, resolvingAgainstBaseURL: false)
@@ -51,7 +61,8 @@ public struct MailboxSettings: Sendable, Hashable, CustomStringConvertible {
 
     /// The folder's URL on the server, with `suffix` (`;UID=5`).
     func folderURL(_ suffix: String = "") -> String {
-        let escaped = folder.addingPercentEncoding(withAllowedCharacters: .urlPathAllowed) ?? folder
+        let wire = IMAPFolderName.wire(folder)
+        let escaped = wire.addingPercentEncoding(withAllowedCharacters: .urlPathAllowed) ?? wire
         let port = url.port.map { ":\($0)" } ?? ""
         return "\(url.scheme?.lowercased() ?? "imaps")://\(url.host ?? "")\(port)/\(escaped)\(suffix)"
     }
@@ -188,7 +199,8 @@ extension MailboxSettings {
     var serverURL: String { folderURL().components(separatedBy: "/").prefix(3).joined(separator: "/") + "/" }
     /// The folder as an IMAP quoted string.
     var quotedFolder: String {
-        "\"" + folder.replacingOccurrences(of: "\\", with: "\\\\").replacingOccurrences(of: "\"", with: "\\\"") + "\""
+        let wire = IMAPFolderName.wire(folder)
+        return "\"" + wire.replacingOccurrences(of: "\\", with: "\\\\").replacingOccurrences(of: "\"", with: "\\\"") + "\""
     }
 }
 
