@@ -66,6 +66,16 @@ class MailUploadTests(unittest.TestCase):
         self.choose("yodobashi-extreme.eml")
         wait(lambda: "ヨドバシエクストリームサービス便がお届けします" in self.result(), lambda: f"no result: {self.result()!r}")
 
+    def test_z_a_mail_of_more_than_a_hundred_numbers_says_so(self):
+        # Runs last (the order is by name): it adds a hundred watches.
+        numbers = [f"{first}{first % 7}" for first in range(70_000_000_000, 70_000_000_120)]
+        path = os.path.join(OUTPUT, "crowded.eml")
+        with open(path, "w", encoding="utf-8") as file:
+            file.write("Subject: list\r\n\r\n" + "".join(f"お問い合わせ伝票番号：{n}\r\n" for n in numbers))
+        self.choose(path)  # an absolute path: os.path.join keeps it
+        wait(lambda: "最初の100件だけを追加しました" in self.result(), lambda: f"no result: {self.result()!r}")
+        self.assertIn("メールから 100 件追加しました", self.result())
+
 
 if __name__ == "__main__":
     unittest.main(verbosity=2)

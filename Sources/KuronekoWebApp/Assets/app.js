@@ -230,6 +230,7 @@ function mailField(result) {
     const lines = [];
     if (added.length) lines.push(t("mailAdded", { n: added.length, numbers: added.map((p) => formatNumber(p.number)).join(", ") }));
     if (existing.length) lines.push(t("alreadyThere", { n: existing.length }));
+    if (answer.data && answer.data.more_parcels) lines.push(t("mailMore", { n: parcels.length }));
     if (!parcels.length) {
       lines.push(answer.data && answer.data.no_trackable ? t("mailOwnDelivery", { who: answer.data.no_trackable }) : t("mailNothing"));
     }
