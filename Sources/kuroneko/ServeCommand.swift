@@ -73,6 +73,7 @@ struct ServeCommand: Command {
         configuration.mailbox = try MailboxOptions.settings(arguments, caFile: try arguments.certificates("--ca-file"))
         configuration.mailboxInterval = try arguments.seconds("--mailbox-every") ?? configuration.mailboxInterval
         configuration.mailboxMarkSeen = try arguments.flagOrVariable("--mailbox-mark-seen")
+        configuration.mailboxMoveTo = try MailboxOptions.moveTo(arguments, settings: configuration.mailbox)
         configuration.canaries = try Self.canaries(arguments)
         configuration.canaryInterval = try arguments.seconds("--canary-every") ?? configuration.canaryInterval
         server.tls = try Self.tls(arguments)

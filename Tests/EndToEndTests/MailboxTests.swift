@@ -39,9 +39,10 @@ struct MailboxTests {
 
         func stop() { _ = try? KuronekoBinary.run(["stop", directory], executable: script) }
 
-        func session() throws -> IMAPSession {
+        func session(folder: String = "INBOX") throws -> IMAPSession {
             var settings = try MailboxSettings(
-                url: url, password: try String(contentsOfFile: directory + "/password", encoding: .utf8))
+                url: "imaps://hanako@127.0.0.1:\(port)/\(folder)",
+                password: try String(contentsOfFile: directory + "/password", encoding: .utf8))
             settings.caFile = directory + "/ca.pem"
             return try IMAPSession(settings)
         }
@@ -121,6 +122,27 @@ struct MailboxTests {
         let watches = try JSON(data: try await SocketClient(port: server.port).get("/v1/watches").body)["watches"]?.elements ?? []
         #expect(watches.compactMap { $0["label"]?.string } == ["Amazon.co.jp 503-1234567-7654321"], "only the folder's mail")
         #expect(watches.first?["source"]?["mailbox"]?.string == url, "\(watches)")
+    }
+
+    @Test(
+        "--mailbox-move-to: a shipping mail is moved once its parcel is watched, to a folder made for it; other mail stays",
+        .enabled(if: dovecot || required, "Dovecot is not installed (apt-get install dovecot-imapd); scripts/test installs it"))
+    func moveTo() async throws {
+        try #require(Self.dovecot, "KURONEKO_REQUIRE_IMAP=1 and /usr/sbin/dovecot is missing")
+        let imap = try IMAPServer.start()
+        defer { imap.stop() }
+        for name in ["amazon-shipped.eml", "traps.eml", "yodobashi-extreme.eml"] { try imap.append(name) }
+        let database = FileManager.default.temporaryDirectory.appendingPathComponent("mailbox-\(UUID().uuidString).sqlite").path
+        let server = try Self.serve(imap, database: database, more: ["--mailbox-move-to", "処理済み"])
+        defer { _ = server.stop() }
+        #expect(await server.waitForLog("moved 2 shipping mails to 処理済み"), "\(server.logSoFar.suffix(800))")
+        // The order confirmation with no number stays; the mail whose shop delivers itself is handled too.
+        #expect(try imap.session().uids(after: 0) == [2])
+        #expect(try imap.session(folder: "処理済み").uids(after: 0).count == 2)
+        // Polls go on, finding nothing new and moving nothing more.
+        #expect(try await eventually { try await Self.metric("kuroneko_mailbox_polls_total", of: server) ?? 0 >= 3 })
+        #expect(server.logSoFar.components(separatedBy: "moved").count - 1 == 1)
+        #expect(try await Self.metric("kuroneko_mailbox_failing", of: server) == 0)
     }
 
     @Test(

@@ -140,6 +140,24 @@ public final class IMAPSession {
         try perform(settings.folderURL(";UID=\(uid)"), custom: nil)
     }
 
+    /// Moves `uids` to `folder` (RFC 6851's UID MOVE), making the folder first when the server says it is not
+    /// there.
+    public func move(_ uids: [UInt64], to folder: String) throws(MailboxError) {
+        guard !uids.isEmpty else { return }
+        let set = uids.map(String.init).joined(separator: ",")
+        let command = "UID MOVE \(set) \(MailboxSettings.quoted(folder))"
+        do {
+            _ = try perform(settings.folderURL(), custom: command)
+        } catch {
+            _ = try? perform(settings.serverURL, custom: "CREATE \(MailboxSettings.quoted(folder))")
+            do {
+                _ = try perform(settings.folderURL(), custom: command)
+            } catch {
+                throw MailboxError(description: "\(settings): the mail read could not be moved to \(folder): \(error)")
+            }
+        }
+    }
+
     /// Sets or clears \Seen on `uid`.
     public func setSeen(_ seen: Bool, uid: UInt64) throws(MailboxError) {
         _ = try perform(settings.folderURL(), custom: "UID STORE \(uid) \(seen ? "+" : "-")FLAGS.SILENT (\\Seen)")
@@ -198,9 +216,26 @@ extension MailboxSettings {
     /// The server's URL, no folder.
     var serverURL: String { folderURL().components(separatedBy: "/").prefix(3).joined(separator: "/") + "/" }
     /// The folder as an IMAP quoted string.
-    var quotedFolder: String {
+    var quotedFolder: String { Self.quoted(folder) }
+
+    /// `folder` as an IMAP quoted string, in modified UTF-7.
+    static func quoted(_ folder: String) -> String {
         let wire = IMAPFolderName.wire(folder)
         return "\"" + wire.replacingOccurrences(of: "\\", with: "\\\\").replacingOccurrences(of: "\"", with: "\\\"") + "\""
+    }
+
+    /// A folder name given on its own (`--mailbox-move-to`), or one line saying why it cannot be one.
+    public static func checkedFolder(_ text: String) throws(MailboxSettingsError) -> String {
+        let folder = text.trimmingCharacters(in: CharacterSet(charactersIn: "/ "))
+        guard !folder.isEmpty, folder.count <= 200,
+            !folder.unicodeScalars.contains(where: { $0.properties.generalCategory == .control })
+        else {
+            let shown = text.prefix(60).unicodeScalars.map {
+                $0.properties.generalCategory == .control ? "\\u{\(String($0.value, radix: 16))}" : String($0)
+            }.joined()
+            throw MailboxSettingsError("the folder \"\(shown)\" is not a folder name (1 to 200 characters, no control characters)")
+        }
+        return folder
     }
 }
 

@@ -94,6 +94,8 @@ public final class Server: Sendable {
         public var mailboxInterval: Duration = .seconds(300)
         /// Whether the mail read is marked \Seen (`--mailbox-mark-seen`); otherwise its flag is left as it was.
         public var mailboxMarkSeen = false
+        /// Where each shipping mail is moved once its parcels are watched (`--mailbox-move-to`); `nil`: left.
+        public var mailboxMoveTo: String?
         /// What the start-up line names as the upstream; the endpoint when `nil`.
         public var upstreamName: String?
 
@@ -284,6 +286,7 @@ public final class Server: Sendable {
             mailbox.caFile = mailbox.caFile ?? configuration.caFile
             let reader = MailboxReader(
                 settings: mailbox, store: store, clock: clock, markSeen: configuration.mailboxMarkSeen,
+                moveTo: configuration.mailboxMoveTo,
                 log: { line in notices.notice(line) }, added: {})
             mailboxReader = reader
             background.append(ClosureService { [interval = configuration.mailboxInterval] in await reader.run(every: interval) })

@@ -30,6 +30,7 @@ public final class MailboxReader: Sendable {
     private let store: any WatchStore
     private let clock: any TrackingClock
     private let markSeen: Bool
+    private let moveTo: String?
     private let owner: WatchOwner
     private let log: @Sendable (String) -> Void
     private let added: @Sendable () -> Void
@@ -37,12 +38,13 @@ public final class MailboxReader: Sendable {
 
     init(
         settings: MailboxSettings, store: any WatchStore, clock: any TrackingClock, markSeen: Bool,
-        owner: WatchOwner = .local, log: @escaping @Sendable (String) -> Void, added: @escaping @Sendable () -> Void
+        moveTo: String? = nil, owner: WatchOwner = .local, log: @escaping @Sendable (String) -> Void, added: @escaping @Sendable () -> Void
     ) {
         self.settings = settings
         self.store = store
         self.clock = clock
         self.markSeen = markSeen
+        self.moveTo = moveTo
         self.owner = owner
         self.log = log
         self.added = added
@@ -85,22 +87,26 @@ public final class MailboxReader: Sendable {
             let progress = try await store.mailboxProgress(name)
             let settings = self.settings
             let markSeen = self.markSeen
-            let fetched: Result<Fetched, MailboxError> = await withCheckedContinuation { continuation in
-                // libcurl blocks: the session lives on a thread of its own.
-                Thread.detachNewThread {
-                    continuation.resume(returning: Result { () throws(MailboxError) in
-                        try Self.fetchNew(settings, after: progress, markSeen: markSeen)
-                    })
-                }
+            let new = try await Self.onOwnThread { () throws(MailboxError) in
+                try Self.fetchNew(settings, after: progress, markSeen: markSeen)
             }
-            let new = try fetched.get()
             if new.uidValidity != progress?.uidValidity, progress != nil {
                 log("mailbox \(name): UIDVALIDITY changed from \(progress?.uidValidity ?? 0) to \(new.uidValidity); the folder is read again (numbers already watched stay as they are)")
             }
             var parcels = 0
+            var shipping: [UInt64] = []
             for (uid, raw) in new.messages {
-                parcels += try await watch(ShippingMailReader.read(raw))
+                let mail = ShippingMailReader.read(raw)
+                parcels += try await watch(mail)
                 try await store.setMailboxProgress(name, uidValidity: new.uidValidity, lastUID: uid, at: clock.now)
+                if !mail.parcels.isEmpty || mail.deliveredWithoutNumber != nil { shipping.append(uid) }
+            }
+            if let moveTo, !shipping.isEmpty {
+                // Only once their parcels are watched and the progress kept: a move that fails leaves them in place.
+                try await Self.onOwnThread { [shipping] () throws(MailboxError) in
+                    try IMAPSession(settings).move(shipping, to: moveTo)
+                }
+                log("mailbox \(name): moved \(shipping.count) shipping mail\(shipping.count == 1 ? "" : "s") to \(moveTo)")
             }
             if new.messages.isEmpty, progress?.uidValidity != new.uidValidity {
                 try await store.setMailboxProgress(name, uidValidity: new.uidValidity, lastUID: 0, at: clock.now)
@@ -161,6 +167,16 @@ public final class MailboxReader: Sendable {
             }
         }
         return count
+    }
+
+    /// Runs `body` on a thread of its own (libcurl blocks) and waits for it.
+    private static func onOwnThread<T: Sendable>(_ body: @escaping @Sendable () throws(MailboxError) -> T) async throws(MailboxError)
+        -> T
+    {
+        let outcome: Result<T, MailboxError> = await withCheckedContinuation { continuation in
+            Thread.detachNewThread { continuation.resume(returning: Result { () throws(MailboxError) in try body() }) }
+        }
+        return try outcome.get()
     }
 
     struct Fetched: Sendable {

@@ -18,7 +18,26 @@ enum MailboxOptions {
         .flag(
             "--mailbox-mark-seen", environment: "KURONEKO_MAILBOX_MARK_SEEN",
             "mark the mail read \\Seen (by default its flag is left as it was; nothing is ever deleted)"),
+        .value(
+            "--mailbox-move-to", "FOLDER", environment: "KURONEKO_MAILBOX_MOVE_TO",
+            "move each shipping mail to FOLDER once its parcels are watched (made when missing); other mail stays"),
     ]
+
+    /// The folder `--mailbox-move-to` names, or `nil`.
+    static func moveTo(_ arguments: ArgumentList, settings: MailboxSettings?) throws(CommandFailure) -> String? {
+        guard let text = arguments.text("--mailbox-move-to"), !text.isEmpty else { return nil }
+        guard let settings else { throw .usage("serve: --mailbox-move-to needs --mailbox") }
+        let folder: String
+        do {
+            folder = try MailboxSettings.checkedFolder(text)
+        } catch {
+            throw .usage("serve: --mailbox-move-to: \(error)")
+        }
+        guard folder != settings.folder else {
+            throw .usage("serve: --mailbox-move-to: \(folder) is the folder read; name another")
+        }
+        return folder
+    }
 
     /// The settings, or `nil` without `--mailbox`; each problem one line naming the option.
     static func settings(_ arguments: ArgumentList, caFile: String?) throws(CommandFailure) -> MailboxSettings? {
