@@ -16,7 +16,7 @@ enum OrderedTracking {
         ) { answer in
             switch answer.result {
             case .success(let shipment):
-                try await deliver(shipment)
+                try deliver(shipment)
             case .failure(let error):
                 failures.add(answer.number, error.message)
             }

@@ -121,7 +121,7 @@ struct ServeCommand: Command {
         guard let (texts, source) = arguments.allValues("--canary") else { return [:] }
         var canaries: [Carrier: TrackingNumber] = [:]
         for item in texts.flatMap({ $0.split(separator: ",") }).map({ $0.trimmingCharacters(in: .whitespaces) }) {
-            let shown = String(item.prefix(60))
+            let shown = item.prefix(60).visibleInOneLine
             guard let equals = item.firstIndex(of: "=") else {
                 throw .usage("serve: \(source) \"\(shown)\" is not CARRIER=NUMBER; expected e.g. yamato=4471-0412-3454")
             }

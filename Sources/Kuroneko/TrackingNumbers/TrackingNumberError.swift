@@ -37,7 +37,7 @@ public struct TrackingNumberError: Error, Hashable, Sendable, CustomStringConver
         case .empty:
             "is empty; " + Self.forms
         case .invalidCharacter(let character):
-            "contains \"\(character)\"; " + Self.forms + ", with optional hyphens or spaces"
+            "contains \"\(String(character).visibleInOneLine)\"; " + Self.forms + ", with optional hyphens or spaces"
         case .wrongLength(let count):
             "has \(count) digit\(count == 1 ? "" : "s"); " + Self.forms
         case .wrongCheckDigit(let found, let expected):
@@ -58,6 +58,6 @@ public struct TrackingNumberError: Error, Hashable, Sendable, CustomStringConver
     }
 
     public var description: String {
-        "\"\(input)\" \(explanation)"
+        "\"\(input.visibleInOneLine)\" \(explanation)"
     }
 }

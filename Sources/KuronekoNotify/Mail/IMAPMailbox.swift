@@ -1,5 +1,6 @@
 import CCurl
 import Foundation
+import Kuroneko
 
 /// Where the server reads shipping mails: an IMAP mailbox over TLS (`imaps://user@host/INBOX`, or `imap://` with
 /// STARTTLS, required), its password kept apart from the URL.
@@ -230,10 +231,7 @@ extension MailboxSettings {
         guard !folder.isEmpty, folder.count <= 200,
             !folder.unicodeScalars.contains(where: { $0.properties.generalCategory == .control })
         else {
-            let shown = text.prefix(60).unicodeScalars.map {
-                $0.properties.generalCategory == .control ? "\\u{\(String($0.value, radix: 16))}" : String($0)
-            }.joined()
-            throw MailboxSettingsError("the folder \"\(shown)\" is not a folder name (1 to 200 characters, no control characters)")
+            throw MailboxSettingsError("the folder \"\(text.prefix(60).visibleInOneLine)\" is not a folder name (1 to 200 characters, no control characters)")
         }
         return folder
     }
