@@ -103,4 +103,19 @@ struct TrackingNumberTests {
         #expect(number.masked == "••••-••••-9830")
         #expect(!number.masked.contains("3277"))
     }
+
+    @Test("an error shows control and format characters as \\u{…}: a terminal escape or a bidi override typed or read is never printed raw")
+    func visibleErrors() {
+        for (input, shown) in [("4471\u{1B}[31m0412", "4471\\u{1b}[31m0412"), ("3277\u{202E}5445", "3277\\u{202e}5445")] {
+            #expect(throws: TrackingNumberError.self) { try TrackingNumber(parsing: input) }
+            do {
+                _ = try TrackingNumber(parsing: input)
+            } catch {
+                let line = "\(error)"
+                #expect(line.hasPrefix("\"\(shown)\""), "\(line)")
+                #expect(!line.unicodeScalars.contains { $0.properties.generalCategory == .control || $0.properties.generalCategory == .format })
+            }
+        }
+        #expect("受け取り\u{2028}済み".visibleInOneLine == "受け取り\\u{2028}済み")
+    }
 }
