@@ -16,7 +16,6 @@ struct StopTests {
         return nil
     }
 
-    /// Polls until `read` holds, for at most 30 s (a loaded machine running every suite at once is slow).
     @Test("SIGTERM: new connections refused at once, queued lookups 503, a hanging one cut off at the deadline, exit 0")
     func drainWithDeadline() async throws {
         let simulator = try ServerProcess(["simulate", "--hang-seconds", "60"])

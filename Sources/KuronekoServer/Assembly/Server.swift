@@ -286,7 +286,7 @@ public final class Server: Sendable {
             mailbox.caFile = mailbox.caFile ?? configuration.caFile
             let reader = MailboxReader(
                 settings: mailbox, store: store, clock: clock, markSeen: configuration.mailboxMarkSeen,
-                moveTo: configuration.mailboxMoveTo,
+                moveTo: configuration.mailboxMoveTo, failures: failures,
                 log: { line in notices.notice(line) }, added: {})
             mailboxReader = reader
             background.append(ClosureService { [interval = configuration.mailboxInterval] in await reader.run(every: interval) })

@@ -29,6 +29,8 @@ public final class StoreFailures: Sendable {
         case markPageRefused = "mark_page_refused"
         case keepPage = "keep_page"
         case carrierPageState = "carrier_page_state"
+        /// The mailbox's progress, its state and the watches its mail adds.
+        case mailbox
         case metrics
         /// A request's store call (the client was answered 503 with the request's id).
         case api

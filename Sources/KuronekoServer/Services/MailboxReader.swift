@@ -33,18 +33,21 @@ public final class MailboxReader: Sendable {
     private let moveTo: String?
     private let owner: WatchOwner
     private let log: @Sendable (String) -> Void
+    private let failures: StoreFailures
     private let added: @Sendable () -> Void
     private let mutableState = Mutex(State())
 
     init(
         settings: MailboxSettings, store: any WatchStore, clock: any TrackingClock, markSeen: Bool,
-        moveTo: String? = nil, owner: WatchOwner = .local, log: @escaping @Sendable (String) -> Void, added: @escaping @Sendable () -> Void
+        moveTo: String? = nil, owner: WatchOwner = .local, failures: StoreFailures = StoreFailures(),
+        log: @escaping @Sendable (String) -> Void, added: @escaping @Sendable () -> Void
     ) {
         self.settings = settings
         self.store = store
         self.clock = clock
         self.markSeen = markSeen
         self.moveTo = moveTo
+        self.failures = failures
         self.owner = owner
         self.log = log
         self.added = added
@@ -134,6 +137,7 @@ public final class MailboxReader: Sendable {
             }
             return new.more
         } catch {
+            if !(error is MailboxError) { failures.report(.mailbox, error, context: "mailbox=\(name)") }
             let problem = (error as? MailboxError)?.description ?? "the store failed: \(error)"
             let first = mutableState.withLock { state -> Bool in
                 defer {
@@ -145,7 +149,11 @@ public final class MailboxReader: Sendable {
             if first { log("mailbox: \(problem)") }
             // Said to the operator's channels once per failure, whichever server of several sees it first.
             let notice = MailboxNotice(mailbox: name, restored: false, problem: problem, at: clock.now)
-            _ = try? await store.setMailboxProblem(name, problem: problem, at: clock.now, notice: notice.json())
+            do {
+                _ = try await store.setMailboxProblem(name, problem: problem, at: clock.now, notice: notice.json())
+            } catch {
+                failures.report(.mailbox, error, context: "mailbox=\(name)")
+            }
             return false
         }
     }
