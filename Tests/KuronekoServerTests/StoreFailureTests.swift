@@ -1,5 +1,6 @@
 import Foundation
 import Kuroneko
+import KuronekoNotify
 import KuronekoTestSupport
 import Testing
 
@@ -59,6 +60,27 @@ struct StoreFailureTests {
         #expect(recorder.waitingCount == 0)
         #expect(try await store.watch(number, owner: .local)?.checkedAt == now)
         #expect(failures.count(.record) == 2)
+    }
+
+    @Test("a mailbox whose failure the store cannot record: logged and counted, the mailbox still shown failing")
+    func mailboxStateNotRecorded() async throws {
+        let store = try SQLiteWatchStore(path: Self.temporaryPath())
+        _ = try store.database.writeNow { connection in
+            try connection.execute(
+                "CREATE TRIGGER refuse BEFORE INSERT ON mailboxes BEGIN SELECT RAISE(FAIL, 'disk is full'); END")
+        }
+        let lines = LogLines()
+        let failures = StoreFailures { lines.append($0) }
+        // Nothing listens on port 1: the read fails at once, and recording that fails too.
+        var settings = try MailboxSettings(url: "imaps://hanako@127.0.0.1:1/INBOX", password: "p")
+        settings.timeout = 5
+        let reader = MailboxReader(
+            settings: settings, store: store, clock: ManualClock(start: now), markSeen: false, failures: failures,
+            log: { lines.append($0) }, added: {})
+        await reader.pollOnce()
+        #expect(failures.count(.mailbox) == 1)
+        #expect(lines.all.contains { $0.hasPrefix("store operation=mailbox error=\"") && $0.contains("disk is full") }, "\(lines.all)")
+        #expect(reader.state.problem?.contains("could not be read") == true)
     }
 
     @Test("a cancelled store call is neither logged nor counted")
