@@ -25,12 +25,28 @@ public enum MailCharset {
         case "euc-jp", "x-euc-jp", "eucjp", "cseucpkdfmtjapanese", "euc-jp-ms":
             return convert(bytes, from: "EUC-JP-MS")
         case "iso-8859-1", "latin1", "iso_8859-1", "windows-1252":
-            return String(bytes.map { Character(Unicode.Scalar($0)) })
+            return latin1(bytes)
         default:
             if String(data: bytes, encoding: .utf8) != nil { return String(decoding: bytes, as: UTF8.self) }
             if bytes.contains(0x1B) { return convert(iso2022ToCP932(bytes), from: "CP932") }
             return convert(bytes, from: "CP932")
         }
+    }
+
+    /// Latin-1 bytes as text: each byte is its code point, written straight to UTF-8 (one or two bytes), so a
+    /// large part costs its bytes and no more.
+    static func latin1(_ bytes: Data) -> String {
+        var utf8: [UInt8] = []
+        utf8.reserveCapacity(bytes.count + bytes.count / 4)
+        for byte in bytes {
+            if byte < 0x80 {
+                utf8.append(byte)
+            } else {
+                utf8.append(0xC0 | byte >> 6)
+                utf8.append(0x80 | byte & 0x3F)
+            }
+        }
+        return String(decoding: utf8, as: UTF8.self)
     }
 
     /// ISO-2022-JP's escapes turned into the CP932 bytes of the same characters: JIS X 0208 rows (NEC's row 13

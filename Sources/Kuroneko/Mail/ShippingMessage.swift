@@ -33,19 +33,17 @@ public struct ShippingMessage: Sendable {
         self.init(raw, budget: &budget)
     }
 
-    /// The header block and the body, split at the first empty line.
+    /// The header block and the body, split at the first empty line (slices of `raw`: nothing is copied).
     static func split(_ raw: Data) -> (Data, Data) {
-        let bytes = [UInt8](raw)
-        var index = 0
-        while index < bytes.count {
-            if bytes[index] == 0x0A {
-                let next = index + 1
-                if next < bytes.count, bytes[next] == 0x0A { return (Data(bytes[..<index]), Data(bytes[(next + 1)...])) }
-                if next + 1 < bytes.count, bytes[next] == 0x0D, bytes[next + 1] == 0x0A {
-                    return (Data(bytes[..<index]), Data(bytes[(next + 2)...]))
-                }
+        var index = raw.startIndex
+        let end = raw.endIndex
+        while let newline = raw[index..<end].firstIndex(of: 0x0A) {
+            let next = newline + 1
+            if next < end, raw[next] == 0x0A { return (raw[raw.startIndex..<newline], raw[(next + 1)...]) }
+            if next + 1 < end, raw[next] == 0x0D, raw[next + 1] == 0x0A {
+                return (raw[raw.startIndex..<newline], raw[(next + 2)...])
             }
-            index += 1
+            index = next
         }
         return (raw, Data())
     }
@@ -97,36 +95,36 @@ public struct ShippingMessage: Sendable {
             return
         }
         guard type.type == "text", !disposition.hasPrefix("attachment") || type.subtype == "plain" else { return }
-        let text = MailCharset.decode(decoded, charset: type.parameters["charset"])
+        // A part's text past what is ever read (``MailLimits/partTextBytes``) is not decoded.
+        let text = MailCharset.decode(decoded.prefix(budget.limits.partTextBytes), charset: type.parameters["charset"])
         parts.append(type.subtype == "html" ? .html(text) : .text(text))
     }
 
-    /// The bodies between `--boundary` lines, up to `--boundary--`.
+    /// The bodies between `--boundary` lines, up to `--boundary--` (slices of `body`: nothing is copied).
     static func sections(of body: Data, boundary: String) -> [Data] {
-        let delimiter = Array(("--" + boundary).utf8)
-        let bytes = [UInt8](body)
+        let delimiter = Data(("--" + boundary).utf8)
         var sections: [Data] = []
         var start: Int?
-        var lineStart = 0
-        while lineStart <= bytes.count {
-            var lineEnd = lineStart
-            while lineEnd < bytes.count, bytes[lineEnd] != 0x0A { lineEnd += 1 }
-            let line = bytes[lineStart..<lineEnd]
+        var lineStart = body.startIndex
+        let end = body.endIndex
+        while lineStart <= end {
+            let lineEnd = lineStart < end ? (body[lineStart..<end].firstIndex(of: 0x0A) ?? end) : end
+            let line = body[lineStart..<lineEnd]
             if line.starts(with: delimiter) {
                 let rest = line.dropFirst(delimiter.count)
                 if let begun = start {
                     // The part ends before the line break that precedes the delimiter.
-                    var end = lineStart
-                    if end > begun, bytes[end - 1] == 0x0A { end -= 1 }
-                    if end > begun, bytes[end - 1] == 0x0D { end -= 1 }
-                    sections.append(Data(bytes[begun..<max(begun, end)]))
+                    var partEnd = lineStart
+                    if partEnd > begun, body[partEnd - 1] == 0x0A { partEnd -= 1 }
+                    if partEnd > begun, body[partEnd - 1] == 0x0D { partEnd -= 1 }
+                    sections.append(body[begun..<max(begun, partEnd)])
                 }
                 if rest.starts(with: [0x2D, 0x2D]) { return sections }
                 start = lineEnd + 1
             }
             lineStart = lineEnd + 1
         }
-        if let begun = start, begun < bytes.count { sections.append(Data(bytes[begun...])) }
+        if let begun = start, begun < end { sections.append(body[begun...]) }
         return sections
     }
 }
@@ -165,6 +163,9 @@ public struct MailLimits: Sendable, Hashable {
     public var parts = 100
     public var depth = 8
     public var decodedBytes = 32 << 20
+    /// The most bytes of one text part decoded from its charset: the reader looks at 1 MiB of text and 4 MiB
+    /// of HTML at most, so what lies past this is never read.
+    public var partTextBytes = 4 << 20
     /// The most parcels taken from one message.
     public var parcels = 100
 
