@@ -18,7 +18,14 @@ struct IntakeCommand: ArgumentsCommand {
                 "intake: expected one FILE (.eml, .mbox, or - for standard input), got \(arguments.operands.count)")
         }
         let file = try Self.read(path)
-        let mails = Mailbox.messages(in: file).map { ShippingMailReader.read($0) }
+        let (messages, more) = Mailbox.split(file)
+        if more {
+            terminal.printError(
+                "kuroneko: the mailbox holds more than \(Mailbox.maximumMessages) messages; only the first "
+                    + "\(Mailbox.maximumMessages) are read (split it and read the rest on its own)")
+        }
+        // Read off the cooperative pool, as the server does.
+        let mails = try await MailReadingLanes(lanes: 1, waiting: 0).run { messages.map { ShippingMailReader.read($0) } }
         let json = arguments.flag("--json")
         var parcels: [(FoundParcel, ShippingMail)] = []
         for mail in mails {
@@ -65,20 +72,22 @@ struct IntakeCommand: ArgumentsCommand {
 
     /// One line for the message, then one per parcel (or why there is none).
     static func lines(for mail: ShippingMail) -> [String] {
-        let subject = mail.subject.isEmpty ? "(no subject)" : String(mail.subject.prefix(80))
-        var lines = ["\(subject)  <\(mail.messageID ?? "no Message-ID")>"]
+        // What the mail's sender wrote is shown with its control and format characters escaped, so none drives
+        // the terminal.
+        let subject = mail.subject.isEmpty ? "(no subject)" : String(mail.subject.prefix(80)).visibleInOneLine
+        var lines = ["\(subject)  <\((mail.messageID ?? "no Message-ID").prefix(200).visibleInOneLine)>"]
         if let problem = mail.problem { return lines + ["  not read: \(problem)"] }
         for parcel in mail.parcels {
             lines.append(
-                "  \(parcel.number.formatted)  \(parcel.carrier?.rawValue ?? "-")  \(parcel.shop ?? "-")  "
-                    + "\(parcel.order ?? "-")  (\(parcel.evidence.map(\.rawValue).joined(separator: ",")))")
+                "  \(parcel.number.formatted)  \(parcel.carrier?.rawValue ?? "-")  \(parcel.shop?.visibleInOneLine ?? "-")  "
+                    + "\(parcel.order?.visibleInOneLine ?? "-")  (\(parcel.evidence.map(\.rawValue).joined(separator: ",")))")
         }
         if mail.moreThanLimit {
             lines.append("  more than \(mail.parcels.count) parcels in one mail: only the first \(mail.parcels.count) are taken")
         }
         if mail.parcels.isEmpty {
             lines.append(
-                mail.deliveredWithoutNumber.map { "  no trackable number: \($0) delivers it itself" }
+                mail.deliveredWithoutNumber.map { "  no trackable number: \($0.visibleInOneLine) delivers it itself" }
                     ?? "  no tracking number found")
         }
         return lines

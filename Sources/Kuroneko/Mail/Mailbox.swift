@@ -6,15 +6,26 @@ public enum Mailbox {
     /// The most messages one file is split into.
     public static let maximumMessages = 100_000
 
+    /// The first message of a file: the file itself unless it is an mbox.
+    public static func firstMessage(in file: Data) -> Data {
+        guard file.starts(with: Data("From ".utf8)) else { return file }
+        return messages(in: file, limit: 1).first ?? Data()
+    }
+
     /// Each message's bytes; an mbox is known by its first line.
-    public static func messages(in file: Data) -> [Data] {
-        guard file.starts(with: Data("From ".utf8)) else { return file.isEmpty ? [] : [file] }
+    public static func messages(in file: Data, limit: Int = maximumMessages) -> [Data] {
+        split(file, limit: limit).messages
+    }
+
+    /// Each message's bytes, at most `limit`; `more` when the file holds more messages than that.
+    public static func split(_ file: Data, limit: Int = maximumMessages) -> (messages: [Data], more: Bool) {
+        guard file.starts(with: Data("From ".utf8)) else { return (file.isEmpty ? [] : [file], false) }
         var messages: [Data] = []
         var current = Data()
         var started = false
         var previousBlank = true
         var lineStart = file.startIndex
-        while lineStart < file.endIndex, messages.count < maximumMessages {
+        while lineStart < file.endIndex, messages.count < limit {
             let lineEnd = file[lineStart...].firstIndex(of: 0x0A).map { $0 + 1 } ?? file.endIndex
             let line = file[lineStart..<lineEnd]
             if previousBlank, line.starts(with: Data("From ".utf8)) {
@@ -32,7 +43,9 @@ public enum Mailbox {
             previousBlank = line.allSatisfy { $0 == 0x0A || $0 == 0x0D }
             lineStart = lineEnd
         }
-        if started, messages.count < maximumMessages { messages.append(current) }
-        return messages
+        // The loop stops early only when the limit is reached at the start of one more message.
+        let more = messages.count >= limit
+        if started, messages.count < limit { messages.append(current) }
+        return (messages, more)
     }
 }

@@ -281,12 +281,14 @@ public final class Server: Sendable {
                     }
                 })
         }
+        // Mail is read off the cooperative pool, a few at a time, uploads and the mailbox alike.
+        let mailLanes = MailReadingLanes()
         var mailboxReader: MailboxReader?
         if var mailbox = configuration.mailbox {
             mailbox.caFile = mailbox.caFile ?? configuration.caFile
             let reader = MailboxReader(
                 settings: mailbox, store: store, clock: clock, markSeen: configuration.mailboxMarkSeen,
-                moveTo: configuration.mailboxMoveTo, failures: failures,
+                moveTo: configuration.mailboxMoveTo, failures: failures, lanes: mailLanes,
                 log: { line in notices.notice(line) }, added: {})
             mailboxReader = reader
             background.append(ClosureService { [interval = configuration.mailboxInterval] in await reader.run(every: interval) })
@@ -298,7 +300,7 @@ public final class Server: Sendable {
             corsOrigins: configuration.corsOrigins, log: sink, logFormat: configuration.logFormat,
             watches: WatchRoutes(
                 store: store, service: service, clock: clock, allowPrivateWebhooks: configuration.allowPrivateWebhooks,
-                vapid: vapid, sendsMail: configuration.smtp != nil, failures: failures),
+                vapid: vapid, sendsMail: configuration.smtp != nil, failures: failures, mailLanes: mailLanes),
             keys: APIKeyMiddleware(ring: keyRing, required: configuration.requireAPIKey),
             webApp: configuration.webApp ? (configuration.demo ? WebApp.embeddedDemo : WebApp.embedded) : nil,
             pageWatch: pageWatch, mailbox: mailboxReader,

@@ -35,12 +35,13 @@ public final class MailboxReader: Sendable {
     private let log: @Sendable (String) -> Void
     private let failures: StoreFailures
     private let added: @Sendable () -> Void
+    private let lanes: MailReadingLanes
     private let mutableState = Mutex(State())
 
     init(
         settings: MailboxSettings, store: any WatchStore, clock: any TrackingClock, markSeen: Bool,
         moveTo: String? = nil, owner: WatchOwner = .local, failures: StoreFailures = StoreFailures(),
-        log: @escaping @Sendable (String) -> Void, added: @escaping @Sendable () -> Void
+        lanes: MailReadingLanes = MailReadingLanes(), log: @escaping @Sendable (String) -> Void, added: @escaping @Sendable () -> Void
     ) {
         self.settings = settings
         self.store = store
@@ -48,6 +49,7 @@ public final class MailboxReader: Sendable {
         self.markSeen = markSeen
         self.moveTo = moveTo
         self.failures = failures
+        self.lanes = lanes
         self.owner = owner
         self.log = log
         self.added = added
@@ -99,7 +101,7 @@ public final class MailboxReader: Sendable {
             var parcels = 0
             var shipping: [UInt64] = []
             for (uid, raw) in new.messages {
-                let mail = ShippingMailReader.read(raw)
+                let mail = try await readOnLane(raw)
                 parcels += try await watch(mail)
                 try await store.setMailboxProgress(name, uidValidity: new.uidValidity, lastUID: uid, at: clock.now)
                 if !mail.parcels.isEmpty || mail.deliveredWithoutNumber != nil { shipping.append(uid) }
@@ -155,6 +157,18 @@ public final class MailboxReader: Sendable {
                 failures.report(.mailbox, error, context: "mailbox=\(name)")
             }
             return false
+        }
+    }
+
+    /// `raw` read on a mail-reading lane; when every lane is taken by uploads, waits for one (the mailbox is
+    /// never in a hurry), a second at a time, as long as the poll is not cancelled.
+    private func readOnLane(_ raw: Data) async throws -> ShippingMail {
+        while true {
+            do {
+                return try await lanes.read(raw)
+            } catch {
+                try await clock.sleep(until: clock.uptime + .seconds(1))
+            }
         }
     }
 

@@ -30,7 +30,13 @@ extension WatchRoutes {
         // One message: the first of an mbox.
         var limits = MailLimits()
         limits.messageBytes = Self.mailBytes
-        let mail = ShippingMailReader.read(Mailbox.messages(in: request.body).first ?? request.body, limits: limits)
+        let body = request.body
+        let mail: ShippingMail
+        do {
+            mail = try await mailLanes.run { [limits] in ShippingMailReader.read(Mailbox.firstMessage(in: body), limits: limits) }
+        } catch {
+            throw RouteProblem.busy("\(error)")
+        }
         let owner = Self.owner(of: request)
         let source = try JSONSerialization.data(
             withJSONObject: WatchSource.object(of: mail, mailbox: nil), options: [.sortedKeys])

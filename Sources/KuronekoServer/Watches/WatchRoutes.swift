@@ -20,12 +20,16 @@ public struct WatchRoutes: Sendable {
     let exports = ConcurrencyLimit(WatchListExport.concurrentExports)
     /// Where store failures met by a request are logged and counted.
     let failures: StoreFailures
+    /// Where uploaded mail is read (off the cooperative pool, a few at a time).
+    let mailLanes: MailReadingLanes
 
     public init(
         store: any WatchStore, service: ShipmentService, clock: any TrackingClock, allowPrivateWebhooks: Bool,
-        vapid: VAPID? = nil, sendsMail: Bool = false, failures: StoreFailures = StoreFailures()
+        vapid: VAPID? = nil, sendsMail: Bool = false, failures: StoreFailures = StoreFailures(),
+        mailLanes: MailReadingLanes = MailReadingLanes()
     ) {
         self.failures = failures
+        self.mailLanes = mailLanes
         self.vapid = vapid
         self.sendsMail = sendsMail
         self.store = store
