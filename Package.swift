@@ -84,7 +84,7 @@ let package = Package(
             path: "bench/HitPathBenchmark"),
         .target(
             name: "KuronekoTestSupport",
-            dependencies: ["Kuroneko", "KuronekoHTTP"],
+            dependencies: ["Kuroneko", "KuronekoHTTP", "KuronekoProcess"],
             path: "Tests/KuronekoTestSupport"
         ),
         .testTarget(name: "KuronekoTests", dependencies: ["Kuroneko", "KuronekoTestSupport"]),

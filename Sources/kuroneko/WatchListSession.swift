@@ -80,7 +80,12 @@ struct WatchListSession {
                             )
                         }
                     }
-                    if let command { Self.run(command, input: WebhookPayload.body(for: change), terminal: terminal) }
+                    if let command {
+                        let input = WebhookPayload.body(for: change)
+                        let terminal = self.terminal
+                        // The command is waited for on a thread of its own.
+                        await awaitBlocking { Self.run(command, input: input, terminal: terminal) }
+                    }
                 }
             case .failure(let error):
                 failed += 1

@@ -11,9 +11,9 @@ struct CarrierServeTests {
     static let mixed = ["3277-5445-9830", "812345678900", "912345678904", "1234567890", "EN418273650JP"]
 
     private static func servers() async throws -> (simulator: ServerProcess, server: ServerProcess) {
-        let simulator = try ServerProcess(["simulate", "--start", "2026-11-30T12:00:00+09:00", "--speed", "0"])
+        let simulator = try await ServerProcess(["simulate", "--start", "2026-11-30T12:00:00+09:00", "--speed", "0"])
         let origin = simulator.baseURL
-        let server = try ServerProcess([
+        let server = try await ServerProcess([
             "serve", "--endpoint", "yamato=\(origin)/cgi-bin/tneko,sagawa=\(origin)", "--endpoint",
             "japanpost=\(origin)", "--min-interval", "0", "--db",
             FileManager.default.temporaryDirectory.appendingPathComponent("carriers-\(UUID().uuidString).sqlite").path,
@@ -25,8 +25,8 @@ struct CarrierServeTests {
     func mixedQuery() async throws {
         let (simulator, server) = try await Self.servers()
         defer {
-            _ = server.stop()
-            _ = simulator.stop()
+            server.terminate()
+            simulator.terminate()
         }
         let answer = try await HTTPClient.send(
             "GET", server.baseURL + "/v1/shipments?numbers=" + Self.mixed.joined(separator: ","))
@@ -54,8 +54,8 @@ struct CarrierServeTests {
     func explicitCarrier() async throws {
         let (simulator, server) = try await Self.servers()
         defer {
-            _ = server.stop()
-            _ = simulator.stop()
+            server.terminate()
+            simulator.terminate()
         }
         let asked = try await HTTPClient.send("GET", server.baseURL + "/v1/shipments/327754459830?carrier=japanpost")
         #expect(asked.status == 200)
@@ -82,28 +82,28 @@ struct CarrierServeTests {
 
     @Test("track and parse: numbers of every carrier, unnamed; --carrier refuses a number of another form")
     func commandLine() async throws {
-        let simulator = try ServerProcess(["simulate", "--start", "2026-11-30T12:00:00+09:00", "--speed", "0"])
-        defer { _ = simulator.stop() }
+        let simulator = try await ServerProcess(["simulate", "--start", "2026-11-30T12:00:00+09:00", "--speed", "0"])
+        defer { simulator.terminate() }
         let origin = simulator.baseURL
         let endpoints = ["--endpoint", "yamato=\(origin)/cgi-bin/tneko,sagawa=\(origin),japanpost=\(origin)"]
-        let tracked = try KuronekoBinary.run(["track", "--jsonl"] + endpoints + Self.mixed)
+        let tracked = try await KuronekoBinary.run(["track", "--jsonl"] + endpoints + Self.mixed)
         #expect(tracked.status == 0, "\(tracked.standardError)")
         let carriers = try tracked.standardOutput.split(separator: "\n").map {
             try JSON(data: Data($0.utf8))["carrier"]
         }
         #expect(carriers == ["yamato", "sagawa", "japanpost", "sagawa", "japanpost"].map(JSON.string))
-        let refused = try KuronekoBinary.run(["track", "--carrier", "yamato"] + endpoints + ["1234567890"])
+        let refused = try await KuronekoBinary.run(["track", "--carrier", "yamato"] + endpoints + ["1234567890"])
         #expect(refused.status == 2)
         #expect(refused.standardError.contains("\"1234567890\" is not a Yamato Transport number"))
-        let badEndpoint = try KuronekoBinary.run(["track", "--endpoint", "dhl=http://127.0.0.1:1", "3277-5445-9830"])
+        let badEndpoint = try await KuronekoBinary.run(["track", "--endpoint", "dhl=http://127.0.0.1:1", "3277-5445-9830"])
         #expect(badEndpoint.status == 2)
         #expect(badEndpoint.standardError.contains("\"dhl\" is not a carrier; use yamato, sagawa or japanpost"))
         let page = Fixtures.packageDirectory.appendingPathComponent(
             "Tests/Fixtures/sagawa/current/single-delivered.html")
-        let parsed = try KuronekoBinary.run(["parse", "--json", page.path, "--now", "2026-08-23T10:00:00+09:00"])
+        let parsed = try await KuronekoBinary.run(["parse", "--json", page.path, "--now", "2026-08-23T10:00:00+09:00"])
         #expect(parsed.status == 0, "\(parsed.standardError)")
         #expect(try JSON(data: Data(parsed.standardOutput.utf8)).elements.first?["carrier"] == .string("sagawa"))
-        let asYamato = try KuronekoBinary.run(["parse", "--carrier", "yamato", page.path])
+        let asYamato = try await KuronekoBinary.run(["parse", "--carrier", "yamato", page.path])
         #expect(asYamato.status == 1)
         #expect(asYamato.standardError.contains("parcel block"))
     }

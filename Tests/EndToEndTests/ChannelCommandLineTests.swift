@@ -18,19 +18,19 @@ struct ChannelCommandLineTests {
             "channels", "add", "--kind", "ntfy", "--url", "http://127.0.0.1:\(receiver.port)/parcels", "--lang", "en",
         ]
         // Refused as the server would refuse it at delivery, in the same words, naming the setting.
-        let refusedAtAdd = try KuronekoBinary.run(arguments, environment: environment)
+        let refusedAtAdd = try await KuronekoBinary.run(arguments, environment: environment)
         #expect(refusedAtAdd.status == 2)
         #expect(
             refusedAtAdd.standardError.contains("leads to a loopback address")
                 && refusedAtAdd.standardError.contains("KURONEKO_ALLOW_PRIVATE_WEBHOOKS=1"), "\(refusedAtAdd.standardError)")
-        let added = try KuronekoBinary.run(arguments + ["--allow-private"], environment: environment)
+        let added = try await KuronekoBinary.run(arguments + ["--allow-private"], environment: environment)
         #expect(added.status == 0, "\(added.standardError)")
         #expect(added.standardOutput.hasPrefix("channel 1: ntfy"))
-        let listed = try KuronekoBinary.run(["channels", "list"], environment: environment)
+        let listed = try await KuronekoBinary.run(["channels", "list"], environment: environment)
         #expect(listed.standardOutput.contains("1  ntfy  http://127.0.0.1:\(receiver.port)/parcels"))
-        let refusedPrivate = try KuronekoBinary.run(["notify-test", "1"], environment: environment)
+        let refusedPrivate = try await KuronekoBinary.run(["notify-test", "1"], environment: environment)
         #expect(refusedPrivate.status == 1)
-        let sent = try KuronekoBinary.run(["notify-test", "1", "--allow-private"], environment: environment)
+        let sent = try await KuronekoBinary.run(["notify-test", "1", "--allow-private"], environment: environment)
         #expect(sent.status == 0, "\(sent.standardError)")
         #expect(sent.standardOutput == "channel 1: delivered (HTTP 200)\n")
         let request = try #require(receiver.requests.first)
@@ -47,12 +47,12 @@ struct ChannelCommandLineTests {
             (["channels", "remove", "99"], "there is no channel 99"),
             (["notify-test", "x"], "usage: kuroneko notify-test ID"),
         ] {
-            let refused = try KuronekoBinary.run(arguments, environment: environment)
+            let refused = try await KuronekoBinary.run(arguments, environment: environment)
             #expect(refused.status == 2, "\(arguments)")
             #expect(refused.standardError.contains(message), "\(arguments): \(refused.standardError)")
         }
         #expect(
-            try KuronekoBinary.run(["channels", "remove", "1"], environment: environment).standardOutput
+            try await KuronekoBinary.run(["channels", "remove", "1"], environment: environment).standardOutput
                 == "removed channel 1\n")
     }
 
@@ -67,21 +67,21 @@ struct ChannelCommandLineTests {
             ).path,
             "KURONEKO_LINE_ACCESS_TOKEN": line.token,
         ]
-        let added = try KuronekoBinary.run(["channels", "add", "--kind", "line", "--to", user], environment: environment)
+        let added = try await KuronekoBinary.run(["channels", "add", "--kind", "line", "--to", user], environment: environment)
         #expect(added.status == 0, "\(added.standardError)")
         #expect(added.standardOutput == "channel 1: line U0123…\n")
-        let refused = try KuronekoBinary.run(["channels", "add", "--kind", "line", "--to", "friends"], environment: environment)
+        let refused = try await KuronekoBinary.run(["channels", "add", "--kind", "line", "--to", "friends"], environment: environment)
         #expect(refused.status == 2 && refused.standardError.contains("is not a LINE ID"), "\(refused.standardError)")
         environment["KURONEKO_LINE_ACCESS_TOKEN"] = nil
-        let tokenless = try KuronekoBinary.run(["channels", "add", "--kind", "line", "--to", "broadcast"], environment: environment)
+        let tokenless = try await KuronekoBinary.run(["channels", "add", "--kind", "line", "--to", "broadcast"], environment: environment)
         #expect(tokenless.status == 2 && tokenless.standardError.contains("access_token is missing"))
-        let sent = try KuronekoBinary.run(
+        let sent = try await KuronekoBinary.run(
             ["notify-test", "1", "--line-origin", line.origin.absoluteString], environment: environment)
         #expect(sent.status == 0, "\(sent.standardError)")
         #expect(sent.standardOutput == "channel 1: delivered (HTTP 200)\n")
         #expect(line.accepted.map(\.to) == [[user]])
         #expect(line.accepted.first?.text.contains("配達中: テスト (3277-5445-9830)") == true)
-        let listed = try KuronekoBinary.run(["channels", "list"], environment: environment)
+        let listed = try await KuronekoBinary.run(["channels", "list"], environment: environment)
         #expect(listed.standardOutput.contains("1  line  U0123…"))
         for output in [added, sent, listed] {
             #expect(!(output.standardOutput + output.standardError).contains(line.token))

@@ -9,7 +9,7 @@ struct CommandLineTests {
     @Test("parse prints exactly each fixture's expected shipments", arguments: Fixtures.currentCases)
     func parseFixture(page: Fixtures.Case) async throws {
         let now = ISO8601DateFormatter().string(from: page.now)
-        let outcome = try KuronekoBinary.run(["parse", page.url.path, "--now", now, "--json"])
+        let outcome = try await KuronekoBinary.run(["parse", page.url.path, "--now", now, "--json"])
         #expect(outcome.status == 0, "\(outcome.standardError)")
         #expect(outcome.standardError.isEmpty)
         let printed = try JSON(data: Data(outcome.standardOutput.utf8))
@@ -21,11 +21,11 @@ struct CommandLineTests {
 
     @Test("--version, --help and each command's --help")
     func help() async throws {
-        let version = try KuronekoBinary.run(["--version"])
+        let version = try await KuronekoBinary.run(["--version"])
         #expect(version.status == 0)
         #expect(version.standardOutput == "kuroneko \(KuronekoVersion.version)\n")
         for arguments in [["--help"], ["track", "--help"], ["parse", "--help"], ["help", "track"]] {
-            let outcome = try KuronekoBinary.run(arguments)
+            let outcome = try await KuronekoBinary.run(arguments)
             #expect(outcome.status == 0, "\(arguments)")
             #expect(outcome.standardOutput.contains("Usage"), "\(arguments)")
         }
@@ -62,7 +62,7 @@ struct CommandLineTests {
             ),
         ])
     func usageErrors(arguments: [String], message: String) async throws {
-        let outcome = try KuronekoBinary.run(arguments)
+        let outcome = try await KuronekoBinary.run(arguments)
         #expect(outcome.status == 2)
         #expect(outcome.standardError.contains(message), "\(outcome.standardError)")
         #expect(outcome.standardError.split(separator: "\n").count == 1)
@@ -71,7 +71,7 @@ struct CommandLineTests {
     @Test("an unknown --charset is a usage error naming it")
     func unknownCharset() async throws {
         let page = try #require(Fixtures.currentCases.first)
-        let outcome = try KuronekoBinary.run(["parse", page.url.path, "--charset", "klingon"])
+        let outcome = try await KuronekoBinary.run(["parse", page.url.path, "--charset", "klingon"])
         #expect(outcome.status == 2)
         #expect(
             outcome.standardError
@@ -83,7 +83,7 @@ struct CommandLineTests {
     func invalidNumbersSendNothing() async throws {
         let upstream = try FakeUpstream { _ in .init(status: 200, body: Data()) }
         defer { upstream.stop() }
-        let outcome = try KuronekoBinary.run([
+        let outcome = try await KuronekoBinary.run([
             "track", "--endpoint", upstream.endpoint, "3277-5445-9830", "1234-5678-9015", "1234-5678-9",
         ])
         #expect(outcome.status == 2)
@@ -105,7 +105,7 @@ struct CommandLineTests {
         let numbers = Self.numbers(of: multi) + Self.numbers(of: single)
         let typed = numbers.map { try! TrackingNumber(parsing: $0).formatted }
 
-        let outcome = try KuronekoBinary.run(["track", "--json", "--endpoint", upstream.endpoint] + typed)
+        let outcome = try await KuronekoBinary.run(["track", "--json", "--endpoint", upstream.endpoint] + typed)
         #expect(outcome.status == 0, "\(outcome.standardError)")
         let printed = try JSON(data: Data(outcome.standardOutput.utf8))
         #expect(printed.elements.compactMap { $0["tracking_number"] } == numbers.map(JSON.string))
@@ -124,7 +124,7 @@ struct CommandLineTests {
     func table() async throws {
         let upstream = try FakeUpstream(handler: Self.fixturePages)
         defer { upstream.stop() }
-        let outcome = try KuronekoBinary.run(
+        let outcome = try await KuronekoBinary.run(
             ["track", "--lang", "en", "--endpoint", upstream.endpoint, "-"],
             input: "3277-5445-9830\n")
         #expect(outcome.status == 0, "\(outcome.standardError)")
@@ -145,11 +145,11 @@ struct CommandLineTests {
     func colourOnTerminal() async throws {
         let page = try #require(Fixtures.currentCases.first { $0.name == "single-delivered" })
         let command = "'\(KuronekoBinary.url.path)' parse '\(page.url.path)' --now 2026-10-30T12:00:00+09:00"
-        let onTerminal = try KuronekoBinary.run(
+        let onTerminal = try await KuronekoBinary.run(
             ["-qec", command, "/dev/null"], executable: URL(fileURLWithPath: "/usr/bin/script"),
             environment: ["NO_COLOR": ""])
         #expect(onTerminal.standardOutput.contains("\u{1B}[32m配達完了\u{1B}[0m"))
-        let noColor = try KuronekoBinary.run(
+        let noColor = try await KuronekoBinary.run(
             ["-qec", command, "/dev/null"], executable: URL(fileURLWithPath: "/usr/bin/script"),
             environment: ["NO_COLOR": "1"])
         #expect(noColor.standardOutput.contains("配達完了"))
@@ -161,7 +161,7 @@ struct CommandLineTests {
         let upstream = try FakeUpstream(handler: Self.fixturePages)
         defer { upstream.stop() }
         let multi = try #require(Fixtures.currentCases.first { $0.name == "multi-10" })
-        let outcome = try KuronekoBinary.run(
+        let outcome = try await KuronekoBinary.run(
             ["track", "--jsonl", "--endpoint", upstream.endpoint, "-"],
             input: Self.numbers(of: multi).joined(separator: ","))
         #expect(outcome.status == 0, "\(outcome.standardError)")
@@ -176,7 +176,7 @@ struct CommandLineTests {
     func upstreamFailure() async throws {
         let upstream = try FakeUpstream { _ in .init(status: 503, body: Data("busy".utf8)) }
         defer { upstream.stop() }
-        let outcome = try KuronekoBinary.run(["track", "--endpoint", upstream.endpoint, "327754459830"])
+        let outcome = try await KuronekoBinary.run(["track", "--endpoint", upstream.endpoint, "327754459830"])
         #expect(outcome.status == 1)
         #expect(
             outcome.standardError
@@ -190,7 +190,7 @@ struct CommandLineTests {
             .init(status: 200, body: Data("<html><head><title>メンテナンス</title></head><body></body></html>".utf8))
         }
         defer { upstream.stop() }
-        let outcome = try KuronekoBinary.run(["track", "--endpoint", upstream.endpoint, "327754459830"])
+        let outcome = try await KuronekoBinary.run(["track", "--endpoint", upstream.endpoint, "327754459830"])
         #expect(outcome.status == 1)
         #expect(outcome.standardError.contains("unrecognised page layout"))
         #expect(outcome.standardError.contains("\"メンテナンス\""))
@@ -202,7 +202,7 @@ struct CommandLineTests {
         .enabled(if: Fixtures.realAvailable, Comment(rawValue: Fixtures.realMissingReason)))
     func legacyPage() async throws {
         let page = Fixtures.realDirectory.appendingPathComponent("legacy-2009/list_count01.html")
-        let outcome = try KuronekoBinary.run(["parse", page.path])
+        let outcome = try await KuronekoBinary.run(["parse", page.path])
         #expect(outcome.status == 1)
         #expect(
             outcome.standardError.contains(
@@ -215,7 +215,7 @@ struct CommandLineTests {
         let file = FileManager.default.temporaryDirectory.appendingPathComponent("copied-\(UUID().uuidString).txt")
         try Data("荷物問い合わせ結果\n3277-5445-9830\n配達完了\n12月01日 14:05 荒川センター\n".utf8).write(to: file)
         defer { try? FileManager.default.removeItem(at: file) }
-        let outcome = try KuronekoBinary.run(["parse", file.path])
+        let outcome = try await KuronekoBinary.run(["parse", file.path])
         #expect(outcome.status == 1)
         #expect(outcome.standardError.contains("this is text, not the page's HTML"), "\(outcome.standardError)")
         #expect(outcome.standardError.contains("Save Page As"))

@@ -11,7 +11,7 @@ struct CompletionAndManTests {
     /// Runs a shell command line with the binary's directory first on PATH.
     private static func shell(_ shell: String, _ script: String) async throws -> KuronekoBinary.Outcome {
         let directory = KuronekoBinary.url.deletingLastPathComponent().path
-        return try KuronekoBinary.run(
+        return try await KuronekoBinary.run(
             ["-c", script], executable: URL(fileURLWithPath: shell),
             environment: ["PATH": directory + ":" + (ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin:/bin")])
     }
@@ -66,7 +66,7 @@ struct CompletionAndManTests {
 
     @Test("the committed docs/man/kuroneko.1 is what `kuroneko help --man` prints")
     func committedManPage() async throws {
-        let generated = try KuronekoBinary.run(["help", "--man"])
+        let generated = try await KuronekoBinary.run(["help", "--man"])
         #expect(generated.status == 0)
         let committed = try String(
             contentsOf: Fixtures.packageDirectory.appendingPathComponent("docs/man/kuroneko.1"), encoding: .utf8)
@@ -78,7 +78,7 @@ struct CompletionAndManTests {
         .enabled(if: installed("/usr/bin/man"), "man is not installed (scripts/bootstrap --test installs man-db)"))
     func manRenders() async throws {
         let page = Fixtures.packageDirectory.appendingPathComponent("docs/man/kuroneko.1").path
-        let outcome = try KuronekoBinary.run(
+        let outcome = try await KuronekoBinary.run(
             ["--warnings", "-l", page], executable: URL(fileURLWithPath: "/usr/bin/man"),
             environment: ["MANPAGER": "cat", "PAGER": "cat", "MANWIDTH": "100"])
         #expect(outcome.status == 0)

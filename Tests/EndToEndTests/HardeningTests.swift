@@ -24,10 +24,10 @@ struct HardeningTests {
             "GET /healthz HTTP/1.1\r\n\r\n",
         ])
     func refused(request: String) async throws {
-        let server = try ServerProcess(["serve", "--demo"])
-        defer { _ = server.stop() }
+        let server = try await ServerProcess(["serve", "--demo"])
+        defer { server.terminate() }
         let connection = try RawConnection(port: server.port)
-        let answer = try connection.request(request)
+        let answer = try await connection.request(request)
         #expect(Self.status(of: answer) == 400, "\(answer)")
         #expect(answer.lowercased().contains("connection: close"), "\(answer)")
         let statusLines = answer.components(separatedBy: "\r\n").filter { $0.hasPrefix("HTTP/1.1 ") }
@@ -35,7 +35,7 @@ struct HardeningTests {
         #expect(answer.contains("application/problem+json"), "\(answer)")
         // The server is still there for the next client.
         #expect(
-            Self.status(of: try RawConnection(port: server.port).request("GET /healthz HTTP/1.1\r\nHost: x\r\n\r\n"))
+            Self.status(of: try await RawConnection(port: server.port).request("GET /healthz HTTP/1.1\r\nHost: x\r\n\r\n"))
                 == 200)
     }
 
@@ -44,9 +44,9 @@ struct HardeningTests {
     /// docs/ARCHITECTURE.md). The refusal and the closed connection are still asserted.
     @Test("a malformed Content-Length is refused by libmicrohttpd with 400 and the connection closed")
     func malformedLength() async throws {
-        let server = try ServerProcess(["serve", "--demo"])
-        defer { _ = server.stop() }
-        let answer = try RawConnection(port: server.port).request(
+        let server = try await ServerProcess(["serve", "--demo"])
+        defer { server.terminate() }
+        let answer = try await RawConnection(port: server.port).request(
             "POST /v1/shipments/query HTTP/1.1\r\nHost: x\r\nContent-Length: 13, 40\r\n\r\n{\"numbers\":[]}")
         #expect(Self.status(of: answer) == 400, "\(answer)")
         #expect(answer.lowercased().contains("connection: close"), "\(answer)")
@@ -54,9 +54,9 @@ struct HardeningTests {
 
     @Test("a declared body over the limit with Expect: 100-continue gets 413 before any body is sent")
     func expectContinue() async throws {
-        let server = try ServerProcess(["serve", "--demo"])
-        defer { _ = server.stop() }
-        let answer = try RawConnection(port: server.port).request(
+        let server = try await ServerProcess(["serve", "--demo"])
+        defer { server.terminate() }
+        let answer = try await RawConnection(port: server.port).request(
             "POST /v1/shipments/query HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n"
                 + "Content-Length: 10000000\r\nExpect: 100-continue\r\n\r\n")
         #expect(Self.status(of: answer) == 413, "\(answer)")

@@ -19,9 +19,9 @@ struct MailboxTests {
     struct IMAPServer {
         let directory: String
 
-        static func start() throws -> IMAPServer {
+        static func start() async throws -> IMAPServer {
             let directory = FileManager.default.temporaryDirectory.appendingPathComponent("imap-\(UUID().uuidString)").path
-            let outcome = try KuronekoBinary.run(["start", directory], executable: script)
+            let outcome = try await KuronekoBinary.run(["start", directory], executable: script)
             guard outcome.status == 0 else {
                 throw IMAPServerError(description: "scripts/test-imap start failed: \(outcome.standardError)")
             }
@@ -31,13 +31,17 @@ struct MailboxTests {
         var port: String { (try? String(contentsOfFile: directory + "/port", encoding: .utf8)) ?? "" }
         var url: String { "imaps://hanako@127.0.0.1:\(port)/INBOX" }
 
-        func append(_ name: String, folder: String = "INBOX") throws {
-            let outcome = try KuronekoBinary.run(
+        func append(_ name: String, folder: String = "INBOX") async throws {
+            let outcome = try await KuronekoBinary.run(
                 ["append", directory, corpus.appendingPathComponent(name).path, folder], executable: script)
             #expect(outcome.status == 0, "\(outcome.standardError)")
         }
 
-        func stop() { _ = try? KuronekoBinary.run(["stop", directory], executable: script) }
+        /// Stops Dovecot on a thread of its own, returning at once (for `defer`).
+        func stop() {
+            let directory = self.directory
+            Task.detached { _ = try? await KuronekoBinary.run(["stop", directory], executable: script) }
+        }
 
         func session(folder: String = "INBOX") throws -> IMAPSession {
             var settings = try MailboxSettings(
@@ -54,8 +58,8 @@ struct MailboxTests {
 
     static func serve(
         _ imap: IMAPServer, database: String, passwordFile: String? = nil, url: String? = nil, more: [String] = []
-    ) throws -> ServerProcess {
-        try ServerProcess(
+    ) async throws -> ServerProcess {
+        try await ServerProcess(
             [
                 "serve", "--demo", "--port", "0", "--db", database, "--mailbox", url ?? imap.url, "--mailbox-password-file",
                 passwordFile ?? imap.directory + "/password", "--ca-file", imap.directory + "/ca.pem", "--mailbox-every", "1",
@@ -72,11 +76,11 @@ struct MailboxTests {
         .enabled(if: dovecot || required, "Dovecot is not installed (apt-get install dovecot-imapd); scripts/test installs it"))
     func readOnce() async throws {
         try #require(Self.dovecot, "KURONEKO_REQUIRE_IMAP=1 and /usr/sbin/dovecot is missing")
-        let imap = try IMAPServer.start()
+        let imap = try await IMAPServer.start()
         defer { imap.stop() }
-        for name in ["amazon-shipped.eml", "apple-two-parcels.eml", "traps.eml"] { try imap.append(name) }
+        for name in ["amazon-shipped.eml", "apple-two-parcels.eml", "traps.eml"] { try await imap.append(name) }
         let database = FileManager.default.temporaryDirectory.appendingPathComponent("mailbox-\(UUID().uuidString).sqlite").path
-        let first = try Self.serve(imap, database: database)
+        let first = try await Self.serve(imap, database: database)
         let api = SocketClient(port: first.port)
         #expect(await first.waitForLog("read 3 new messages (UID 1–3), 3 parcels watched"), "\(first.logSoFar.suffix(800))")
         let watches = try JSON(data: try await api.get("/v1/watches").body)["watches"]?.elements ?? []
@@ -87,13 +91,13 @@ struct MailboxTests {
         #expect(amazon["source"]?["mailbox"]?.string == imap.url)
         let ready = try JSON(data: try await api.get("/readyz").body)
         #expect(ready["mailbox"]?["state"]?.string == "ok")
-        _ = first.stop()
+        _ = await first.stop()
         // Nothing was marked: the three are still unseen.
         #expect(try imap.session().unseen([1, 2, 3]) == [1, 2, 3])
 
-        try imap.append("yamato-notice.eml")
-        let second = try Self.serve(imap, database: database)
-        defer { _ = second.stop() }
+        try await imap.append("yamato-notice.eml")
+        let second = try await Self.serve(imap, database: database)
+        defer { second.terminate() }
         #expect(await second.waitForLog("read 1 new message (UID 4), 1 parcel watched"), "\(second.logSoFar.suffix(800))")
         #expect(
             try await eventually {
@@ -110,14 +114,14 @@ struct MailboxTests {
         .enabled(if: dovecot || required, "Dovecot is not installed (apt-get install dovecot-imapd); scripts/test installs it"))
     func japaneseFolder() async throws {
         try #require(Self.dovecot, "KURONEKO_REQUIRE_IMAP=1 and /usr/sbin/dovecot is missing")
-        let imap = try IMAPServer.start()
+        let imap = try await IMAPServer.start()
         defer { imap.stop() }
-        try imap.append("traps.eml")
-        try imap.append("amazon-shipped.eml", folder: "通販")
+        try await imap.append("traps.eml")
+        try await imap.append("amazon-shipped.eml", folder: "通販")
         let database = FileManager.default.temporaryDirectory.appendingPathComponent("mailbox-\(UUID().uuidString).sqlite").path
         let url = "imaps://hanako@127.0.0.1:\(imap.port)/通販"
-        let server = try Self.serve(imap, database: database, url: url)
-        defer { _ = server.stop() }
+        let server = try await Self.serve(imap, database: database, url: url)
+        defer { server.terminate() }
         #expect(await server.waitForLog("read 1 new message (UID 1), 1 parcel watched"), "\(server.logSoFar.suffix(800))")
         let watches = try JSON(data: try await SocketClient(port: server.port).get("/v1/watches").body)["watches"]?.elements ?? []
         #expect(watches.compactMap { $0["label"]?.string } == ["Amazon.co.jp 503-1234567-7654321"], "only the folder's mail")
@@ -129,12 +133,12 @@ struct MailboxTests {
         .enabled(if: dovecot || required, "Dovecot is not installed (apt-get install dovecot-imapd); scripts/test installs it"))
     func moveTo() async throws {
         try #require(Self.dovecot, "KURONEKO_REQUIRE_IMAP=1 and /usr/sbin/dovecot is missing")
-        let imap = try IMAPServer.start()
+        let imap = try await IMAPServer.start()
         defer { imap.stop() }
-        for name in ["amazon-shipped.eml", "traps.eml", "yodobashi-extreme.eml"] { try imap.append(name) }
+        for name in ["amazon-shipped.eml", "traps.eml", "yodobashi-extreme.eml"] { try await imap.append(name) }
         let database = FileManager.default.temporaryDirectory.appendingPathComponent("mailbox-\(UUID().uuidString).sqlite").path
-        let server = try Self.serve(imap, database: database, more: ["--mailbox-move-to", "処理済み"])
-        defer { _ = server.stop() }
+        let server = try await Self.serve(imap, database: database, more: ["--mailbox-move-to", "処理済み"])
+        defer { server.terminate() }
         #expect(await server.waitForLog("moved 2 shipping mails to 処理済み"), "\(server.logSoFar.suffix(800))")
         // The order confirmation with no number stays; the mail whose shop delivers itself is handled too.
         #expect(try imap.session().uids(after: 0) == [2])
@@ -150,7 +154,7 @@ struct MailboxTests {
         .enabled(if: dovecot || required, "Dovecot is not installed (apt-get install dovecot-imapd); scripts/test installs it"))
     func wrongPassword() async throws {
         try #require(Self.dovecot, "KURONEKO_REQUIRE_IMAP=1 and /usr/sbin/dovecot is missing")
-        let imap = try IMAPServer.start()
+        let imap = try await IMAPServer.start()
         defer { imap.stop() }
         let wrong = imap.directory + "/wrong"
         try Data("not-the-password\n".utf8).write(to: URL(fileURLWithPath: wrong))
@@ -162,7 +166,7 @@ struct MailboxTests {
             "--lang", "en", "--allow-private", "--db", database,
         ])
         try #require(added.status == 0, "\(added.standardError)")
-        let server = try Self.serve(imap, database: database, passwordFile: wrong, more: ["--allow-private-webhooks"])
+        let server = try await Self.serve(imap, database: database, passwordFile: wrong, more: ["--allow-private-webhooks"])
         #expect(try await eventually { try await Self.metric("kuroneko_mailbox_polls_total", of: server) ?? 0 >= 3 })
         #expect(try await Self.metric("kuroneko_mailbox_failing", of: server) == 1)
         let ready = try await SocketClient(port: server.port).get("/readyz")
@@ -175,12 +179,12 @@ struct MailboxTests {
         #expect(await receiver.waitForAnswers(timeout: .seconds(20)) { $0.count >= 1 })
         let told = String(decoding: receiver.requests.first?.body ?? Data(), as: UTF8.self)
         #expect(told.contains(imap.url) && told.contains("could not be read"), "\(told)")
-        _ = server.stop()
+        _ = await server.stop()
 
         // The password put right: the next server reads the mailbox and says so once; the failure is not told again.
-        try imap.append("amazon-shipped.eml")
-        let fixed = try Self.serve(imap, database: database, more: ["--allow-private-webhooks"])
-        defer { _ = fixed.stop() }
+        try await imap.append("amazon-shipped.eml")
+        let fixed = try await Self.serve(imap, database: database, more: ["--allow-private-webhooks"])
+        defer { fixed.terminate() }
         #expect(await fixed.waitForLog("read 1 new message (UID 1), 1 parcel watched"), "\(fixed.logSoFar.suffix(800))")
         #expect(await receiver.waitForAnswers(timeout: .seconds(20)) { $0.count >= 2 })
         #expect(String(decoding: receiver.requests[1].body, as: UTF8.self).contains("Kuroneko reads the shipping mails of \(imap.url) again"))

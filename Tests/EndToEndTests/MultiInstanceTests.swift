@@ -64,10 +64,11 @@ struct MultiInstanceTests {
             "serve", "--db", database, "--endpoint", upstream.endpoint, "--poll-speed", "600", "--max-concurrent", "2",
             "--min-interval", "1", "--allow-private-webhooks", "--no-web-app",
         ]
-        let servers = try (0..<3).map { _ in try ServerProcess(arguments) }
+        var servers: [ServerProcess] = []
+        for _ in 0..<3 { servers.append(try await ServerProcess(arguments)) }
         // Stopped once each: the first two at the end, the third when it is killed mid-run.
         var running = servers
-        defer { for server in running { _ = server.stop(signal: SIGKILL) } }
+        defer { for server in running { server.terminate(signal: SIGKILL) } }
 
         // Thirty watches, ten through each server, each with a webhook.
         let numbers = ValidNumbers.numbers(30)
@@ -98,7 +99,7 @@ struct MultiInstanceTests {
 
         // The parcels move on; one server dies at once, holding whatever it had claimed.
         phase.advance()
-        _ = servers[2].stop(signal: SIGKILL)
+        _ = await servers[2].stop(signal: SIGKILL)
         running.removeLast()
         let delivered = await receiver.waitForAnswers(timeout: .seconds(90)) { answered in
             Set(answered.compactMap { Self.changeID(of: $0.body) }).count >= 30
@@ -156,10 +157,10 @@ struct MultiInstanceTests {
         let arguments = [
             "serve", "--db", database, "--endpoint", upstream.endpoint, "--min-interval", "0", "--no-web-app",
         ]
-        let first = try ServerProcess(arguments)
-        defer { _ = first.stop() }
-        let second = try ServerProcess(arguments)
-        defer { _ = second.stop() }
+        let first = try await ServerProcess(arguments)
+        defer { first.terminate() }
+        let second = try await ServerProcess(arguments)
+        defer { second.terminate() }
         let number = ValidNumbers.numbers(1)[0]
         #expect(
             try await HTTPClient.send("POST", first.baseURL + "/v1/watches", body: #"{"number": "\#(number.digits)"}"#)
@@ -238,10 +239,10 @@ struct MultiInstanceTests {
         }
         defer { upstream.stop() }
         let numbers = ValidNumbers.numbers(2)
-        let added = try KuronekoBinary.run(
+        let added = try await KuronekoBinary.run(
             ["add", "--db", database, "--endpoint", upstream.endpoint] + numbers.map(\.digits))
         #expect(added.status == 0, "\(added.standardError)")
-        let listed = try KuronekoBinary.run(["list", "--db", database, "--json"])
+        let listed = try await KuronekoBinary.run(["list", "--db", database, "--json"])
         #expect(listed.status == 0)
         for number in numbers { #expect(listed.standardOutput.contains(number.digits)) }
         // The budget's tables saw the command's POST: the pacing row holds its start.
@@ -254,7 +255,7 @@ struct MultiInstanceTests {
         let more = ValidNumbers.numbers(2, from: 44_000_000_000)
         try ("n\n" + more.map(\.digits).joined(separator: "\n") + "\n").write(
             to: sheet, atomically: true, encoding: .utf8)
-        let imported = try KuronekoBinary.run([
+        let imported = try await KuronekoBinary.run([
             "import", sheet.path, "--watch", "--db", database, "--endpoint", upstream.endpoint, "--quiet",
         ])
         #expect(imported.status == 0, "\(imported.standardError)")
@@ -272,18 +273,18 @@ struct MultiInstanceTests {
         ).path
         try await Self.script("start", cluster)
         // At the end, stopped at once (immediate mode) and removed.
-        defer { _ = try? KuronekoBinary.run(["stop", cluster], executable: Self.scriptURL) }
+        defer { Task.detached { [script = Self.scriptURL] in _ = try? await KuronekoBinary.run(["stop", cluster], executable: script) } }
         let admin = try PostgresConnection(url: "host=\(cluster) user=postgres dbname=postgres")
         try admin.execute("CREATE DATABASE outage")
         let upstream = try FakeUpstream { request in
             .init(status: 200, body: FakeTrackingPage.html(for: FakeTrackingPage.numbers(inFormBody: request.body)))
         }
         defer { upstream.stop() }
-        let server = try ServerProcess([
+        let server = try await ServerProcess([
             "serve", "--db", "postgresql://postgres@/outage?host=\(cluster)", "--endpoint", upstream.endpoint,
             "--min-interval", "0", "--no-web-app",
         ])
-        defer { _ = server.stop() }
+        defer { server.terminate() }
         let numbers = ValidNumbers.numbers(2)
         let base = server.baseURL
         #expect(
@@ -334,9 +335,7 @@ struct MultiInstanceTests {
     /// of its own (pg_ctl waits for the server).
     private static func script(_ command: String, _ directory: String) async throws {
         let script = scriptURL
-        let outcome = try await onOwnThread {
-            Result { try KuronekoBinary.run([command, directory], executable: script) }
-        }.get()
+        let outcome = try await KuronekoBinary.run([command, directory], executable: script)
         guard outcome.status == 0 else { throw ScriptFailure(output: outcome.standardError) }
     }
 

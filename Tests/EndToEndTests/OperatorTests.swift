@@ -20,8 +20,8 @@ struct OperatorTests {
             ("[::1]", #"\[::1\]"#, ["[::1]"]),
         ])
     func hosts(host: String, shown: String, reachable: [String]) async throws {
-        let server = try ServerProcess(["serve", "--demo", "--host", host], host: shown)
-        defer { _ = server.stop() }
+        let server = try await ServerProcess(["serve", "--demo", "--host", host], host: shown)
+        defer { server.terminate() }
         for address in reachable {
             let statusLine = await onOwnThread { [port = server.port] in Self.statusLine(of: address, port: port) }
             #expect(statusLine == "HTTP/1.1 200 OK", "\(host) through \(address)")
@@ -66,11 +66,11 @@ struct OperatorTests {
 
     @Test("--log-format json: every line the server writes is one JSON object with time, level and msg")
     func jsonLog() async throws {
-        let server = try ServerProcess(["serve", "--demo", "--log-format", "json"])
+        let server = try await ServerProcess(["serve", "--demo", "--log-format", "json"])
         let number = ValidNumbers.numbers(1)[0]
         _ = try await HTTPClient.send("GET", server.baseURL + "/v1/shipments/\(number.digits)")
         _ = try await HTTPClient.send("GET", server.baseURL + "/nowhere", headers: ["X-Request-ID": #"a"b\c"#])
-        let (status, log) = server.stop()
+        let (status, log) = await server.stop()
         #expect(status == 0)
         let lines = log.split(separator: "\n").map(String.init)
         var messages: [String] = []
@@ -98,16 +98,16 @@ struct OperatorTests {
     func notifySocket() async throws {
         let path = FileManager.default.temporaryDirectory.appendingPathComponent("notify-\(UUID().uuidString.prefix(8))").path
         let receiver = try DatagramReceiver(path: path)
-        let server = try ServerProcess(["serve", "--demo"], environment: ["NOTIFY_SOCKET": path])
+        let server = try await ServerProcess(["serve", "--demo"], environment: ["NOTIFY_SOCKET": path])
         let ready = await onOwnThread { receiver.receive(timeoutSeconds: 30) }
         #expect(ready?.hasPrefix("READY=1\nSTATUS=listening on http://127.0.0.1:\(server.port)") == true, "\(ready ?? "nothing")")
         server.send(signal: SIGTERM)
         let stopping = await onOwnThread { receiver.receive(timeoutSeconds: 30) }
         #expect(stopping?.hasPrefix("STOPPING=1") == true, "\(stopping ?? "nothing")")
-        #expect(server.waitForExit().status == 0)
+        #expect(await server.waitForExit().status == 0)
         // A socket nobody listens on: said on stderr, since a Type=notify unit would wait for nothing.
-        let unheard = try ServerProcess(["serve", "--demo"], environment: ["NOTIFY_SOCKET": path + "-nobody"])
-        defer { _ = unheard.stop() }
+        let unheard = try await ServerProcess(["serve", "--demo"], environment: ["NOTIFY_SOCKET": path + "-nobody"])
+        defer { unheard.terminate() }
         #expect(await unheard.waitForLog("READY=1 could not be sent there", timeout: .seconds(30)))
     }
 
@@ -136,8 +136,8 @@ struct OperatorTests {
     @Test("db status counts what the list holds; db backup copies it while a server writes to it, and the copy is sound")
     func statusAndBackup() async throws {
         let path = Self.database()
-        let server = try ServerProcess(["serve", "--demo", "--db", path])
-        defer { _ = server.stop() }
+        let server = try await ServerProcess(["serve", "--demo", "--db", path])
+        defer { server.terminate() }
         let numbers = ValidNumbers.numbers(30, from: 44_000_000_000)
         for number in numbers.prefix(20) {
             let added = try await HTTPClient.send("POST", server.baseURL + "/v1/watches", body: #"{"number": "\#(number.digits)"}"#)

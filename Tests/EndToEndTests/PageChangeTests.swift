@@ -16,14 +16,14 @@ struct PageChangeTests {
     func changedPage() async throws {
         let receiver = try FakeUpstream(concurrent: true) { _ in .init(status: 200, contentType: "text/plain", body: Data()) }
         defer { receiver.stop() }
-        let simulator = try ServerProcess(["simulate", "--port", "0"])
-        defer { _ = simulator.stop() }
+        let simulator = try await ServerProcess(["simulate", "--port", "0"])
+        defer { simulator.terminate() }
         let database = FileManager.default.temporaryDirectory.appendingPathComponent("pages-\(UUID().uuidString).sqlite").path
-        let server = try ServerProcess([
+        let server = try await ServerProcess([
             "serve", "--port", "0", "--endpoint", simulator.baseURL + "/cgi-bin/tneko", "--min-interval", "0",
             "--db", database, "--allow-private-webhooks",
         ])
-        defer { _ = server.stop() }
+        defer { server.terminate() }
         let api = SocketClient(port: server.port)
         let admin = SocketClient(port: simulator.port)
         let added = try await api.send(
@@ -144,15 +144,15 @@ struct PageChangeTests {
 
     @Test("a canary whose page is refused marks its carrier changed at once, on a server nobody asks anything")
     func canary() async throws {
-        let simulator = try ServerProcess(["simulate", "--port", "0", "--changed-layout"])
-        defer { _ = simulator.stop() }
+        let simulator = try await ServerProcess(["simulate", "--port", "0", "--changed-layout"])
+        defer { simulator.terminate() }
         let canary = ValidNumbers.numbers(1, from: 66_000_000_000)[0]
-        let server = try ServerProcess([
+        let server = try await ServerProcess([
             "serve", "--port", "0", "--endpoint", simulator.baseURL + "/cgi-bin/tneko", "--min-interval", "0",
             "--db", FileManager.default.temporaryDirectory.appendingPathComponent("canary-\(UUID().uuidString).sqlite").path,
             "--canary", "yamato=\(canary.formatted)",
         ])
-        defer { _ = server.stop() }
+        defer { server.terminate() }
         let api = SocketClient(port: server.port)
         #expect(
             try await eventually {

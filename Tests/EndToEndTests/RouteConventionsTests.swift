@@ -39,8 +39,8 @@ struct RouteConventionsTests {
     /// Runs `check` with each client.
     private func withEachClient(_ check: (any APITestClient) async throws -> Void) async throws {
         try await check(try Self.inProcess())
-        let server = try ServerProcess(["serve", "--demo", "--min-interval", "0", "--cors-origins", Self.origin])
-        defer { _ = server.stop() }
+        let server = try await ServerProcess(["serve", "--demo", "--min-interval", "0", "--cors-origins", Self.origin])
+        defer { server.terminate() }
         try await check(SocketClient(port: server.port))
     }
 

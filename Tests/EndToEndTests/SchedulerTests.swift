@@ -35,13 +35,13 @@ struct SchedulerTests {
         "the breaker counts POSTs: one failed POST of six numbers leaves /readyz 200, five open it, and the cool-down ends by itself"
     )
     func breaker() async throws {
-        let simulator = try ServerProcess(["simulate"])
-        defer { _ = simulator.stop() }
-        let server = try ServerProcess([
+        let simulator = try await ServerProcess(["simulate"])
+        defer { simulator.terminate() }
+        let server = try await ServerProcess([
             "serve", "--endpoint", simulator.baseURL + "/cgi-bin/tneko", "--min-interval", "0",
             "--breaker-cool-down", "10",
         ])
-        defer { _ = server.stop() }
+        defer { server.terminate() }
         // Pages cut off count against the upstream (a page not understood does not: the carrier answered).
         _ = try await HTTPClient.send("PUT", simulator.baseURL + "/admin/faults", body: #"{"truncate_pages": true}"#)
         let six = ValidNumbers.numbers(6, from: 51_000_000_000).map(\.digits).joined(separator: ",")
@@ -77,13 +77,13 @@ struct SchedulerTests {
 
     @Test("1,500 distinct uncached numbers at once with a 5 s deadline: everyone answered within 8 s, Yamato paced")
     func overload() async throws {
-        let simulator = try ServerProcess(["simulate"])
-        defer { _ = simulator.stop() }
-        let server = try ServerProcess([
+        let simulator = try await ServerProcess(["simulate"])
+        defer { simulator.terminate() }
+        let server = try await ServerProcess([
             "serve", "--endpoint", simulator.baseURL + "/cgi-bin/tneko", "--queue-deadline", "5",
             "--connections-per-client", "4000", "--max-connections", "4000",
         ])
-        defer { _ = server.stop() }
+        defer { server.terminate() }
         let targets = ValidNumbers.numbers(1_500, from: 53_000_000_000).map { "/v1/shipments/\($0.digits)" }
         let answers = await BurstClient.get(port: server.port, targets: targets, timeout: .seconds(20))
 
@@ -118,12 +118,12 @@ struct SchedulerTests {
 
     @Test("a client that disconnects while its number waits for a POST: the number is never sent")
     func disconnectedClient() async throws {
-        let simulator = try ServerProcess(["simulate"])
-        defer { _ = simulator.stop() }
-        let server = try ServerProcess([
+        let simulator = try await ServerProcess(["simulate"])
+        defer { simulator.terminate() }
+        let server = try await ServerProcess([
             "serve", "--endpoint", simulator.baseURL + "/cgi-bin/tneko", "--min-interval", "4",
         ])
-        defer { _ = server.stop() }
+        defer { server.terminate() }
         let numbers = ValidNumbers.numbers(3, from: 54_000_000_000)
         // The first number takes the first POST; the next POST may start 4 s later.
         #expect(try await HTTPClient.send("GET", server.baseURL + "/v1/shipments/\(numbers[0].digits)").status == 200)

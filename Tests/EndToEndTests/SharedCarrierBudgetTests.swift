@@ -51,8 +51,9 @@ struct SharedCarrierBudgetTests {
             "serve", "--db", database, "--endpoint", "sagawa=\(origin),japanpost=\(origin)", "--no-web-app",
             "--queue-deadline", "30",
         ]
-        let servers = try (0..<3).map { _ in try ServerProcess(arguments) }
-        defer { for server in servers { _ = server.stop(signal: SIGKILL) } }
+        var servers: [ServerProcess] = []
+        for _ in 0..<3 { servers.append(try await ServerProcess(arguments)) }
+        defer { for server in servers { server.terminate(signal: SIGKILL) } }
         // Two numbers of each carrier through each server, all at once.
         let sagawa = (0..<6).map { String(4_100_000_000 + $0 * 37) }
         let japanPost = (0..<6).map { index -> String in

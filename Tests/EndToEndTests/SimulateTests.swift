@@ -7,9 +7,9 @@ import Testing
 struct SimulateTests {
     @Test("track reads the simulator's pages; stats count the POSTs; SIGTERM exits 0")
     func trackAgainstSimulator() async throws {
-        let simulator = try ServerProcess(["simulate", "--start", "2026-11-29T12:00:00+09:00", "--speed", "0"])
+        let simulator = try await ServerProcess(["simulate", "--start", "2026-11-29T12:00:00+09:00", "--speed", "0"])
         let numbers = ["3277-5445-9830", "6230-2386-6161", "4434-9617-1020"]
-        let outcome = try KuronekoBinary.run(
+        let outcome = try await KuronekoBinary.run(
             ["track", "--json", "--endpoint", simulator.baseURL + "/cgi-bin/tneko"] + numbers)
         #expect(outcome.status == 0, "\(outcome.standardError)")
         let shipments = try JSON(data: Data(outcome.standardOutput.utf8))
@@ -21,7 +21,7 @@ struct SimulateTests {
         #expect(stats["posts"] == .number(1))
         #expect(stats["numbers_per_post"] == .object(["3": .number(1)]))
 
-        let stopped = simulator.stop()
+        let stopped = await simulator.stop()
         #expect(stopped.status == 0)
         #expect(stopped.log.contains("SIGTERM received"))
     }
@@ -37,11 +37,11 @@ struct SimulateTests {
     func faults(setting: String, message: String) async throws {
         // Generous timeouts, so that a loaded machine is not mistaken for a hanging simulator.
         let timeout = setting.contains("hang") ? "1.5" : "10"
-        let simulator = try ServerProcess(["simulate"])
-        defer { _ = simulator.stop() }
+        let simulator = try await ServerProcess(["simulate"])
+        defer { simulator.terminate() }
         let (status, _) = try await HTTPClient.send("PUT", simulator.baseURL + "/admin/faults", body: setting)
         #expect(status == 200)
-        let outcome = try KuronekoBinary.run(
+        let outcome = try await KuronekoBinary.run(
             ["track", "--timeout", timeout, "--endpoint", simulator.baseURL + "/cgi-bin/tneko", "3277-5445-9830"])
         #expect(outcome.status == 1)
         #expect(outcome.standardError.contains(message), "\(outcome.standardError)")
@@ -52,8 +52,8 @@ struct SimulateTests {
 
     @Test("over-limit requests get 413 and 431, and the server stays up")
     func limits() async throws {
-        let simulator = try ServerProcess(["simulate"])
-        defer { _ = simulator.stop() }
+        let simulator = try await ServerProcess(["simulate"])
+        defer { simulator.terminate() }
         let tooLarge = try await HTTPClient.send(
             "POST", simulator.baseURL + "/cgi-bin/tneko", body: String(repeating: "a", count: 70_000))
         #expect(tooLarge.status == 413)

@@ -18,9 +18,9 @@ struct StopTests {
 
     @Test("SIGTERM: new connections refused at once, queued lookups 503, a hanging one cut off at the deadline, exit 0")
     func drainWithDeadline() async throws {
-        let simulator = try ServerProcess(["simulate", "--hang-seconds", "60"])
-        defer { _ = simulator.stop() }
-        let server = try ServerProcess([
+        let simulator = try await ServerProcess(["simulate", "--hang-seconds", "60"])
+        defer { simulator.terminate() }
+        let server = try await ServerProcess([
             "serve", "--endpoint", simulator.baseURL + "/cgi-bin/tneko", "--shutdown-timeout", "2",
             "--min-interval", "60", "--timeout", "60", "--queue-deadline", "120",
         ])
@@ -41,13 +41,13 @@ struct StopTests {
 
         let signalled = ContinuousClock.now
         server.send(signal: SIGTERM)
-        let queuedAnswer = try queued.request("")
+        let queuedAnswer = try await queued.request("")
         #expect(Self.status(of: queuedAnswer) == 503, "\(queuedAnswer)")
         #expect(ContinuousClock.now - signalled < .seconds(1))
         #expect(throws: (any Error).self, "the listening socket is closed") { try RawConnection(port: server.port) }
-        let cutOff = try hanging.request("")
+        let cutOff = try await hanging.request("")
         #expect(Self.status(of: cutOff) == 503, "\(cutOff)")
-        let stopped = server.waitForExit()
+        let stopped = await server.waitForExit()
         let took = ContinuousClock.now - signalled
         #expect(stopped.status == 0)
         #expect(took >= .seconds(2) && took < .seconds(4), "stopped after \(took)")
@@ -57,9 +57,9 @@ struct StopTests {
 
     @Test("a second signal exits at once")
     func secondSignal() async throws {
-        let simulator = try ServerProcess(["simulate", "--hang-seconds", "60"])
-        defer { _ = simulator.stop() }
-        let server = try ServerProcess([
+        let simulator = try await ServerProcess(["simulate", "--hang-seconds", "60"])
+        defer { simulator.terminate() }
+        let server = try await ServerProcess([
             "serve", "--endpoint", simulator.baseURL + "/cgi-bin/tneko", "--shutdown-timeout", "30", "--timeout", "60",
             "--queue-deadline", "120",
         ])
@@ -71,7 +71,7 @@ struct StopTests {
         // The drain has begun (its line is logged) before the second signal.
         #expect(await server.waitForLog("a second signal exits now"))
         server.send(signal: SIGINT)
-        let stopped = server.waitForExit()
+        let stopped = await server.waitForExit()
         #expect(stopped.status == 130)
         #expect(ContinuousClock.now - signalled < .seconds(5))
         #expect(stopped.log.contains("received again, exiting now"))

@@ -66,10 +66,10 @@ struct TrackForPeopleTests {
         defer { upstream.stop() }
         let numbers = ValidNumbers.numbers(3)
         let input = "# my parcels\n\(numbers[0].formatted)  # the shoes\n\n\(numbers[1].digits), \(numbers[2].digits)\n"
-        let outcome = try KuronekoBinary.run(["track", "--jsonl", "--endpoint", upstream.endpoint], input: input)
+        let outcome = try await KuronekoBinary.run(["track", "--jsonl", "--endpoint", upstream.endpoint], input: input)
         #expect(outcome.status == 0, "\(outcome.standardError)")
         #expect(outcome.standardOutput.split(separator: "\n").count == 3)
-        let empty = try KuronekoBinary.run(["track", "--endpoint", upstream.endpoint], input: "# nothing\n\n")
+        let empty = try await KuronekoBinary.run(["track", "--endpoint", upstream.endpoint], input: "# nothing\n\n")
         #expect(empty.status == 2)
         #expect(empty.standardError.contains("no tracking number given"))
     }
@@ -79,7 +79,7 @@ struct TrackForPeopleTests {
         let upstream = try FakeUpstream(handler: Self.page)
         defer { upstream.stop() }
         let valid = ValidNumbers.numbers(1)[0]
-        let outcome = try KuronekoBinary.run([
+        let outcome = try await KuronekoBinary.run([
             "track", "--skip-invalid", "--jsonl", "--endpoint", upstream.endpoint, "1234-5678-9015", valid.formatted,
             "12",
         ])
@@ -90,7 +90,7 @@ struct TrackForPeopleTests {
                 == "kuroneko: \"1234-5678-9015\" check digit is 5, expected 3; skipped\n"
                 + "kuroneko: \"12\" has 2 digits; a tracking number has 12 digits (Yamato, Sagawa, ゆうパック), 10 "
                 + "(Sagawa), 11 or 13 (Japan Post), or is international like EN123456785JP; skipped\n")
-        let none = try KuronekoBinary.run(["track", "--skip-invalid", "--endpoint", upstream.endpoint, "12"])
+        let none = try await KuronekoBinary.run(["track", "--skip-invalid", "--endpoint", upstream.endpoint, "12"])
         #expect(none.status == 2)
         #expect(none.standardError.contains("no valid number is left, nothing was sent"))
         #expect(upstream.requests.count == 1)
@@ -101,15 +101,15 @@ struct TrackForPeopleTests {
         let upstream = try FakeUpstream(handler: Self.page)
         defer { upstream.stop() }
         let number = ValidNumbers.numbers(1)[0].formatted
-        let viaVariable = try KuronekoBinary.run(
+        let viaVariable = try await KuronekoBinary.run(
             ["track", "--json", number], environment: ["KURONEKO_ENDPOINT": upstream.endpoint])
         #expect(viaVariable.status == 0, "\(viaVariable.standardError)")
         #expect(upstream.requests.count == 1)
-        let flagWins = try KuronekoBinary.run(
+        let flagWins = try await KuronekoBinary.run(
             ["track", "--json", "--endpoint", upstream.endpoint, number],
             environment: ["KURONEKO_ENDPOINT": "http://127.0.0.1:1/cgi-bin/tneko"])
         #expect(flagWins.status == 0, "\(flagWins.standardError)")
-        let badTimeout = try KuronekoBinary.run(["track", number], environment: ["KURONEKO_TIMEOUT": "soon"])
+        let badTimeout = try await KuronekoBinary.run(["track", number], environment: ["KURONEKO_TIMEOUT": "soon"])
         #expect(badTimeout.status == 2)
         #expect(
             badTimeout.standardError == "kuroneko: track: KURONEKO_TIMEOUT \"soon\" is not a number from 0.1 to 600\n")
@@ -126,7 +126,7 @@ struct TrackForPeopleTests {
             (["completion", "tcsh"], "'tcsh' is not a shell it knows"),
         ])
     func suggestions(arguments: [String], message: String) async throws {
-        let outcome = try KuronekoBinary.run(arguments)
+        let outcome = try await KuronekoBinary.run(arguments)
         #expect(outcome.status == 2)
         #expect(outcome.standardError.contains(message), "\(outcome.standardError)")
         #expect(outcome.standardError.split(separator: "\n").count == 1)
@@ -136,7 +136,7 @@ struct TrackForPeopleTests {
     func doubleDash() async throws {
         let upstream = try FakeUpstream(handler: Self.page)
         defer { upstream.stop() }
-        let outcome = try KuronekoBinary.run(
+        let outcome = try await KuronekoBinary.run(
             ["track", "--jsonl", "--endpoint", upstream.endpoint, "--", ValidNumbers.numbers(1)[0].formatted])
         #expect(outcome.status == 0, "\(outcome.standardError)")
         #expect(outcome.standardOutput.split(separator: "\n").count == 1)
@@ -150,7 +150,7 @@ struct TrackForPeopleTests {
         defer { upstream.stop() }
         let numbers = ValidNumbers.numbers(12).map(\.formatted).joined(separator: " ")
         let command = "'\(KuronekoBinary.url.path)' track --endpoint \(upstream.endpoint) \(numbers) > /dev/null"
-        let shown = try KuronekoBinary.run(
+        let shown = try await KuronekoBinary.run(
             ["-qec", command, "/dev/null"], executable: URL(fileURLWithPath: "/usr/bin/script"))
         #expect(shown.status == 0)
         // Shown before any answer (whether the first POST has left by the first redraw depends on the machine).
@@ -159,11 +159,11 @@ struct TrackForPeopleTests {
                 || shown.standardOutput.contains("tracking: 0/12 answered · 1 request sent"), "\(shown.standardOutput)")
         #expect(shown.standardOutput.contains(" answered · 1 request sent"))
         #expect(shown.standardOutput.hasSuffix("\r\u{1B}[K"), "the progress line is cleared at the end")
-        let quiet = try KuronekoBinary.run(
+        let quiet = try await KuronekoBinary.run(
             ["-qec", command.replacingOccurrences(of: " track ", with: " track --quiet "), "/dev/null"],
             executable: URL(fileURLWithPath: "/usr/bin/script"))
         #expect(!quiet.standardOutput.contains("tracking:"))
-        let piped = try KuronekoBinary.run([
+        let piped = try await KuronekoBinary.run([
             "track", "--endpoint", upstream.endpoint, ValidNumbers.numbers(1)[0].formatted,
         ])
         #expect(piped.status == 0)
@@ -177,10 +177,10 @@ struct TrackForPeopleTests {
         let page = try #require(Fixtures.currentCases.first { $0.name == "single-delivered" })
         let command = "'\(KuronekoBinary.url.path)' parse '\(page.url.path)' --now 2026-10-30T12:00:00+09:00"
         let script = URL(fileURLWithPath: "/usr/bin/script")
-        let flag = try KuronekoBinary.run(
+        let flag = try await KuronekoBinary.run(
             ["-qec", command + " --no-color", "/dev/null"], executable: script, environment: ["NO_COLOR": ""])
         #expect(flag.standardOutput.contains("配達完了") && !flag.standardOutput.contains("\u{1B}["))
-        let dumb = try KuronekoBinary.run(
+        let dumb = try await KuronekoBinary.run(
             ["-qec", command, "/dev/null"], executable: script, environment: ["NO_COLOR": "", "TERM": "dumb"])
         #expect(dumb.standardOutput.contains("配達完了") && !dumb.standardOutput.contains("\u{1B}["))
     }
@@ -188,7 +188,7 @@ struct TrackForPeopleTests {
     @Test("--format tneko prints the original app's model")
     func tnekoFormat() async throws {
         let page = try #require(Fixtures.currentCases.first { $0.name == "single-delivered" })
-        let outcome = try KuronekoBinary.run([
+        let outcome = try await KuronekoBinary.run([
             "parse", page.url.path, "--now", "2026-10-30T12:00:00+09:00", "--format", "tneko",
         ])
         #expect(outcome.status == 0, "\(outcome.standardError)")

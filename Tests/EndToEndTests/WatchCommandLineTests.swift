@@ -17,15 +17,15 @@ struct WatchCommandLineTests {
 
     @Test("add, list, show, remove, refresh on the local file")
     func addListRemove() async throws {
-        let simulator = try ServerProcess(["simulate"])
-        defer { _ = simulator.stop() }
+        let simulator = try await ServerProcess(["simulate"])
+        defer { simulator.terminate() }
         let environment = ["KURONEKO_DB": Self.database(), "KURONEKO_ENDPOINT": simulator.baseURL + "/cgi-bin/tneko"]
         let numbers = ValidNumbers.numbers(2, from: 71_000_000_000)
-        let added = try KuronekoBinary.run(
+        let added = try await KuronekoBinary.run(
             ["add", "--label", "靴", numbers[0].formatted, numbers[1].formatted], environment: environment)
         #expect(added.status == 0, "\(added.standardError)")
         #expect(added.standardOutput.contains(numbers[0].formatted) && added.standardOutput.contains("靴"))
-        let listed = try KuronekoBinary.run(["list", "--all", "--json"], environment: environment)
+        let listed = try await KuronekoBinary.run(["list", "--all", "--json"], environment: environment)
         let watches = try JSON(data: Data(listed.standardOutput.utf8)).elements
         #expect(watches.count == 2)
         #expect(watches.allSatisfy { $0["checked_at"] != .null && $0["shipment"] != .null })
@@ -38,13 +38,13 @@ struct WatchCommandLineTests {
                     "page_not_understood_since", "shipment", "source", "stalled_since", "webhook_ended", "webhook_url",
                 ]
             }, "\(listed.standardOutput.prefix(300))")
-        let shown = try KuronekoBinary.run(["show", numbers[0].formatted], environment: environment)
+        let shown = try await KuronekoBinary.run(["show", numbers[0].formatted], environment: environment)
         #expect(shown.status == 0 && shown.standardOutput.contains("changes:"))
-        #expect(try KuronekoBinary.run(["refresh", "-q"], environment: environment).status == 0)
-        #expect(try KuronekoBinary.run(["remove", numbers[1].digits], environment: environment).status == 0)
-        let after = try KuronekoBinary.run(["list", "--all", "--json"], environment: environment)
+        #expect(try await KuronekoBinary.run(["refresh", "-q"], environment: environment).status == 0)
+        #expect(try await KuronekoBinary.run(["remove", numbers[1].digits], environment: environment).status == 0)
+        let after = try await KuronekoBinary.run(["list", "--all", "--json"], environment: environment)
         #expect(try JSON(data: Data(after.standardOutput.utf8)).elements.count == 1)
-        let missing = try KuronekoBinary.run(["show", numbers[1].formatted], environment: environment)
+        let missing = try await KuronekoBinary.run(["show", numbers[1].formatted], environment: environment)
         #expect(missing.status == 2 && missing.standardError.contains("is not on the watch list"))
         let mode = try FileManager.default.attributesOfItem(atPath: environment["KURONEKO_DB"]!)[.posixPermissions]
         #expect(mode as? Int == 0o600)
@@ -55,31 +55,31 @@ struct WatchCommandLineTests {
     )
     func keys() async throws {
         let environment = ["KURONEKO_DB": Self.database()]
-        let created = try KuronekoBinary.run(["keys", "create", "--name", "shop"], environment: environment)
+        let created = try await KuronekoBinary.run(["keys", "create", "--name", "shop"], environment: environment)
         #expect(created.status == 0)
         #expect(
             created.standardOutput.wholeMatch(of: /key shop: kn_[0-9a-f]{64}\ncalendar token: cal_[0-9a-f]{32}\n.*\n/)
                 != nil)
-        let again = try KuronekoBinary.run(["keys", "create", "--name", "shop"], environment: environment)
+        let again = try await KuronekoBinary.run(["keys", "create", "--name", "shop"], environment: environment)
         #expect(again.status == 2 && again.standardError.contains("exists already"))
-        let revoked = try KuronekoBinary.run(["keys", "revoke", "shop"], environment: environment)
+        let revoked = try await KuronekoBinary.run(["keys", "revoke", "shop"], environment: environment)
         #expect(revoked.status == 0)
         #expect(
             revoked.standardOutput.contains("the last active key: the API is now closed"), "\(revoked.standardOutput)")
-        let opened = try KuronekoBinary.run(["keys", "open"], environment: environment)
+        let opened = try await KuronekoBinary.run(["keys", "open"], environment: environment)
         #expect(opened.status == 0 && opened.standardOutput.contains("open to everyone"))
-        let listed = try KuronekoBinary.run(["keys", "list"], environment: environment)
+        let listed = try await KuronekoBinary.run(["keys", "list"], environment: environment)
         #expect(listed.standardOutput.contains("shop") && listed.standardOutput.contains("revoked"))
         #expect(!listed.standardOutput.contains("kn_"), "a key is never shown again")
     }
 
     @Test("watch runs until every parcel is finished, printing each change and running --exec with its JSON")
     func watchUntilDelivered() async throws {
-        let simulator = try ServerProcess(["simulate", "--speed", "3000"])
-        defer { _ = simulator.stop() }
+        let simulator = try await ServerProcess(["simulate", "--speed", "3000"])
+        defer { simulator.terminate() }
         let environment = ["KURONEKO_DB": Self.database(), "KURONEKO_ENDPOINT": simulator.baseURL + "/cgi-bin/tneko"]
         let numbers = ValidNumbers.numbers(3)
-        #expect(try KuronekoBinary.run(["add"] + numbers.map(\.formatted), environment: environment).status == 0)
+        #expect(try await KuronekoBinary.run(["add"] + numbers.map(\.formatted), environment: environment).status == 0)
         let log = FileManager.default.temporaryDirectory.appendingPathComponent("changes-\(UUID().uuidString).jsonl")
         let outcome = try await KuronekoBinary.runAside(
             ["watch", "--interval", "1s", "--exec", "cat >> '\(log.path)'; echo >> '\(log.path)'"],
@@ -94,14 +94,14 @@ struct WatchCommandLineTests {
         }
         #expect(changes.count == printed.count)
         #expect(changes.allSatisfy { $0["type"] == .string("shipment.status_changed") && $0["previous"] != nil })
-        let listed = try KuronekoBinary.run(["list", "--json"], environment: environment)
+        let listed = try await KuronekoBinary.run(["list", "--json"], environment: environment)
         #expect(try JSON(data: Data(listed.standardOutput.utf8)).elements.isEmpty, "nothing left on its way")
     }
 
     @Test("import: 1,000 numbers from a CSV column in order, a bad row reported and skipped, POSTs spaced")
     func importCSV() async throws {
-        let simulator = try ServerProcess(["simulate"])
-        defer { _ = simulator.stop() }
+        let simulator = try await ServerProcess(["simulate"])
+        defer { simulator.terminate() }
         let numbers = ValidNumbers.numbers(1_000, from: 81_000_000_000)
         var csv = "order,tracking_no\r\n"
         for (index, number) in numbers.enumerated() { csv += "A\(index),\(number.formatted)\r\n" }
@@ -154,7 +154,7 @@ struct ShowWhatToDoTests {
             CarrierOffice(role: "配達", name: "荒川営業所", telephone: "0570-01-0659"),
         ]
         try await store.record(shipment, fetchedAt: now) { _, _ in now }
-        let shown = try KuronekoBinary.run(["show", number.formatted, "--db", path])
+        let shown = try await KuronekoBinary.run(["show", number.formatted, "--db", path])
         #expect(shown.status == 0, "\(shown.standardError)")
         let lines = shown.standardOutput.split(separator: "\n").map(String.init)
         #expect(lines.contains("出荷日 2026-08-07"), "\(lines)")

@@ -83,7 +83,7 @@ struct WebhookAndCrashTests {
     @Test("kill -9 while clients add watches: every acknowledged watch is there after a restart, the file is sound")
     func killNine() async throws {
         let path = Self.temporaryPath()
-        let first = try ServerProcess(["serve", "--demo", "--db", path, "--poll-speed", "1000"])
+        let first = try await ServerProcess(["serve", "--demo", "--db", path, "--poll-speed", "1000"])
         let numbers = ValidNumbers.numbers(400, from: 61_000_000_000)
         let acknowledged = Acknowledged()
         let port = first.port
@@ -105,11 +105,11 @@ struct WebhookAndCrashTests {
         }
         #expect(await acknowledged.wait(atLeast: 50), "clients were adding when the server was killed")
         first.send(signal: SIGKILL)
-        _ = first.waitForExit()
+        _ = await first.waitForExit()
         await adding.value
         let seen = acknowledged.all
-        let second = try ServerProcess(["serve", "--demo", "--db", path])
-        defer { _ = second.stop() }
+        let second = try await ServerProcess(["serve", "--demo", "--db", path])
+        defer { second.terminate() }
         let store = try SQLiteWatchStore(path: path)
         #expect(try store.database.integrityCheck() == ["ok"])
         let kept = await Set(try store.watches(owner: .local, filter: .all, after: nil, limit: 1_000).map(\.number))
@@ -147,13 +147,13 @@ struct WebhookAndCrashTests {
             try await store.record(Self.shipment(number, "輸送中", .inTransit), fetchedAt: now, nextCheck: later)
             await #expect(try store.pendingDeliveryCount() == 1)
         }
-        let first = try ServerProcess(["serve", "--demo", "--db", path, "--allow-private-webhooks"])
+        let first = try await ServerProcess(["serve", "--demo", "--db", path, "--allow-private-webhooks"])
         #expect(await refused.wait(atLeast: 1), "the first server tried the delivery")
         first.send(signal: SIGKILL)
-        _ = first.waitForExit()
+        _ = await first.waitForExit()
         failing.isOn = false
-        let second = try ServerProcess(["serve", "--demo", "--db", path, "--allow-private-webhooks"])
-        defer { _ = second.stop() }
+        let second = try await ServerProcess(["serve", "--demo", "--db", path, "--allow-private-webhooks"])
+        defer { second.terminate() }
         #expect(await delivered.wait(atLeast: 1), "the restarted server delivered the pending change")
         let store = try SQLiteWatchStore(path: path)
         // The attempt is recorded, then logged, once the receiver's answer is read.
@@ -205,13 +205,13 @@ extension WebhookAndCrashTests {
             try await store.record(Self.shipment(number, "荷物受付", .infoReceived), fetchedAt: now, nextCheck: later)
             try await store.record(Self.shipment(number, "配達中", .outForDelivery), fetchedAt: now, nextCheck: later)
         }
-        let first = try ServerProcess(["serve", "--demo", "--db", path, "--allow-private-webhooks"])
+        let first = try await ServerProcess(["serve", "--demo", "--db", path, "--allow-private-webhooks"])
         #expect(await refused.wait(atLeast: 1), "the first server tried the push")
         first.send(signal: SIGKILL)
-        _ = first.waitForExit()
+        _ = await first.waitForExit()
         failing.isOn = false
-        let second = try ServerProcess(["serve", "--demo", "--db", path, "--allow-private-webhooks"])
-        defer { _ = second.stop() }
+        let second = try await ServerProcess(["serve", "--demo", "--db", path, "--allow-private-webhooks"])
+        defer { second.terminate() }
         #expect(await delivered.wait(atLeast: 1), "the restarted server sent the pending push")
         let message = try WebPushEncryption.decrypt(try #require(received.body), receiver: browser, auth: auth)
         #expect(try JSON(data: message)["title"] == .string("配達中: 靴 (\(number.formatted))"))

@@ -349,7 +349,8 @@ public final class Server: Sendable {
         let signal = await stop()
         let started = ContinuousClock.now
         manager.notify("STOPPING=1\nSTATUS=\(signal) received, draining")
-        flushLog()
+        let flushLog = self.flushLog
+        await awaitBlocking { flushLog() }
         notices.notice(
             "\(signal) received: refusing new connections, answering queued lookups 503, finishing requests in "
                 + "flight for up to \(configuration.shutdownTimeout / .seconds(1)) s; a second signal exits now",
@@ -360,7 +361,7 @@ public final class Server: Sendable {
         let cutOff = await http.shutdown(deadline: configuration.shutdownTimeout)
         services.cancel()
         await services.value
-        flushLog()
+        await awaitBlocking { flushLog() }
         notices.notice(
             "stopped after \((ContinuousClock.now - started) / .seconds(1)) s; requests cut off at the deadline: \(cutOff)",
             jsonFields: [("cut_off", .number(cutOff))])
@@ -507,6 +508,6 @@ struct SharedShipmentsService: Service {
             // Wakes at once when cancelled: the stream runs on a thread of its own meanwhile.
             try? await Task.sleep(for: .seconds(3_600))
         }
-        stream.stop()
+        await awaitBlocking { stream.stop() }
     }
 }

@@ -16,19 +16,26 @@ enum KuronekoBinary {
             .deletingLastPathComponent().appendingPathComponent("kuroneko")
     }
 
-    /// The same, waiting on a thread of its own: for runs that take long, so that the wait does not hold one
-    /// of the few threads every other test's tasks run on.
-    static func runAside(
+    /// Runs the tool (or `executable`, for a wrapper such as `script`) and waits for it on a thread of its own,
+    /// so that the wait never holds one of the few threads every other test's tasks run on.
+    static func run(
         _ arguments: [String], input: String? = nil, executable: URL? = nil, environment: [String: String] = [:]
     ) async throws -> Outcome {
         try await onOwnThread {
-            Result { try run(arguments, input: input, executable: executable, environment: environment) }
+            Result { try runBlocking(arguments, input: input, executable: executable, environment: environment) }
         }.get()
     }
 
-    /// Runs the tool (or `executable`, for a wrapper such as `script`) and waits for it.
-    static func run(
+    /// The same as ``run(_:input:executable:environment:)``.
+    static func runAside(
         _ arguments: [String], input: String? = nil, executable: URL? = nil, environment: [String: String] = [:]
+    ) async throws -> Outcome {
+        try await run(arguments, input: input, executable: executable, environment: environment)
+    }
+
+    /// Runs the tool and waits for it, blocking the calling thread.
+    private static func runBlocking(
+        _ arguments: [String], input: String?, executable: URL?, environment: [String: String]
     ) throws -> Outcome {
         var merged = ProcessInfo.processInfo.environment
         merged.merge(environment) { $1 }

@@ -6,7 +6,10 @@ import KuronekoTestSupport
 #endif
 
 /// A plain TCP connection to 127.0.0.1, for tests that need to hold connections open or send raw bytes.
-final class RawConnection {
+///
+/// `request` waits for the answer on a thread of its own. Sendable: the descriptor is set once and the socket
+/// calls on it are safe from any thread; a test uses one connection from one task at a time.
+final class RawConnection: @unchecked Sendable {
     fileprivate let descriptor: Int32
 
     init(port: Int) throws {
@@ -21,7 +24,11 @@ final class RawConnection {
     }
 
     /// Sends the bytes and returns what arrives before the answer's headers and body are complete.
-    func request(_ text: String) throws -> String {
+    func request(_ text: String) async throws -> String {
+        try await onOwnThread { [self] in Result { try requestBlocking(text) } }.get()
+    }
+
+    private func requestBlocking(_ text: String) throws -> String {
         let bytes = Array(text.utf8)
         guard Glibc.send(descriptor, bytes, bytes.count, Int32(MSG_NOSIGNAL)) == bytes.count else {
             throw POSIXError(.EPIPE)

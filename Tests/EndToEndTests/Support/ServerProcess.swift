@@ -9,11 +9,15 @@ import KuronekoTestSupport
 ///
 /// Its standard error is read all the time it runs, so that a server logging a line per request never
 /// blocks on a full pipe.
-final class ServerProcess {
+///
+/// Nothing here blocks a thread of the cooperative pool: starting waits for the "listening on" line on a
+/// thread of its own, `stop()` waits for the exit there too, and `terminate()` (for `defer`) and `deinit` only
+/// send the signal and leave the exit to be reaped by a thread of its own.
+final class ServerProcess: Sendable {
     private let child: ChildProcess
     let port: Int
-    private let errorPipe = Pipe()
-    private let log = LogCollector()
+    private let errorPipe: Pipe
+    private let log: LogCollector
 
     /// How long a server may take to say it is listening.
     static let startTimeout = Duration.seconds(30)
@@ -22,7 +26,11 @@ final class ServerProcess {
     /// - Parameters:
     ///   - environment: set on top of this process's own.
     ///   - host: the address the line names, as a regular expression (`\[::1\]` for IPv6 loopback).
-    init(_ arguments: [String], environment: [String: String] = [:], host: String = #"127\.0\.0\.1"#) throws {
+    init(_ arguments: [String], environment: [String: String] = [:], host: String = #"127\.0\.0\.1"#) async throws {
+        let errorPipe = Pipe()
+        let log = LogCollector()
+        self.errorPipe = errorPipe
+        self.log = log
         let nothing = try FileHandle(forUpdating: URL(fileURLWithPath: "/dev/null"))
         var merged = ProcessInfo.processInfo.environment
         merged.merge(environment) { $1 }
@@ -32,30 +40,41 @@ final class ServerProcess {
         try nothing.close()
         try errorPipe.fileHandleForWriting.close()
         log.start(reading: errorPipe.fileHandleForReading)
-        let deadline = ContinuousClock.now + Self.startTimeout
-        while true {
-            let text = log.snapshot()
-            if let range = text.range(of: "listening on http://\(host):(\\d+)", options: .regularExpression) {
-                let address = text[range]
-                port = address.split(separator: ":").last.flatMap { Int($0) } ?? 0
-                return
+        let child = self.child
+        let started: Result<Int, ServerProcessError> = await onOwnThread {
+            let deadline = ContinuousClock.now + Self.startTimeout
+            while true {
+                let text = log.snapshot()
+                if let range = text.range(of: "listening on http://\(host):(\\d+)", options: .regularExpression) {
+                    return .success(text[range].split(separator: ":").last.flatMap { Int($0) } ?? 0)
+                }
+                guard child.isRunning, ContinuousClock.now < deadline else {
+                    child.send(signal: SIGTERM)
+                    child.wait()
+                    return .failure(ServerProcessError(output: text))
+                }
+                log.waitForMore(timeout: .milliseconds(100))
             }
-            guard child.isRunning, ContinuousClock.now < deadline else {
-                child.send(signal: SIGTERM)
-                child.wait()
-                throw ServerProcessError(output: text)
-            }
-            log.waitForMore(timeout: .milliseconds(100))
         }
+        port = try started.get()
     }
 
     var baseURL: String { "http://127.0.0.1:\(port)" }
 
     /// Sends SIGTERM (or the given signal) and waits; the exit status and the rest of what the server wrote
     /// on stderr.
-    func stop(signal: Int32 = SIGTERM) -> (status: Int32, log: String) {
+    func stop(signal: Int32 = SIGTERM) async -> (status: Int32, log: String) {
         send(signal: signal)
-        return waitForExit()
+        return await waitForExit()
+    }
+
+    /// Sends SIGTERM (or the given signal) and returns at once; the exit is reaped on a thread of its own
+    /// (for `defer`).
+    func terminate(signal: Int32 = SIGTERM) {
+        guard child.isRunning else { return }
+        child.send(signal: signal)
+        let child = self.child
+        Thread { child.wait() }.start()
     }
 
     /// What the server has written on standard error so far.
@@ -80,16 +99,14 @@ final class ServerProcess {
         child.send(signal: signal)
     }
 
-    func waitForExit() -> (status: Int32, log: String) {
-        let status = child.wait()
-        return (status, log.finish())
+    func waitForExit() async -> (status: Int32, log: String) {
+        let child = self.child
+        let log = self.log
+        return await onOwnThread { (child.wait(), log.finish()) }
     }
 
     deinit {
-        if child.isRunning {
-            child.send(signal: SIGTERM)
-            child.wait()
-        }
+        terminate()
     }
 }
 
@@ -130,7 +147,7 @@ private final class LogCollector: @unchecked Sendable {
         return String(decoding: data, as: UTF8.self)
     }
 
-    /// Everything read, once the writer has closed the pipe.
+    /// Everything read, once the writer has closed the pipe (blocks: call it on a thread of its own).
     func finish() -> String {
         if started { done.wait() }
         lock.lock()
