@@ -82,7 +82,7 @@ public struct ShippingMessage: Sendable {
         let disposition = headers.first { $0.name.lowercased() == "content-disposition" }?.value.lowercased() ?? ""
         if type.type == "multipart" {
             guard let boundary = type.parameters["boundary"], !boundary.isEmpty else { return }
-            for section in Self.sections(of: body, boundary: boundary) {
+            for section in Self.sections(of: body, boundary: boundary, limit: budget.partsLeft) {
                 let (head, inner) = Self.split(section)
                 Self.collect(inner, headers: Self.headers(head), into: &parts, budget: &budget, depth: depth + 1)
             }
@@ -101,7 +101,7 @@ public struct ShippingMessage: Sendable {
     }
 
     /// The bodies between `--boundary` lines, up to `--boundary--` (slices of `body`: nothing is copied).
-    static func sections(of body: Data, boundary: String) -> [Data] {
+    static func sections(of body: Data, boundary: String, limit: Int = .max) -> [Data] {
         let delimiter = Data(("--" + boundary).utf8)
         var sections: [Data] = []
         var start: Int?
@@ -118,6 +118,8 @@ public struct ShippingMessage: Sendable {
                     if partEnd > begun, body[partEnd - 1] == 0x0A { partEnd -= 1 }
                     if partEnd > begun, body[partEnd - 1] == 0x0D { partEnd -= 1 }
                     sections.append(body[begun..<max(begun, partEnd)])
+                    // Past the parts the message may still have, nothing more is looked at.
+                    if sections.count >= limit { return sections }
                 }
                 if rest.starts(with: [0x2D, 0x2D]) { return sections }
                 start = lineEnd + 1
@@ -180,6 +182,9 @@ struct MailBudget {
     init(limits: MailLimits) {
         self.limits = limits
     }
+
+    /// Parts that may still be read.
+    var partsLeft: Int { max(0, limits.parts - parts) }
 
     mutating func takePart() -> Bool {
         parts += 1
@@ -261,39 +266,55 @@ enum TransferEncoding {
         }
     }
 
-    /// Base64, ignoring line breaks and anything outside its alphabet; a tail of fewer than 4 characters is
-    /// read as far as it goes.
+    /// Base64, ignoring line breaks and anything outside its alphabet (the URL-safe `-` and `_` read too); a
+    /// tail of fewer than 4 characters is read as far as it goes. One table look-up a byte, into one buffer.
     static func base64(_ body: Data) -> Data {
-        var out = Data()
-        out.reserveCapacity(body.count * 3 / 4)
-        var quad: [UInt8] = []
-        for byte in body {
-            let value: UInt8
-            switch byte {
-            case 0x41...0x5A: value = byte - 0x41
-            case 0x61...0x7A: value = byte - 0x61 + 26
-            case 0x30...0x39: value = byte - 0x30 + 52
-            case 0x2B, 0x2D: value = 62
-            case 0x2F, 0x5F: value = 63
-            default: continue
-            }
-            quad.append(value)
-            if quad.count == 4 {
-                out.append(quad[0] << 2 | quad[1] >> 4)
-                out.append(quad[1] << 4 | quad[2] >> 2)
-                out.append(quad[2] << 6 | quad[3])
-                quad.removeAll(keepingCapacity: true)
+        var out = [UInt8]()
+        out.reserveCapacity(body.count * 3 / 4 + 3)
+        var quad: UInt32 = 0
+        var held = 0
+        body.withUnsafeBytes { (bytes: UnsafeRawBufferPointer) in
+            for byte in bytes {
+                let value = base64Values[Int(byte)]
+                guard value < 64 else { continue }
+                quad = quad << 6 | UInt32(value)
+                held += 1
+                if held == 4 {
+                    out.append(UInt8(truncatingIfNeeded: quad >> 16))
+                    out.append(UInt8(truncatingIfNeeded: quad >> 8))
+                    out.append(UInt8(truncatingIfNeeded: quad))
+                    quad = 0
+                    held = 0
+                }
             }
         }
-        if quad.count >= 2 { out.append(quad[0] << 2 | quad[1] >> 4) }
-        if quad.count == 3 { out.append(quad[1] << 4 | quad[2] >> 2) }
-        return out
+        if held == 2 { out.append(UInt8(truncatingIfNeeded: quad >> 4)) }
+        if held == 3 {
+            out.append(UInt8(truncatingIfNeeded: quad >> 10))
+            out.append(UInt8(truncatingIfNeeded: quad >> 2))
+        }
+        return Data(out)
+    }
+
+    /// Each byte's value in base64's alphabet, or 255.
+    private static let base64Values: [UInt8] = (0..<256).map { byte -> UInt8 in
+        switch byte {
+        case 0x41...0x5A: UInt8(byte - 0x41)
+        case 0x61...0x7A: UInt8(byte - 0x61 + 26)
+        case 0x30...0x39: UInt8(byte - 0x30 + 52)
+        case 0x2B, 0x2D: 62
+        case 0x2F, 0x5F: 63
+        default: 255
+        }
     }
 
     /// Quoted-printable: `=XX` bytes, soft line breaks (`=` at a line's end) removed, anything malformed kept.
     static func quotedPrintable(_ body: Data) -> Data {
-        let bytes = [UInt8](body)
-        var out = Data()
+        body.withUnsafeBytes { quotedPrintableBytes($0.bindMemory(to: UInt8.self)) }
+    }
+
+    private static func quotedPrintableBytes(_ bytes: UnsafeBufferPointer<UInt8>) -> Data {
+        var out = [UInt8]()
         out.reserveCapacity(bytes.count)
         var index = 0
         func hex(_ byte: UInt8) -> UInt8? {
@@ -323,6 +344,6 @@ enum TransferEncoding {
                 index += 1
             }
         }
-        return out
+        return Data(out)
     }
 }

@@ -1,7 +1,8 @@
 import Foundation
 
-/// Masks what is personal in a carrier's page while keeping its markup byte for byte, so a page that was not
-/// understood can be kept and shared to show what changed:
+/// Masks a carrier's page so that a page that was not understood can be kept and shared to show what changed.
+/// The first pass, ``PageMasking``, keeps only the markup and the carriers' own words (private by
+/// construction); then, as a second pass, what is recognised as personal is masked again:
 /// - every run of ten or more digits (ASCII or full width, runs joined by hyphens counted together: tracking
 ///   numbers, telephone and fax numbers) becomes zeros of the same shape, in text, attributes and links alike;
 /// - the digits after 〒 (a postcode) become zeros;
@@ -25,13 +26,25 @@ public enum PageRedaction {
         return redact(text, numbers: numbers).data(using: encoding)
     }
 
-    /// The text masked (see the type's rules).
+    /// The text masked: first by ``PageMasking`` (only markup and the carriers' words kept), then by the rules
+    /// above as a second pass.
     public static func redact(_ text: String, numbers: [TrackingNumber]) -> String {
-        var scalars = Array(text.unicodeScalars)
+        var scalars = Array(PageMasking.mask(text).unicodeScalars)
         maskNumbers(&scalars, numbers: numbers)
         maskDigitRuns(&scalars)
         maskPostcodes(&scalars)
         maskPersonalText(&scalars)
+        var out = String.UnicodeScalarView()
+        out.append(contentsOf: scalars)
+        return String(out)
+    }
+
+    /// A page's address masked as a link in a kept page is: scheme, host and path words kept, the query's
+    /// values and the fragment masked in their shape, the asked numbers zeroed.
+    public static func redactAddress(_ url: String, numbers: [TrackingNumber]) -> String {
+        var scalars = Array(PageAttribute.maskedAddress(url).unicodeScalars)
+        maskNumbers(&scalars, numbers: numbers)
+        maskDigitRuns(&scalars)
         var out = String.UnicodeScalarView()
         out.append(contentsOf: scalars)
         return String(out)

@@ -155,7 +155,7 @@ public final class PageWatch: Sendable {
 
     /// The page's address with the asked numbers (in its query) masked.
     static func maskedURL(_ url: URL, numbers: [TrackingNumber]) -> String {
-        PageRedaction.redact(url.absoluteString, numbers: numbers)
+        PageRedaction.redactAddress(url.absoluteString, numbers: numbers)
     }
 
     /// `kuroneko_carrier_page_changed{carrier}`: 1 while the carrier's pages are judged changed.
