@@ -36,6 +36,31 @@ struct ShippingMailTests {
     }
 }
 
+/// Mails that are not shipping notices (Tests/Fixtures/mail/ordinary, written by its make_ordinary.py): each holds a
+/// number a careless reader would take, and none is a parcel.
+@Suite("Ordinary mails", .timeLimit(.minutes(1)))
+struct OrdinaryMailTests {
+    static let directory = ShippingMailTests.directory.appendingPathComponent("ordinary")
+
+    static var names: [String] {
+        ((try? FileManager.default.contentsOfDirectory(atPath: directory.path)) ?? [])
+            .filter { $0.hasSuffix(".eml") }.sorted()
+    }
+
+    @Test("at least 30 ordinary mails")
+    func enough() {
+        #expect(Self.names.count >= 30)
+    }
+
+    @Test("an ordinary mail yields no parcel", arguments: names)
+    func none(name: String) throws {
+        let mail = ShippingMailReader.read(try Data(contentsOf: Self.directory.appendingPathComponent(name)))
+        #expect(mail.problem == nil)
+        #expect(!mail.subject.isEmpty, "\(name) was not read")
+        #expect(mail.parcels.isEmpty, "\(name): \(mail.parcels.map { "\($0.number.digits) \($0.evidence)" })")
+    }
+}
+
 /// The pieces under the reader: charsets, encoded words, transfer encodings, limits and hostile bytes.
 @Suite("Mail decoding")
 struct MailDecodingTests {

@@ -40,7 +40,7 @@ struct MailSource {
             // Cut at the budget (a character cut in two becomes U+FFFD, which holds no number).
             if text.utf8.count > textLeft { text = String(decoding: text.utf8.prefix(textLeft), as: UTF8.self) }
             textLeft -= text.utf8.count
-            let lines = Self.compatibilityForm(text, limit: 2 * Self.textRead)
+            let lines = Self.compatibilityForm(Self.withoutEnclosedNumbers(text), limit: 2 * Self.textRead)
                 .split(omittingEmptySubsequences: false, whereSeparator: \.isNewline).map(String.init)
             // A forwarded block starts a source of its own, from the sender its From line names.
             var current: [String] = []
@@ -67,6 +67,19 @@ struct MailSource {
             sections.append(current)
         }
         if sections.contains(where: { !$0.isEmpty }) { sources.append(MailSource(sender: sender, sections: sections)) }
+    }
+
+    /// `text` with each enclosed or circled number (①, ⑩, ⑴, ⒈, ❶, ㉑, ㊱) made ○: NFKC would make them plain
+    /// digits, and a list numbered ①②③ is not a tracking number.
+    static func withoutEnclosedNumbers(_ text: String) -> String {
+        func enclosed(_ scalar: Unicode.Scalar) -> Bool {
+            switch scalar.value {
+            case 0x2460...0x24FF, 0x2776...0x2793, 0x3251...0x325F, 0x32B1...0x32BF, 0x1F100...0x1F10C: true
+            default: false
+            }
+        }
+        guard text.unicodeScalars.contains(where: enclosed) else { return text }
+        return String(String.UnicodeScalarView(text.unicodeScalars.map { enclosed($0) ? "○" : $0 }))
     }
 
     /// `text` in NFKC, at most about `limit` UTF-8 bytes of it. Foundation's normalisation costs more than
@@ -114,11 +127,17 @@ struct MailSource {
         "追跡番号", "荷物番号", "トラッキング番号", "Tracking number", "tracking number",
     ]
     static let orderLabels = ["ご注文番号", "注文番号", "受注番号", "注文ID", "オーダー番号", "注文No", "ご注文No"]
-    /// Labels whose number is never a parcel's.
+    /// Labels whose number is never a parcel's: orders, members, coupons, invoices, receipts, reservations,
+    /// tickets, product and bar codes, payments and bank accounts, telephones and postcodes.
     static let otherLabels = orderLabels + [
-        "会員番号", "お客様番号", "顧客番号", "商品ID", "商品番号", "TEL", "Tel", "tel", "電話", "FAX", "Fax", "〒", "郵便番号",
-        "ポイント", "クーポン",
+        "会員番号", "会員ID", "お客様番号", "お客様ID", "顧客番号", "商品ID", "商品番号", "商品コード", "型番", "JAN", "ISBN",
+        "TEL", "Tel", "tel", "電話", "FAX", "Fax", "〒", "郵便番号", "ポイント", "クーポン", "ギフト", "請求書", "請求番号",
+        "領収書", "領収番号", "予約番号", "チケット", "整理番号", "受付番号", "申込番号", "お申込み番号", "申し込み番号",
+        "お支払い番号", "支払番号", "支払い番号", "振込", "口座", "カード番号", "シリアル", "認証番号", "確認番号", "管理番号",
     ]
+    /// Tracking labels that other businesses use for their own numbers too (a support ticket's お問い合わせ番号):
+    /// evidence only in a mail that names a carrier (in its text, a link or its sender).
+    static let sharedLabels = ["お問い合わせ番号", "お問合せ番号", "お問い合せ番号"]
     /// Carrier names, longest first; a name of a carrier Kuroneko does not track maps to `nil`.
     static let carrierNames: [(String, Carrier?)] = [
         ("ヤマト運輸", .yamato), ("クロネコヤマト", .yamato), ("ヤマト宅急便", .yamato), ("宅急便", .yamato),
@@ -203,6 +222,7 @@ struct MailSource {
         let order = self.order
         let senderCarrier = self.senderCarrier
         let firstCarrierNamed = self.firstCarrierNamed
+        let carrierInMail = firstCarrierNamed != nil || senderCarrier != nil || !links.isEmpty
         func add(_ number: TrackingNumber, carrier: Carrier?, evidence: Set<MailEvidence>) {
             found.add(
                 FoundParcel(
@@ -233,9 +253,11 @@ struct MailSource {
                     var evidence = Set<MailEvidence>()
                     let linked = linkOf[number]
                     if linked != nil { evidence.insert(.link) }
-                    if Self.labelled(before: before, alone: trimmed == token.text, previous: previous) {
+                    let alone = trimmed == token.text
+                    if Self.labelled(before: before, alone: alone, previous: previous, sharedCounts: carrierInMail) {
                         evidence.insert(.label)
-                    } else if Self.otherLabelled(before) && linked == nil {
+                    } else if linked == nil, Self.otherLabelled(before) || (alone && previous.map(Self.otherLabelled) == true) {
+                        // A number after an order, member, invoice … label, or alone on the line after one.
                         continue
                     }
                     let named = Self.carrierNear(index, before: before, lines: lines.count, named: named(onLine:))
@@ -244,11 +266,12 @@ struct MailSource {
                     if carrier == nil, named == nil { carrier = firstCarrierNamed ?? senderCarrier }
                     if carrier != nil, carrier == senderCarrier { evidence.insert(.sender) }
                     if let chosen = carrier, !number.candidates.contains(chosen) { carrier = nil }
-                    // A number is taken on a link or a label, or (with its check digit) beside a carrier's name.
+                    // A number is taken on a link or a label, or (with its check digit) beside a carrier's name on
+                    // its own line.
                     let checked = number.format == .twelveDigits || number.format == .elevenDigits
                         || number.format == .international
                     guard evidence.contains(.link) || evidence.contains(.label)
-                        || (checked && evidence.contains(.carrierNamed) && !Self.otherLabelled(before))
+                        || (checked && Self.named(in: before) != nil && !Self.otherLabelled(before))
                     else { continue }
                     add(number, carrier: carrier, evidence: evidence)
                 }
@@ -282,13 +305,14 @@ struct MailSource {
 
     /// A tracking label before the token on its line (no other label between), or on the line above when the
     /// token is all its own line holds.
-    private static func labelled(before: String, alone: Bool, previous: String?) -> Bool {
-        if let label = trackingLabels.compactMap({ before.place(of: $0, last: true) }).max(by: { $0.lowerBound < $1.lowerBound }) {
+    private static func labelled(before: String, alone: Bool, previous: String?, sharedCounts: Bool) -> Bool {
+        let labels = sharedCounts ? trackingLabels : trackingLabels.filter { !sharedLabels.contains($0) }
+        if let label = labels.compactMap({ before.place(of: $0, last: true) }).max(by: { $0.lowerBound < $1.lowerBound }) {
             let between = String(before[label.upperBound...])
             return !otherLabelled(between)
         }
         guard alone, let previous, !otherLabelled(previous) else { return false }
-        return trackingLabels.contains { previous.holds($0) } && NumberToken.all(in: previous).isEmpty
+        return labels.contains { previous.holds($0) } && NumberToken.all(in: previous).isEmpty
     }
 
     private static func otherLabelled(_ text: String) -> Bool {
