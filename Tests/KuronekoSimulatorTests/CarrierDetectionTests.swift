@@ -38,7 +38,8 @@ struct CarrierDetectionTests {
 
     /// A client of the three carriers at `yamato.test`, `sagawa.test` and `jp.test`, through `transport`.
     static func threeCarriers(
-        _ transport: any HTTPTransport, _ adjust: (inout TrackingClient.Configuration) -> Void
+        _ transport: any HTTPTransport, hedgeAfter: Duration = .seconds(3),
+        _ adjust: (inout TrackingClient.Configuration) -> Void
     ) -> MultiCarrierClient {
         let endpoints: [Carrier: String] = [
             .yamato: "http://yamato.test/cgi-bin/tneko", .sagawa: "http://sagawa.test", .japanPost: "http://jp.test",
@@ -49,7 +50,7 @@ struct CarrierDetectionTests {
                 configuration.endpoint = URL(string: endpoints[carrier]!)!
                 adjust(&configuration)
                 return TrackingClient(configuration: configuration, transport: transport)
-            })
+            }, hedgeAfter: hedgeAfter)
     }
 
     private static func number(_ text: String) throws -> TrackingNumber { try TrackingNumber(parsing: text) }

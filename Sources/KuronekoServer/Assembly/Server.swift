@@ -197,7 +197,7 @@ public final class Server: Sendable {
                         metrics.record(report, carrier: carrier)
                         pageWatch.observe(report, carrier: carrier)
                     })
-            })
+            }, clock: clock)
         let service = ShipmentService(
             client: client, clock: clock, metrics: metrics, configuration: configuration.shipments, fetched: record,
             shared: fetchedElsewhere)
