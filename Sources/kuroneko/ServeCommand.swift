@@ -81,6 +81,13 @@ struct ServeCommand: Command {
             guard server.tls != nil else {
                 throw .usage("serve: --http-redirect-port redirects to https: give --tls-cert and --tls-key too")
             }
+            // The redirect names one fixed origin, never the request's Host: on a wildcard address it must be told.
+            let wildcard = ["0.0.0.0", "::", "[::]", ""].contains(server.host)
+            if wildcard, configuration.publicURL?.scheme?.lowercased() != "https" {
+                throw .usage(
+                    "serve: --http-redirect-port with --host \(server.host.isEmpty ? "(all addresses)" : server.host) needs "
+                        + "--public-url https://NAME[:PORT] to name where clients are sent (the request's Host is not trusted)")
+            }
             configuration.httpRedirectPort = UInt16(port)
         }
         configuration.lineOrigin = try arguments.url("--line-origin") ?? configuration.lineOrigin

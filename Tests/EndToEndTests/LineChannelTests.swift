@@ -199,6 +199,16 @@ struct LineChannelTests {
         )
         #expect(line.accepted.isEmpty)
         #expect(!setup.lines.snapshot.joined().contains("not-the-token"))
+        // The quota, refused too, is not asked again on the next attempt: at most three times an hour.
+        let quotaAsked = { line.requests.filter { $0.path.hasPrefix("/v2/bot/message/quota") }.count }
+        let asked = quotaAsked()
+        #expect(asked > 0)
+        for _ in 0..<3 {
+            setup.clock.advance(by: .seconds(300))
+            try await Self.announce(setup)
+            await setup.deliverer.deliverOnce()
+        }
+        #expect(quotaAsked() == asked, "the quota was asked again within 20 minutes")
         for _ in 0..<12 {
             setup.clock.advance(by: .seconds(3 * 3_600))
             try await Self.announce(setup)

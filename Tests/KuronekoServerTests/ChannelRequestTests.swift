@@ -111,7 +111,11 @@ struct ChannelRequestTests {
         let slack = try Self.request(
             "slack", ChannelSettings(url: "https://hooks.slack.com/services/T/B/X"), announcement)
         let slackObject = try #require(try JSONSerialization.jsonObject(with: slack.body) as? [String: Any])
-        #expect((slackObject["text"] as? String)?.hasPrefix(announcement.title) == true)
+        // The fallback text is escaped as the blocks are: a label cannot write <!everyone>.
+        let escapedTitle = announcement.title.replacingOccurrences(of: "&", with: "&amp;")
+            .replacingOccurrences(of: "<", with: "&lt;").replacingOccurrences(of: ">", with: "&gt;")
+        #expect((slackObject["text"] as? String)?.hasPrefix(escapedTitle) == true)
+        #expect((slackObject["text"] as? String)?.contains("<") == false)
         let block = try #require((slackObject["blocks"] as? [[String: Any]])?.first)
         #expect(block["type"] as? String == "section")
         let text = try #require((block["text"] as? [String: Any])?["text"] as? String)
@@ -124,6 +128,8 @@ struct ChannelRequestTests {
         let embed = try #require((discordObject["embeds"] as? [[String: Any]])?.first)
         #expect(embed["title"] as? String == announcement.title)
         #expect(embed["color"] as? Int == 0xDC2626)
+        // Nobody is mentioned, whatever a label says.
+        #expect((discordObject["allowed_mentions"] as? [String: Any])?["parse"] as? [String] == [])
 
         let webhook = try Self.request(
             "webhook", ChannelSettings(url: "https://shop.example/hook", secret: "whsec_x"), announcement)

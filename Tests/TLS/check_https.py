@@ -122,6 +122,13 @@ def main() -> None:
             assert error.code == 308, error.code
             location = error.headers["Location"]
             assert location == f"https://127.0.0.1:{port}/parcel/327754459830?lang=ja", location
+        # The request's Host never names the redirect's target.
+        hostile = urllib.request.Request(f"http://127.0.0.1:{plain}/x", headers={"Host": "evil.example"})
+        try:
+            opener.open(hostile, timeout=10)
+            raise AssertionError("the plain port answered without redirecting")
+        except urllib.error.HTTPError as error:
+            assert error.headers["Location"] == f"https://127.0.0.1:{port}/x", error.headers["Location"]
         print(f"check_https: TLS 1.3 and 1.2 served; renewed on SIGHUP and, without it, after {picked:.1f} s; "
               f"broken pairs refused (“{refused.split(': ', 1)[1]}”, “{mismatch.split(': ', 1)[1]}”); "
               f"http://…:{plain} redirects 308 to {location}")

@@ -24,11 +24,14 @@ public struct CurlTransport: HTTPTransport {
     public let caFile: String?
     public let proxy: ProxySettings
     public let addressGuard: AddressGuard?
+    /// What the answers are, as a refusal names them: "a tracking page", "a receiver's answer".
+    public let answerKind: String
 
     public init(
         maximumBodyBytes: Int = CurlTransport.defaultMaximumBodyBytes, caFile: String? = nil,
-        proxy: ProxySettings = .from(), addressGuard: AddressGuard? = nil
+        proxy: ProxySettings = .from(), addressGuard: AddressGuard? = nil, answerKind: String = "a tracking page"
     ) {
+        self.answerKind = answerKind
         self.maximumBodyBytes = maximumBodyBytes
         self.caFile = caFile
         self.proxy = proxy
@@ -39,7 +42,7 @@ public struct CurlTransport: HTTPTransport {
     public func send(_ request: UpstreamRequest) async throws -> UpstreamResponse {
         let transfer = CurlTransfer(
             request: request, limit: maximumBodyBytes, caFile: caFile, proxy: proxy.proxy(for: request.url),
-            addressGuard: addressGuard)
+            addressGuard: addressGuard, answerKind: answerKind)
         let answer = OneAnswer<UpstreamResponse>()
         return try await withTaskCancellationHandler {
             try await withCheckedThrowingContinuation { continuation in
@@ -145,7 +148,13 @@ private final class CurlTransfer: @unchecked Sendable {
     var headers: [String: String] = [:]
     var refusal: TransportError?
 
-    init(request: UpstreamRequest, limit: Int, caFile: String?, proxy: String?, addressGuard: AddressGuard?) {
+    let answerKind: String
+
+    init(
+        request: UpstreamRequest, limit: Int, caFile: String?, proxy: String?, addressGuard: AddressGuard?,
+        answerKind: String = "a tracking page"
+    ) {
+        self.answerKind = answerKind
         self.request = request
         self.limit = limit
         self.caFile = caFile
@@ -226,7 +235,7 @@ private final class CurlTransfer: @unchecked Sendable {
         case CURLE_OPERATION_TIMEDOUT:
             return .failure(TransportError(.timeout, "\(url) did not answer within the request timeout"))
         case CURLE_FILESIZE_EXCEEDED:
-            return .failure(Self.tooLarge(url, limit: limit, "a body larger than that"))
+            return .failure(Self.tooLarge(url, limit: limit, "a body larger than that", kind: answerKind))
         case CURLE_COULDNT_RESOLVE_HOST, CURLE_COULDNT_RESOLVE_PROXY, CURLE_COULDNT_CONNECT, CURLE_RECV_ERROR,
             CURLE_SEND_ERROR, CURLE_GOT_NOTHING, CURLE_PARTIAL_FILE, CURLE_HTTP2, CURLE_HTTP2_STREAM:
             return .failure(
@@ -292,16 +301,14 @@ private final class CurlTransfer: @unchecked Sendable {
         curl_easy_strerror(code).map { String(cString: $0) } ?? "libcurl error \(code.rawValue)"
     }
 
-    static func tooLarge(_ url: URL, limit: Int, _ what: String) -> TransportError {
-        TransportError(
-            .bodyTooLarge, "\(url) answered \(what), more than the \(limit / 1024) KiB a tracking page may be; not read"
-        )
+    static func tooLarge(_ url: URL, limit: Int, _ what: String, kind: String) -> TransportError {
+        TransportError(.bodyTooLarge, "\(url) answered \(what), more than the \(limit / 1024) KiB \(kind) may be; not read")
     }
 
     /// Takes one chunk of the decoded body; past the limit, stops the transfer (by taking nothing).
     func received(_ bytes: UnsafeRawBufferPointer) -> Bool {
         guard body.count + bytes.count <= limit else {
-            refusal = Self.tooLarge(request.url, limit: limit, "a body that decodes to more bytes")
+            refusal = Self.tooLarge(request.url, limit: limit, "a body that decodes to more bytes", kind: answerKind)
             body = Data()
             return false
         }
@@ -319,7 +326,7 @@ private final class CurlTransfer: @unchecked Sendable {
         let name = line[..<colon].trimmingCharacters(in: .whitespaces).lowercased()
         let value = line[line.index(after: colon)...].trimmingCharacters(in: .whitespacesAndNewlines)
         if name == "content-length", let declared = Int(value), declared > limit {
-            refusal = Self.tooLarge(request.url, limit: limit, "a body of \(declared) bytes")
+            refusal = Self.tooLarge(request.url, limit: limit, "a body of \(declared) bytes", kind: answerKind)
         }
         headers[name] = headers[name].map { $0 + ", " + value } ?? value
     }

@@ -56,8 +56,10 @@ public struct CurlDeliverySender: WebhookSender {
         self.caFile = caFile
         transport = CurlTransport(
             maximumBodyBytes: Self.maximumAnswerBytes, caFile: caFile, proxy: proxy,
-            addressGuard: allowPrivate ? nil : AddressGuard { WebhookAddress.refusal(of: $0) })
-        unguarded = CurlTransport(maximumBodyBytes: Self.maximumAnswerBytes, caFile: caFile, proxy: proxy)
+            addressGuard: allowPrivate ? nil : AddressGuard { WebhookAddress.refusal(of: $0) },
+            answerKind: "a receiver's answer")
+        unguarded = CurlTransport(
+            maximumBodyBytes: Self.maximumAnswerBytes, caFile: caFile, proxy: proxy, answerKind: "a receiver's answer")
     }
 
     public func send(_ body: Data, signature: String, to url: String) async -> DeliveryOutcome {

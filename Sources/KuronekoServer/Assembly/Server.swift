@@ -321,6 +321,16 @@ public final class Server: Sendable {
     /// the signal that came), then drains: new connections refused, queued lookups answered 503, requests in
     /// flight given up to ``Configuration/shutdownTimeout``, then the services stopped.
     /// - Throws: ``ServerStartError`` when the address cannot be listened on.
+    /// Where `--http-redirect-port` sends a client: `--public-url`'s https origin when it has one, else the https
+    /// address listened on.
+    static func redirectOrigin(_ publicURL: URL?, https: HTTPServer) -> String {
+        if let publicURL, publicURL.scheme?.lowercased() == "https", let host = publicURL.host {
+            let shown = host.contains(":") && !host.hasPrefix("[") ? "[\(host)]" : host
+            return "https://\(shown)" + (publicURL.port.map { ":\($0)" } ?? "")
+        }
+        return "https://\(https.urlHost)" + (https.port == 443 ? "" : ":\(https.port)")
+    }
+
     public func run(environment: [String: String], until stop: @escaping @Sendable () async -> String) async throws {
         var served = configuration.http
         // A saved mail is larger than the other bodies.
@@ -334,7 +344,8 @@ public final class Server: Sendable {
             plain.tls = nil
             plain.port = port
             redirect = try HTTPServer(
-                configuration: plain, application: HTTPSRedirect(httpsPort: http.port, fallbackHost: http.urlHost))
+                configuration: plain,
+                application: HTTPSRedirect(origin: Self.redirectOrigin(configuration.publicURL, https: http)))
             notices.notice("redirecting http://\(http.urlHost):\(redirect?.port ?? port) to \(url)")
         }
         notices.notice("listening on \(url)", startFields(http), jsonFields: [("url", .text(url))])

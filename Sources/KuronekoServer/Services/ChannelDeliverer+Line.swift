@@ -27,9 +27,11 @@ extension ChannelDeliverer {
             state.nextDigest = nil
             state.digestAnnounced = false
         }
+        let lastAsked = state.quotaAskedAt ?? state.quota?.checkedAt
         if let token = settings.accessToken,
-            state.quota.map({ now.timeIntervalSince($0.checkedAt) >= LineQuota.freshFor || $0.checkedAt > now }) ?? true
+            lastAsked.map({ now.timeIntervalSince($0) >= LineQuota.freshFor || $0 > now }) ?? true
         {
+            state.quotaAskedAt = now
             var answers: [DeliveryOutcome] = []
             for request in LineQuota.requests(token: token, broadcast: settings.to == nil, origin: lineOrigin, now: now)
             {

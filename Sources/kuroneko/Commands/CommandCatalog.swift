@@ -490,7 +490,8 @@ enum CommandCatalog {
                 "--tls-key", "FILE", environment: "KURONEKO_TLS_KEY", "the private key of --tls-cert (PEM)"),
             .value(
                 "--http-redirect-port", "PORT", .number(0...65_535), environment: "KURONEKO_HTTP_REDIRECT_PORT",
-                "with --tls-cert, also listen for plain http on PORT (0: any free one) and redirect every request to https"),
+                "with --tls-cert, also listen for plain http on PORT (0: any free one) and redirect every request to https "
+                    + "under --public-url (needed with --host :: or 0.0.0.0) or the address listened on, never the request's Host"),
             .value(
                 "--public-url", "URL", .url, environment: "KURONEKO_PUBLIC_URL",
                 "where people reach the web app, e.g. https://parcels.example.jp: notifications link to the parcel "

@@ -1,7 +1,8 @@
 import Foundation
 import Kuroneko
 
-/// A Discord webhook (`"url"`): the content line and one embed, within Discord's lengths.
+/// A Discord webhook (`"url"`): the content line and one embed, within Discord's lengths. Nobody is
+/// mentioned (`allowed_mentions` parses nothing), so a label a mail's sender chose cannot ping `@everyone`.
 public struct DiscordChannel: ChannelKind {
     public let name = "discord"
 
@@ -19,6 +20,7 @@ public struct DiscordChannel: ChannelKind {
         if let link = announcement.link { embed["url"] = link.absoluteString }
         let object: [String: Any] = [
             "content": String((announcement.title + " — " + announcement.body).prefix(2_000)), "embeds": [embed],
+            "allowed_mentions": ["parse": [String]()],
         ]
         return .http(ChannelRequest(url: webhook, headers: ChannelText.json, body: ChannelText.encode(object)))
     }

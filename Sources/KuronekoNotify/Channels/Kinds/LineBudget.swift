@@ -107,6 +107,9 @@ public struct ChannelState: Codable, Sendable, Hashable {
     public var problem: String?
     public var failingSince: Date?
     public var quota: LineQuota?
+    /// When LINE's quota was last asked for, read or not: asked again only ``LineQuota/freshFor`` later, so a
+    /// refused token (401) does not make every attempt ask.
+    public var quotaAskedAt: Date?
     /// Since when the channel sends a daily digest, and when the next one goes.
     public var digestSince: Date?
     public var nextDigest: Date?

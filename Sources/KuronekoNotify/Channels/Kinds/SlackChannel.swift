@@ -1,7 +1,8 @@
 import Foundation
 import Kuroneko
 
-/// A Slack incoming webhook (`"url"`): a mrkdwn section with the title, the line and the links.
+/// A Slack incoming webhook (`"url"`): a mrkdwn section with the title, the line and the links. Every text is
+/// escaped (`&`, `<`, `>`), the fallback too, so a label cannot write `<!everyone>` or a link of its own.
 public struct SlackChannel: ChannelKind {
     public let name = "slack"
 
@@ -14,13 +15,13 @@ public struct SlackChannel: ChannelKind {
         let announcement = announcement.first
         var lines = ["*\(Self.escaped(announcement.title))*", Self.escaped(announcement.body)]
         if let link = announcement.link {
-            lines.append("<\(link.absoluteString)|\(announcement.title.prefix(60))>")
+            lines.append("<\(link.absoluteString)|\(Self.escaped(String(announcement.title.prefix(60))))>")
         }
         if let action = announcement.actionLink {
-            lines.append("<\(action.absoluteString)|\(announcement.actionTitle)>")
+            lines.append("<\(action.absoluteString)|\(Self.escaped(announcement.actionTitle))>")
         }
         let object: [String: Any] = [
-            "text": announcement.title + " — " + announcement.body,
+            "text": Self.escaped(announcement.title + " — " + announcement.body),
             "blocks": [["type": "section", "text": ["type": "mrkdwn", "text": lines.joined(separator: "\n")]]],
         ]
         return .http(ChannelRequest(url: webhook, headers: ChannelText.json, body: ChannelText.encode(object)))
