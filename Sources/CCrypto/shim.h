@@ -15,6 +15,18 @@
 #include <openssl/ecdsa.h>
 #include <openssl/obj_mac.h>
 #include <openssl/bn.h>
+#include <openssl/ssl.h>
+#include <openssl/x509v3.h>
+
+/// TLS 1.2 at least (SSL_CTX_set_min_proto_version is a macro); 1 on success.
+static inline int kuroneko_ssl_require_tls12(SSL_CTX *context) {
+    return (int)SSL_CTX_set_min_proto_version(context, TLS1_2_VERSION);
+}
+
+/// SNI: the host name sent in the TLS handshake (SSL_set_tlsext_host_name is a macro); 1 on success.
+static inline int kuroneko_ssl_set_server_name(SSL *ssl, const char *name) {
+    return (int)SSL_set_tlsext_host_name(ssl, name);
+}
 
 /// HMAC-SHA256 of `message` under `key` into `output` (32 bytes); 1 on success.
 static inline int kuroneko_hmac_sha256(const void *key, int keyLength, const unsigned char *message, size_t length,

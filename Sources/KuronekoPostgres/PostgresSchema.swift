@@ -226,6 +226,7 @@ enum PostgresSchema {
             nil
         ),
         (12, SchemaFills.mailboxesSQL(text: "text", real: "double precision", integer: "bigint"), nil),
+        (13, SchemaFills.mailboxMessagesSQL(text: "text", real: "double precision"), nil),
     ]
 
     /// The trigram index that answers a search of a long list without reading it all (pg_trgm).

@@ -1,4 +1,3 @@
-import CCurl
 import Foundation
 import Kuroneko
 
@@ -79,80 +78,127 @@ public struct MailboxError: Error, Sendable, Hashable, CustomStringConvertible {
     public let description: String
     /// The message was larger than ``IMAPSession/maximumMessageBytes``: not read (the next ones still are).
     public var tooLarge = false
+
+    public init(description: String, tooLarge: Bool = false) {
+        self.description = description
+        self.tooLarge = tooLarge
+    }
 }
 
-/// One conversation with an IMAP server: one libcurl handle (and so one connection, reused from request to
-/// request), owned by the thread that made it and closed at the end. Blocking: call it off the cooperative pool.
+/// One conversation with an IMAP server over a connection of the project's own (``IMAPConnection``: TLS from
+/// OpenSSL), made at the first command, logged in and with the folder selected, and closed at the end. Every
+/// answer it asks for is small: UIDs are searched in spans of ``searchSpan`` and messages fetched
+/// ``fetchBatch`` at a time (`BODY.PEEK[]`, so \Seen is never set by reading), and whatever a server sends is
+/// read within bounds (a line of 1 MiB, a message of ``maximumMessageBytes``), so no folder is too large and no
+/// server's way of answering stops the reading. Blocking: call it off the cooperative pool.
 public final class IMAPSession {
     /// The largest message fetched.
     public static let maximumMessageBytes = 25 << 20
+    /// The most UIDs one `UID SEARCH` spans, and the most messages one `UID FETCH` asks for.
+    public static let searchSpan: UInt64 = 1_000
+    public static let fetchBatch = 50
 
     private let settings: MailboxSettings
-    private let handle: UnsafeMutableRawPointer
-    private var received = Data()
-    private var overflow = false
+    private var connection: IMAPConnection?
+    private var reader = IMAPResponseReader(maximumLiteral: IMAPSession.maximumMessageBytes)
+    private var nextTag = 1
+    /// The folder's UIDVALIDITY and UIDNEXT, as SELECT said them.
+    private var selected: (uidValidity: UInt64, uidNext: UInt64)?
 
     public init(_ settings: MailboxSettings) throws(MailboxError) {
-        _ = imapReady
-        guard let handle = curl_easy_init() else {
-            throw MailboxError(description: "libcurl could not make a handle for \(settings)")
-        }
         self.settings = settings
-        self.handle = handle
     }
 
-    deinit { curl_easy_cleanup(handle) }
-
-    /// The folder's UIDVALIDITY and UIDNEXT (EXAMINE: read-only, marks nothing).
+    /// The folder's UIDVALIDITY and UIDNEXT (from SELECT, which marks nothing).
     public func status() throws(MailboxError) -> (uidValidity: UInt64, uidNext: UInt64) {
-        let text = String(decoding: try perform(settings.serverURL, custom: "EXAMINE \(settings.quotedFolder)"), as: UTF8.self)
-        guard let validity = Self.number(after: "UIDVALIDITY ", in: text) else {
-            throw MailboxError(description: "\(settings) answered EXAMINE without a UIDVALIDITY")
-        }
-        return (validity, Self.number(after: "UIDNEXT ", in: text) ?? 0)
+        try select()
     }
 
-    /// The UIDs above `after`, in order.
-    public func uids(after: UInt64) throws(MailboxError) -> [UInt64] {
-        let text = String(decoding: try perform(settings.folderURL(), custom: "UID SEARCH UID \(after + 1):*"), as: UTF8.self)
-        var uids: [UInt64] = []
-        for line in text.split(whereSeparator: \.isNewline) where line.hasPrefix("* SEARCH") {
-            uids += line.dropFirst("* SEARCH".count).split(separator: " ").compactMap { UInt64($0) }
+    /// The UIDs above `after`, in order: all of them, or (with `limit`) the first `limit`, searched span by span.
+    public func uids(after: UInt64, limit: Int = .max) throws(MailboxError) -> [UInt64] {
+        let next = try select().uidNext
+        var found: [UInt64] = []
+        var low = after + 1
+        // A server that gives no UIDNEXT is asked up to the last message (`*`) in one search.
+        guard next > 0 else { return Array(try search("\(low):*").filter { $0 > after }.sorted().prefix(limit)) }
+        while low < next, found.count < limit {
+            let high = min(next - 1, low + Self.searchSpan - 1)
+            found += try search("\(low):\(high)").filter { $0 >= low && $0 <= high }.sorted()
+            low = high + 1
         }
-        // `n:*` names the last message even when its UID is below n.
-        return uids.filter { $0 > after }.sorted()
+        return Array(found.prefix(limit))
     }
 
     /// Which of `uids` are not marked \Seen.
     public func unseen(_ uids: [UInt64]) throws(MailboxError) -> Set<UInt64> {
-        guard let first = uids.min(), let last = uids.max() else { return [] }
-        let text = String(decoding: try perform(settings.folderURL(), custom: "UID FETCH \(first):\(last) FLAGS"), as: UTF8.self)
         var unseen = Set<UInt64>()
-        for line in text.split(whereSeparator: \.isNewline) where line.contains("FETCH") {
-            guard let uid = Self.number(after: "UID ", in: String(line)), uids.contains(uid) else { continue }
-            if !line.contains("\\Seen") { unseen.insert(uid) }
+        for batch in Self.batches(uids) {
+            for response in try command("UID FETCH \(Self.set(batch)) (UID FLAGS)") where response.tag == "*" {
+                guard let uid = Self.number(after: "UID ", in: response.text), batch.contains(uid) else { continue }
+                if !response.text.contains("\\Seen") { unseen.insert(uid) }
+            }
         }
         return unseen
     }
 
-    /// The whole message of `uid`. Reading it marks it \Seen (libcurl asks for BODY[]): ``setSeen(_:uid:)`` puts
-    /// the flag back.
+    /// The sizes of `uids` (RFC822.SIZE), for those the server names.
+    public func sizes(_ uids: [UInt64]) throws(MailboxError) -> [UInt64: Int] {
+        var sizes: [UInt64: Int] = [:]
+        for batch in Self.batches(uids) {
+            for response in try command("UID FETCH \(Self.set(batch)) (UID RFC822.SIZE)") where response.tag == "*" {
+                guard let uid = Self.number(after: "UID ", in: response.text),
+                    let size = Self.number(after: "RFC822.SIZE ", in: response.text)
+                else { continue }
+                sizes[uid] = Int(clamping: size)
+            }
+        }
+        return sizes
+    }
+
+    /// The whole message of `uid`, read without marking it \Seen.
     public func fetch(uid: UInt64) throws(MailboxError) -> Data {
-        try perform(settings.folderURL(";UID=\(uid)"), custom: nil)
+        guard let found = try fetch([uid])[uid] else {
+            throw MailboxError(description: "\(settings) has no message of UID \(uid)")
+        }
+        return try found.get()
+    }
+
+    /// The messages of `uids` (at most ``fetchBatch`` asked at once), read without marking them \Seen; each
+    /// UID the server answered for, with its bytes or why it was not read. A message larger than
+    /// ``maximumMessageBytes`` is not kept (its error says so) and does not stop the others.
+    /// - Throws: when the conversation fails; what was read before is lost with it, so callers fetch in small
+    ///   batches.
+    public func fetch(_ uids: [UInt64]) throws(MailboxError) -> [UInt64: Result<Data, MailboxError>] {
+        var found: [UInt64: Result<Data, MailboxError>] = [:]
+        for batch in Self.batches(uids) {
+            for response in try command("UID FETCH \(Self.set(batch)) (UID BODY.PEEK[])") where response.tag == "*" {
+                guard response.text.contains("FETCH"), let uid = Self.number(after: "UID ", in: response.text) else {
+                    continue
+                }
+                if let body = response.literals.first {
+                    found[uid] = .success(body)
+                } else if response.droppedLiterals > 0 {
+                    found[uid] = .failure(
+                        MailboxError(
+                            description: "the message of UID \(uid) is larger than \(Self.maximumMessageBytes >> 20) MiB",
+                            tooLarge: true))
+                }
+            }
+        }
+        return found
     }
 
     /// Moves `uids` to `folder` (RFC 6851's UID MOVE), making the folder first when the server says it is not
     /// there.
     public func move(_ uids: [UInt64], to folder: String) throws(MailboxError) {
         guard !uids.isEmpty else { return }
-        let set = uids.map(String.init).joined(separator: ",")
-        let command = "UID MOVE \(set) \(MailboxSettings.quoted(folder))"
+        let command = "UID MOVE \(Self.set(uids)) \(MailboxSettings.quoted(folder))"
         do {
-            _ = try perform(settings.folderURL(), custom: command)
+            _ = try self.command(command)
         } catch {
-            _ = try? perform(settings.serverURL, custom: "CREATE \(MailboxSettings.quoted(folder))")
+            _ = try? self.command("CREATE \(MailboxSettings.quoted(folder))")
             do {
-                _ = try perform(settings.folderURL(), custom: command)
+                _ = try self.command(command)
             } catch {
                 throw MailboxError(description: "\(settings): the mail read could not be moved to \(folder): \(error)")
             }
@@ -161,50 +207,138 @@ public final class IMAPSession {
 
     /// Sets or clears \Seen on `uid`.
     public func setSeen(_ seen: Bool, uid: UInt64) throws(MailboxError) {
-        _ = try perform(settings.folderURL(), custom: "UID STORE \(uid) \(seen ? "+" : "-")FLAGS.SILENT (\\Seen)")
+        try setSeen(seen, uids: [uid])
     }
 
-    private func perform(_ url: String, custom: String?) throws(MailboxError) -> Data {
-        received = Data()
-        overflow = false
-        let errorText = UnsafeMutablePointer<CChar>.allocate(capacity: Int(CURL_ERROR_SIZE) + 1)
-        errorText.initialize(repeating: 0, count: Int(CURL_ERROR_SIZE) + 1)
-        defer { errorText.deallocate() }
-        let milliseconds = Int(min(max(1, settings.timeout), 3_600) * 1_000)
-        kuroneko_curl_set_pointer(handle, CURLOPT_URL, url)
-        kuroneko_curl_set_pointer(handle, CURLOPT_PROTOCOLS_STR, "imap,imaps")
-        kuroneko_curl_set_long(handle, CURLOPT_USE_SSL, Int(CURLUSESSL_ALL.rawValue))
-        if let caFile = settings.caFile { kuroneko_curl_set_pointer(handle, CURLOPT_CAINFO, caFile) }
-        kuroneko_curl_set_pointer(handle, CURLOPT_USERNAME, settings.user)
-        kuroneko_curl_set_pointer(handle, CURLOPT_PASSWORD, settings.password)
-        kuroneko_curl_set_pointer(handle, CURLOPT_CUSTOMREQUEST, custom)
-        kuroneko_curl_set_long(handle, CURLOPT_NOSIGNAL, 1)
-        kuroneko_curl_set_long(handle, CURLOPT_TIMEOUT_MS, milliseconds)
-        kuroneko_curl_set_long(handle, CURLOPT_CONNECTTIMEOUT_MS, milliseconds)
-        kuroneko_curl_set_pointer(handle, CURLOPT_ERRORBUFFER, errorText)
-        kuroneko_curl_set_write(handle, imapWrite, Unmanaged.passUnretained(self).toOpaque())
-        let result = withExtendedLifetime(self) { curl_easy_perform(handle) }
-        kuroneko_curl_set_pointer(handle, CURLOPT_ERRORBUFFER, nil)
-        guard result == CURLE_OK else {
-            if overflow {
-                throw MailboxError(
-                    description: "a message in \(settings) is larger than \(Self.maximumMessageBytes >> 20) MiB",
-                    tooLarge: true)
+    /// Sets or clears \Seen on `uids`.
+    public func setSeen(_ seen: Bool, uids: [UInt64]) throws(MailboxError) {
+        for batch in Self.batches(uids) {
+            _ = try command("UID STORE \(Self.set(batch)) \(seen ? "+" : "-")FLAGS.SILENT (\\Seen)")
+        }
+    }
+
+    // MARK: The conversation
+
+    private func select() throws(MailboxError) -> (uidValidity: UInt64, uidNext: UInt64) {
+        if let selected { return selected }
+        let responses = try command("SELECT \(settings.quotedFolder)", selecting: true)
+        let text = responses.map(\.text).joined(separator: "\n")
+        guard let validity = Self.number(after: "UIDVALIDITY ", in: text) else {
+            throw MailboxError(description: "\(settings) answered SELECT without a UIDVALIDITY")
+        }
+        let status = (validity, Self.number(after: "UIDNEXT ", in: text) ?? 0)
+        selected = status
+        return status
+    }
+
+    private func search(_ range: String) throws(MailboxError) -> [UInt64] {
+        var uids: [UInt64] = []
+        for response in try command("UID SEARCH UID \(range)") where response.tag == "*" {
+            guard response.text.hasPrefix("SEARCH") else { continue }
+            uids += response.text.dropFirst("SEARCH".count).split(separator: " ").compactMap { UInt64($0) }
+        }
+        return uids
+    }
+
+    /// Sends one command (connecting, logging in and selecting the folder first when needed) and reads its
+    /// responses up to its tagged end. - Throws: on `NO` or `BAD`, or when the conversation fails.
+    private func command(_ text: String, selecting: Bool = false) throws(MailboxError) -> [IMAPResponse] {
+        if connection == nil { try open() }
+        if !selecting, selected == nil { _ = try select() }
+        return try send(text)
+    }
+
+    private func send(_ text: String, sensitive: Bool = false) throws(MailboxError) -> [IMAPResponse] {
+        guard let connection else { throw MailboxError(description: "\(settings): not connected") }
+        let tag = "K\(nextTag)"
+        nextTag += 1
+        do throws(MailboxError) {
+            try connection.write(Data("\(tag) \(text)\r\n".utf8))
+            var responses: [IMAPResponse] = []
+            while true {
+                while let response = try reader.next() {
+                    if response.tag == tag {
+                        guard response.condition == "OK" else {
+                            let shown = sensitive ? "LOGIN" : String(text.prefix(60))
+                            throw MailboxError(
+                                description: "\(settings) refused \(shown): \(response.text.prefix(200).visibleInOneLine)")
+                        }
+                        return responses
+                    }
+                    if response.tag == "*" || response.tag == "+" {
+                        // Untagged answers are bounded too: a server that floods them is cut off.
+                        guard responses.count < 100_000 else {
+                            throw MailboxError(description: "\(settings) sent more than 100,000 lines for one command")
+                        }
+                        responses.append(response)
+                    }
+                }
+                reader.feed(try connection.read(upTo: 64 << 10))
             }
-            let detail = String(cString: errorText)
-            let reason = detail.isEmpty ? (curl_easy_strerror(result).map { String(cString: $0) } ?? "error") : detail
-            throw MailboxError(description: "\(settings) could not be read: \(reason)")
+        } catch {
+            // A conversation that failed midway cannot go on: the next command starts a new one.
+            self.connection = nil
+            reader = IMAPResponseReader(maximumLiteral: Self.maximumMessageBytes)
+            selected = nil
+            throw error
         }
-        return received
     }
 
-    fileprivate func take(_ bytes: UnsafeRawBufferPointer) -> Int {
-        guard received.count + bytes.count <= Self.maximumMessageBytes else {
-            overflow = true
-            return 0
+    /// Connects, reads the greeting, upgrades `imap://` with STARTTLS, and logs in.
+    private func open() throws(MailboxError) {
+        let scheme = settings.url.scheme?.lowercased() ?? "imaps"
+        let port = settings.url.port ?? (scheme == "imaps" ? 993 : 143)
+        let host = settings.url.host ?? ""
+        let made = try IMAPConnection(
+            host: host, port: port, timeout: settings.timeout, tls: scheme == "imaps", caFile: settings.caFile)
+        connection = made
+        reader = IMAPResponseReader(maximumLiteral: Self.maximumMessageBytes)
+        selected = nil
+        do throws(MailboxError) {
+            var greeting: IMAPResponse?
+            while greeting == nil {
+                reader.feed(try made.read(upTo: 4_096))
+                greeting = try reader.next()
+            }
+            guard greeting?.condition == "OK" || greeting?.condition == "PREAUTH" else {
+                throw MailboxError(description: "\(settings) greeted with \(greeting?.text.prefix(100).visibleInOneLine ?? "nothing")")
+            }
+            if scheme == "imap" {
+                _ = try send("STARTTLS")
+                try made.startTLS(caFile: settings.caFile)
+            }
+            guard !settings.user.contains(where: \.isNewline), !settings.password.contains(where: \.isNewline) else {
+                throw MailboxError(description: "\(settings): a user or password with a line break cannot be sent")
+            }
+            _ = try send("LOGIN \(Self.quoted(settings.user)) \(Self.quoted(settings.password))", sensitive: true)
+        } catch {
+            connection = nil
+            throw MailboxError(description: "\(settings) could not be read: \(error)")
         }
-        received.append(contentsOf: bytes)
-        return bytes.count
+    }
+
+    // MARK: Words
+
+    static func quoted(_ text: String) -> String {
+        "\"" + text.replacingOccurrences(of: "\\", with: "\\\\").replacingOccurrences(of: "\"", with: "\\\"") + "\""
+    }
+
+    /// UIDs as an IMAP set, runs written `a:b`.
+    static func set(_ uids: [UInt64]) -> String {
+        let sorted = Array(Set(uids)).sorted()
+        var parts: [String] = []
+        var index = 0
+        while index < sorted.count {
+            var end = index
+            while end + 1 < sorted.count, sorted[end + 1] == sorted[end] + 1 { end += 1 }
+            parts.append(end == index ? "\(sorted[index])" : "\(sorted[index]):\(sorted[end])")
+            index = end + 1
+        }
+        return parts.joined(separator: ",")
+    }
+
+    public static func batches(_ uids: [UInt64]) -> [[UInt64]] {
+        stride(from: 0, to: uids.count, by: fetchBatch).map { Array(uids[$0..<min(uids.count, $0 + fetchBatch)]) }
     }
 
     static func number(after marker: String, in text: String) -> UInt64? {
@@ -235,17 +369,4 @@ extension MailboxSettings {
         }
         return folder
     }
-}
-
-private let imapReady: Bool = {
-    curl_global_init(Int(CURL_GLOBAL_DEFAULT))
-    return true
-}()
-
-private func imapWrite(
-    _ buffer: UnsafeMutablePointer<CChar>?, _ size: Int, _ count: Int, _ context: UnsafeMutableRawPointer?
-) -> Int {
-    guard let buffer, let context else { return 0 }
-    let session = Unmanaged<IMAPSession>.fromOpaque(context).takeUnretainedValue()
-    return session.take(UnsafeRawBufferPointer(start: buffer, count: size * count))
 }

@@ -10,10 +10,20 @@ import Synchronization
 /// source. Nothing is deleted; \Seen is left as it was unless `markSeen`. A failure is logged once (until the
 /// mailbox reads again), shown by `/readyz` and `/metrics`, and told once to the operator's channels (those
 /// that hear `page_changed`), as is its end. A poll that leaves messages waiting is followed at once by the next.
+///
+/// A message that cannot be fetched or read (a literal that never ends, one too large) is skipped with its UID
+/// and reason, logged and counted; its neighbours are read all the same. A mail already turned into watches
+/// (by its Message-ID) is never turned into watches again, so a folder read again after its UIDVALIDITY
+/// changed brings back no watch the user removed; a UIDVALIDITY that changes again within the hour (a server
+/// that renumbers at every session) is read on from the last UID instead of from the start, so nothing loops.
 public final class MailboxReader: Sendable {
     /// The most messages read in one poll, and their most bytes: the rest waits for the next.
     static let messagesPerPoll = 200
     static let bytesPerPoll = 64 << 20
+    /// The Message-IDs remembered per mailbox (the newest kept).
+    static let messagesRemembered = 100_000
+    /// A UIDVALIDITY that changes again within this long is not read from the start again.
+    static let validityChangeQuiet: TimeInterval = 3_600
 
     public struct State: Sendable {
         public var problem: String?
@@ -22,6 +32,10 @@ public final class MailboxReader: Sendable {
         public var parcelsWatched = 0
         /// Polls made, read or failed.
         public var polls = 0
+        /// Messages skipped: not fetched or not read (each logged with its UID and reason).
+        public var messagesSkipped = 0
+        /// When the folder's UIDVALIDITY last changed, as this server saw it.
+        var validityChangedAt: Date?
         /// Whether the store has been told, since the start, that the mailbox is read.
         var storeToldReading = false
     }
@@ -71,6 +85,9 @@ public final class MailboxReader: Sendable {
             "# HELP kuroneko_mailbox_polls_total Times the mailbox was read, or tried.",
             "# TYPE kuroneko_mailbox_polls_total counter",
             "kuroneko_mailbox_polls_total \(state.polls)",
+            "# HELP kuroneko_mailbox_messages_skipped_total Messages of the mailbox that could not be fetched or read, skipped.",
+            "# TYPE kuroneko_mailbox_messages_skipped_total counter",
+            "kuroneko_mailbox_messages_skipped_total \(state.messagesSkipped)",
         ]
     }
     /// The name the mailbox's progress is kept under (its URL without a password).
@@ -92,20 +109,47 @@ public final class MailboxReader: Sendable {
             let progress = try await store.mailboxProgress(name)
             let settings = self.settings
             let markSeen = self.markSeen
+            let changedAt = mutableState.withLock { $0.validityChangedAt }
+            let now = clock.now
             let new = try await Self.onOwnThread { () throws(MailboxError) in
-                try Self.fetchNew(settings, after: progress, markSeen: markSeen)
+                try Self.fetchNew(settings, after: progress, markSeen: markSeen) { _ in
+                    // After a change of UIDVALIDITY, the folder is read from the start, unless it changed lately too.
+                    changedAt.map { now.timeIntervalSince($0) < Self.validityChangeQuiet } ?? false
+                }
             }
-            if new.uidValidity != progress?.uidValidity, progress != nil {
-                log("mailbox \(name): UIDVALIDITY changed from \(progress?.uidValidity ?? 0) to \(new.uidValidity); the folder is read again (numbers already watched stay as they are)")
+            if let progress, new.uidValidity != progress.uidValidity {
+                mutableState.withLock { $0.validityChangedAt = now }
+                log(
+                    new.readOn
+                        ? "mailbox \(name): UIDVALIDITY changed again, from \(progress.uidValidity) to \(new.uidValidity), within the hour; read on from UID \(progress.lastUID) instead of from the start"
+                        : "mailbox \(name): UIDVALIDITY changed from \(progress.uidValidity) to \(new.uidValidity); the folder is read again (mails already turned into watches are not watched again)")
             }
             var parcels = 0
             var shipping: [UInt64] = []
-            for (uid, raw) in new.messages {
-                let mail = try await readOnLane(raw)
-                parcels += try await watch(mail)
-                try await store.setMailboxProgress(name, uidValidity: new.uidValidity, lastUID: uid, at: clock.now)
-                if !mail.parcels.isEmpty || mail.deliveredWithoutNumber != nil { shipping.append(uid) }
+            var remembered = false
+            for item in new.items {
+                switch item.outcome {
+                case .success(let raw):
+                    let mail = try await readOnLane(raw)
+                    if let problem = mail.problem {
+                        skip(item.uid, because: problem)
+                    } else if let id = mail.messageID, !id.isEmpty, try await store.mailboxMessageKnown(name, messageID: id) {
+                        // Turned into watches before (the folder is read again): nothing is added twice.
+                    } else {
+                        let watched = try await watch(mail)
+                        parcels += watched
+                        if watched > 0, let id = mail.messageID, !id.isEmpty {
+                            try await store.rememberMailboxMessage(name, messageID: id, at: clock.now)
+                            remembered = true
+                        }
+                    }
+                    if !mail.parcels.isEmpty || mail.deliveredWithoutNumber != nil { shipping.append(item.uid) }
+                case .failure(let error):
+                    skip(item.uid, because: error.description)
+                }
+                try await store.setMailboxProgress(name, uidValidity: new.uidValidity, lastUID: item.uid, at: clock.now)
             }
+            if remembered { try await store.forgetOldMailboxMessages(name, keeping: Self.messagesRemembered) }
             if let moveTo, !shipping.isEmpty {
                 // Only once their parcels are watched and the progress kept: a move that fails leaves them in place.
                 try await Self.onOwnThread { [shipping] () throws(MailboxError) in
@@ -113,8 +157,9 @@ public final class MailboxReader: Sendable {
                 }
                 log("mailbox \(name): moved \(shipping.count) shipping mail\(shipping.count == 1 ? "" : "s") to \(moveTo)")
             }
-            if new.messages.isEmpty, progress?.uidValidity != new.uidValidity {
-                try await store.setMailboxProgress(name, uidValidity: new.uidValidity, lastUID: 0, at: clock.now)
+            if new.items.isEmpty, progress?.uidValidity != new.uidValidity {
+                try await store.setMailboxProgress(
+                    name, uidValidity: new.uidValidity, lastUID: new.readOn ? progress?.lastUID ?? 0 : 0, at: clock.now)
             }
             let (recovered, tell) = mutableState.withLock { state -> (Bool, Bool) in
                 defer {
@@ -122,7 +167,7 @@ public final class MailboxReader: Sendable {
                     state.storeToldReading = true
                 }
                 state.lastRead = clock.now
-                state.messagesRead += new.messages.count
+                state.messagesRead += new.items.count
                 state.parcelsWatched += parcels
                 return (state.problem != nil, state.problem != nil || !state.storeToldReading)
             }
@@ -131,9 +176,9 @@ public final class MailboxReader: Sendable {
                 let notice = MailboxNotice(mailbox: name, restored: true, problem: nil, at: clock.now)
                 _ = try await store.setMailboxProblem(name, problem: nil, at: clock.now, notice: notice.json())
             }
-            if let first = new.messages.first?.0, let last = new.messages.last?.0 {
+            if let first = new.items.first?.uid, let last = new.items.last?.uid {
                 log(
-                    "mailbox \(name): read \(new.messages.count) new message\(new.messages.count == 1 ? "" : "s") "
+                    "mailbox \(name): read \(new.items.count) new message\(new.items.count == 1 ? "" : "s") "
                         + "(UID \(first)\(first == last ? "" : "–\(last)")), \(parcels) parcel\(parcels == 1 ? "" : "s") watched")
                 if parcels > 0 { added() }
             }
@@ -158,6 +203,12 @@ public final class MailboxReader: Sendable {
             }
             return false
         }
+    }
+
+    /// A message passed over: logged with its UID and why (once: the progress moves past it), and counted.
+    private func skip(_ uid: UInt64, because reason: String) {
+        mutableState.withLock { $0.messagesSkipped += 1 }
+        log("mailbox \(name): message UID \(uid) skipped: \(reason)")
     }
 
     /// `raw` read on a mail-reading lane; when every lane is taken by uploads, waits for one (the mailbox is
@@ -201,43 +252,90 @@ public final class MailboxReader: Sendable {
         return try outcome.get()
     }
 
-    struct Fetched: Sendable {
-        let uidValidity: UInt64
-        let messages: [(UInt64, Data)]
-        /// Whether more new messages wait than this poll read.
-        let more: Bool
+    /// One message of a poll: its bytes, or why it could not be fetched.
+    struct Item: Sendable {
+        let uid: UInt64
+        let outcome: Result<Data, MailboxError>
     }
 
-    /// The messages above the last UID read (all of them when the folder's UIDVALIDITY changed), at most
-    /// ``messagesPerPoll`` and ``bytesPerPoll``; \Seen put back as it was unless `markSeen`.
+    struct Fetched: Sendable {
+        let uidValidity: UInt64
+        let items: [Item]
+        /// Whether more new messages wait than this poll read.
+        let more: Bool
+        /// Whether, the UIDVALIDITY having changed, the folder was read on from the last UID, not from the start.
+        let readOn: Bool
+    }
+
+    /// The messages above the last UID read (all of them when the folder's UIDVALIDITY changed, unless
+    /// `readOnAfterChange` says to read on), at most ``messagesPerPoll`` and about ``bytesPerPoll``, fetched
+    /// ``IMAPSession/fetchBatch`` at a time without marking them \Seen (marked after, with `markSeen`). A batch
+    /// whose fetch fails (a message that never ends, a lost connection) is fetched again one message at a time
+    /// on a new connection; a message that still fails is an item with its error, and the others are read.
     static func fetchNew(
-        _ settings: MailboxSettings, after progress: (uidValidity: UInt64, lastUID: UInt64)?, markSeen: Bool
+        _ settings: MailboxSettings, after progress: (uidValidity: UInt64, lastUID: UInt64)?, markSeen: Bool,
+        readOnAfterChange: (UInt64) -> Bool = { _ in false }
     ) throws(MailboxError) -> Fetched {
         let session = try IMAPSession(settings)
         let status = try session.status()
-        let after = progress.map { $0.uidValidity == status.uidValidity ? $0.lastUID : 0 } ?? 0
-        let all = try session.uids(after: after)
-        let uids = Array(all.prefix(messagesPerPoll))
-        let unseen = try session.unseen(uids)
-        var messages: [(UInt64, Data)] = []
-        var bytes = 0
-        for uid in uids {
-            let raw: Data
-            do {
-                raw = try session.fetch(uid: uid)
-            } catch where error.tooLarge {
-                // Passed over (read as empty): a message too large to be a shipping notice must not stop the rest.
-                raw = Data()
+        var readOn = false
+        var after: UInt64 = 0
+        if let progress {
+            if progress.uidValidity == status.uidValidity {
+                after = progress.lastUID
+            } else if readOnAfterChange(status.uidValidity) {
+                after = progress.lastUID
+                readOn = true
             }
-            if markSeen {
-                try session.setSeen(true, uid: uid)
-            } else if unseen.contains(uid) {
-                try session.setSeen(false, uid: uid)
-            }
-            messages.append((uid, raw))
-            bytes += raw.count
-            if bytes >= bytesPerPoll { break }
         }
-        return Fetched(uidValidity: status.uidValidity, messages: messages, more: messages.count < all.count)
+        let found = try session.uids(after: after, limit: messagesPerPoll + 1)
+        let uids = Array(found.prefix(messagesPerPoll))
+        let sizes = try session.sizes(uids)
+        var items: [Item] = []
+        var bytes = 0
+        var wanted: [UInt64] = []
+        for uid in uids {
+            let size = sizes[uid] ?? 0
+            if size > IMAPSession.maximumMessageBytes {
+                items.append(
+                    Item(
+                        uid: uid,
+                        outcome: .failure(
+                            MailboxError(
+                                description: "it is \(size) bytes, larger than \(IMAPSession.maximumMessageBytes >> 20) MiB",
+                                tooLarge: true))))
+                continue
+            }
+            if bytes + size > bytesPerPoll, !wanted.isEmpty || !items.isEmpty { break }
+            bytes += size
+            wanted.append(uid)
+        }
+        for batch in IMAPSession.batches(wanted) {
+            var got: [UInt64: Result<Data, MailboxError>]
+            do {
+                got = try session.fetch(batch)
+            } catch {
+                // One at a time, each on the connection the last one left (a new one after a failure).
+                got = [:]
+                for uid in batch {
+                    do throws(MailboxError) {
+                        got[uid] = .success(try session.fetch(uid: uid))
+                    } catch {
+                        got[uid] = .failure(error)
+                    }
+                }
+            }
+            for uid in batch {
+                items.append(
+                    Item(uid: uid, outcome: got[uid] ?? .failure(MailboxError(description: "the server sent no message for it"))))
+            }
+        }
+        items.sort { $0.uid < $1.uid }
+        let read = items.compactMap { item -> UInt64? in (try? item.outcome.get()) == nil ? nil : item.uid }
+        if markSeen, !read.isEmpty { try session.setSeen(true, uids: read) }
+        let last = items.last?.uid ?? after
+        return Fetched(
+            uidValidity: status.uidValidity, items: items, more: found.count > items.count || found.contains { $0 > last },
+            readOn: readOn)
     }
 }

@@ -50,6 +50,37 @@ extension SQLWatchStore {
         }
     }
 
+    public func mailboxMessageKnown(_ mailbox: String, messageID: String) async throws -> Bool {
+        let key = String(messageID.prefix(500))
+        return try await database.read { connection in
+            try !connection.run(
+                "SELECT 1 AS known FROM mailbox_messages WHERE mailbox = ? AND message_id = ?", [.text(mailbox), .text(key)]
+            ).isEmpty
+        }
+    }
+
+    public func rememberMailboxMessage(_ mailbox: String, messageID: String, at now: Date) async throws {
+        let key = String(messageID.prefix(500))
+        try await database.write { connection in
+            try connection.run(
+                """
+                INSERT INTO mailbox_messages (mailbox, message_id, read_at) VALUES (?, ?, ?)
+                ON CONFLICT (mailbox, message_id) DO NOTHING
+                """, [.text(mailbox), .text(key), .real(now.timeIntervalSince1970)])
+        }
+    }
+
+    public func forgetOldMailboxMessages(_ mailbox: String, keeping kept: Int) async throws {
+        try await database.write { connection in
+            try connection.run(
+                """
+                DELETE FROM mailbox_messages WHERE mailbox = ? AND message_id IN (
+                    SELECT message_id FROM mailbox_messages WHERE mailbox = ? ORDER BY read_at DESC
+                    LIMIT 1000000000 OFFSET ?)
+                """, [.text(mailbox), .text(mailbox), .integer(Int64(kept))])
+        }
+    }
+
     public func setWatchSource(_ number: TrackingNumber, owner: WatchOwner, source: Data) async throws {
         try await database.write { connection in
             try connection.run(

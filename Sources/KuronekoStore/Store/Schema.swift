@@ -205,12 +205,27 @@ enum Schema {
         SQLiteDatabase.Migration(version: 11, sql: SchemaFills.carrierPagesSQL(text: "TEXT", real: "REAL", blob: "BLOB", id: "INTEGER PRIMARY KEY")),
         // 12: the mailboxes read for shipping mails (where each was read up to), and the mail a watch came from.
         SQLiteDatabase.Migration(version: 12, sql: SchemaFills.mailboxesSQL(text: "TEXT", real: "REAL", integer: "INTEGER")),
+        // 13: the Message-IDs of a mailbox's mails already turned into watches (a folder read again never adds twice).
+        SQLiteDatabase.Migration(version: 13, sql: SchemaFills.mailboxMessagesSQL(text: "TEXT", real: "REAL")),
     ]
 }
 
 
 /// Steps of migrations written in Swift, for both engines.
 public enum SchemaFills {
+    /// Migration 13 on either engine.
+    public static func mailboxMessagesSQL(text: String, real: String) -> String {
+        """
+        CREATE TABLE mailbox_messages (
+            mailbox \(text) NOT NULL,
+            message_id \(text) NOT NULL,
+            read_at \(real) NOT NULL,
+            PRIMARY KEY (mailbox, message_id)
+        );
+        CREATE INDEX mailbox_messages_by_time ON mailbox_messages (mailbox, read_at);
+        """
+    }
+
     /// Migration 12 on either engine.
     public static func mailboxesSQL(text: String, real: String, integer: String) -> String {
         """

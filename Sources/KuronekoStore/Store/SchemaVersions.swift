@@ -24,6 +24,7 @@ public enum SchemaVersions {
         12:
             "adds the mailboxes read for shipping mails (where each was read up to, and since when one fails) and the "
             + "mail each watch came from",
+        13: "adds the Message-IDs of each mailbox's mails already turned into watches, so a folder read again adds none twice",
     ]
 
     /// The newest version this build knows.

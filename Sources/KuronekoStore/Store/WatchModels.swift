@@ -303,6 +303,12 @@ public protocol WatchStore: Sendable {
     func mailboxProgress(_ name: String) async throws -> (uidValidity: UInt64, lastUID: UInt64)?
     /// Keeps where a mailbox was read up to (after each message, so a restart reads none twice).
     func setMailboxProgress(_ name: String, uidValidity: UInt64, lastUID: UInt64, at: Date) async throws
+    /// Whether a mail of `mailbox` with this Message-ID was turned into watches before.
+    func mailboxMessageKnown(_ mailbox: String, messageID: String) async throws -> Bool
+    /// Remembers that a mail of `mailbox` was turned into watches.
+    func rememberMailboxMessage(_ mailbox: String, messageID: String, at: Date) async throws
+    /// Forgets all but the newest `keeping` Message-IDs remembered of `mailbox` (the memory is bounded).
+    func forgetOldMailboxMessages(_ mailbox: String, keeping: Int) async throws
     /// Records that a mailbox cannot be read (`problem`) or is read again (`nil`); when that is news to the
     /// database, queues `notice` as `mailbox_failing` or `mailbox_restored` for the operator's channels, in the
     /// same transaction. - Returns: whether the state changed (and the news was queued).

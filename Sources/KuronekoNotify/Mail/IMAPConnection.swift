@@ -1,0 +1,146 @@
+import CCrypto
+import Foundation
+
+#if canImport(Glibc)
+    import Glibc
+#endif
+
+/// One TCP connection to an IMAP server, with TLS from OpenSSL (from the start for `imaps://`, after STARTTLS for
+/// `imap://`); the certificate checked against the system's authorities (or `caFile`) and the host's name or
+/// address. Every read and write waits at most `timeout`; a peer that stops sending is an error, never a hang.
+/// Owns its socket and OpenSSL objects and frees them; blocking: used from a thread of its own.
+final class IMAPConnection {
+    private let host: String
+    private let timeout: Double
+    private var descriptor: Int32 = -1
+    private var context: OpaquePointer?
+    private var ssl: OpaquePointer?
+
+    /// Connects (within `timeout`), and for `tls` makes the TLS handshake at once.
+    init(host: String, port: Int, timeout: Double, tls: Bool, caFile: String?) throws(MailboxError) {
+        self.host = host
+        self.timeout = max(0.1, timeout)
+        descriptor = try Self.connect(host: host, port: port, timeout: self.timeout)
+        if tls { try startTLS(caFile: caFile) }
+    }
+
+    deinit {
+        if let ssl {
+            SSL_shutdown(ssl)
+            SSL_free(ssl)
+        }
+        if let context { SSL_CTX_free(context) }
+        if descriptor >= 0 { close(descriptor) }
+    }
+
+    /// The TLS handshake on the connection as it stands (after STARTTLS's OK, or at once).
+    func startTLS(caFile: String?) throws(MailboxError) {
+        guard let context = SSL_CTX_new(TLS_client_method()) else { throw fail("OpenSSL could not make a TLS context") }
+        self.context = context
+        kuroneko_ssl_require_tls12(context)
+        SSL_CTX_set_verify(context, SSL_VERIFY_PEER, nil)
+        let loaded =
+            caFile.map { SSL_CTX_load_verify_locations(context, $0, nil) } ?? SSL_CTX_set_default_verify_paths(context)
+        guard loaded == 1 else { throw fail("the certificate authorities \(caFile ?? "of the system") could not be read") }
+        guard let ssl = SSL_new(context) else { throw fail("OpenSSL could not make a TLS session") }
+        self.ssl = ssl
+        let parameters = SSL_get0_param(ssl)
+        let bare = host.hasPrefix("[") ? String(host.dropFirst().dropLast()) : host
+        if Self.isAddress(bare) {
+            X509_VERIFY_PARAM_set1_ip_asc(parameters, bare)
+        } else {
+            X509_VERIFY_PARAM_set1_host(parameters, bare, 0)
+            kuroneko_ssl_set_server_name(ssl, bare)
+        }
+        SSL_set_fd(ssl, descriptor)
+        guard SSL_connect(ssl) == 1 else {
+            let verify = SSL_get_verify_result(ssl)
+            if verify != X509_V_OK {
+                let reason = X509_verify_cert_error_string(Int(verify)).map { String(cString: $0) } ?? "not trusted"
+                throw fail("the server's certificate is refused: \(reason)")
+            }
+            throw fail("the TLS handshake failed: \(Self.openSSLError())")
+        }
+    }
+
+    /// Writes all of `bytes`.
+    func write(_ bytes: Data) throws(MailboxError) {
+        var offset = 0
+        while offset < bytes.count {
+            let written: Int = bytes.withUnsafeBytes { raw in
+                let start = raw.baseAddress! + offset
+                if let ssl { return Int(SSL_write(ssl, start, Int32(min(raw.count - offset, 1 << 20)))) }
+                return Glibc.send(descriptor, start, raw.count - offset, Int32(MSG_NOSIGNAL))
+            }
+            guard written > 0 else { throw fail("the connection was lost while writing") }
+            offset += written
+        }
+    }
+
+    /// Up to `count` bytes, waiting at most the timeout for the first. - Throws: when the peer closes or is silent.
+    func read(upTo count: Int) throws(MailboxError) -> Data {
+        var buffer = [UInt8](repeating: 0, count: count)
+        if ssl == nil || SSL_pending(ssl) == 0 {
+            var ready = pollfd(fd: descriptor, events: Int16(POLLIN), revents: 0)
+            let waited = poll(&ready, 1, Int32(timeout * 1_000))
+            guard waited > 0 else { throw fail("the server sent nothing for \(Int(timeout)) s") }
+        }
+        let got: Int = buffer.withUnsafeMutableBytes { raw in
+            if let ssl { return Int(SSL_read(ssl, raw.baseAddress, Int32(count))) }
+            return recv(descriptor, raw.baseAddress, count, 0)
+        }
+        guard got > 0 else { throw fail("the server closed the connection") }
+        return Data(buffer[0..<got])
+    }
+
+    private func fail(_ reason: String) -> MailboxError {
+        MailboxError(description: "\(host): \(reason)")
+    }
+
+    private static func isAddress(_ host: String) -> Bool {
+        var v4 = in_addr()
+        var v6 = in6_addr()
+        return inet_pton(AF_INET, host, &v4) == 1 || inet_pton(AF_INET6, host, &v6) == 1
+    }
+
+    private static func openSSLError() -> String {
+        let code = ERR_get_error()
+        guard code != 0 else { return "the connection was closed" }
+        var text = [CChar](repeating: 0, count: 256)
+        ERR_error_string_n(code, &text, text.count)
+        return String(cString: text)
+    }
+
+    /// A TCP connection to the first address of `host` that answers within `timeout`.
+    private static func connect(host: String, port: Int, timeout: Double) throws(MailboxError) -> Int32 {
+        var hints = addrinfo()
+        hints.ai_socktype = Int32(SOCK_STREAM.rawValue)
+        var found: UnsafeMutablePointer<addrinfo>?
+        let bare = host.hasPrefix("[") ? String(host.dropFirst().dropLast()) : host
+        guard getaddrinfo(bare, String(port), &hints, &found) == 0, let first = found else {
+            throw MailboxError(description: "\(host): the name does not resolve")
+        }
+        defer { freeaddrinfo(found) }
+        var entry: UnsafeMutablePointer<addrinfo>? = first
+        while let address = entry {
+            entry = address.pointee.ai_next
+            let socket = Glibc.socket(address.pointee.ai_family, address.pointee.ai_socktype, 0)
+            guard socket >= 0 else { continue }
+            let flags = fcntl(socket, F_GETFL)
+            _ = fcntl(socket, F_SETFL, flags | O_NONBLOCK)
+            let started = Glibc.connect(socket, address.pointee.ai_addr, address.pointee.ai_addrlen)
+            var ready = pollfd(fd: socket, events: Int16(POLLOUT), revents: 0)
+            var error: Int32 = 0
+            var length = socklen_t(MemoryLayout<Int32>.size)
+            if started == 0
+                || (errno == EINPROGRESS && poll(&ready, 1, Int32(timeout * 1_000)) > 0
+                    && getsockopt(socket, SOL_SOCKET, SO_ERROR, &error, &length) == 0 && error == 0)
+            {
+                _ = fcntl(socket, F_SETFL, flags)
+                return socket
+            }
+            close(socket)
+        }
+        throw MailboxError(description: "\(host):\(port) could not be reached within \(Int(timeout)) s")
+    }
+}
