@@ -37,6 +37,19 @@ struct MailboxTests {
             #expect(outcome.status == 0, "\(outcome.standardError)")
         }
 
+        /// `count` copies of a mail of the corpus (`ordinary/…` for the ordinary ones), written into the Maildir.
+        func fill(_ count: Int, _ name: String) async throws {
+            let outcome = try await KuronekoBinary.run(
+                ["fill", directory, String(count), corpus.appendingPathComponent(name).path], executable: script)
+            #expect(outcome.status == 0, "\(outcome.standardError)")
+        }
+
+        /// INBOX numbered afresh under a new UIDVALIDITY.
+        func renumber() async throws {
+            let outcome = try await KuronekoBinary.run(["renumber", directory], executable: script)
+            #expect(outcome.status == 0, "\(outcome.standardError)")
+        }
+
         /// Stops Dovecot on a thread of its own, returning at once (for `defer`).
         func stop() {
             let directory = self.directory

@@ -5,8 +5,8 @@ import KuronekoStore
 import Synchronization
 
 /// Reads a mailbox for shipping mails every interval: the messages above the last UID read (under the folder's
-/// UIDVALIDITY, both kept in the store after each message, so after a restart none is read twice and none is
-/// skipped), each read by ``ShippingMailReader`` and its parcels watched for `owner` with the mail as their
+/// UIDVALIDITY, both kept in the store after each mail that added watches and at the end of each poll, so after
+/// a restart none is skipped and none adds watches twice), each read by ``ShippingMailReader`` and its parcels watched for `owner` with the mail as their
 /// source. Nothing is deleted; \Seen is left as it was unless `markSeen`. A failure is logged once (until the
 /// mailbox reads again), shown by `/readyz` and `/metrics`, and told once to the operator's channels (those
 /// that hear `page_changed`), as is its end. A poll that leaves messages waiting is followed at once by the next.
@@ -127,7 +127,8 @@ public final class MailboxReader: Sendable {
             var parcels = 0
             var shipping: [UInt64] = []
             var remembered = false
-            for item in new.items {
+            for (index, item) in new.items.enumerated() {
+                var watchedHere = 0
                 switch item.outcome {
                 case .success(let raw):
                     let mail = try await readOnLane(raw)
@@ -137,6 +138,7 @@ public final class MailboxReader: Sendable {
                         // Turned into watches before (the folder is read again): nothing is added twice.
                     } else {
                         let watched = try await watch(mail)
+                        watchedHere = watched
                         parcels += watched
                         if watched > 0, let id = mail.messageID, !id.isEmpty {
                             try await store.rememberMailboxMessage(name, messageID: id, at: clock.now)
@@ -147,7 +149,11 @@ public final class MailboxReader: Sendable {
                 case .failure(let error):
                     skip(item.uid, because: error.description)
                 }
-                try await store.setMailboxProgress(name, uidValidity: new.uidValidity, lastUID: item.uid, at: clock.now)
+                // Kept after each mail that added watches and at the end: a restart reads again at most the mails
+                // that added none (and a mail read again adds nothing twice: its Message-ID is remembered).
+                if watchedHere > 0 || index == new.items.count - 1 {
+                    try await store.setMailboxProgress(name, uidValidity: new.uidValidity, lastUID: item.uid, at: clock.now)
+                }
             }
             if remembered { try await store.forgetOldMailboxMessages(name, keeping: Self.messagesRemembered) }
             if let moveTo, !shipping.isEmpty {
