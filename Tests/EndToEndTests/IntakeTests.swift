@@ -50,6 +50,18 @@ struct IntakeTests {
         #expect(table.standardOutput.contains("more than 100 parcels in one mail: only the first 100 are taken"))
     }
 
+    @Test("what a mail's sender wrote is printed with its control and format characters escaped")
+    func escaped() async throws {
+        let number = ValidNumbers.numbers(1, from: 69_100_000_000)[0].digits
+        let mail = "Subject: \u{1B}]52;c;cGF5bG9hZA==\u{07} 発送\u{202E}txt.exe\r\nFrom: shop@example.com\r\n\r\n"
+            + "[ショップ名] 黒猫\u{1B}[2J商店\r\nお問い合わせ伝票番号：\(number)\r\n"
+        let outcome = try await KuronekoBinary.run(["intake", "-"], input: mail)
+        #expect(outcome.status == 0, "\(outcome.standardError)")
+        #expect(!outcome.standardOutput.unicodeScalars.contains { $0 == "\u{1B}" || $0 == "\u{07}" || $0 == "\u{202E}" })
+        #expect(outcome.standardOutput.contains("\\u{1b}]52;c;cGF5bG9hZA==\\u{7} 発送\\u{202e}txt.exe"), "\(outcome.standardOutput)")
+        #expect(outcome.standardOutput.contains("黒猫\\u{1b}[2J商店"), "\(outcome.standardOutput)")
+    }
+
     @Test("refusals: a missing file, two files")
     func refusals() async throws {
         let missing = try await KuronekoBinary.run(["intake", "/nonexistent/mail.eml"])

@@ -90,6 +90,17 @@ struct MailDecodingTests {
         #expect(String(decoding: TransferEncoding.base64(Data("5Yqg\r\n6Zm2".utf8)), as: UTF8.self) == "加陶")
     }
 
+    @Test("an mbox past the limit says so: the first messages are split off and `more` is set")
+    func mboxLimit() throws {
+        let mbox = try Data(contentsOf: ShippingMailTests.directory.appendingPathComponent("three.mbox"))
+        let two = Mailbox.split(mbox, limit: 2)
+        #expect(two.messages.count == 2 && two.more)
+        let three = Mailbox.split(mbox, limit: 3)
+        #expect(three.messages.count == 3 && !three.more)
+        #expect(Mailbox.split(mbox).messages.count == 3 && !Mailbox.split(mbox).more)
+        #expect(Mailbox.firstMessage(in: mbox) == three.messages[0])
+    }
+
     @Test("a message larger than allowed is not read, and says so; parts and depth are bounded")
     func limits() {
         var limits = MailLimits()
