@@ -142,7 +142,7 @@ enum MailText {
             var semicolon = index + 1
             while semicolon < bytes.count, semicolon < index + 10, bytes[semicolon] != UInt8(ascii: ";") { semicolon += 1 }
             guard semicolon < bytes.count, bytes[semicolon] == UInt8(ascii: ";"),
-                let decoded = reference(String(decoding: bytes[(index + 1)..<semicolon], as: UTF8.self))
+                let decoded = CharacterReference.scalar(named: String(decoding: bytes[(index + 1)..<semicolon], as: UTF8.self)).map(String.init)
             else {
                 out.append(byte)
                 index += 1
@@ -154,21 +154,4 @@ enum MailText {
         return out
     }
 
-    private static func reference(_ name: String) -> String? {
-        switch name {
-        case "amp": return "&"
-        case "lt": return "<"
-        case "gt": return ">"
-        case "quot": return "\""
-        case "apos": return "'"
-        case "nbsp": return " "
-        default:
-            if name.hasPrefix("#x") || name.hasPrefix("#X") {
-                return UInt32(name.dropFirst(2), radix: 16).flatMap(Unicode.Scalar.init).map { String($0) }
-            } else if name.hasPrefix("#") {
-                return UInt32(name.dropFirst()).flatMap(Unicode.Scalar.init).map { String($0) }
-            }
-            return nil
-        }
-    }
 }

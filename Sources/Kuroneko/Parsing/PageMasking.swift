@@ -69,7 +69,7 @@ public enum PageMasking {
         var index = text.startIndex
         while index < text.endIndex {
             if text[index] == "&", let semicolon = text[index..<min(text.endIndex, index + 12)].firstIndex(of: ";"),
-                let scalar = reference(String(String.UnicodeScalarView(text[(index + 1)..<semicolon])))
+                let scalar = CharacterReference.scalar(named: String(String.UnicodeScalarView(text[(index + 1)..<semicolon])))
             {
                 units.append(TextUnit(scalar: scalar, written: text[index...semicolon]))
                 index = semicolon + 1
@@ -81,21 +81,6 @@ public enum PageMasking {
         return units
     }
 
-    private static func reference(_ name: String) -> Unicode.Scalar? {
-        switch name {
-        case "amp": return "&"
-        case "lt": return "<"
-        case "gt": return ">"
-        case "quot": return "\""
-        case "apos": return "'"
-        case "nbsp": return "\u{A0}"
-        case "copy": return "©"
-        default:
-            if name.hasPrefix("#x") || name.hasPrefix("#X") { return UInt32(name.dropFirst(2), radix: 16).flatMap(Unicode.Scalar.init) }
-            if name.hasPrefix("#") { return UInt32(name.dropFirst()).flatMap(Unicode.Scalar.init) }
-            return nil
-        }
-    }
 
     /// The units, each word of the vocabulary kept as written (when `keeping`) and every other letter or digit
     /// replaced by its placeholder; spaces, punctuation and symbols stay as written.

@@ -205,7 +205,7 @@ public enum PageRedaction {
             if text[position] == "&", let semicolon = text[position...].prefix(12).firstIndex(of: ";") {
                 let raw = Array(text[position...semicolon])
                 let name = String(String.UnicodeScalarView(raw.dropFirst().dropLast()))
-                units.append(TextUnit(raw: raw, character: reference(name)))
+                units.append(TextUnit(raw: raw, character: CharacterReference.scalar(named: name)))
                 position = semicolon + 1
             } else {
                 units.append(TextUnit(raw: [text[position]], character: text[position]))
@@ -213,22 +213,6 @@ public enum PageRedaction {
             }
         }
         return units
-    }
-
-    /// The character a reference's name (between `&` and `;`) stands for.
-    private static func reference(_ name: String) -> Unicode.Scalar? {
-        switch name {
-        case "nbsp": return "\u{A0}"
-        case "amp": return "&"
-        case "lt": return "<"
-        case "gt": return ">"
-        case "quot": return "\""
-        default: break
-        }
-        guard name.hasPrefix("#") else { return nil }
-        let digits = name.dropFirst()
-        let value = digits.first == "x" || digits.first == "X" ? UInt32(digits.dropFirst(), radix: 16) : UInt32(digits)
-        return value.flatMap(Unicode.Scalar.init)
     }
 
     /// Every character from `start` on becomes ○ (a reference becomes `&#9675;`) but spaces, 様 and 殿, so the
