@@ -4,7 +4,7 @@ import Testing
 
 /// Numbers of all three carriers, mixed and unnamed, through `serve` against `kuroneko simulate` (which
 /// serves every carrier at its real paths), and the carrier options refused when wrong.
-@Suite("serve with three carriers", .serialized, .timeLimit(.minutes(3)))
+@Suite("serve with three carriers", .serialized, .timeLimit(.minutes(10)))
 struct CarrierServeTests {
     /// In the simulator a 12-digit number starting with 8 is Sagawa's, with 9 Japan Post's; 10 digits are
     /// Sagawa's; international numbers Japan Post's.

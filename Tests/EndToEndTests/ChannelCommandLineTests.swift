@@ -3,7 +3,7 @@ import KuronekoTestSupport
 import Testing
 
 /// `kuroneko channels` and `notify-test` on the local file, against a local receiver standing in for ntfy.
-@Suite("channels on the command line", .timeLimit(.minutes(1)))
+@Suite("channels on the command line", .timeLimit(.minutes(10)))
 struct ChannelCommandLineTests {
     @Test("add, list, notify-test (ntfy's headers and body), remove; bad input refused by name")
     func channels() async throws {

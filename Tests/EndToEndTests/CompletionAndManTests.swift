@@ -4,7 +4,7 @@ import Testing
 
 /// The completion scripts and the man page, generated from the command descriptions, as the shells and
 /// man(1) read them.
-@Suite("completions and the man page", .timeLimit(.minutes(3)))
+@Suite("completions and the man page", .timeLimit(.minutes(10)))
 struct CompletionAndManTests {
     private static func installed(_ path: String) -> Bool { FileManager.default.isExecutableFile(atPath: path) }
 

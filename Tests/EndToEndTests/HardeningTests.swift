@@ -3,7 +3,7 @@ import KuronekoTestSupport
 import Testing
 
 /// `kuroneko serve` against hostile framing, on raw sockets.
-@Suite("kuroneko serve: hostile requests", .serialized, .timeLimit(.minutes(3)))
+@Suite("kuroneko serve: hostile requests", .serialized, .timeLimit(.minutes(10)))
 struct HardeningTests {
     private static func status(of answer: String) -> Int? {
         answer.split(separator: " ").dropFirst().first.flatMap { Int($0) }

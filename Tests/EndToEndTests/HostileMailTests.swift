@@ -6,7 +6,7 @@ import Testing
 
 /// Mail is read off the server's cooperative pool: the worst uploads the server takes do not hold its other
 /// requests.
-@Suite("hostile mail and the server", .timeLimit(.minutes(3)))
+@Suite("hostile mail and the server", .timeLimit(.minutes(10)))
 struct HostileMailTests {
     /// A mail of `size` bytes of HTML made of carrier links, each closing an `<a>` (the shape that once copied
     /// everything written so far at each `</a>`).

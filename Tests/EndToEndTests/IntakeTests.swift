@@ -5,7 +5,7 @@ import Testing
 
 /// `kuroneko intake` on the shipping-mail corpus: a mail, an mbox, standard input, and `--watch` against the
 /// simulator.
-@Suite("kuroneko intake", .timeLimit(.minutes(2)))
+@Suite("kuroneko intake", .timeLimit(.minutes(10)))
 struct IntakeTests {
     static let corpus = Fixtures.packageDirectory.appendingPathComponent("Tests/Fixtures/mail")
 

@@ -10,7 +10,7 @@ import Testing
 /// LINE channels against a stand-in for the Messaging API, through the real client: push and broadcast, a
 /// retried message whose answer was lost (not delivered twice), the month's quota, the daily digest when it
 /// runs short, the monthly limit's hold, and a refused token shown on the channel.
-@Suite("LINE channels", .serialized, .timeLimit(.minutes(1)))
+@Suite("LINE channels", .serialized, .timeLimit(.minutes(10)))
 struct LineChannelTests {
     static let user = "U" + String(repeating: "4af4980629", count: 4).prefix(32)
     /// 2026-12-02 10:00 Japan time.

@@ -38,7 +38,7 @@ final class UpstreamPhase: Sendable {
 }
 
 @Suite(
-    "several servers on one PostgreSQL", .serialized, .timeLimit(.minutes(5)),
+    "several servers on one PostgreSQL", .serialized, .timeLimit(.minutes(10)),
     .enabled(if: PostgresForTests.settings != nil, "needs KURONEKO_TEST_POSTGRES (scripts/test sets it)"))
 struct MultiInstanceTests {
     @Test("three servers, one list: each change found once and delivered once, a server killed, the budget held")

@@ -5,7 +5,7 @@ import Testing
 
 /// The one outbound client: the proxy variables are honoured for channels and carrier pages alike, and the
 /// address guard holds on the address actually connected to.
-@Suite("the outbound client: proxies and the address guard", .timeLimit(.minutes(1)))
+@Suite("the outbound client: proxies and the address guard", .timeLimit(.minutes(10)))
 struct OutboundClientTests {
     private static func receiver() throws -> FakeUpstream {
         try FakeUpstream { _ in .init(status: 204, contentType: "text/plain", body: Data()) }

@@ -6,7 +6,7 @@ import Testing
 
 /// A carrier changes its page: `kuroneko serve` in front of `kuroneko simulate`, whose pages are switched to
 /// a changed layout and back, with an operator's ntfy channel on a local receiver.
-@Suite("a carrier's page changes", .serialized, .timeLimit(.minutes(3)))
+@Suite("a carrier's page changes", .serialized, .timeLimit(.minutes(10)))
 struct PageChangeTests {
     private static func json(_ response: HTTPResponse) throws -> JSON { try JSON(data: response.body) }
 
@@ -93,7 +93,7 @@ struct PageChangeTests {
         #expect(degraded.count == 1 && degraded.first?["carrier"]?.string == "yamato", "\(String(decoding: ready.body, as: UTF8.self))")
 
         // The operator is told once, however many pages are refused.
-        #expect(await receiver.waitForAnswers(timeout: .seconds(20)) { $0.count >= 1 })
+        #expect(await receiver.waitForAnswers(timeout: .seconds(120)) { $0.count >= 1 })
         let told = receiver.requests
         #expect(told.count == 1, "\(told.map { String(decoding: $0.body, as: UTF8.self) })")
         #expect(String(decoding: told[0].body, as: UTF8.self).contains("Yamato Transport's tracking page seems to have changed"))
@@ -132,7 +132,7 @@ struct PageChangeTests {
         }
         // Three pages read in a row mean the carrier's pages are read again, however few watches there are.
         for number in numbers[..<3] { #expect(try await api.get("/v1/shipments/\(number.digits)").status == 200) }
-        #expect(await receiver.waitForAnswers(timeout: .seconds(20)) { $0.count >= 2 })
+        #expect(await receiver.waitForAnswers(timeout: .seconds(120)) { $0.count >= 2 })
         #expect(String(decoding: receiver.requests[1].body, as: UTF8.self).contains("Kuroneko reads Yamato Transport's tracking pages again"))
         #expect(try await eventually {
             String(decoding: try await api.get("/metrics").body, as: UTF8.self)

@@ -3,11 +3,11 @@ import KuronekoTestSupport
 import Testing
 
 /// The upstream scheduler seen from outside: `kuroneko serve` in front of `kuroneko simulate`.
-@Suite("kuroneko serve: the upstream scheduler under faults and overload", .serialized, .timeLimit(.minutes(3)))
+@Suite("kuroneko serve: the upstream scheduler under faults and overload", .serialized, .timeLimit(.minutes(10)))
 struct SchedulerTests {
     /// Polls `read` every 50 ms until it satisfies `done`, for at most `timeout`; the last value read.
     private static func waitFor<T>(
-        timeout: Duration = .seconds(30), _ read: () async throws -> T, until done: (T) -> Bool
+        timeout: Duration = .seconds(120), _ read: () async throws -> T, until done: (T) -> Bool
     ) async throws -> T {
         let deadline = ContinuousClock.now + timeout
         while true {

@@ -3,7 +3,7 @@ import KuronekoTestSupport
 import Testing
 
 /// `kuroneko serve` on a loopback port: against its built-in simulator, and against `kuroneko simulate`.
-@Suite("kuroneko serve", .serialized, .timeLimit(.minutes(3)))
+@Suite("kuroneko serve", .serialized, .timeLimit(.minutes(10)))
 struct ServeTests {
     @Test("serve --demo answers shipments, logs one line per request without numbers, and exits 0 on SIGINT")
     func demo() async throws {

@@ -9,7 +9,7 @@ import Testing
 /// Sagawa and Japan Post are asked within budgets the servers on one PostgreSQL database share, as Yamato is:
 /// three servers ask each no faster than one would.
 @Suite(
-    "each carrier's budget shared on PostgreSQL", .serialized, .timeLimit(.minutes(3)),
+    "each carrier's budget shared on PostgreSQL", .serialized, .timeLimit(.minutes(10)),
     .enabled(if: PostgresForTests.settings != nil, "needs KURONEKO_TEST_POSTGRES (scripts/test sets it)"))
 struct SharedCarrierBudgetTests {
     /// The simulator's pages, answered on the fake's threads (which record when each request arrived).

@@ -3,7 +3,7 @@ import KuronekoTestSupport
 import Testing
 
 /// `kuroneko simulate` on a loopback port, with `kuroneko track` as its client.
-@Suite("kuroneko simulate", .serialized, .timeLimit(.minutes(3)))
+@Suite("kuroneko simulate", .serialized, .timeLimit(.minutes(10)))
 struct SimulateTests {
     @Test("track reads the simulator's pages; stats count the POSTs; SIGTERM exits 0")
     func trackAgainstSimulator() async throws {

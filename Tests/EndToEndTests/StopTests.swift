@@ -3,7 +3,7 @@ import KuronekoTestSupport
 import Testing
 
 /// How `kuroneko serve` stops: at once for new clients, with a deadline for the rest.
-@Suite("kuroneko serve: stopping", .serialized, .timeLimit(.minutes(3)))
+@Suite("kuroneko serve: stopping", .serialized, .timeLimit(.minutes(10)))
 struct StopTests {
     private static func status(of answer: String) -> Int? {
         answer.split(separator: " ").dropFirst().first.flatMap { Int($0) }

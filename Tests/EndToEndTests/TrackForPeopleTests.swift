@@ -6,7 +6,7 @@ import Testing
 
 /// `kuroneko track` as a person runs it: output as it arrives, progress on a terminal, partial failures,
 /// numbers piped in, and the small conveniences of a command-line tool.
-@Suite("kuroneko track for people", .serialized, .timeLimit(.minutes(3)))
+@Suite("kuroneko track for people", .serialized, .timeLimit(.minutes(10)))
 struct TrackForPeopleTests {
     private static func page(for request: FakeUpstream.Request) -> FakeUpstream.Response {
         .init(status: 200, body: FakeTrackingPage.html(for: FakeTrackingPage.numbers(inFormBody: request.body)))

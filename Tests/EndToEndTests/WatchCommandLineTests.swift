@@ -9,7 +9,7 @@ import Testing
 
 /// The watch-list commands as a person runs them, against `kuroneko simulate` on 127.0.0.1, each run on a
 /// database of its own.
-@Suite("watch lists on the command line", .timeLimit(.minutes(5)))
+@Suite("watch lists on the command line", .timeLimit(.minutes(10)))
 struct WatchCommandLineTests {
     private static func database() -> String {
         FileManager.default.temporaryDirectory.appendingPathComponent("cli-\(UUID().uuidString).sqlite").path

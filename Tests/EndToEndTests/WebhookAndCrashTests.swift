@@ -9,7 +9,7 @@ import Testing
 
 /// Webhooks through real sockets to a local receiver that checks signatures, and the watch list surviving
 /// `kill -9`.
-@Suite("watch lists: webhooks and crashes", .serialized, .timeLimit(.minutes(3)))
+@Suite("watch lists: webhooks and crashes", .serialized, .timeLimit(.minutes(10)))
 struct WebhookAndCrashTests {
     static func temporaryPath() -> String {
         FileManager.default.temporaryDirectory.appendingPathComponent("e2e-\(UUID().uuidString).sqlite").path

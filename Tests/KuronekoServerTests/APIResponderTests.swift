@@ -6,7 +6,7 @@ import KuronekoTestSupport
 import Testing
 
 /// The REST API in-process: a scripted upstream, a manual clock, no sockets.
-@Suite("API responder", .timeLimit(.minutes(2)))
+@Suite("API responder", .timeLimit(.minutes(10)))
 struct APIResponderTests {
     private static func json(_ response: HTTPResponse) async throws -> JSON { try JSON(data: response.body) }
 

@@ -5,7 +5,7 @@ import KuronekoTestSupport
 import Testing
 
 /// The real transport against upstreams that answer too much, redirect, or break mid-body.
-@Suite("Upstream answers are bounded", .timeLimit(.minutes(1)))
+@Suite("Upstream answers are bounded", .timeLimit(.minutes(10)))
 struct BoundedUpstreamTests {
     private static func request(_ upstream: RawUpstream) -> UpstreamRequest {
         UpstreamRequest(

@@ -10,7 +10,7 @@ import Testing
 
 /// `/v1/channels` with hostile input, and the deliverer: a change reaches a push subscription encrypted
 /// and signed; 410 ends the channel; 429 waits for Retry-After; quiet hours hold what is not urgent.
-@Suite("Notification channels", .timeLimit(.minutes(1)))
+@Suite("Notification channels", .timeLimit(.minutes(10)))
 struct ChannelTests {
     /// Records every request and answers as told.
     final class FakeService: ChannelSender {
@@ -211,7 +211,7 @@ struct ChannelTests {
 }
 
 /// LINE channels through the API, and a user's own URL answering 404.
-@Suite("Channel kinds through the API", .timeLimit(.minutes(1)))
+@Suite("Channel kinds through the API", .timeLimit(.minutes(10)))
 struct ChannelKindTests {
     static let user = "U" + String(repeating: "0123456789abcdef", count: 2)
 

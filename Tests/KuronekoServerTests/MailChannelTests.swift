@@ -10,7 +10,7 @@ import Testing
 /// E-mail channels: addresses checked, refused where the server sends no mail, the message's shape, and the
 /// deliverer handing a change to the mail sender (the SMTP exchange itself is tried against aiosmtpd by
 /// Tests/TLS/check_channels.py).
-@Suite("E-mail channels", .timeLimit(.minutes(1)))
+@Suite("E-mail channels", .timeLimit(.minutes(10)))
 struct MailChannelTests {
     final class FakeMail: MailSender {
         let sent = Mutex<[MailMessage]>([])

@@ -8,7 +8,7 @@ import Testing
 
 /// The middleware around the API, in-process: request ids, the access log, metrics with bounded labels,
 /// conditional requests, compression, CORS.
-@Suite("API middleware", .timeLimit(.minutes(2)))
+@Suite("API middleware", .timeLimit(.minutes(10)))
 struct MiddlewareTests {
     @Test("a shipment carries Cache-Control, Age and a strong ETag; If-None-Match gives 304, on the fast path too")
     func conditionalRequests() async throws {

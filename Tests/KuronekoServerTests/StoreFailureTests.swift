@@ -9,7 +9,7 @@ import Testing
 
 /// Store failures in background work are never lost in silence: logged once, counted, and an answer whose
 /// recording failed is recorded at the next try.
-@Suite("Store failures", .timeLimit(.minutes(1)))
+@Suite("Store failures", .timeLimit(.minutes(10)))
 struct StoreFailureTests {
     let now = Date(timeIntervalSince1970: 1_795_000_000)
 

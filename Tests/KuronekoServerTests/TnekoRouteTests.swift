@@ -22,7 +22,7 @@ private struct Status: Codable {
 }
 
 /// `POST /v1/tneko`: Yamato's own form body in, the original app's model out, and hostile bodies refused.
-@Suite("API: the original app's model", .timeLimit(.minutes(2)))
+@Suite("API: the original app's model", .timeLimit(.minutes(10)))
 struct TnekoRouteTests {
     private static func post(_ harness: Harness, _ body: String, type: String = "application/x-www-form-urlencoded")
         async -> HTTPResponse

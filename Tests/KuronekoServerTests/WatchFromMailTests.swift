@@ -8,7 +8,7 @@ import Testing
 
 /// `POST /v1/watches/from-mail` in-process: a saved mail's parcels watched for the caller, labelled; hostile
 /// bodies refused or read without a trap.
-@Suite("Watches from a saved mail", .timeLimit(.minutes(1)))
+@Suite("Watches from a saved mail", .timeLimit(.minutes(10)))
 struct WatchFromMailTests {
     static let corpus = Fixtures.packageDirectory.appendingPathComponent("Tests/Fixtures/mail")
 

@@ -9,7 +9,7 @@ import Testing
 import KuronekoNotify
 
 /// `/v1/watches` in-process: adding, listing, paging, changes, keys and isolation, hostile bodies.
-@Suite("API: watch lists", .timeLimit(.minutes(2)))
+@Suite("API: watch lists", .timeLimit(.minutes(10)))
 struct WatchRoutesTests {
     private static func json(_ response: HTTPResponse) async throws -> JSON { try JSON(data: response.body) }
 

@@ -5,7 +5,7 @@ import KuronekoTestSupport
 import KuronekoWebApp
 import Testing
 
-@Suite("The web app's files, as the server sends them", .timeLimit(.minutes(2)))
+@Suite("The web app's files, as the server sends them", .timeLimit(.minutes(10)))
 struct WebAppTests {
     let harness: Harness
     let app = WebApp.embedded

@@ -7,7 +7,7 @@ import Testing
 
 /// Numbers of every carrier looked up without naming the carrier, against the simulator serving all three
 /// at their real paths: each found where it is, remembered, asked nowhere else once known.
-@Suite("carrier from the number", .timeLimit(.minutes(1)))
+@Suite("carrier from the number", .timeLimit(.minutes(10)))
 struct CarrierDetectionTests {
     private static let start = Date(timeIntervalSince1970: 1_790_000_000)
 
@@ -134,7 +134,7 @@ struct CarrierDetectionTests {
 }
 
 /// Each carrier has its own scheduler: Yamato hanging or failing neither slows nor opens anyone else's.
-@Suite("carriers apart", .timeLimit(.minutes(1)))
+@Suite("carriers apart", .timeLimit(.minutes(10)))
 struct CarrierIndependenceTests {
     /// Yamato never answers (until cancelled) or answers 500; the others are the simulator.
     private struct BrokenYamato: HTTPTransport {
@@ -195,7 +195,7 @@ struct CarrierIndependenceTests {
 }
 
 /// Sagawa's form state: fetched once, reused, and fetched again when the site refuses it.
-@Suite("Sagawa's form state", .timeLimit(.minutes(1)))
+@Suite("Sagawa's form state", .timeLimit(.minutes(10)))
 struct SagawaFormStateTests {
     /// Passes requests to the simulator, spoiling the state of the POSTs it is told to (as a site that has
     /// forgotten the state would see it).

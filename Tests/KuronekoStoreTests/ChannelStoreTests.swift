@@ -9,7 +9,7 @@ import Testing
 
 /// Notification channels in the store, on both engines: each change queued for the owner's channels that
 /// hear it, in the change's transaction; claimed in order per channel; ended channels hear nothing more.
-@Suite("Channels in the store", .timeLimit(.minutes(2)))
+@Suite("Channels in the store", .timeLimit(.minutes(10)))
 struct ChannelStoreTests {
     private static let now = Date(timeIntervalSince1970: 1_790_000_000)
 

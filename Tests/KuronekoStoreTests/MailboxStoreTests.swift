@@ -7,7 +7,7 @@ import Testing
 
 /// What the store keeps of a mailbox read for shipping mails, on both engines: where it was read up to, and
 /// whether it fails, told once to the operator's channels by whichever server sees it first.
-@Suite("Mailboxes in the store", .timeLimit(.minutes(2)))
+@Suite("Mailboxes in the store", .timeLimit(.minutes(10)))
 struct MailboxStoreTests {
     private static let now = Date(timeIntervalSince1970: 1_790_000_000)
     private static let name = "imaps://hanako@mail.example/INBOX"

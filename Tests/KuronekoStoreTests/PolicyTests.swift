@@ -9,7 +9,7 @@ import Testing
 @testable import KuronekoStore
 
 /// Pure policy: poll intervals, delivery retries, signatures, webhook addresses, the calendar.
-@Suite("Watch policies", .timeLimit(.minutes(2)))
+@Suite("Watch policies", .timeLimit(.minutes(10)))
 struct PolicyTests {
     let now = Date(timeIntervalSince1970: 1_795_000_000)
 
@@ -149,7 +149,7 @@ struct PolicyTests {
 }
 
 /// The poller over a real store, with an injected clock and a scripted check.
-@Suite("Watch poller", .timeLimit(.minutes(2)))
+@Suite("Watch poller", .timeLimit(.minutes(10)))
 struct WatchPollerTests {
     @Test("due numbers are checked ten at a time; a failed check is postponed, not retried at once")
     func batches() async throws {
@@ -182,7 +182,7 @@ struct WatchPollerTests {
 
 /// The poller fills a POST with numbers due soon: within half their own interval, of the carriers already
 /// being asked, never a number held back, never one checked before half its interval.
-@Suite("Watch poller: full POSTs", .timeLimit(.minutes(2)))
+@Suite("Watch poller: full POSTs", .timeLimit(.minutes(10)))
 struct WatchPollerFillTests {
     private static let start = Date(timeIntervalSince1970: 1_795_000_000)
 
@@ -309,7 +309,7 @@ private final class CheckLog: @unchecked Sendable {
     var all: [TrackingNumber] { lock.withLock { numbers } }
 }
 
-@Suite("The label rule, shared by the API and the command line", .timeLimit(.minutes(2)))
+@Suite("The label rule, shared by the API and the command line", .timeLimit(.minutes(10)))
 struct WatchLabelTests {
     @Test(
         "refused: control characters (C0, DEL, C1 such as U+0085), separators, too many characters or bytes",

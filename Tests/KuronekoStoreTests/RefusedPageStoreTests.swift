@@ -7,7 +7,7 @@ import Testing
 
 /// What the store keeps when a carrier's page is not understood, on both engines: the watches' state, the
 /// pages (bounded), and the carrier's state, whose changes reach the operator's channels once.
-@Suite("Refused pages in the store", .timeLimit(.minutes(2)))
+@Suite("Refused pages in the store", .timeLimit(.minutes(10)))
 struct RefusedPageStoreTests {
     private static let now = Date(timeIntervalSince1970: 1_790_000_000)
 

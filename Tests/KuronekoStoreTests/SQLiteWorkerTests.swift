@@ -6,7 +6,7 @@ import Testing
 
 /// The threads that own SQLite's connections: writes queued together share one commit, one that throws is
 /// rolled back alone, and a call cancelled before its turn never runs.
-@Suite("SQLite's connection threads", .timeLimit(.minutes(1)))
+@Suite("SQLite's connection threads", .timeLimit(.minutes(10)))
 struct SQLiteWorkerTests {
     static func database() throws -> SQLiteDatabase {
         let path = FileManager.default.temporaryDirectory.appendingPathComponent("worker-\(UUID().uuidString).sqlite")

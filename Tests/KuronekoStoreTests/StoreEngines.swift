@@ -74,7 +74,7 @@ enum PostgresTestServer {
     }
 }
 
-@Suite("Store engines", .timeLimit(.minutes(2)))
+@Suite("Store engines", .timeLimit(.minutes(10)))
 struct StoreEngineTests {
     @Test("PostgreSQL is tested when the test command asks for it")
     func postgresPresent() {
@@ -88,7 +88,7 @@ struct StoreEngineTests {
 }
 
 @Suite(
-    "PostgreSQL store", .timeLimit(.minutes(2)),
+    "PostgreSQL store", .timeLimit(.minutes(10)),
     .enabled(if: PostgresTestServer.settings != nil, "needs KURONEKO_TEST_POSTGRES (scripts/test sets it)"))
 struct PostgresStoreTests {
     @Test("servers starting together migrate once: four at once on an empty database, each migration applied once")

@@ -6,7 +6,7 @@ import Testing
 
 /// Watches and their carriers, on both engines: what the migration makes of the watches before carriers,
 /// a carrier named or found, and a number watched at one carrier only.
-@Suite("Watches and carriers", .timeLimit(.minutes(2)))
+@Suite("Watches and carriers", .timeLimit(.minutes(10)))
 struct WatchCarrierTests {
     private static let now = Date(timeIntervalSince1970: 1_790_000_000)
 

@@ -7,7 +7,7 @@ import Testing
 
 /// The list narrowed in SQL, on both engines: search by the one normalising rule, families, codes, carriers,
 /// forecast days, the summary counted by the database, and the columns filled for rows of earlier versions.
-@Suite("Watch list queries", .timeLimit(.minutes(3)))
+@Suite("Watch list queries", .timeLimit(.minutes(10)))
 struct WatchListQueryTests {
     let now = Date(timeIntervalSince1970: 1_795_000_000)
 

@@ -43,14 +43,16 @@ private final class Parked: Sendable {
 }
 
 /// Reads `condition` every 50 ms until it holds or `timeout` passes: waiting for something another process
-/// does (a server's state, a receiver's request), with a bound. - Returns: whether it held in time.
+/// does (a server's state, a receiver's request), with a bound that catches a hang, not a slow machine (the
+/// condition is read once more at the deadline, so a task that was kept waiting for a thread past it is not
+/// failed for that). - Returns: whether it held in time.
 public func eventually(
-    within timeout: Duration = .seconds(30), _ condition: () async throws -> Bool
+    within timeout: Duration = .seconds(120), _ condition: () async throws -> Bool
 ) async throws -> Bool {
     let deadline = ContinuousClock.now + timeout
     while ContinuousClock.now < deadline {
         if try await condition() { return true }
         try await Task.sleep(for: .milliseconds(50))
     }
-    return false
+    return try await condition()
 }

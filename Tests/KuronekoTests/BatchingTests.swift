@@ -4,7 +4,7 @@ import Testing
 
 @testable import Kuroneko
 
-@Suite("Batching", .timeLimit(.minutes(2)))
+@Suite("Batching", .timeLimit(.minutes(10)))
 struct BatchingTests {
     static func numbers(_ count: Int) -> [TrackingNumber] { ValidNumbers.numbers(count) }
 

@@ -114,7 +114,7 @@ struct CarrierPageRefusalTests {
         #expect(JapanPostPageParser.time("2026/13/45 99:99", region: "東京都") == nil)
     }
 
-    @Test("pages cut anywhere, or with bytes changed, are answered or refused: never a trap", .timeLimit(.minutes(1)))
+    @Test("pages cut anywhere, or with bytes changed, are answered or refused: never a trap", .timeLimit(.minutes(10)))
     func mangledPages() throws {
         var generator = SystemRandomNumberGenerator()
         for page in Fixtures.sagawaCases + Fixtures.japanPostCases {

@@ -6,7 +6,7 @@ import Testing
 
 /// The client and its scheduler on a manual clock with a scripted transport: pacing, retries, deadlines,
 /// cancellation, as the tasks and the actor really run them.
-@Suite("Client: politeness, retries, deadlines, cancellation", .timeLimit(.minutes(2)))
+@Suite("Client: politeness, retries, deadlines, cancellation", .timeLimit(.minutes(10)))
 struct ClientTests {
     fileprivate static func response(_ status: Int, _ body: Data = Data()) -> UpstreamResponse {
         UpstreamResponse(status: status, headers: ["Content-Type": "text/html; charset=UTF-8"], body: body)

@@ -12,7 +12,7 @@ private struct Shipment {
 
 /// The library as a newcomer uses it: per-number answers as they arrive, Codable numbers, readable codes,
 /// module-qualified names, and the original app's model.
-@Suite("Library for people", .timeLimit(.minutes(2)))
+@Suite("Library for people", .timeLimit(.minutes(10)))
 struct LibraryForPeopleTests {
     @Test("module-qualified names work beside a program's own type of the same name")
     func moduleQualification() throws {

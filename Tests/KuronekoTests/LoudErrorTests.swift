@@ -5,7 +5,7 @@ import Testing
 @testable import Kuroneko
 
 /// The parser refuses what it does not understand with a typed error, never an empty or partial success.
-@Suite("Loud errors", .timeLimit(.minutes(2)))
+@Suite("Loud errors", .timeLimit(.minutes(10)))
 struct LoudErrorTests {
     private let now = Date(timeIntervalSince1970: 1_790_000_000)
 

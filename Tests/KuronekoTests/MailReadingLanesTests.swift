@@ -6,7 +6,7 @@ import Testing
 @testable import Kuroneko
 
 /// Mail is read on lanes of its own, a bounded number at a time: past the lanes and the wait, refused at once.
-@Suite("mail-reading lanes", .timeLimit(.minutes(1)))
+@Suite("mail-reading lanes", .timeLimit(.minutes(10)))
 struct MailReadingLanesTests {
     @Test("one lane, one waiting: a third read is refused at once; the waiting one runs when the lane is free")
     func bounded() async throws {
@@ -14,9 +14,9 @@ struct MailReadingLanesTests {
         // The first read holds its lane (a thread of the lanes' own queue, not the cooperative pool) until released.
         let release = DispatchSemaphore(value: 0)
         let first = Task { try await lanes.run { release.wait(); return 1 } }
-        #expect(try await eventually(within: .seconds(10)) { lanes.load.reading == 1 })
+        #expect(try await eventually(within: .seconds(120)) { lanes.load.reading == 1 })
         let second = Task { try await lanes.run { 2 } }
-        #expect(try await eventually(within: .seconds(10)) { lanes.load.waiting == 1 })
+        #expect(try await eventually(within: .seconds(120)) { lanes.load.waiting == 1 })
         await #expect(throws: MailReadingBusy.self) { try await lanes.run { 3 } }
         release.signal()
         #expect(try await first.value == 1)

@@ -6,7 +6,7 @@ import Testing
 
 /// The shipping-mail corpus (Tests/Fixtures/mail, written by its make_corpus.py from the facts): every mail
 /// read, every finding exactly as expected, nothing more.
-@Suite("Shipping mails", .timeLimit(.minutes(1)))
+@Suite("Shipping mails", .timeLimit(.minutes(10)))
 struct ShippingMailTests {
     static let directory = Fixtures.packageDirectory.appendingPathComponent("Tests/Fixtures/mail")
 
@@ -38,7 +38,7 @@ struct ShippingMailTests {
 
 /// Mails that are not shipping notices (Tests/Fixtures/mail/ordinary, written by its make_ordinary.py): each holds a
 /// number a careless reader would take, and none is a parcel.
-@Suite("Ordinary mails", .timeLimit(.minutes(1)))
+@Suite("Ordinary mails", .timeLimit(.minutes(10)))
 struct OrdinaryMailTests {
     static let directory = ShippingMailTests.directory.appendingPathComponent("ordinary")
 

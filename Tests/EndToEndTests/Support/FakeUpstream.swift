@@ -107,7 +107,7 @@ final class FakeUpstream: @unchecked Sendable {
 
     /// Waits (on a thread of its own, woken by each answer) until the requests answered so far satisfy
     /// `condition`, for at most `timeout`.
-    func waitForAnswers(timeout: Duration = .seconds(30), until condition: @escaping @Sendable ([Request]) -> Bool)
+    func waitForAnswers(timeout: Duration = .seconds(120), until condition: @escaping @Sendable ([Request]) -> Bool)
         async -> Bool
     {
         await onOwnThread { [self] in

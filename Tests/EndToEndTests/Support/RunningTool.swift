@@ -46,7 +46,7 @@ final class RunningTool: Sendable {
     }
 
     /// Waits (on a thread of its own) until `count` lines are out, for at most `timeout`.
-    func waitForLines(_ count: Int, timeout: Duration = .seconds(30)) async -> Bool {
+    func waitForLines(_ count: Int, timeout: Duration = .seconds(120)) async -> Bool {
         await onOwnThread { [self] in
             let deadline = DispatchTime.now() + .milliseconds(Int(timeout / .milliseconds(1)))
             while lines.count < count {

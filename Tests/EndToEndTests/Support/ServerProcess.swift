@@ -20,7 +20,7 @@ final class ServerProcess: Sendable {
     private let log: LogCollector
 
     /// How long a server may take to say it is listening.
-    static let startTimeout = Duration.seconds(30)
+    static let startTimeout = Duration.seconds(120)
 
     /// Starts `kuroneko ARGUMENTS --port 0` and waits (at most ``startTimeout``) for its "listening on" line.
     /// - Parameters:
@@ -82,7 +82,7 @@ final class ServerProcess: Sendable {
 
     /// Waits (on a thread of its own) until the server's standard error contains `text`, for at most
     /// `timeout`: woken by each chunk the server writes, not by a timer.
-    func waitForLog(_ text: String, timeout: Duration = .seconds(30)) async -> Bool {
+    func waitForLog(_ text: String, timeout: Duration = .seconds(120)) async -> Bool {
         let log = self.log
         return await onOwnThread {
             let deadline = ContinuousClock.now + timeout
