@@ -5,7 +5,7 @@ import Testing
 
 /// `serve --mailbox` against Dovecot at the sizes and changes real mailboxes have: a folder of 60,000 messages,
 /// and a folder numbered afresh (a new UIDVALIDITY), once and then again and again.
-@Suite("the server's mailbox at scale", .serialized, .timeLimit(.minutes(10)))
+@Suite("the server's mailbox at scale", .serialized, .timeLimit(.minutes(15)))
 struct MailboxScaleTests {
     typealias IMAPServer = MailboxTests.IMAPServer
 
@@ -25,7 +25,7 @@ struct MailboxScaleTests {
         let server = try await MailboxTests.serve(imap, database: database, more: ["--mailbox-every", "2"])
         defer { server.terminate() }
         let started = ContinuousClock.now
-        let read = try await eventually(within: .seconds(480)) {
+        let read = try await eventually(within: .seconds(600)) {
             try await MailboxTests.metric("kuroneko_mailbox_messages_read_total", of: server) ?? 0 >= 60_000
         }
         #expect(read, "\(server.logSoFar.suffix(1_500))")

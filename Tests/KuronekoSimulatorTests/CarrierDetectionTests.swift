@@ -30,7 +30,8 @@ struct CarrierDetectionTests {
     private static func client(clockStart: Date = start, log: RequestLog) -> MultiCarrierClient {
         let simulator = SimulatorResponder(clock: SimulatorClock(start: clockStart, speed: 0), epoch: start)
         let transport = Counting(inner: SimulatorTransport(simulator: simulator), log: log)
-        return threeCarriers(transport) { configuration in
+        // Each carrier in turn, as routing says: no hedge, however slow a loaded machine makes an answer.
+        return threeCarriers(transport, hedgeAfter: .seconds(3_600)) { configuration in
             configuration.minimumRequestInterval = .zero
             configuration.batchWindow = .zero
         }

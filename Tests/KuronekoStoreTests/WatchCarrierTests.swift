@@ -51,14 +51,17 @@ struct WatchCarrierTests {
         switch engine {
         case .sqlite:
             try made.write("ALTER TABLE watches DROP COLUMN carrier", [[]])
-            for table in ["channel_attempts", "channel_outbox", "channels", "watch_tallies", "refused_pages", "carrier_pages", "mailboxes"] {
+            for table in [
+                "channel_attempts", "channel_outbox", "channels", "watch_tallies", "refused_pages", "carrier_pages", "mailboxes",
+                "mailbox_messages",
+            ] {
                 try made.write("DROP TABLE \(table)", [[]])
             }
             try made.write("PRAGMA user_version = 4", [[]])
         case .postgres:
             try made.write("ALTER TABLE watches DROP COLUMN carrier", [[]])
             try made.write("DROP TABLE channel_attempts, channel_outbox, channels", [[]])
-            try made.write("DROP TABLE watch_tallies, refused_pages, carrier_pages, mailboxes", [[]])
+            try made.write("DROP TABLE watch_tallies, refused_pages, carrier_pages, mailboxes, mailbox_messages", [[]])
             // The shared budget as it was before each carrier had its own.
             for statement in [
                 "ALTER TABLE upstream_slots DROP CONSTRAINT upstream_slots_pkey",

@@ -95,8 +95,21 @@ public struct MultiCarrierClient: Sendable {
             while let event = try await group.next() {
                 switch event {
                 case .waited:
-                    // Only a wait still relevant starts a carrier: one whose turn came already is passed by.
-                    if outcomes.count < started { startNext() }
+                    // Only a wait still relevant starts a carrier: one whose turn came already is passed by. A
+                    // carrier whose own queue says the answer is a while off (its politeness, not a hang) is waited
+                    // for a while more.
+                    guard outcomes.count < started else { break }
+                    let waiting = clients[route[started - 1]]?.scheduler.statistics.estimatedWait ?? .zero
+                    if waiting >= hedgeAfter {
+                        let clock = self.clock
+                        let wait = hedgeAfter
+                        group.addTask {
+                            try await clock.sleep(until: clock.uptime + wait)
+                            return .waited
+                        }
+                    } else {
+                        startNext()
+                    }
                 case .answered(let index, let outcome):
                     outcomes[index] = outcome
                     if case .success(let shipment) = outcome, shipment.status.code != .notFound {

@@ -289,12 +289,12 @@ public final class IMAPSession {
         let scheme = settings.url.scheme?.lowercased() ?? "imaps"
         let port = settings.url.port ?? (scheme == "imaps" ? 993 : 143)
         let host = settings.url.host ?? ""
-        let made = try IMAPConnection(
-            host: host, port: port, timeout: settings.timeout, tls: scheme == "imaps", caFile: settings.caFile)
-        connection = made
         reader = IMAPResponseReader(maximumLiteral: Self.maximumMessageBytes)
         selected = nil
         do throws(MailboxError) {
+            let made = try IMAPConnection(
+                host: host, port: port, timeout: settings.timeout, tls: scheme == "imaps", caFile: settings.caFile)
+            connection = made
             var greeting: IMAPResponse?
             while greeting == nil {
                 reader.feed(try made.read(upTo: 4_096))
