@@ -80,7 +80,8 @@ class Hooks:
 
 def check_hook_shapes(posts, number, label):
     """ntfy: the text body, Title (RFC 2047), Priority 1-5, Tags, Click; Slack: text and a mrkdwn section block;
-    Discord: content (at most 2,000) and one embed with title (256), description (4,096), colour and url."""
+    Discord: content (at most 2,000), one embed with title (256), description (4,096), colour and url, and no
+    mention allowed (a label cannot ping @everyone)."""
     headers, body = posts["/ntfy/parcels"][0]
     title = str(email.header.make_header(email.header.decode_header(headers["Title"])))
     assert label in title, title
@@ -93,7 +94,8 @@ def check_hook_shapes(posts, number, label):
     assert block["type"] == "section" and block["text"]["type"] == "mrkdwn", block
     assert f"https://parcels.example.jp/parcel/{number}" in block["text"]["text"], block
     discord = json.loads(posts["/discord/hook"][0][1])
-    assert set(discord) == {"content", "embeds"} and len(discord["content"]) <= 2000, discord
+    assert set(discord) == {"content", "embeds", "allowed_mentions"} and len(discord["content"]) <= 2000, discord
+    assert discord["allowed_mentions"] == {"parse": []}, discord
     embed = discord["embeds"][0]
     assert len(embed["title"]) <= 256 and len(embed["description"]) <= 4096 and isinstance(embed["color"], int), embed
     assert embed["url"] == f"https://parcels.example.jp/parcel/{number}", embed
