@@ -75,7 +75,9 @@ struct WatchCommandLineTests {
 
     @Test("watch runs until every parcel is finished, printing each change and running --exec with its JSON")
     func watchUntilDelivered() async throws {
-        let simulator = try await ServerProcess(["simulate", "--speed", "3000"])
+        // A fixed start (a weekday morning in Japan), not the wall clock: which parcels are on their way when they are
+        // added must not depend on the hour the suite runs at.
+        let simulator = try await ServerProcess(["simulate", "--speed", "3000", "--start", "2026-12-02T08:00:00+09:00"])
         defer { simulator.terminate() }
         // The simulated clock stands still while the parcels are added (however long that takes on a loaded
         // machine), and runs at 1,500 times from just before `watch` starts: a journey is then about two minutes.
