@@ -1,6 +1,7 @@
 import Foundation
 import Kuroneko
 import KuronekoNotify
+import KuronekoProcess
 import KuronekoTestSupport
 import Testing
 
@@ -52,8 +53,16 @@ struct MailboxTests {
 
         /// Stops Dovecot on a thread of its own, returning at once (for `defer`).
         func stop() {
-            let directory = self.directory
-            Task.detached { _ = try? await KuronekoBinary.run(["stop", directory], executable: script) }
+            // `scripts/test-imap stop` is started here (a spawn, which does not wait) and reaped on a thread of its
+            // own: once started it finishes even when this test process ends first, so no Dovecot is left running.
+            guard let nothing = try? FileHandle(forUpdating: URL(fileURLWithPath: "/dev/null")) else { return }
+            defer { try? nothing.close() }
+            if let child = try? ChildProcess(
+                script.path, ["stop", directory], input: nothing.fileDescriptor, output: nothing.fileDescriptor,
+                error: nothing.fileDescriptor)
+            {
+                Thread { _ = child.wait() }.start()
+            }
         }
 
         /// What `body` finds in a session of the folder, on a thread of its own (the session blocks).
