@@ -19,7 +19,8 @@ final class IMAPConnection {
     /// Connects (within `timeout`), and for `tls` makes the TLS handshake at once.
     init(host: String, port: Int, timeout: Double, tls: Bool, caFile: String?) throws(MailboxError) {
         self.host = host
-        self.timeout = max(0.1, timeout)
+        // Bounded both ways: poll(2) takes the wait in milliseconds as an Int32.
+        self.timeout = min(max(0.1, timeout.isFinite ? timeout : 60), 3_600)
         descriptor = try Self.connect(host: host, port: port, timeout: self.timeout)
         if tls { try startTLS(caFile: caFile) }
     }

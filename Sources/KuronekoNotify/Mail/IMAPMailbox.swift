@@ -116,14 +116,22 @@ public final class IMAPSession {
 
     /// The UIDs above `after`, in order: all of them, or (with `limit`) the first `limit`, searched span by span.
     public func uids(after: UInt64, limit: Int = .max) throws(MailboxError) -> [UInt64] {
-        let next = try select().uidNext
+        // UIDs are 32-bit (RFC 9051): whatever a server or the store says, nothing past that is searched.
+        let ceiling = UInt64(UInt32.max)
+        let next = min(try select().uidNext, ceiling + 1)
+        let after = min(after, ceiling)
         var found: [UInt64] = []
         var low = after + 1
         // A server that gives no UIDNEXT is asked up to the last message (`*`) in one search.
         guard next > 0 else { return Array(try search("\(low):*").filter { $0 > after }.sorted().prefix(limit)) }
+        // An empty span doubles the next (up to 64 times the first, whose answer still stays well under a line's
+        // limit), so a folder whose UIDs have long gaps is crossed in a few searches, not one per thousand.
+        var span = Self.searchSpan
         while low < next, found.count < limit {
-            let high = min(next - 1, low + Self.searchSpan - 1)
-            found += try search("\(low):\(high)").filter { $0 >= low && $0 <= high }.sorted()
+            let high = min(next - 1, low + span - 1)
+            let inSpan = try search("\(low):\(high)").filter { $0 >= low && $0 <= high }.sorted()
+            found += inSpan
+            span = inSpan.isEmpty ? min(span * 2, Self.searchSpan * 64) : Self.searchSpan
             low = high + 1
         }
         return Array(found.prefix(limit))
