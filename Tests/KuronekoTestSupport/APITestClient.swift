@@ -41,9 +41,12 @@ public struct InProcessClient: APITestClient {
 /// HTTP/1.1 over a loopback socket, one connection per request (`Connection: close`, read to the end).
 public struct SocketClient: APITestClient {
     private let port: Int
+    /// How long a read may wait for the server's next bytes before the exchange fails.
+    private let timeoutSeconds: Int
 
-    public init(port: Int) {
+    public init(port: Int, timeoutSeconds: Int = 20) {
         self.port = port
+        self.timeoutSeconds = timeoutSeconds
     }
 
     public var description: String { "through libmicrohttpd" }
@@ -52,19 +55,22 @@ public struct SocketClient: APITestClient {
         -> HTTPResponse
     {
         let port = self.port
+        let timeoutSeconds = self.timeoutSeconds
         // Blocking socket calls stay off the threads the tests' tasks share.
         return try await onOwnThread {
-            Result { try Self.exchange(port: port, method, target, headers: headers, body: body) }
+            Result {
+                try Self.exchange(port: port, timeoutSeconds: timeoutSeconds, method, target, headers: headers, body: body)
+            }
         }.get()
     }
 
-    private static func exchange(port: Int, _ method: String, _ target: String, headers: [String: String], body: Data)
-        throws -> HTTPResponse
-    {
+    private static func exchange(
+        port: Int, timeoutSeconds: Int, _ method: String, _ target: String, headers: [String: String], body: Data
+    ) throws -> HTTPResponse {
         let descriptor = Loopback.connect(port: port)
         guard descriptor >= 0 else { throw POSIXError(.ECONNREFUSED) }
         defer { close(descriptor) }
-        var timeout = timeval(tv_sec: 20, tv_usec: 0)
+        var timeout = timeval(tv_sec: timeoutSeconds, tv_usec: 0)
         setsockopt(descriptor, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
         var head = "\(method) \(target) HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n"
         for (name, value) in headers { head += "\(name): \(value)\r\n" }
