@@ -32,12 +32,18 @@ public struct WebApp: Sendable {
     public let assets: [String: WebAsset]
 
     /// Only scripts, styles, images, manifest and service worker from this server; no inline script or style,
-    /// no plugins, no framing; forms go to this server or to Yamato's tracking page (the parcel page's link
-    /// there is a form, since that page answers POSTs only).
-    public static let contentSecurityPolicy =
+    /// no plugins, no framing; forms go to this server or to the origins given (a carrier whose tracking page
+    /// answers POSTs only, so the parcel page's link there is a form).
+    public static func contentSecurityPolicy(formOrigins: [String]) -> String {
         "default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data:; connect-src 'self'; "
-        + "manifest-src 'self'; worker-src 'self'; object-src 'none'; base-uri 'none'; "
-        + "form-action 'self' https://toi.kuronekoyamato.co.jp; frame-ancestors 'none'"
+            + "manifest-src 'self'; worker-src 'self'; object-src 'none'; base-uri 'none'; "
+            + "form-action " + (["'self'"] + formOrigins).joined(separator: " ") + "; frame-ancestors 'none'"
+    }
+
+    /// The page's policy: forms to this server and to ``formOrigins``.
+    public var contentSecurityPolicy: String { Self.contentSecurityPolicy(formOrigins: formOrigins) }
+    /// Origins the page's forms may post to (the carriers' own tracking forms).
+    public var formOrigins: [String] = []
 
     /// An app from its files, by path under the assets folder (``embedded`` is the one compiled in).
     public init(files: [(path: String, data: Data)], demo: Bool = false) {
@@ -78,7 +84,7 @@ public struct WebApp: Sendable {
     public func register(into router: inout Router) {
         let app = self
         let pageHeaders = [
-            ("Content-Security-Policy", Self.contentSecurityPolicy), ("Referrer-Policy", "no-referrer"),
+            ("Content-Security-Policy", contentSecurityPolicy), ("Referrer-Policy", "no-referrer"),
         ]
         router.add("GET", "/") { request, _ in
             app.page.response(to: request, cacheControl: "no-cache", extraHeaders: pageHeaders)

@@ -112,9 +112,10 @@ struct ServeCommand: Command {
             client.endpoint = URL(string: "http://simulator.invalid/cgi-bin/tneko") ?? client.endpoint
             configuration.upstreamName = "demo-simulator"
             configuration.demo = true
-            // All three carriers answer from the one simulator, at their real paths.
+            // Every carrier answers from the one simulator, at its real paths.
             let simulator = URL(string: "http://simulator.invalid") ?? client.endpoint
-            configuration.endpoints = [.sagawa: simulator, .japanPost: simulator]
+            configuration.endpoints = Dictionary(
+                uniqueKeysWithValues: Carrier.allCases.filter { $0 != .yamato }.map { ($0, simulator) })
             configuration.carriers = Carrier.allCases
         }
         configuration.http = server

@@ -63,7 +63,7 @@ struct CarrierServeTests {
         for bad in ["fedex", "%00", String(repeating: "x", count: 5_000)] {
             let refused = try await HTTPClient.send("GET", server.baseURL + "/v1/shipments/327754459830?carrier=\(bad)")
             #expect(refused.status == 400)
-            #expect(String(decoding: refused.body, as: UTF8.self).contains("use yamato, sagawa or japanpost"))
+            #expect(String(decoding: refused.body, as: UTF8.self).contains("use yamato, sagawa, japanpost, fukuyama or seino"))
         }
         let wrongForm = try await HTTPClient.send("GET", server.baseURL + "/v1/shipments/EN418273650JP?carrier=sagawa")
         #expect(wrongForm.status == 400)
@@ -97,7 +97,7 @@ struct CarrierServeTests {
         #expect(refused.standardError.contains("\"1234567890\" is not a Yamato Transport number"))
         let badEndpoint = try await KuronekoBinary.run(["track", "--endpoint", "dhl=http://127.0.0.1:1", "3277-5445-9830"])
         #expect(badEndpoint.status == 2)
-        #expect(badEndpoint.standardError.contains("\"dhl\" is not a carrier; use yamato, sagawa or japanpost"))
+        #expect(badEndpoint.standardError.contains("\"dhl\" is not a carrier; use yamato, sagawa, japanpost, fukuyama or seino"))
         let page = Fixtures.packageDirectory.appendingPathComponent(
             "Tests/Fixtures/sagawa/current/single-delivered.html")
         let parsed = try await KuronekoBinary.run(["parse", "--json", page.path, "--now", "2026-08-23T10:00:00+09:00"])

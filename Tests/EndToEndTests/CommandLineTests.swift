@@ -90,8 +90,9 @@ struct CommandLineTests {
         #expect(
             outcome.standardError
                 == "kuroneko: track: 2 invalid tracking numbers: \"1234-5678-9015\" check digit is 5, expected 3; "
-                + "\"1234-5678-9\" has 9 digits; a tracking number has 12 digits (Yamato, Sagawa, ゆうパック), 10 "
-                + "(Sagawa), 11 or 13 (Japan Post), or is international like EN123456785JP; nothing was sent\n")
+                + "\"1234-5678-9\" has 9 digits; a tracking number has 12 digits (Yamato Transport, Sagawa Express, Japan Post), 10 (Sagawa Express, "
+                + "Seino Transportation), 11 (Japan Post, Fukuyama Transporting), 13 (Japan Post), or is international like "
+                + "EN123456785JP; nothing was sent\n")
         #expect(upstream.requests.isEmpty)
     }
 

@@ -88,8 +88,9 @@ struct TrackForPeopleTests {
         #expect(
             outcome.standardError
                 == "kuroneko: \"1234-5678-9015\" check digit is 5, expected 3; skipped\n"
-                + "kuroneko: \"12\" has 2 digits; a tracking number has 12 digits (Yamato, Sagawa, ゆうパック), 10 "
-                + "(Sagawa), 11 or 13 (Japan Post), or is international like EN123456785JP; skipped\n")
+                + "kuroneko: \"12\" has 2 digits; a tracking number has 12 digits (Yamato Transport, Sagawa Express, Japan Post), 10 (Sagawa Express, "
+                + "Seino Transportation), 11 (Japan Post, Fukuyama Transporting), 13 (Japan Post), or is international like "
+                + "EN123456785JP; skipped\n")
         let none = try await KuronekoBinary.run(["track", "--skip-invalid", "--endpoint", upstream.endpoint, "12"])
         #expect(none.status == 2)
         #expect(none.standardError.contains("no valid number is left, nothing was sent"))

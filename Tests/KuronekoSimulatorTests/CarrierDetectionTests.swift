@@ -37,7 +37,8 @@ struct CarrierDetectionTests {
         }
     }
 
-    /// A client of the three carriers at `yamato.test`, `sagawa.test` and `jp.test`, through `transport`.
+    /// A client of every carrier at `yamato.test`, `sagawa.test`, `jp.test` and `ID.test` for the others, through
+    /// `transport`.
     static func threeCarriers(
         _ transport: any HTTPTransport, hedgeAfter: Duration = .seconds(3),
         _ adjust: (inout TrackingClient.Configuration) -> Void
@@ -48,7 +49,7 @@ struct CarrierDetectionTests {
         return MultiCarrierClient(
             clients: Carrier.allCases.map { carrier in
                 var configuration = TrackingClient.Configuration.defaults(for: carrier)
-                configuration.endpoint = URL(string: endpoints[carrier]!)!
+                configuration.endpoint = URL(string: endpoints[carrier] ?? "http://\(carrier.rawValue).test")!
                 adjust(&configuration)
                 return TrackingClient(configuration: configuration, transport: transport)
             }, hedgeAfter: hedgeAfter)

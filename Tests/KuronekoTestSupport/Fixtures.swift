@@ -52,6 +52,11 @@ public enum Fixtures {
     public static let japanPostCases = cases(
         in: packageDirectory.appendingPathComponent("Tests/Fixtures/japanpost/current"))
 
+    /// `Tests/Fixtures/NAME/current`: a carrier's reconstructed pages and their expected.json.
+    public static func cases(ofCarrier name: String) -> [Case] {
+        cases(in: packageDirectory.appendingPathComponent("Tests/Fixtures/\(name)/current"))
+    }
+
     private static func cases(in directory: URL) -> [Case] {
         guard let data = try? Data(contentsOf: directory.appendingPathComponent("expected.json")),
             let entries = try? JSONDecoder().decode([String: ExpectedEntry].self, from: data)

@@ -44,11 +44,11 @@ struct TrackingNumberTests {
         #expect(error?.explanation.hasPrefix("has \(count) digit\(count == 1 ? "" : "s"); a tracking number has 12") == true)
     }
 
-    @Test("each form gives its candidates: 12 digits every carrier, Yamato first; the others one each")
+    @Test("each form gives its candidates in the registry's order: those with a check digit first")
     func forms() throws {
         #expect(try TrackingNumber(parsing: "3277-5445-9830").candidates == [.yamato, .sagawa, .japanPost])
-        #expect(try TrackingNumber(parsing: "1234567890").candidates == [.sagawa])
-        #expect(try TrackingNumber(parsing: "312-12-38385-6").candidates == [.japanPost])
+        #expect(try TrackingNumber(parsing: "1234567890").candidates == [.sagawa, .seino])
+        #expect(try TrackingNumber(parsing: "312-12-38385-6").candidates == [.japanPost, .fukuyama])
         #expect(try TrackingNumber(parsing: "312-12-38385-6").formatted == "312-12-38385-6")
         #expect(try TrackingNumber(parsing: "1234567890123").candidates == [.japanPost])
         #expect(try TrackingNumber(parsing: "en 418 273 650 jp").digits == "EN418273650JP")
@@ -57,10 +57,15 @@ struct TrackingNumberTests {
         #expect(try TrackingNumber(parsing: "1234567890") != TrackingNumber(parsing: "0123456789"))
     }
 
-    @Test("the 書留 check digit is the first ten digits modulo 7")
-    func registeredMailCheckDigit() {
-        let error = #expect(throws: TrackingNumberError.self) { try TrackingNumber(parsing: "31212383850") }
+    @Test("the 書留 check digit is the first ten digits modulo 7; 11 digits that fail it are only Fukuyama's")
+    func registeredMailCheckDigit() throws {
+        let error = #expect(throws: TrackingNumberError.self) { try TrackingNumber(parsing: "31212383850", for: .japanPost) }
         #expect(error?.reason == .wrongCheckDigit(found: 0, expected: 6))
+        // Fukuyama's numbers have 11 digits and no public check digit.
+        #expect(try TrackingNumber(parsing: "31212383850").candidates == [.fukuyama])
+        // No carrier takes 12 digits without the check: a typo there is still refused.
+        let twelve = #expect(throws: TrackingNumberError.self) { try TrackingNumber(parsing: "327754459831") }
+        #expect(twelve?.reason == .wrongCheckDigit(found: 1, expected: 0))
     }
 
     @Test("the UPU S10 check digit: weights 8 6 4 2 3 5 9 7, 11 less the sum mod 11, 10 → 0 and 11 → 5")

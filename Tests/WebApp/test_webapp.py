@@ -174,7 +174,7 @@ class WebAppTests(unittest.TestCase):
         summary = watch["shipment"]["status"]["summary"]
         if summary:
             self.assertIn(summary, self.d.find_element(By.CSS_SELECTOR, ".facts").text)
-        form = self.d.find_element(By.ID, "yamato-form")
+        form = wait(self.d, lambda: self.d.find_elements(By.CSS_SELECTOR, "form#carrier-site"), "no form to Yamato")[0]
         self.assertEqual(form.get_attribute("action"), "https://toi.kuronekoyamato.co.jp/cgi-bin/tneko")
         self.assertEqual(form.find_element(By.NAME, "number01").get_attribute("value"), number)
         self.d.refresh()

@@ -1,43 +1,60 @@
-/// A carrier whose tracking pages Kuroneko reads.
-public enum Carrier: String, Sendable, Hashable, Codable, CaseIterable, CustomStringConvertible {
-    /// ヤマト運輸 (クロネコヤマト): 宅急便, ネコポス and the rest.
-    case yamato
-    /// 佐川急便.
-    case sagawa
-    /// 日本郵便: ゆうパック, ゆうパケット, レターパック, 書留 and international mail.
-    case japanPost = "japanpost"
+/// A carrier whose tracking pages Kuroneko reads: one of the registered ``CarrierDefinition``s, named by
+/// its wire form (`yamato`, `sagawa`, `japanpost`, …). Everything a carrier is (its names, number forms,
+/// site, parser, politeness, links and mail hints) lives in its definition, in its own folder under
+/// `Carriers/`; ``CarrierRegistry`` lists them.
+public struct Carrier: RawRepresentable, Sendable, Hashable, Codable, CaseIterable, CustomStringConvertible {
+    /// The wire form: `yamato`, `sagawa`, `japanpost`, …
+    public let rawValue: String
 
-    /// The wire form: `yamato`, `sagawa`, `japanpost`.
+    /// A registered carrier's wire form; `nil` for any other text.
+    public init?(rawValue: String) {
+        guard CarrierRegistry.byIdentifier[rawValue] != nil else { return nil }
+        self.rawValue = rawValue
+    }
+
+    /// For a definition's own constant (checked by the registry's tests, not here).
+    init(registered identifier: String) {
+        rawValue = identifier
+    }
+
+    /// Every registered carrier, in the order a number of several carriers' forms is asked at.
+    public static var allCases: [Carrier] { CarrierRegistry.carriers }
+
     public var description: String { rawValue }
 
-    /// The carrier's name as people in Japan know it.
-    public var name: String {
-        switch self {
-        case .yamato: "ヤマト運輸"
-        case .sagawa: "佐川急便"
-        case .japanPost: "日本郵便"
-        }
+    /// What the carrier is.
+    public var definition: CarrierDefinition {
+        // Only the registry makes carriers (`init?(rawValue:)` checks, and each definition's constant is in it).
+        CarrierRegistry.byIdentifier[rawValue] ?? CarrierRegistry.definitions[0]
     }
+
+    /// The carrier's name as people in Japan know it.
+    public var name: String { definition.name }
 
     /// The carrier's name in English.
-    public var englishName: String {
-        switch self {
-        case .yamato: "Yamato Transport"
-        case .sagawa: "Sagawa Express"
-        case .japanPost: "Japan Post"
-        }
-    }
+    public var englishName: String { definition.englishName }
 
-    /// Reads `yamato`, `sagawa`, `japanpost` (also `japan-post`, `jp`, any case).
+    /// Reads a carrier's wire form or any of its aliases (`japan-post`, `jp`, `kuroneko`, any case).
     /// - Throws: ``CarrierNameError`` naming the carriers known.
     public init(named name: String) throws(CarrierNameError) {
         let folded = name.lowercased().replacingOccurrences(of: "-", with: "").replacingOccurrences(of: "_", with: "")
-        switch folded {
-        case "yamato", "kuroneko": self = .yamato
-        case "sagawa": self = .sagawa
-        case "japanpost", "jp", "yubin": self = .japanPost
-        default: throw CarrierNameError(name: name)
+        guard let found = CarrierRegistry.byAlias[folded] else { throw CarrierNameError(name: name) }
+        self = found
+    }
+
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.singleValueContainer()
+        let text = try container.decode(String.self)
+        do {
+            self = try Carrier(named: text)
+        } catch {
+            throw DecodingError.dataCorruptedError(in: container, debugDescription: error.description)
         }
+    }
+
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.singleValueContainer()
+        try container.encode(rawValue)
     }
 }
 
@@ -45,6 +62,6 @@ public enum Carrier: String, Sendable, Hashable, Codable, CaseIterable, CustomSt
 public struct CarrierNameError: Error, Hashable, Sendable, CustomStringConvertible {
     public let name: String
     public var description: String {
-        "\"\(name)\" is not a carrier; use yamato, sagawa or japanpost"
+        "\"\(name.visibleInOneLine.prefix(40))\" is not a carrier; use \(CarrierRegistry.namesInWords)"
     }
 }

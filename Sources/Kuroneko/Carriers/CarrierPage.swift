@@ -1,5 +1,11 @@
 import Foundation
 
+/// What a carrier's word for a state means: its code and English words (`nil` where it is not known).
+struct CarrierWordMeaning: Sendable {
+    let code: StatusCode
+    let english: String?
+}
+
 /// Checks every carrier's page parser shares: a whole page, not a blocking page, and exactly the numbers
 /// asked for, in order.
 enum CarrierPage {
@@ -27,12 +33,16 @@ enum CarrierPage {
         }
     }
 
-    /// A whole page as a tree, in the charset given or else the one its `<meta>` declares.
-    static func tree(of body: some ContiguousBytes, charset: String?) throws(TrackingPageError) -> HTMLElement {
+    /// A whole page as a tree, in the charset given or else the one its `<meta>` declares, or else `fallback`
+    /// (a carrier whose pages were Shift_JIS without always saying so).
+    static func tree(of body: some ContiguousBytes, charset: String?, fallback: String? = nil) throws(TrackingPageError)
+        -> HTMLElement
+    {
         let result: Result<HTMLElement, TrackingPageError> = body.withUnsafeBytes { bytes in
             Result { () throws(TrackingPageError) in
                 try checkComplete(bytes)
-                return try HTMLTree.parse(bytes, charset: charset)
+                let declared = String(decoding: bytes.prefix(2048), as: UTF8.self).lowercased().contains("charset")
+                return try HTMLTree.parse(bytes, charset: charset ?? (declared ? nil : fallback))
             }
         }
         return try result.get()

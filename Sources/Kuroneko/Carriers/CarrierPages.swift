@@ -2,8 +2,7 @@ import Foundation
 
 /// Saved pages of any carrier: parsed by the carrier named, or by whichever carrier's layout the page has.
 public enum CarrierPages {
-    /// - Parameter carrier: whose page it is; `nil` tries Yamato's layout, then Sagawa's, then Japan Post's,
-    ///   and refuses a page that is none of them, naming what each expected.
+    /// - Parameter carrier: whose page it is; `nil` tries each registered carrier's layout in turn, and refuses a page that is none of them, naming what each expected.
     public static func parse(
         _ body: Data, carrier: Carrier? = nil, charset: String? = nil, expecting numbers: [TrackingNumber]? = nil,
         now: Date
@@ -31,10 +30,6 @@ public enum CarrierPages {
     private static func parse(
         _ body: Data, as carrier: Carrier, charset: String?, expecting numbers: [TrackingNumber]?, now: Date
     ) throws(TrackingPageError) -> [Shipment] {
-        switch carrier {
-        case .yamato: try TrackingPageParser().parse(body, charset: charset, expecting: numbers, now: now)
-        case .sagawa: try SagawaPageParser().parse(body, charset: charset, expecting: numbers, now: now)
-        case .japanPost: try JapanPostPageParser().parse(body, charset: charset, expecting: numbers, now: now)
-        }
+        try carrier.definition.parser.parse(body, charset: charset, expecting: numbers, now: now)
     }
 }

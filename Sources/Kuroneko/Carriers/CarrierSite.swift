@@ -59,10 +59,10 @@ extension CarrierSite {
     }
 
     /// Parses with `parse`, a refused page becoming the failure the scheduler knows.
-    func read(
+    func read<Answer>(
         _ response: UpstreamResponse, from url: URL,
-        _ parse: (Data, String?) throws(TrackingPageError) -> [Shipment]
-    ) throws -> [Shipment] {
+        _ parse: (Data, String?) throws(TrackingPageError) -> Answer
+    ) throws -> Answer {
         do {
             return try parse(response.body, response.declaredCharset)
         } catch {
@@ -71,71 +71,6 @@ extension CarrierSite {
                     carrier: carrier, error: error, endpoint: url, body: response.body,
                     declaredCharset: response.declaredCharset))
         }
-    }
-}
-
-/// The site of each carrier, at its real address or under another origin (a simulator, a fake).
-public enum CarrierSites {
-    /// Yamato's form (the full URL, as `--endpoint URL` has always meant); for the others the origin the
-    /// site's real paths go under.
-    public static func defaultEndpoint(for carrier: Carrier) -> URL {
-        switch carrier {
-        case .yamato: TrackingClient.Configuration.yamatoEndpoint
-        case .sagawa: URL(string: "https://k2k.sagawa-exp.co.jp")!
-        case .japanPost: URL(string: "https://trackings.post.japanpost.jp")!
-        }
-    }
-
-    public static func site(for carrier: Carrier, endpoint: URL) -> any CarrierSite {
-        switch carrier {
-        case .yamato: YamatoSite(endpoint: endpoint)
-        case .sagawa: SagawaSite(origin: endpoint)
-        case .japanPost: JapanPostSite(origin: endpoint.absoluteString.trimmingTrailingSlashes)
-        }
-    }
-}
-
-/// Yamato: one POST of up to ten numbers to the form, answered with every parcel's whole page.
-struct YamatoSite: CarrierSite {
-    let endpoint: URL
-    var carrier: Carrier { .yamato }
-    var batchSize: Int { BatchPlan.maximumBatchSize }
-    private let parser = TrackingPageParser()
-
-    func lookup(_ numbers: [TrackingNumber], through exchange: UpstreamExchange, now: Date) async throws -> [Shipment] {
-        let request = UpstreamRequest(
-            url: endpoint, method: "POST",
-            headers: ["Content-Type": TrackingForm.contentType, "User-Agent": exchange.userAgent, "Accept": "text/html"],
-            body: TrackingForm.body(for: numbers), timeout: exchange.timeout)
-        let response = try await exchange.send(request)
-        guard (200...299).contains(response.status) else {
-            throw UpstreamAttemptFailure.httpStatus(response.status, endpoint: endpoint)
-        }
-        return try read(response, from: endpoint) { body, charset throws(TrackingPageError) in
-            try parser.parse(body, charset: charset, expecting: numbers, now: now)
-        }
-    }
-}
-
-/// Japan Post: one GET of the `direct` page per number, which alone carries the whole history (the list
-/// page of ten numbers shows only each one's latest row).
-struct JapanPostSite: CarrierSite {
-    let origin: String
-    var carrier: Carrier { .japanPost }
-    var batchSize: Int { 1 }
-    private let parser = JapanPostPageParser()
-
-    func lookup(_ numbers: [TrackingNumber], through exchange: UpstreamExchange, now: Date) async throws -> [Shipment] {
-        var shipments: [Shipment] = []
-        for number in numbers {
-            let query = FormEncoding.encode([("reqCodeNo1", number.digits), ("searchKind", "S002"), ("locale", "ja")])
-            let url = try Self.url(origin + "/services/srv/search/direct?" + query)
-            let response = try await exchange.fetch(url)
-            shipments += try read(response, from: url) { body, charset throws(TrackingPageError) in
-                try parser.parse(body, charset: charset, expecting: [number], now: now)
-            }
-        }
-        return shipments
     }
 }
 

@@ -73,14 +73,14 @@ extension TrackingClient {
 }
 
 extension TrackingClient.Configuration {
-    /// The defaults for one carrier: its site, and its politeness. Yamato: two requests at once, a second
-    /// apart. Sagawa (reported to refuse automated clients) and Japan Post (one number per request): one at
-    /// a time, a second apart.
+    /// The defaults for one carrier: its site, and the politeness its definition states.
     public static func defaults(for carrier: Carrier) -> TrackingClient.Configuration {
+        let definition = carrier.definition
         var configuration = TrackingClient.Configuration()
         configuration.carrier = carrier
-        configuration.endpoint = CarrierSites.defaultEndpoint(for: carrier)
-        if carrier != .yamato { configuration.maxConcurrentRequests = 1 }
+        configuration.endpoint = definition.defaultEndpoint
+        configuration.maxConcurrentRequests = definition.politeness.maxConcurrentRequests
+        configuration.minimumRequestInterval = definition.politeness.minimumRequestInterval
         return configuration
     }
 }

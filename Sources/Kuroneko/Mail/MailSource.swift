@@ -138,14 +138,11 @@ struct MailSource {
     /// Tracking labels that other businesses use for their own numbers too (a support ticket's お問い合わせ番号):
     /// evidence only in a mail that names a carrier (in its text, a link or its sender).
     static let sharedLabels = ["お問い合わせ番号", "お問合せ番号", "お問い合せ番号"]
-    /// Carrier names, longest first; a name of a carrier Kuroneko does not track maps to `nil`.
-    static let carrierNames: [(String, Carrier?)] = [
-        ("ヤマト運輸", .yamato), ("クロネコヤマト", .yamato), ("ヤマト宅急便", .yamato), ("宅急便", .yamato),
-        ("ネコポス", .yamato), ("佐川急便", .sagawa), ("飛脚宅配便", .sagawa), ("佐川", .sagawa), ("日本郵便", .japanPost),
-        ("ゆうパック", .japanPost), ("ゆうパケット", .japanPost), ("ゆうメール", .japanPost), ("レターパック", .japanPost),
-        ("書留", .japanPost), ("郵便局", .japanPost), ("福山通運", nil), ("西濃運輸", nil), ("名鉄運輸", nil),
-        ("トナミ運輸", nil),
-    ]
+    /// Carrier names (each registered carrier's mail names), in the registry's order; a name of a carrier
+    /// Kuroneko does not read maps to `nil`.
+    static let carrierNames: [(String, Carrier?)] =
+        CarrierRegistry.definitions.flatMap { definition in definition.mail.names.map { ($0, Optional(definition.carrier)) } }
+        + [("名鉄運輸", nil), ("トナミ運輸", nil)]
     static let ownDeliveries = [
         ("Amazonがお届け", "Amazon"), ("Amazonでお届け", "Amazon"), ("デリバリープロバイダ", "Amazon"),
         ("Amazon Logistics", "Amazon"), ("ヨドバシエクストリームサービス便", "ヨドバシエクストリームサービス便"),
@@ -153,16 +150,14 @@ struct MailSource {
     static let shops = [
         ("amazon.co.jp", "Amazon.co.jp"), ("yodobashi.com", "ヨドバシ・ドット・コム"), ("dmm.com", "DMM通販"),
         ("apple.com", "Apple Store"), ("mercari.jp", "メルカリ"), ("mail.yahoo.co.jp", "Yahoo!ショッピング"),
-        ("rakuten.co.jp", "楽天市場"), ("kuronekoyamato.co.jp", "ヤマト運輸"), ("sagawa-exp.co.jp", "佐川急便"),
-        ("japanpost.jp", "日本郵便"),
-    ]
+        ("rakuten.co.jp", "楽天市場"),
+    ] + CarrierRegistry.definitions.flatMap { definition in definition.mail.senderDomains.map { ($0, definition.name) } }
 
     var senderCarrier: Carrier? {
         let domain = sender?.domain ?? ""
-        if domain.hasSuffix("kuronekoyamato.co.jp") { return .yamato }
-        if domain.hasSuffix("sagawa-exp.co.jp") { return .sagawa }
-        if domain.hasSuffix("japanpost.jp") { return .japanPost }
-        return nil
+        return CarrierRegistry.definitions.first { definition in
+            definition.mail.senderDomains.contains { domain == $0 || domain.hasSuffix("." + $0) }
+        }?.carrier
     }
 
     var ownDelivery: String? {
@@ -268,8 +263,7 @@ struct MailSource {
                     if let chosen = carrier, !number.candidates.contains(chosen) { carrier = nil }
                     // A number is taken on a link or a label, or (with its check digit) beside a carrier's name on
                     // its own line.
-                    let checked = number.format == .twelveDigits || number.format == .elevenDigits
-                        || number.format == .international
+                    let checked = number.passesMod7 || number.format == .international
                     guard evidence.contains(.link) || evidence.contains(.label)
                         || (checked && Self.named(in: before) != nil && !Self.otherLabelled(before))
                     else { continue }
@@ -351,8 +345,8 @@ struct MailSource {
     }
 }
 
-/// A run of digits that may be a tracking number: bare (10 to 13 digits), 4-4-4 (hyphens or spaces), 書留's
-/// 3-2-5-1, or an S10 number (`EJ 123 456 789 JP`); digits joined in any other shape, or touching a letter,
+/// A run of digits that may be a tracking number: bare (10 to 13 digits), 4-4-4 (hyphens or spaces), a
+/// carrier's own hyphenated groups (書留's 3-2-5-1), or an S10 number (`EJ 123 456 789 JP`); digits joined in any other shape, or touching a letter,
 /// are not one.
 struct NumberToken {
     let text: String
@@ -404,6 +398,9 @@ struct NumberToken {
         return tokens
     }
 
+    /// The carriers' hyphenated shapes besides 4-4-4 (書留's 3-2-5-1).
+    private static let printedGroups = Set(CarrierRegistry.definitions.flatMap(\.mail.printedGroups))
+
     /// The run as a number to parse, when it has one of the shapes numbers are printed in.
     static func shaped(_ run: String) -> String? {
         let groups = run.split(whereSeparator: { $0 == "-" || $0 == " " }).map(String.init)
@@ -412,7 +409,7 @@ struct NumberToken {
         if digitsOnly {
             if groups.count == 1, (10...13).contains(counts[0]) { return groups[0] }
             if counts == [4, 4, 4] { return groups.joined() }
-            if counts == [3, 2, 5, 1], !run.contains(" ") { return groups.joined() }
+            if printedGroups.contains(counts), !run.contains(" ") { return groups.joined() }
             return nil
         }
         let joined = groups.joined()
@@ -435,7 +432,7 @@ enum MailLinks {
 
     /// The most carrier links read in one sender's text: a shipping mail has a few.
     static let carrierLinksRead = 200
-    private static let carrierHosts = ["kuronekoyamato.co.jp", "sagawa-exp.co.jp", "post.japanpost.jp"]
+    private static let carrierHosts = CarrierRegistry.definitions.map(\.mail.linkHost)
 
     static func numbers(in text: String) -> [Link] {
         var links: [Link] = []
@@ -453,25 +450,18 @@ enum MailLinks {
             guard let components = URLComponents(string: String(url)), let host = components.host?.lowercased() else {
                 continue
             }
-            let carrier: Carrier
-            let names: [String]
-            if host.hasSuffix("kuronekoyamato.co.jp") {
-                carrier = .yamato
-                names = (1...10).map { String(format: "no%02d", $0) } + ["pno", "id"]
-            } else if host.hasSuffix("sagawa-exp.co.jp") {
-                carrier = .sagawa
-                names = ["okurijoNo"]
-            } else if host.hasSuffix("post.japanpost.jp") {
-                carrier = .japanPost
-                names = ["reqCodeNo1"]
-            } else {
-                continue
+            guard
+                let hints = CarrierRegistry.definitions.first(where: { definition in
+                    host == definition.mail.linkHost || host.hasSuffix("." + definition.mail.linkHost)
+                })
+            else { continue }
+            var values = (components.queryItems ?? []).filter { hints.mail.linkFields.contains($0.name) }.compactMap(\.value)
+            if let prefix = hints.mail.linkPathPrefix, components.path.hasPrefix(prefix) {
+                values.append(String(components.path.dropFirst(prefix.count).prefix { $0 != "/" }))
             }
-            for item in components.queryItems ?? [] where names.contains(item.name) {
-                guard let value = item.value, let number = try? TrackingNumber(parsing: value),
-                    number.candidates.contains(carrier)
-                else { continue }
-                let link = Link(number: number, carrier: carrier)
+            for value in values {
+                guard let number = try? TrackingNumber(parsing: value), hints.accepts(number) else { continue }
+                let link = Link(number: number, carrier: hints.carrier)
                 if seen.insert(link).inserted { links.append(link) }
             }
         }

@@ -44,8 +44,8 @@ public enum MailEvidence: String, Sendable, Hashable, Codable, CaseIterable {
 }
 
 /// Reads shipping mails: bytes in, the parcels out. Pure; never throws. A number is taken only on evidence (a
-/// carrier's link, a tracking label, a carrier named near it) and only when its check digit holds (10- and
-/// 13-digit numbers, which have none, only by a link or a label); numbers after an order, member, item,
+/// carrier's link, a tracking label, a carrier named near it) and only when its check digit holds (numbers
+/// without one, of 10 or 13 digits or 11 that fail 書留's, only by a link or a label); numbers after an order, member, item,
 /// telephone or postcode label, and digits joined across separators in any other shape than 4-4-4 or
 /// 書留's 3-2-5-1, are never taken.
 public enum ShippingMailReader {

@@ -69,6 +69,7 @@ enum PageVocabulary {
     private static let byFirst: [Unicode.Scalar: [[Unicode.Scalar]]] = {
         var table: [Unicode.Scalar: [[Unicode.Scalar]]] = [:]
         let words = japanese + StatusVocabulary.catalogue.map(\.label) + StatusVocabulary.families.map(\.prefix)
+            + CarrierRegistry.definitions.flatMap(\.pageWords)
         for word in Set(words) where word.unicodeScalars.count >= 2 || word == "様" {
             let scalars = Array(word.unicodeScalars)
             table[scalars[0], default: []].append(scalars)

@@ -47,7 +47,7 @@ public actor UpstreamScheduler {
                 minimumInterval: configuration.minimumRequestInterval, clock: clock)
         self.randomFraction = randomFraction
         self.observer = observer
-        let site = CarrierSites.site(for: configuration.carrier, endpoint: configuration.endpoint)
+        let site = configuration.carrier.definition.site(configuration.endpoint)
         self.site = site
         var policy = StateMachine.Policy(
                 batchWindow: configuration.batchWindow, minimumInterval: configuration.minimumRequestInterval,

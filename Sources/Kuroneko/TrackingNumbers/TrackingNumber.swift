@@ -1,14 +1,15 @@
 /// A parcel's tracking number, in one of the forms Japan's carriers print:
 ///
-/// - 12 digits, the last the first eleven modulo 7: Yamato (送り状番号), Sagawa and ゆうパック alike;
-/// - 10 digits: Sagawa (no check digit is known);
-/// - 11 digits, the last the first ten modulo 7: Japan Post's 書留 and 特定記録;
-/// - 13 digits: Japan Post (its length rule; no check digit is known);
+/// - 12 digits, the last the first eleven modulo 7 (Yamato's 送り状番号, Sagawa and ゆうパック alike);
+/// - 10, 11 or 13 digits (11 with the same modulo-7 check at Japan Post; a carrier whose check digit is not
+///   known takes any);
 /// - `EN123456785JP`: an international (UPU S10) number, its ninth digit checked by the S10 weights.
 ///
-/// Parse what people type or paste with ``init(parsing:)``; it accepts hyphens, spaces, full-width digits
-/// and letters, and the dash look-alikes Japanese input methods produce. ``candidates`` says which carriers
-/// may know a number of its form.
+/// Which carriers use which form is each carrier's ``CarrierDefinition``; a length is accepted when a
+/// registered carrier uses it, and a wrong check digit refused unless a carrier of that length has no known
+/// check. Parse what people type or paste with ``init(parsing:)``; it accepts hyphens, spaces, full-width
+/// digits and letters, and the dash look-alikes Japanese input methods produce. ``candidates`` says which
+/// carriers may know the number.
 public struct TrackingNumber: Hashable, Sendable, Comparable, CustomStringConvertible {
     /// The number's forms.
     public enum Format: Sendable, Hashable {
@@ -41,21 +42,20 @@ public struct TrackingNumber: Hashable, Sendable, Comparable, CustomStringConver
             return
         }
         let count = text.utf8.count
-        switch count {
-        case 11, 12:
-            try Self.requireMod7(text, input: input)
-        case 10, 13:
-            break
-        default:
-            throw TrackingNumberError(input: input, reason: .wrongLength(count))
-        }
+        guard (10...13).contains(count) else { throw TrackingNumberError(input: input, reason: .wrongLength(count)) }
         self.init(digits: text, value: Self.value(ofDigits: text))
+        let forms = CarrierRegistry.definitions.flatMap(\.numberForms).filter { $0.format == format }
+        guard !forms.isEmpty else { throw TrackingNumberError(input: input, reason: .wrongLength(count)) }
+        if !forms.contains(where: { $0.accepts(self) }) { try Self.requireMod7(text, input: input) }
     }
 
     /// Parses a number as typed for one carrier: as ``init(parsing:)``, and of a form that carrier uses.
     public init(parsing input: String, for carrier: Carrier) throws(TrackingNumberError) {
         try self.init(parsing: input)
-        guard candidates.contains(carrier) else {
+        guard carrier.definition.accepts(self) else {
+            if carrier.definition.numberForms.contains(where: { $0.format == format && $0.check == .mod7 }) {
+                try Self.requireMod7(digits, input: input)
+            }
             throw TrackingNumberError(input: input, reason: .notUsedBy(carrier))
         }
     }
@@ -119,14 +119,16 @@ public struct TrackingNumber: Hashable, Sendable, Comparable, CustomStringConver
         }
     }
 
-    /// The carriers that may know a number of this form, in the order they are asked: a 12-digit number
-    /// at Yamato first, then Sagawa, then Japan Post; every other form at its one carrier.
+    /// The carriers that may know the number, in the order they are asked (the registry's: a 12-digit number
+    /// at Yamato first, then Sagawa, then Japan Post; carriers without a known check digit last).
     public var candidates: [Carrier] {
-        switch format {
-        case .twelveDigits: [.yamato, .sagawa, .japanPost]
-        case .tenDigits: [.sagawa]
-        case .elevenDigits, .thirteenDigits, .international: [.japanPost]
-        }
+        CarrierRegistry.candidates(for: self)
+    }
+
+    /// Whether the last digit is the others modulo 7 (the 12- and 11-digit forms' check).
+    public var passesMod7: Bool {
+        guard format == .twelveDigits || format == .elevenDigits, let last = digits.utf8.last else { return false }
+        return Self.checkDigit(forFirstEleven: digits.dropLast()) == Int(last - UInt8(ascii: "0"))
     }
 
     /// Twelve ASCII digits, with hyphens or spaces between them or not, whose check digit is right: the

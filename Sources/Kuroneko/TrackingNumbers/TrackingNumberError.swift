@@ -28,8 +28,17 @@ public struct TrackingNumberError: Error, Hashable, Sendable, CustomStringConver
         }
     }
 
-    private static let forms = "a tracking number has 12 digits (Yamato, Sagawa, ゆうパック), 10 (Sagawa), 11 or 13 "
-        + "(Japan Post), or is international like EN123456785JP"
+    /// "a tracking number has 12 digits (Yamato Transport, Sagawa Express, Japan Post), 10 (…), …".
+    private static let forms: String = {
+        let lengths: [(TrackingNumber.Format, String)] = [
+            (.twelveDigits, "12 digits"), (.tenDigits, "10"), (.elevenDigits, "11"), (.thirteenDigits, "13"),
+        ]
+        let parts = lengths.compactMap { format, words -> String? in
+            let names = CarrierRegistry.definitions.filter { $0.numberForms.contains { $0.format == format } }
+            return names.isEmpty ? nil : words + " (" + names.map(\.englishName).joined(separator: ", ") + ")"
+        }
+        return "a tracking number has " + parts.joined(separator: ", ") + ", or is international like EN123456785JP"
+    }()
 
     /// The reason in words, without the input: "has 9 digits; a tracking number has 12 digits (…)".
     public var explanation: String {
@@ -45,15 +54,8 @@ public struct TrackingNumberError: Error, Hashable, Sendable, CustomStringConver
         case .notInternational:
             "is not an international number; expected two letters, nine digits and two letters, like EN123456785JP"
         case .notUsedBy(let carrier):
-            "is not a \(carrier.englishName) number; \(carrier.englishName) numbers have " + Self.lengths(of: carrier)
-        }
-    }
-
-    private static func lengths(of carrier: Carrier) -> String {
-        switch carrier {
-        case .yamato: "12 digits"
-        case .sagawa: "10 or 12 digits"
-        case .japanPost: "11, 12 or 13 digits, or are international like EN123456785JP"
+            "is not a \(carrier.englishName) number; \(carrier.englishName) numbers have "
+                + carrier.definition.numberFormsInWords
         }
     }
 

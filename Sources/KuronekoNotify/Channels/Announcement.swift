@@ -111,14 +111,10 @@ public struct Announcement: Sendable, Hashable {
         return day + " " + start + "–" + (delivery.windowEnd ?? "")
     }
 
-    /// Where the person changes the delivery when the page links nowhere: Yamato's 詳細確認／日時・場所変更 page (the address
-    /// its result page links to), Japan Post's redelivery form, Sagawa's page of the parcel.
+    /// Where the person changes the delivery when the page links nowhere: the carrier's redelivery page, as its
+    /// definition states it (Yamato's 詳細確認／日時・場所変更 page, Japan Post's redelivery form, Sagawa's page of the
+    /// parcel); `nil` for a carrier without one.
     static func redelivery(for shipment: Shipment) -> URL? {
-        let number = shipment.trackingNumber.digits
-        switch shipment.carrier {
-        case .yamato: return URL(string: "https://member.kms.kuronekoyamato.co.jp/parcel/detail?pno=\(number)")
-        case .sagawa: return URL(string: "https://k2k.sagawa-exp.co.jp/p/web/okurijosearch.do?okurijoNo=\(number)")
-        case .japanPost: return URL(string: "https://trackings.post.japanpost.jp/delivery/deli/")
-        }
+        shipment.carrier.definition.redeliveryLink?.url(for: shipment.trackingNumber)
     }
 }

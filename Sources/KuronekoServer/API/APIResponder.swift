@@ -137,6 +137,7 @@ public struct APIResponder: HTTPResponder {
             return response
         }
         router.add("GET", "/openapi.json") { _, _ in .content(OpenAPIDocument.json, type: "application/json") }
+        router.add("GET", "/v1/carriers") { _, _ in .json(CarrierInfo.all) }
         watches?.register(into: &router)
         webApp?.register(into: &router)
         self.router = router
@@ -207,7 +208,7 @@ public struct APIResponder: HTTPResponder {
         return Problem(
             response: .problem(
                 status: 400, title: "Bad Request",
-                detail: "carrier \"\(shown)\" is not a carrier; use yamato, sagawa or japanpost, or leave it out"))
+                detail: "carrier \"\(shown)\" is not a carrier; use \(CarrierRegistry.namesInWords), or leave it out"))
     }
 
     private static func parse(_ input: String, carrier: Carrier?) throws(TrackingNumberError) -> TrackingNumber {

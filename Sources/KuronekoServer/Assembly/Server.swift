@@ -19,7 +19,7 @@ public final class Server: Sendable {
         /// Where each carrier's site is (`--endpoint CARRIER=ORIGIN`; Yamato's is `client.endpoint`); a
         /// carrier not named here keeps its real site.
         public var endpoints: [Carrier: URL] = [:]
-        /// The carriers asked: all three unless `--endpoint` names only some.
+        /// The carriers asked: every registered one unless `--endpoint` names only some.
         public var carriers: [Carrier] = Carrier.allCases
 
         /// Each carrier's client settings: Yamato's are ``client``; the others take its timeout, retries,
@@ -302,7 +302,7 @@ public final class Server: Sendable {
                 store: store, service: service, clock: clock, allowPrivateWebhooks: configuration.allowPrivateWebhooks,
                 vapid: vapid, sendsMail: configuration.smtp != nil, failures: failures, mailLanes: mailLanes),
             keys: APIKeyMiddleware(ring: keyRing, required: configuration.requireAPIKey),
-            webApp: configuration.webApp ? (configuration.demo ? WebApp.embeddedDemo : WebApp.embedded) : nil,
+            webApp: configuration.webApp ? Self.webApp(demo: configuration.demo) : nil,
             pageWatch: pageWatch, mailbox: mailboxReader,
             moreMetrics: {
                 await WatchListMetrics.lines(
@@ -311,6 +311,19 @@ public final class Server: Sendable {
     }
 
     /// Where e-mail goes: the configured SMTP server (trusting `--ca-file`), through `sender` when given.
+    /// The dashboard, its forms allowed to post to every carrier whose tracking page answers a POST only.
+    static func webApp(demo: Bool) -> WebApp {
+        var app = demo ? WebApp.embeddedDemo : WebApp.embedded
+        app.formOrigins = Set(
+            CarrierRegistry.definitions.filter { $0.trackingLink.method == .post }.compactMap { definition -> String? in
+                guard let url = URL(string: definition.trackingLink.url), let scheme = url.scheme, let host = url.host
+                else { return nil }
+                return scheme + "://" + host
+            }
+        ).sorted()
+        return app
+    }
+
     private static func mail(_ configuration: Configuration, sender: (any MailSender)?) -> ChannelDeliverer.Mail? {
         guard var smtp = configuration.smtp else { return nil }
         if smtp.caFile == nil { smtp.caFile = configuration.caFile }

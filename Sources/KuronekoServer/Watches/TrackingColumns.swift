@@ -20,11 +20,7 @@ public enum TrackingColumns {
     /// A carrier as a sheet names it: its code in English (`yamato`), its name in Japanese (ヤマト運輸).
     public static func carrierName(_ carrier: Carrier, english: Bool) -> String {
         guard !english else { return carrier.rawValue }
-        switch carrier {
-        case .yamato: return "ヤマト運輸"
-        case .sagawa: return "佐川急便"
-        case .japanPost: return "日本郵便"
-        }
+        return carrier.name
     }
 
     public static func cells(for shipment: Shipment, english: Bool) -> [String] {

@@ -40,7 +40,7 @@ extension WatchQuery {
         }
         if let text = value("carrier") {
             guard let carrier = Carrier(rawValue: text) else {
-                throw .bad("carrier \"\(text.prefix(20))\" is not yamato, sagawa or japanpost")
+                throw .bad("carrier \"\(text.prefix(20).visibleInOneLine)\" is not \(CarrierRegistry.namesInWords)")
             }
             self.carrier = carrier
         }

@@ -1,25 +1,7 @@
 import Foundation
 import Kuroneko
 
-/// Whose parcel a number is in the simulator: a 12-digit number starting with 8 is Sagawa's, with 9 Japan
-/// Post's, any other Yamato's; a 10-digit number is Sagawa's; 11 and 13 digits and international numbers
-/// are Japan Post's. The other carriers' pages answer "not found" for it, as the real ones would.
-public enum SimulatedCarriers {
-    public static func owner(of number: TrackingNumber) -> Carrier {
-        switch number.format {
-        case .twelveDigits:
-            switch number.digits.first {
-            case "8": .sagawa
-            case "9": .japanPost
-            default: .yamato
-            }
-        case .tenDigits: .sagawa
-        case .elevenDigits, .thirteenDigits, .international: .japanPost
-        }
-    }
-}
-
-/// A Sagawa or Japan Post parcel of the simulator: its journey follows from its number and the clock,
+/// A parcel of a carrier other than Yamato in the simulator: its journey follows from its number and the clock,
 /// handed in between 36 hours before and 12 hours after the simulator's epoch.
 public struct SimulatedCarrierParcel: Sendable, Hashable {
     public let number: TrackingNumber
@@ -43,7 +25,7 @@ public struct SimulatedCarrierParcel: Sendable, Hashable {
 
     /// The steps shown at `now`, oldest first; empty before the parcel is handed in.
     public func steps(at now: Date) -> [Step] {
-        let journey = carrier == .sagawa ? Self.sagawa : Self.japanPost
+        let journey = SimulatedCarriers.entry(for: carrier)?.journey ?? []
         return journey.compactMap { step in
             let at = registeredAt.addingTimeInterval(step.hours * 3600)
             guard at <= now else { return nil }
@@ -51,7 +33,7 @@ public struct SimulatedCarrierParcel: Sendable, Hashable {
         }
     }
 
-    private struct Leg {
+    struct Leg: Sendable {
         let label: String
         let code: StatusCode
         let hours: Double
@@ -59,7 +41,7 @@ public struct SimulatedCarrierParcel: Sendable, Hashable {
         let region: String
     }
 
-    private static let sagawa = [
+    static let sagawa = [
         Leg(label: "集荷", code: .infoReceived, hours: 0, place: "西埼玉営業所", region: ""),
         Leg(label: "輸送中", code: .inTransit, hours: 5, place: "北関東中継センター", region: ""),
         Leg(label: "輸送中", code: .inTransit, hours: 14, place: "東京中継センター", region: ""),
@@ -67,7 +49,7 @@ public struct SimulatedCarrierParcel: Sendable, Hashable {
         Leg(label: "配達完了", code: .delivered, hours: 32, place: "城南営業所", region: ""),
     ]
 
-    private static let japanPost = [
+    static let japanPost = [
         Leg(label: "引受", code: .infoReceived, hours: 0, place: "新東京郵便局", region: "千葉県"),
         Leg(label: "通過", code: .inTransit, hours: 6, place: "東京中央郵便局", region: "東京都"),
         Leg(label: "到着", code: .inTransit, hours: 16, place: "高輪郵便局", region: "東京都"),

@@ -27,19 +27,21 @@ enum ChangedLayout {
                 String(decoding: page, as: UTF8.self)
                     .replacingOccurrences(of: "summary=\"配達状況詳細\"", with: "summary=\"お届け状況\"")
                     .replacingOccurrences(of: "</body>", with: sender + "</body>").utf8)
+        default:
+            return SimulatedCarriers.entry(for: carrier)?.changedLayout(page) ?? page
         }
     }
 
-    private static var sender: String {
+    static var sender: String {
         "<dl class=\"sender\"><dt>ご依頼主</dt><dd>\(senderName) 様</dd><dt>電話番号</dt><dd>\(senderTelephone)</dd></dl>"
     }
 
     /// Text as ASCII, each character outside it as a decimal character reference.
-    private static func referenced(_ text: String) -> String {
+    static func referenced(_ text: String) -> String {
         text.unicodeScalars.map { $0.isASCII ? String($0) : "&#\($0.value);" }.joined()
     }
 
-    private static func replacing(_ data: Data, _ target: String, with replacement: String) -> Data {
+    static func replacing(_ data: Data, _ target: String, with replacement: String) -> Data {
         let needle = Data(target.utf8)
         var result = Data()
         var rest = data[...]

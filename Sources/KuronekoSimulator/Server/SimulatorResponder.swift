@@ -65,6 +65,8 @@ public struct SimulatorResponder: HTTPResponder {
                 for: request.queryValue("reqCodeNo1") ?? "", now: clock.now, epoch: epoch)
             return .content(await state.changed(page, .japanPost), type: "text/html; charset=UTF-8")
         }
+        let context = SimulatedCarrierContext(clock: clock, epoch: epoch, state: state)
+        for simulated in SimulatedCarriers.registered { simulated.addRoutes(to: &router, context: context) }
         router.add("GET", "/admin/stats") { _, _ in .json(await state.statistics) }
         router.add("GET", "/admin/faults") { _, _ in .json(await state.faults) }
         router.add("PUT", "/admin/faults") { request, _ in await Self.updateFaults(request, state: state) }

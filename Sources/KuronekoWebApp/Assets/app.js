@@ -6,7 +6,7 @@ import { checkNumber, formatNumber, splitNumbers } from "./numbers.js";
 import { STEPS, familyOf } from "./status.js";
 import { ALL, pushControl } from "./notify.js";
 import { showSettings } from "./settings.js";
-import { badge, card, carrierChip, carrierOf, carrierSite, changeDeliveryLink, deliveryWindow, facts, h, progress, timeline } from "./views.js";
+import { badge, card, carrierChip, carrierName, carrierOf, carrierSite, changeDeliveryLink, deliveryWindow, facts, h, progress, setCarriers, timeline } from "./views.js";
 
 const main = document.getElementById("main");
 const banner = document.getElementById("banner");
@@ -466,7 +466,7 @@ function demoOffer() {
     field.focus();
   });
   return h("span", { class: "demo-offer" }, t("demoNumbers", {
-    numbers: DEMO_NUMBERS.map(([number, carrier]) => `${formatNumber(number)} (${t(`carrier.${carrier}`)})`).join(", "),
+    numbers: DEMO_NUMBERS.map(([number, carrier]) => `${formatNumber(number)} (${carrierName(carrier)})`).join(", "),
   }), " ", button);
 }
 
@@ -832,5 +832,14 @@ if ("serviceWorker" in navigator) {
   };
 }
 
+/** The carriers as this server knows them; the page is drawn again when they differ from the kept copy. */
+async function loadCarriers() {
+  try {
+    const answer = await request("/v1/carriers");
+    if (setCarriers(answer.data && answer.data.carriers)) redraw();
+  } catch (error) { /* the kept copy (or the bare ids) is used until the next visit */ }
+}
+
 translateStatic();
 route();
+loadCarriers();

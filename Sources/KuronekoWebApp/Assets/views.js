@@ -1,6 +1,6 @@
 // Building the page's parts. Everything from the server goes in as text, never as markup.
 
-import { formatDate, formatTime, relativeTime, statusLabel, t } from "./i18n.js";
+import { formatDate, formatTime, language, relativeTime, statusLabel, t } from "./i18n.js";
 import { formatNumber } from "./numbers.js";
 import { STEPS, familyOf, stepOf } from "./status.js";
 
@@ -103,34 +103,78 @@ export function timeline(shipment) {
       h("td", {}, event.place || "")))));
 }
 
-/** The form that opens the parcel on Yamato's own page (it answers a POST only). */
+/**
+ * The carriers as the server describes them (`GET /v1/carriers`: names, colours, the links to a parcel on the
+ * carrier's own site), by id; the last answer is kept in this browser, so a page opened offline still names them.
+ */
+const CARRIERS_STORAGE = "kuroneko.carriers";
+let carriers = new Map();
+
+function rememberCarriers(list) {
+  carriers = new Map(list.filter((carrier) => carrier && typeof carrier.id === "string").map((carrier) => [carrier.id, carrier]));
+}
+
+try { rememberCarriers(JSON.parse(localStorage.getItem(CARRIERS_STORAGE) || "[]")); } catch (e) { /* none kept */ }
+
+/** Takes the server's list of carriers (and keeps it for the next visit); true when it differs from the kept one. */
+export function setCarriers(list) {
+  if (!Array.isArray(list)) return false;
+  const text = JSON.stringify(list);
+  let kept = null;
+  try { kept = localStorage.getItem(CARRIERS_STORAGE); } catch (e) { /* no storage */ }
+  rememberCarriers(list);
+  try { localStorage.setItem(CARRIERS_STORAGE, text); } catch (e) { /* kept for this page only */ }
+  return kept !== text;
+}
+
+/** A carrier's name in the page's language; its id while the server's list is not known. */
+export function carrierName(id) {
+  const carrier = carriers.get(id);
+  if (!carrier) return id;
+  return language() === "ja" ? carrier.name : carrier.english_name;
+}
+
 /** Whose parcel it is: the watch's carrier, else its shipment's; `null` while not known. */
 export function carrierOf(watch) {
   return watch.carrier || (watch.shipment && watch.shipment.status.code !== "not_found" && watch.shipment.carrier) || null;
 }
 
-/** The carrier's name, in its colour. */
+/** The carrier's name, on its colour. */
 export function carrierChip(carrier) {
-  const name = carrier ? t(`carrier.${carrier}`) : t("carrier.unknown");
-  return h("span", { class: `carrier carrier-${carrier || "unknown"}`, "data-carrier": carrier || "" }, name);
+  const chip = h("span", { class: `carrier${carrier ? "" : " carrier-unknown"}`, "data-carrier": carrier || "" },
+    carrier ? carrierName(carrier) : t("carrier.unknown"));
+  const colors = carriers.get(carrier) && carriers.get(carrier).colors;
+  if (colors) {
+    chip.style.setProperty("--carrier-bg", colors.background);
+    chip.style.setProperty("--carrier-fg", colors.text);
+  }
+  return chip;
 }
 
-/** The parcel on its carrier's own site: Yamato's form (a POST), Sagawa's and Japan Post's pages (links). */
+/** A link template's address for one number (`{number}` stands for its digits). */
+function filled(template, digits) {
+  return template.replaceAll("{number}", encodeURIComponent(digits));
+}
+
+/**
+ * The parcel on its carrier's own site: a link, or a form where the carrier's page answers a POST only
+ * (Yamato's).
+ */
 export function carrierSite(carrier, digits) {
-  if (carrier === "sagawa") {
-    return h("a", {
-      id: "carrier-site", href: `https://k2k.sagawa-exp.co.jp/p/web/okurijosearch.do?okurijoNo=${encodeURIComponent(digits)}`,
-      target: "_blank", rel: "noopener noreferrer", class: "link-button",
-    }, t("sagawa"));
+  const known = carriers.get(carrier);
+  const link = known && known.tracking_link;
+  if (!link) return null;
+  const label = t("openOnSite", { name: carrierName(carrier) });
+  if (link.method === "post") {
+    const fields = Object.entries(link.fields || {}).map(([name, value]) =>
+      h("input", { type: "hidden", name, value: value.replaceAll("{number}", digits) }));
+    return h("form", {
+      id: "carrier-site", method: "post", action: link.url, target: "_blank", rel: "noopener noreferrer",
+    }, ...fields, h("button", { type: "submit", class: "link-button" }, label));
   }
-  if (carrier === "japanpost") {
-    return h("a", {
-      id: "carrier-site",
-      href: `https://trackings.post.japanpost.jp/services/srv/search/direct?reqCodeNo1=${encodeURIComponent(digits)}&searchKind=S002&locale=ja`,
-      target: "_blank", rel: "noopener noreferrer", class: "link-button",
-    }, t("japanpost"));
-  }
-  return carrier === "yamato" ? yamatoForm(digits) : null;
+  return h("a", {
+    id: "carrier-site", href: filled(link.url, digits), target: "_blank", rel: "noopener noreferrer", class: "link-button",
+  }, label);
 }
 
 /** Statuses that need the recipient: brought back, held for pickup, under investigation, returned. */
@@ -143,12 +187,9 @@ const NEEDS_RECIPIENT = new Set(["attempt_failed", "available_for_pickup", "exce
 export function changeDeliveryLink(watch, onCard = false) {
   const shipment = watch.shipment;
   if (!shipment || !NEEDS_RECIPIENT.has(shipment.status && shipment.status.code)) return null;
-  const digits = encodeURIComponent(watch.number);
-  const fallback = {
-    yamato: `https://member.kms.kuronekoyamato.co.jp/parcel/detail?pno=${digits}`,
-    sagawa: `https://k2k.sagawa-exp.co.jp/p/web/okurijosearch.do?okurijoNo=${digits}`,
-    japanpost: "https://trackings.post.japanpost.jp/delivery/deli/",
-  }[carrierOf(watch)];
+  const known = carriers.get(carrierOf(watch));
+  const redelivery = known && known.redelivery_link;
+  const fallback = redelivery && redelivery.method === "get" ? filled(redelivery.url, watch.number) : null;
   const address = shipment.change_delivery_url || fallback;
   if (!address) return null;
   // On a card, the action sits beside the card's own link (links do not nest) and names the parcel.
@@ -157,16 +198,6 @@ export function changeDeliveryLink(watch, onCard = false) {
     class: "link-button primary",
     "aria-label": onCard ? `${t("changeDelivery")}: ${watch.label || formatNumber(watch.number)}` : null,
   }, t("changeDelivery")));
-}
-
-export function yamatoForm(digits) {
-  return h("form", {
-    id: "yamato-form", method: "post", action: "https://toi.kuronekoyamato.co.jp/cgi-bin/tneko",
-    target: "_blank", rel: "noopener noreferrer",
-  },
-  h("input", { type: "hidden", name: "number00", value: "1" }),
-  h("input", { type: "hidden", name: "number01", value: digits }),
-  h("button", { type: "submit", class: "link-button" }, t("yamato")));
 }
 
 /** A definition list of the fields that have a value. */

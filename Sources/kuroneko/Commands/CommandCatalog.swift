@@ -3,6 +3,7 @@ import Kuroneko
 import KuronekoNotify
 import KuronekoServer
 import KuronekoStore
+import KuronekoSimulator
 
 /// Every command of the tool, each described once (its options with their kinds, ranges and defaults).
 enum CommandCatalog {
@@ -42,8 +43,8 @@ enum CommandCatalog {
             + "authority, or tests)")
     private static let carrier = OptionSpec.value(
         "--carrier", "CARRIER", .choice(Carrier.allCases.map(\.rawValue)),
-        "look every number up at this carrier; without it each number's carrier is found (12 digits at Yamato, "
-            + "then Sagawa, then Japan Post)")
+        "look every number up at this carrier; without it each number's carrier is found (" + CarrierRegistry.formsInWords
+            + ")")
     private static let timeout = OptionSpec.value(
         "--timeout", "SECONDS", .seconds(0.1...600), default: seconds(clientDefaults.requestTimeout),
         environment: "KURONEKO_TIMEOUT", "per request to Yamato")
@@ -64,11 +65,10 @@ enum CommandCatalog {
     ]
 
     static let track = CommandSpec(
-        name: "track", synopsis: "[options] [NUMBER...]", summary: "look numbers up at Yamato, Sagawa or Japan Post",
+        name: "track", synopsis: "[options] [NUMBER...]", summary: "look numbers up at their carriers",
         description: [
-            "Looks the numbers up at their carriers (12 digits at Yamato, then Sagawa, then Japan Post; 10 digits "
-                + "at Sagawa; 11 and 13 digits and international numbers at Japan Post; or the one --carrier names), "
-                + "ten per request to Yamato, and prints each answer in the order given as soon as "
+            "Looks the numbers up at their carriers (" + CarrierRegistry.formsInWords + "; or the one --carrier "
+                + "names), ten per request where the carrier's site takes ten, and prints each answer in the order given as soon as "
                 + "it and every answer before it are known. Numbers may be typed with hyphens, spaces or full-width "
                 + "digits. With no NUMBER and standard input not a terminal, or with '-', numbers are read from "
                 + "standard input, one per line or separated by commas; blank lines and # comments are ignored.",
@@ -394,7 +394,7 @@ enum CommandCatalog {
 
     static let serve = CommandSpec(
         name: "serve", synopsis: "[options]",
-        summary: "run the REST API (--demo: against a built-in simulator of the three carriers)",
+        summary: "run the REST API (--demo: against a built-in simulator of every carrier)",
         description: [
             "Serves the REST API until SIGINT or SIGTERM: GET /v1/shipments/{number}, GET /v1/shipments?numbers=a,b, "
                 + "POST /v1/shipments/query, POST /v1/tneko, /healthz, /readyz, /metrics, /openapi.json. Every option "
@@ -408,7 +408,7 @@ enum CommandCatalog {
                 "--port", "PORT", .number(0...65_535), default: "\(serverDefaults.http.port)",
                 environment: "KURONEKO_PORT", "port, 0 for any free one"),
             endpoint, caFile,
-            .flag("--demo", environment: "KURONEKO_DEMO", "use a built-in simulator as Yamato, Sagawa and Japan Post"),
+            .flag("--demo", environment: "KURONEKO_DEMO", "use a built-in simulator as every carrier"),
             timeout,
             .value(
                 "--max-concurrent", "N", .number(1...16), default: "\(serverDefaults.client.maxConcurrentRequests)",
@@ -542,11 +542,10 @@ enum CommandCatalog {
     static let simulate = CommandSpec(
         name: "simulate", synopsis: "[options]", summary: "run a stand-in for the carriers' tracking pages",
         description: [
-            "Serves a stand-in for Yamato's tracking form (POST /cgi-bin/tneko), Sagawa's pages "
-                + "(/p/web/okurijosearch.do, the form /p/sagawa/web/okurijoinput.jsp) and Japan Post's "
-                + "(/services/srv/search/direct) until SIGINT or SIGTERM. Each parcel's carrier and journey follow "
-                + "from its number and the simulator's clock (12 digits starting with 8 are Sagawa's, with 9 Japan "
-                + "Post's); a wrong check digit gives 伝票番号誤り. Admin endpoints: GET /admin/stats, GET and PUT /admin/faults, GET and PUT /admin/clock."
+            "Serves a stand-in for every carrier's tracking pages at their real paths (Yamato's form POST "
+                + "/cgi-bin/tneko, and the others' pages) until SIGINT or SIGTERM. Each parcel's carrier and journey "
+                + "follow from its number and the simulator's clock (" + SimulatedCarriers.ownershipInWords
+                + "; any other number is Yamato's); a wrong check digit gives 伝票番号誤り. Admin endpoints: GET /admin/stats, GET and PUT /admin/faults, GET and PUT /admin/clock."
         ],
         options: [
             .value("--host", "ADDRESS", default: "127.0.0.1", "IPv4 address to listen on"),
@@ -572,7 +571,7 @@ enum CommandCatalog {
             (
                 "S=http://127.0.0.1:8081; kuroneko track --endpoint yamato=$S/cgi-bin/tneko,sagawa=$S,japanpost=$S "
                     + "3277-5445-9830 812345678900 912345678904",
-                "track numbers of all three carriers against it"
+                "track numbers of three carriers against it"
             ),
         ])
 

@@ -1,10 +1,7 @@
 /// What Sagawa's state and history labels mean (docs/SCHEMA.md lists them): exact labels first, then
 /// families by prefix or suffix; anything else is `unknown`, its label still reported as written.
 enum SagawaVocabulary {
-    struct Meaning: Sendable {
-        let code: StatusCode
-        let english: String?
-    }
+    typealias Meaning = CarrierWordMeaning
 
     private static let exact: [String: Meaning] = [
         "集荷": Meaning(code: .infoReceived, english: "Picked up"),
