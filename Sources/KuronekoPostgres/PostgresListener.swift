@@ -11,16 +11,25 @@ public final class PostgresListener: Sendable {
     private let stopped = StopFlag()
     private let finished = DispatchSemaphore(value: 0)
 
-    public init(url: String, channel: String, handler: @escaping @Sendable (String) -> Void) {
+    /// - Parameter failures: told of the first failure to connect or listen after listening worked (or at
+    ///   the start), and of a connection lost.
+    public init(
+        url: String, channel: String, failures: FailureRun = FailureRun { _ in },
+        handler: @escaping @Sendable (String) -> Void
+    ) {
         let stopped = self.stopped
         let finished = self.finished
         Thread.detachNewThread {
             defer { finished.signal() }
             while !stopped.isSet {
-                if let connection = try? PostgresConnection(url: url),
-                    (try? connection.execute("LISTEN \(channel)")) != nil
-                {
+                do {
+                    let connection = try PostgresConnection(url: url)
+                    try connection.execute("LISTEN \(channel)")
+                    failures.worked()
                     connection.receiveNotifications(until: stopped, handler)
+                    if !stopped.isSet { failures.failed(PostgresListenerLost(channel: channel)) }
+                } catch {
+                    failures.failed(error)
                 }
                 if !stopped.isSet { Thread.sleep(forTimeInterval: 1) }
             }
@@ -52,6 +61,12 @@ extension PostgresConnection {
             guard isHealthy else { return }
         }
     }
+}
+
+/// The listening connection broke; it is made again every second.
+struct PostgresListenerLost: Error, CustomStringConvertible {
+    let channel: String
+    var description: String { "the connection listening on \(channel) was lost; listening again" }
 }
 
 /// A flag one thread sets and another reads.

@@ -7,19 +7,23 @@ import KuronekoStore
 struct PostgresSharing: SharedDatabase {
     let database: PostgresDatabase
 
-    func upstreamBudget(carrier: Carrier, maxConcurrent: Int, minimumInterval: Duration, clock: any TrackingClock)
-        throws -> any UpstreamBudget
-    {
+    func upstreamBudget(
+        carrier: Carrier, maxConcurrent: Int, minimumInterval: Duration, clock: any TrackingClock,
+        failed: @escaping @Sendable (any Error) -> Void
+    ) throws -> any UpstreamBudget {
         try PostgresUpstreamBudget(
             database: database, carrier: carrier, maxConcurrent: maxConcurrent, minimumInterval: minimumInterval,
-            clock: clock)
+            clock: clock, failures: FailureRun(failed))
     }
 
     func shipmentStream(
-        _ handler: @escaping @Sendable (TrackingNumber, Result<LatestShipment, any Error>) -> Void
+        _ handler: @escaping @Sendable (TrackingNumber, Result<LatestShipment, any Error>) -> Void,
+        failed: @escaping @Sendable (any Error) -> Void
     ) -> any ShipmentStream {
         let database = self.database
-        return PostgresListener(url: database.url, channel: PostgresDatabase.shipmentsChannel) { payload in
+        return PostgresListener(
+            url: database.url, channel: PostgresDatabase.shipmentsChannel, failures: FailureRun(failed)
+        ) { payload in
             guard let (digits, carried) = PostgresDatabase.announcement(payload),
                 let number = try? TrackingNumber(parsing: digits)
             else { return }

@@ -43,6 +43,7 @@ public final class PostgresUpstreamBudget: UpstreamBudget {
     /// The database calls block their thread: they run here, not on the tasks' threads.
     private let queue = DispatchQueue(label: "kuroneko.upstream-budget")
 
+    private let failures: FailureRun
     /// Runs after each answer from the gate, before it is used (tests make it slow there).
     private let afterGate: @Sendable () async -> Void
 
@@ -55,11 +56,14 @@ public final class PostgresUpstreamBudget: UpstreamBudget {
             clock: clock, afterGate: {})
     }
 
+    /// - Parameter failures: told of the first database error of a run of them (then held back until a call works).
     init(
         database: PostgresDatabase, carrier: Carrier, maxConcurrent: Int, minimumInterval: Duration,
-        clock: any TrackingClock, afterGate: @escaping @Sendable () async -> Void
+        clock: any TrackingClock, failures: FailureRun = FailureRun { _ in },
+        afterGate: @escaping @Sendable () async -> Void = {}
     ) throws {
         self.afterGate = afterGate
+        self.failures = failures
         self.carrier = carrier.rawValue
         self.database = database
         self.maxConcurrent = max(1, maxConcurrent)
@@ -146,8 +150,8 @@ public final class PostgresUpstreamBudget: UpstreamBudget {
         let interval = minimumInterval
         let seconds = Double(interval.components.seconds) + Double(interval.components.attoseconds) / 1e18
         let spacing = seconds > 0 ? seconds + Self.margin : 0
-        return await onQueue { [database, carrier] in
-            try? database.writeNow { connection -> (wait: Double, readAt: ContinuousClock.Instant) in
+        return await onQueue { [database, carrier, failures] in
+            failures.reporting { try database.writeNow { connection -> (wait: Double, readAt: ContinuousClock.Instant) in
                 let pacing = try connection.run(
                     "SELECT last_sent, extract(epoch FROM clock_timestamp()) FROM upstream_pacing WHERE carrier = ? FOR UPDATE",
                     [.text(carrier)])
@@ -164,30 +168,29 @@ public final class PostgresUpstreamBudget: UpstreamBudget {
                     WHERE carrier = ?
                     """, [.real(now), .real(now), .real(now), .real(now), .text(carrier)])
                 return (0, readAt)
-            }
+            } }
         }
     }
 
     public func release() async {
         guard let slot = held.withLock({ $0.popLast() }) else { return }
         let holder = self.holder
-        await onQueue { [database, carrier] in
+        await onQueue { [database, carrier, failures] in
             // Should this fail, the lease frees the slot later.
-            _ = try? database.writeNow { connection -> Int in
+            _ = failures.reporting { try database.writeNow { connection -> Int in
                 try connection.run(
                     "UPDATE upstream_slots SET holder = NULL, lease_until = 0 WHERE carrier = ? AND slot = ? AND holder = ?",
                     [.text(carrier), .integer(Int64(slot)), .text(holder)]
                 ).count
-            }
+            } }
         }
     }
 
     private func grant() async -> Grant {
         let (holder, slots, interval) = (self.holder, maxConcurrent, minimumInterval)
         let seconds = Double(interval.components.seconds) + Double(interval.components.attoseconds) / 1e18
-        return await onQueue { [database, carrier] in
-            do {
-                return try database.writeNow { connection -> Grant in
+        return await onQueue { [database, carrier, failures] in
+            failures.reporting { try database.writeNow { connection -> Grant in
                     let pacing = try connection.run(
                         "SELECT last_start, extract(epoch FROM clock_timestamp()) FROM upstream_pacing WHERE carrier = ? FOR UPDATE",
                         [.text(carrier)])
@@ -208,10 +211,7 @@ public final class PostgresUpstreamBudget: UpstreamBudget {
                     try connection.run(
                         "UPDATE upstream_pacing SET last_start = ? WHERE carrier = ?", [.real(start), .text(carrier)])
                     return .granted(slot: slot, wait: start - now)
-                }
-            } catch {
-                return .unreachable
-            }
+                } } ?? .unreachable
         }
     }
 

@@ -192,7 +192,10 @@ public final class Server: Sendable {
                     configuration: settings, transport: transport, clock: clock,
                     budget: try shared?.upstreamBudget(
                         carrier: settings.carrier, maxConcurrent: settings.maxConcurrentRequests,
-                        minimumInterval: settings.minimumRequestInterval, clock: clock),
+                        minimumInterval: settings.minimumRequestInterval, clock: clock,
+                        failed: { [failures, carrier = settings.carrier] error in
+                            failures.report(.sharedBudget, error, context: "carrier=\(carrier)")
+                        }),
                     observer: { [metrics, pageWatch, carrier = settings.carrier] report in
                         metrics.record(report, carrier: carrier)
                         pageWatch.observe(report, carrier: carrier)
@@ -527,6 +530,8 @@ struct SharedShipmentsService: Service {
             }
             guard let shipment = latest.shipment, service.adopt(shipment, fetchedAt: latest.fetchedAt) else { return }
             events?.event("shared last4=\(number.digits.suffix(4)) status=\(shipment.status.code)")
+        } failed: { [failures] error in
+            failures.report(.sharedListener, error)
         }
         while !Task.isCancelled {
             // Wakes at once when cancelled: the stream runs on a thread of its own meanwhile.

@@ -32,6 +32,10 @@ public final class StoreFailures: Sendable {
         /// The mailbox's progress, its state and the watches its mail adds.
         case mailbox
         case metrics
+        /// The politeness budget servers on one PostgreSQL database share (once for a run of failures).
+        case sharedBudget = "shared_budget"
+        /// Listening for the shipments other servers record (once for a run of failures).
+        case sharedListener = "shared_listener"
         /// A request's store call (the client was answered 503 with the request's id).
         case api
     }
