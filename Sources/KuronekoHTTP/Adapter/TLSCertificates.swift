@@ -15,7 +15,7 @@ public struct TLSFiles: Sendable, Hashable {
 }
 
 /// The pair every handshake is answered with, swapped without a restart: ``reload()`` (on SIGHUP) reads
-/// the files again, ``reloadIfChanged()`` (every 30 s) when their size, time or inode changed. A pair that
+/// the files again, ``reloadIfChanged()`` (every 10 s, from the server) when their size, time or inode changed. A pair that
 /// does not load (unreadable, not PEM, a key that is not the certificate's, expired) is refused and the one
 /// in use keeps serving. One per process: GnuTLS's callback carries no context of ours.
 public final class TLSCertificates: Sendable {
@@ -64,7 +64,7 @@ public final class TLSCertificates: Sendable {
     public func reloadIfChanged() -> String? {
         let (files, stamp) = state.withLock { ($0.files, $0.stamp) }
         guard let files, Self.stamp(files) != stamp else { return nil }
-        // Remembered even when refused, so a broken file is said once, not every 30 s.
+        // Remembered even when refused, so a broken file is said once, not at every check.
         let line = reload()
         state.withLock { $0.stamp = Self.stamp(files) }
         return line
