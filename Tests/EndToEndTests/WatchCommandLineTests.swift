@@ -79,18 +79,29 @@ struct WatchCommandLineTests {
         // added must not depend on the hour the suite runs at.
         let simulator = try await ServerProcess(["simulate", "--speed", "3000", "--start", "2026-12-02T08:00:00+09:00"])
         defer { simulator.terminate() }
-        // The simulated clock stands still while the parcels are added (however long that takes on a loaded
-        // machine), and runs at 1,500 times from just before `watch` starts: a journey is then about two minutes.
+        // The simulated clock stands still while the parcels are added and until `watch` has made its first check
+        // (however long starting it takes on a loaded machine), then runs at 1,500 times: a journey is then about
+        // two minutes, and every change after the first check is printed.
         let clock = simulator.baseURL + "/admin/clock"
         #expect(try await HTTPClient.send("PUT", clock, body: #"{"speed": 0}"#).status == 200)
         let environment = ["KURONEKO_DB": Self.database(), "KURONEKO_ENDPOINT": simulator.baseURL + "/cgi-bin/tneko"]
         let numbers = ValidNumbers.numbers(3)
         #expect(try await KuronekoBinary.run(["add"] + numbers.map(\.formatted), environment: environment).status == 0)
         let log = FileManager.default.temporaryDirectory.appendingPathComponent("changes-\(UUID().uuidString).jsonl")
+        func posts() async throws -> Int {
+            let stats = try JSON(data: try await HTTPClient.send("GET", simulator.baseURL + "/admin/stats").body)
+            if case .number(let count)? = stats["posts"] { return Int(count) }
+            return 0
+        }
+        let before = try await posts()
+        let watching = Task {
+            try await KuronekoBinary.run(
+                ["watch", "--interval", "1s", "--exec", "cat >> '\(log.path)'; echo >> '\(log.path)'"],
+                environment: environment)
+        }
+        #expect(try await eventually { try await posts() > before }, "watch never made its first check")
         #expect(try await HTTPClient.send("PUT", clock, body: #"{"speed": 1500}"#).status == 200)
-        let outcome = try await KuronekoBinary.run(
-            ["watch", "--interval", "1s", "--exec", "cat >> '\(log.path)'; echo >> '\(log.path)'"],
-            environment: environment)
+        let outcome = try await watching.value
         #expect(outcome.status == 0, "\(outcome.standardError)")
         #expect(outcome.standardError.contains("every watched parcel is finished"))
         #expect(!outcome.standardError.contains("--exec command"), "every command ran and exited 0")

@@ -1,5 +1,6 @@
 import Dispatch
 import Foundation
+import Synchronization
 
 /// SIGHUP, taken on a dispatch queue of its own (it no longer ends the process): `systemctl reload` and a
 /// certificate renewal's hook send it to have the server read its certificate and key again.
@@ -16,9 +17,9 @@ public final class ReloadSignal: Sendable {
     }
 }
 
-/// Keeps the source alive. `@unchecked Sendable`: written once in init, never read.
-private final class SourceHolder: @unchecked Sendable {
-    let source: any DispatchSourceSignal
-    init(_ source: any DispatchSourceSignal) { self.source = source }
-    deinit { source.cancel() }
+/// Keeps the source alive, and cancels it when dropped.
+private final class SourceHolder: Sendable {
+    private let source: Mutex<(any DispatchSourceSignal)?>
+    init(_ source: sending any DispatchSourceSignal) { self.source = Mutex(source) }
+    deinit { source.withLock { $0?.cancel() } }
 }

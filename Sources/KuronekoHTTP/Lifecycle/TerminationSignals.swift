@@ -39,8 +39,7 @@ public final class SignalListener: Sendable {
 
     public init() {
         let queue = DispatchQueue(label: "kuroneko.signals")
-        let box = SourceBox()
-        sources = box
+        var made: [any DispatchSourceSignal] = []
         for (number, name) in [(SIGINT, "SIGINT"), (SIGTERM, "SIGTERM")] {
             let source = DispatchSource.makeSignalSource(signal: number, queue: queue)
             source.setEventHandler { [inbox] in
@@ -56,8 +55,9 @@ public final class SignalListener: Sendable {
                 waiter?.resume(returning: name)
             }
             source.resume()
-            box.sources.append(source)
+            made.append(source)
         }
+        sources = SourceBox(made)
     }
 
     /// The next signal: one that came already, or the next to come. One caller at a time.
@@ -74,8 +74,10 @@ public final class SignalListener: Sendable {
 }
 
 /// Keeps the signal sources alive for as long as their listener.
-///
-/// `@unchecked Sendable`: written once, in the listener's init, before any signal can arrive, and never read.
-private final class SourceBox: @unchecked Sendable {
-    var sources: [any DispatchSourceSignal] = []
+private final class SourceBox: Sendable {
+    private let sources: Mutex<[any DispatchSourceSignal]>
+
+    init(_ sources: sending [any DispatchSourceSignal]) {
+        self.sources = Mutex(sources)
+    }
 }

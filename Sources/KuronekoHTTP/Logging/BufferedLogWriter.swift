@@ -10,12 +10,10 @@ import Synchronization
 /// The lines waiting are kept in a ``Batch`` that the timer and the writer's queue hold strongly; the writer
 /// itself is never held weakly (a weak reference gives an object a side table, which every retain of it, on
 /// every request, would then go through). Dropping the writer cancels the timer.
-///
-/// `@unchecked Sendable`: the timer is set up in `init` and only cancelled in `deinit`; everything else is
-/// in the ``Batch``, behind its Mutex.
-public final class BufferedLogWriter: LogSink, @unchecked Sendable {
+public final class BufferedLogWriter: LogSink, Sendable {
     private let batch: Batch
-    private let timer: any DispatchSourceTimer
+    /// Set up in `init`, cancelled in `deinit`; everything else is in the ``Batch``, behind its Mutex.
+    private let timer: Mutex<(any DispatchSourceTimer)?>
 
     /// - Parameters:
     ///   - limit: the most bytes waiting to be written; lines beyond it are dropped.
@@ -26,14 +24,15 @@ public final class BufferedLogWriter: LogSink, @unchecked Sendable {
     ) {
         let batch = Batch(handle: handle, limit: limit, format: format)
         self.batch = batch
-        timer = DispatchSource.makeTimerSource(queue: batch.queue)
-        timer.schedule(deadline: .now() + interval, repeating: interval)
-        timer.setEventHandler { batch.writePending() }
-        timer.resume()
+        let source = DispatchSource.makeTimerSource(queue: batch.queue)
+        source.schedule(deadline: .now() + interval, repeating: interval)
+        source.setEventHandler { batch.writePending() }
+        source.resume()
+        timer = Mutex(source)
     }
 
     deinit {
-        timer.cancel()
+        timer.withLock { $0?.cancel() }
         // Handed to the queue, not written here: a stuck reader must not hold whoever drops the writer.
         let batch = self.batch
         batch.queue.async { batch.writePending() }

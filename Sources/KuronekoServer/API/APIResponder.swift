@@ -41,9 +41,9 @@ public struct APIResponder: HTTPResponder {
         }
         router.add("GET", "/v1/shipments") { request, _ in
             guard let list = request.queryValue("numbers") else {
-                return .problem(
-                    status: 400, title: "Bad Request",
-                    detail: "numbers is missing; expected ?numbers=XXXX-XXXX-XXXX,… (up to \(Self.maxNumbersInQuery))")
+                return RouteProblem.bad(
+                    "numbers is missing; expected ?numbers=XXXX-XXXX-XXXX,… (up to \(Self.maxNumbersInQuery))"
+                ).response
             }
             guard let refresh = Self.refresh(request) else { return Self.badRefresh(request) }
             let carrier: Carrier?
@@ -57,10 +57,10 @@ public struct APIResponder: HTTPResponder {
         }
         router.add("POST", "/v1/shipments/query") { request, _ in
             guard let body = try? JSONDecoder().decode(QueryBody.self, from: request.body) else {
-                return .problem(
-                    status: 400, title: "Bad Request",
-                    detail: "the body is not {\"numbers\": [\"XXXX-XXXX-XXXX\", …], \"carrier\": optional} (up to "
-                        + "\(Self.maxNumbersInBody))")
+                return RouteProblem.bad(
+                    "the body is not {\"numbers\": [\"XXXX-XXXX-XXXX\", …], \"carrier\": optional} (up to "
+                        + "\(Self.maxNumbersInBody))"
+                ).response
             }
             var carrier: Carrier?
             if let name = body.carrier {
@@ -84,12 +84,11 @@ public struct APIResponder: HTTPResponder {
                 } catch {
                     // The driver's words go to the server's log, not the answer.
                     watches?.failures.report(.api, error, context: "route=GET /readyz")
-                    var answer = HTTPResponse.problem(
-                        status: 503, title: "Service Unavailable",
+                    return RouteProblem(
+                        status: 503, title: "Service Unavailable", reason: .storeUnavailable,
                         detail: "the watch list's database cannot be reached; cached lookups are still served",
-                        reason: "store_unavailable")
-                    answer.headers.append(("Retry-After", "1"))
-                    return answer
+                        retryAfter: 1
+                    ).response
                 }
             }
             guard circuit == .open else {
@@ -119,9 +118,10 @@ public struct APIResponder: HTTPResponder {
                     (try? JSONSerialization.data(withJSONObject: body, options: [.sortedKeys])) ?? Data("{}".utf8),
                     type: "application/json")
             }
-            return .problem(
-                status: 503, title: "Service Unavailable",
-                detail: "the circuit to Yamato is open after repeated failures; cached answers are still served")
+            return RouteProblem(
+                status: 503, title: "Service Unavailable", code: "circuit_open",
+                detail: "the circuit to Yamato is open after repeated failures; cached answers are still served"
+            ).response
         }
         router.add("GET", "/metrics") { _, _ in
             let more = await moreMetrics?() ?? []
@@ -181,9 +181,9 @@ public struct APIResponder: HTTPResponder {
     }
 
     private static func badRefresh(_ request: HTTPRequest) -> HTTPResponse {
-        .problem(
-            status: 400, title: "Bad Request",
-            detail: "refresh \"\(request.queryValue("refresh") ?? "")\" is not allowed; use refresh=1 or leave it out")
+        RouteProblem.bad(
+            "refresh \"\(request.queryValue("refresh") ?? "")\" is not allowed; use refresh=1 or leave it out"
+        ).response
     }
 
     private struct QueryBody: Decodable {
@@ -191,24 +191,16 @@ public struct APIResponder: HTTPResponder {
         let carrier: String?
     }
 
-    /// A problem answer, carried as an error.
-    struct Problem: Error {
-        let response: HTTPResponse
-    }
-
     /// `?carrier=`: absent (found from the number), or one of the carriers.
-    private static func carrier(_ request: HTTPRequest) -> Result<Carrier?, Problem> {
+    private static func carrier(_ request: HTTPRequest) -> Result<Carrier?, RouteProblem> {
         guard let name = request.queryValue("carrier") else { return .success(nil) }
         guard let carrier = try? Carrier(named: name) else { return .failure(badCarrier(name)) }
         return .success(carrier)
     }
 
-    private static func badCarrier(_ name: String) -> Problem {
+    private static func badCarrier(_ name: String) -> RouteProblem {
         let shown = String(name.unicodeScalars.prefix(64).map { $0.value < 0x20 ? "?" : Character($0) })
-        return Problem(
-            response: .problem(
-                status: 400, title: "Bad Request",
-                detail: "carrier \"\(shown)\" is not a carrier; use \(CarrierRegistry.namesInWords), or leave it out"))
+        return RouteProblem.bad("carrier \"\(shown)\" is not a carrier; use \(CarrierRegistry.namesInWords), or leave it out")
     }
 
     private static func parse(_ input: String, carrier: Carrier?) throws(TrackingNumberError) -> TrackingNumber {
@@ -239,9 +231,7 @@ public struct APIResponder: HTTPResponder {
         _ inputs: [String], carrier: Carrier?, limit: Int, refresh: Bool, service: ShipmentService
     ) async -> HTTPResponse {
         guard !inputs.isEmpty, inputs.count <= limit else {
-            return .problem(
-                status: 400, title: "Bad Request",
-                detail: "\(inputs.count) numbers given; expected 1 to \(limit)")
+            return RouteProblem.bad("\(inputs.count) numbers given; expected 1 to \(limit)").response
         }
         let parsed = inputs.map { input in
             Result { () throws(TrackingNumberError) in try parse(input, carrier: carrier) }
@@ -300,16 +290,16 @@ public struct APIResponder: HTTPResponder {
     static func problem(for error: ServiceError) -> HTTPResponse {
         switch error.kind {
         case .badUpstream:
-            return .problem(status: 502, title: "Bad Gateway", detail: error.message, reason: error.reason)
+            return RouteProblem(status: 502, title: "Bad Gateway", code: error.reason, detail: error.message).response
         case .upstreamTimeout:
-            return .problem(status: 504, title: "Gateway Timeout", detail: error.message, reason: error.reason)
+            return RouteProblem(status: 504, title: "Gateway Timeout", code: error.reason, detail: error.message).response
         case .unavailable(let retryAfter):
-            var response = HTTPResponse.problem(
-                status: 503, title: "Service Unavailable", detail: error.message, reason: error.reason)
-            response.headers.append(("Retry-After", String(max(1, Int((retryAfter / .seconds(1)).rounded(.up))))))
-            return response
+            return RouteProblem(
+                status: 503, title: "Service Unavailable", code: error.reason, detail: error.message,
+                retryAfter: max(1, Int((retryAfter / .seconds(1)).rounded(.up)))
+            ).response
         case .cancelled:
-            return .problem(status: 503, title: "Service Unavailable", detail: error.message)
+            return RouteProblem(status: 503, title: "Service Unavailable", code: nil, detail: error.message).response
         }
     }
 }
@@ -317,8 +307,6 @@ public struct APIResponder: HTTPResponder {
 extension HTTPResponse {
     /// 400 for a tracking number that does not parse, with the parser's one-line reason.
     static func invalidNumber(_ error: TrackingNumberError) -> HTTPResponse {
-        .problem(
-            status: 400, title: "Invalid tracking number", detail: error.description,
-            type: "https://kuroneko.invalid/problems/invalid-number", reason: ProblemReason.invalidNumber.rawValue)
+        RouteProblem.invalidNumber(error).response
     }
 }

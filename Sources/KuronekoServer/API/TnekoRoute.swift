@@ -16,18 +16,19 @@ enum TnekoRoute {
     static func respond(to request: HTTPRequest, service: ShipmentService) async -> HTTPResponse {
         let type = request.headers["content-type"]?.lowercased() ?? ""
         guard type.hasPrefix("application/x-www-form-urlencoded") else {
-            return .problem(
-                status: 415, title: "Unsupported Media Type",
+            return RouteProblem(
+                status: 415, title: "Unsupported Media Type", reason: .invalidRequest,
                 detail: "the body must be application/x-www-form-urlencoded, like Yamato's form: "
-                    + "number00=1&number01=XXXX-XXXX-XXXX…")
+                    + "number00=1&number01=XXXX-XXXX-XXXX…"
+            ).response
         }
         guard let text = String(data: request.body, encoding: .utf8) else {
-            return .problem(status: 400, title: "Bad Request", detail: "the body is not UTF-8 text")
+            return RouteProblem.bad("the body is not UTF-8 text").response
         }
         let inputs: [String]
         switch numbers(in: FormEncoding.decode(text)) {
         case .success(let found): inputs = found
-        case .failure(let refusal): return .problem(status: 400, title: "Bad Request", detail: refusal.detail)
+        case .failure(let refusal): return RouteProblem.bad(refusal.detail).response
         }
         let parsed = inputs.map { input in
             Result { () throws(TrackingNumberError) in try TrackingNumber(parsing: input) }

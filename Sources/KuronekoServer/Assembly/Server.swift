@@ -123,6 +123,7 @@ public final class Server: Sendable {
     public let pageWatch: PageWatch
     /// The mailbox read for shipping mails, when there is one.
     public let mailboxReader: MailboxReader?
+    private let serviceStopped: @Sendable (String) -> Void
 
     /// - Parameters:
     ///   - transport: how Yamato (or the simulator) is reached.
@@ -132,6 +133,7 @@ public final class Server: Sendable {
     ///   - webhookSender: the channel webhooks go out on; by default a socket sender honouring
     ///     ``Configuration/allowPrivateWebhooks``.
     ///   - jitter: the random share that spreads each watch's next check.
+    ///   - serviceStopped: told each background service's name as it stops, at shutdown (last started first).
     /// - Throws: the database's error when it cannot be opened (``NewerSchemaError`` among them).
     public init(
         configuration: Configuration, transport: any HTTPTransport, clock: any TrackingClock,
@@ -139,9 +141,11 @@ public final class Server: Sendable {
         webhookSender: (any WebhookSender)? = nil,
         channelSender: (any ChannelSender)? = nil,
         mailSender: (any MailSender)? = nil,
-        jitter: @escaping @Sendable () -> Double = { Double.random(in: 0..<1) }
+        jitter: @escaping @Sendable () -> Double = { Double.random(in: 0..<1) },
+        serviceStopped: @escaping @Sendable (String) -> Void = { _ in }
     ) async throws {
         self.configuration = configuration
+        self.serviceStopped = serviceStopped
         self.notices = notices
         let store = try DatabaseLocation.open(
             configuration.database, maxWatchesPerOwner: configuration.maxWatchesPerOwner,
@@ -247,17 +251,17 @@ public final class Server: Sendable {
         await keyRing.refresh()
         self.keyRing = keyRing
         var background: [any Service] = [
-            ClosureService { await poller.run(tick: tick) },
-            ClosureService { [outbox] in await outbox.run(tick: tick, doorbell: outboxDoorbell) },
-            ClosureService { [lead = configuration.arrivingSoonLead] in
+            NamedService("poller") { await poller.run(tick: tick) },
+            NamedService("outbox") { [outbox] in await outbox.run(tick: tick, doorbell: outboxDoorbell) },
+            NamedService("arrivals") { [lead = configuration.arrivingSoonLead] in
                 await Self.announceArrivals(store: store, clock: clock, lead: lead, tick: tick, failures: failures)
             },
-            ClosureService { await recorder.run(tick: tick, clock: clock) },
-            ClosureService { await pageWatch.run(tick: tick) },
-            ClosureService { [interval = configuration.canaryInterval] in
+            NamedService("recorder") { await recorder.run(tick: tick, clock: clock) },
+            NamedService("page-watch") { await pageWatch.run(tick: tick) },
+            NamedService("canaries") { [interval = configuration.canaryInterval] in
                 await pageWatch.runCanaries(service: service, interval: interval)
             },
-            ClosureService {
+            NamedService("waiting") {
                 await Self.promoteWaiting(store: store, clock: clock, failures: failures) { outboxDoorbell.ring() }
             },
             keyRing,
@@ -268,7 +272,7 @@ public final class Server: Sendable {
         }
         if let after = configuration.forgetFinishedAfter {
             background.append(
-                ClosureService {
+                NamedService("forget-finished") {
                     await Self.forgetFinished(store: store, clock: clock, after: after, failures: failures) { removed in
                         notices.notice("forgot \(removed) finished watches last checked over \(Int(after / .seconds(1))) s ago")
                     }
@@ -277,7 +281,7 @@ public final class Server: Sendable {
         if configuration.http.tls != nil {
             // A renewed certificate or key is picked up within ten seconds of being written, without SIGHUP.
             background.append(
-                ClosureService {
+                NamedService("certificates") {
                     while !Task.isCancelled {
                         try? await Task.sleep(for: Self.certificateCheck)
                         if let line = TLSCertificates.shared.reloadIfChanged() { notices.notice(line) }
@@ -294,7 +298,7 @@ public final class Server: Sendable {
                 moveTo: configuration.mailboxMoveTo, failures: failures, lanes: mailLanes,
                 log: { line in notices.notice(line) }, added: {})
             mailboxReader = reader
-            background.append(ClosureService { [interval = configuration.mailboxInterval] in await reader.run(every: interval) })
+            background.append(NamedService("mailbox") { [interval = configuration.mailboxInterval] in await reader.run(every: interval) })
         }
         self.mailboxReader = mailboxReader
         self.background = background
@@ -372,7 +376,13 @@ public final class Server: Sendable {
                     + "@name for the abstract namespace, is expected); a Type=notify unit will time out",
                 level: .warning, jsonFields: [("notify_socket", .text(environment["NOTIFY_SOCKET"] ?? ""))])
         }
-        let services = Task { [background] in await ServiceGroup(services: background).run() }
+        let services = Task { [background, notices, serviceStopped] in
+            await ServiceGroup(
+                services: background,
+                failed: { name, error in notices.notice("service \(name) ended: \(error)", level: .warning) },
+                stopped: serviceStopped
+            ).run()
+        }
         let signal = await stop()
         let started = ContinuousClock.now
         manager.notify("STOPPING=1\nSTATUS=\(signal) received, draining")
@@ -515,6 +525,7 @@ public final class Server: Sendable {
 /// any of them got. When that changes the status this server serves for a number, one event line:
 /// `shared last4=9830 status=out_for_delivery` (the number's last four digits only).
 struct SharedShipmentsService: Service {
+    let name = "shared-shipments"
     let shared: any SharedDatabase
     let service: ShipmentService
     let events: ServerLog?

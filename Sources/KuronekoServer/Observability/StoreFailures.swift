@@ -56,6 +56,16 @@ public final class StoreFailures: Sendable {
         log("store operation=\(operation.rawValue) error=\"\(detail.prefix(300))\"" + (context.isEmpty ? "" : " \(context)"))
     }
 
+    /// Logs and counts an error a request met that is neither a refusal nor the store's (answered 500):
+    /// `unexpected error="…" request=…`.
+    public func unexpected(_ error: any Error, context: String) {
+        unexpectedCount.add(1, ordering: .relaxed)
+        let detail = "\(error)".replacingOccurrences(of: "\"", with: "'").replacingOccurrences(of: "\n", with: " ")
+        log("unexpected error=\"\(detail.prefix(300))\" \(context)")
+    }
+
+    private let unexpectedCount = Atomic<Int>(0)
+
     /// Failures so far, by operation.
     public func count(_ operation: Operation) -> Int { counts.withLock { $0[operation] ?? 0 } }
 
@@ -64,6 +74,10 @@ public final class StoreFailures: Sendable {
         return [
             "# HELP kuroneko_store_errors_total Store calls of background work that failed, by operation.",
             "# TYPE kuroneko_store_errors_total counter",
-        ] + Operation.allCases.map { "kuroneko_store_errors_total{operation=\"\($0.rawValue)\"} \(counts[$0] ?? 0)" }
+        ] + Operation.allCases.map { "kuroneko_store_errors_total{operation=\"\($0.rawValue)\"} \(counts[$0] ?? 0)" } + [
+            "# HELP kuroneko_unexpected_errors_total Requests answered 500: errors neither a refusal nor the store's.",
+            "# TYPE kuroneko_unexpected_errors_total counter",
+            "kuroneko_unexpected_errors_total \(unexpectedCount.load(ordering: .relaxed))",
+        ]
     }
 }

@@ -10,6 +10,7 @@ import Synchronization
 /// runs takes effect within that) by a task of its own (``run()``); the server reads them once before it
 /// serves. With `maxAge` zero (tests) they are read only when ``refresh()`` is called.
 public final class APIKeyRing: Service {
+    public let name = "key-ring"
     private let store: any WatchStore
     private let maxAge: Duration
     private let clock: any TrackingClock
@@ -157,8 +158,9 @@ public struct APIKeyMiddleware: HTTPMiddleware {
     }
 
     private static func refusal(_ detail: String) -> HTTPResponse {
-        var response = HTTPResponse.problem(
-            status: 401, title: "Unauthorized", detail: detail, type: "https://kuroneko.invalid/problems/api-key")
+        var response = RouteProblem(
+            status: 401, title: "Unauthorized", reason: nil, detail: detail, type: "https://kuroneko.invalid/problems/api-key"
+        ).response
         response.headers.append(("WWW-Authenticate", "Bearer"))
         return response
     }

@@ -56,7 +56,9 @@ struct ChannelRoutes: Sendable {
         }
         router.add("GET", "/v1/push/vapid-key") { _, _ in
             guard let vapid = routes.vapid else {
-                return .problem(status: 404, title: "Not Found", detail: "this server sends no Web Push")
+                return RouteProblem(
+                    status: 404, title: "Not Found", reason: .channelUnavailable, detail: "this server sends no Web Push"
+                ).response
             }
             return .jsonData(Self.encode(["public_key": vapid.publicKey]))
         }

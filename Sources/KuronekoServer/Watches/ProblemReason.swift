@@ -26,6 +26,8 @@ public enum ProblemReason: String, Sendable, CaseIterable {
     case busy
     /// The database could not be read or written (503 with `Retry-After`).
     case storeUnavailable = "store_unavailable"
+    /// A failure nobody foresaw (500; the log has it under the request's id).
+    case internalError = "internal_error"
 
     init(_ error: WatchStoreError) {
         switch error {

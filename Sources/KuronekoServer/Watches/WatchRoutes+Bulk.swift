@@ -50,7 +50,7 @@ extension WatchRoutes {
                 entry.append(Data(#","status":\#(problem.status),"detail":"#.utf8))
                 WatchJSON.appendString(&entry, problem.detail)
                 entry.append(Data(#","reason":"#.utf8))
-                WatchJSON.appendString(&entry, problem.reason.rawValue)
+                WatchJSON.appendString(&entry, problem.reason ?? "")
             }
             entry.append(UInt8(ascii: "}"))
             results.append(entry)

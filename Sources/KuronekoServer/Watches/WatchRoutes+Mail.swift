@@ -60,7 +60,7 @@ extension WatchRoutes {
                 let problem = RouteProblem(error, requestID: nil)
                 entry["status"] = problem.status
                 entry["detail"] = problem.detail
-                entry["reason"] = problem.reason.rawValue
+                entry["reason"] = problem.reason ?? ""
             }
             parcels.append(entry)
         }

@@ -85,16 +85,19 @@ public struct WatchRoutes: Sendable {
         ChannelRoutes(watches: routes, vapid: vapid, sendsMail: sendsMail).register(into: &router)
     }
 
-    /// Runs a route: a thrown ``RouteProblem`` is its answer, a ``WatchStoreError`` (a conflict the store
-    /// found) a 409, and any other error, which only the database throws, a 503. No failure is an empty 200.
-    /// Runs a route; any error it throws is answered as the problem it is (``RouteProblem``). A failure of the
-    /// store is logged and counted with the request's id, which is all the client is told of it.
+    /// Runs a route; any error it throws is answered as the problem it is (``RouteProblem``): a thrown
+    /// ``RouteProblem`` as itself, a ``WatchStoreError`` (a conflict the store found) a 409, a failure of the
+    /// store a 503 and anything else a 500. Those two are logged (the store's also counted) with the request's
+    /// id, which is all the client is told of them. No failure is an empty 200.
     func answer(_ request: HTTPRequest, _ route: () async throws -> HTTPResponse) async -> HTTPResponse {
         do {
             return try await route()
         } catch {
+            let context = "request=\(request.id ?? "-") route=\(request.method) \(request.path)"
             if RouteProblem.isStoreFailure(error) {
-                failures.report(.api, error, context: "request=\(request.id ?? "-") route=\(request.method) \(request.path)")
+                failures.report(.api, error, context: context)
+            } else if RouteProblem.isUnexpected(error) {
+                failures.unexpected(error, context: context)
             }
             return RouteProblem(error, requestID: request.id).response
         }

@@ -1,0 +1,64 @@
+import Foundation
+import Kuroneko
+import KuronekoHTTP
+@testable import KuronekoServer
+import KuronekoStore
+import KuronekoTestSupport
+import Synchronization
+import Testing
+
+/// How the server is put together: one problem type for every refusal, unknown errors answered 500 (only
+/// the store's 503), and the services stopped in reverse order of dependence.
+@Suite("assembly", .timeLimit(.minutes(10)))
+struct AssemblyTests {
+    private struct Surprise: Error {}
+
+    @Test("any error a route meets becomes one problem: a refusal itself, a conflict 409, the store's 503, anything else 500")
+    func problems() throws {
+        let bad = RouteProblem(RouteProblem.bad("no"), requestID: "r1")
+        #expect(bad.status == 400 && bad.reason == "invalid_request")
+        let conflict = RouteProblem(WatchStoreError.limitReached(10), requestID: "r1")
+        #expect(conflict.status == 409 && conflict.reason == "watch_limit")
+        let store = RouteProblem(StoreError(code: 10, message: "disk I/O error"), requestID: "r2")
+        #expect(store.status == 503 && store.reason == "store_unavailable" && store.retryAfter == 1)
+        #expect(store.detail.contains("request r2") && !store.detail.contains("disk"))
+        let surprise = RouteProblem(Surprise(), requestID: "r3")
+        #expect(surprise.status == 500 && surprise.reason == "internal_error")
+        #expect(surprise.detail.contains("request r3") && !surprise.detail.contains("Surprise"))
+        let cancelled = RouteProblem(CancellationError(), requestID: nil)
+        #expect(cancelled.status == 503 && cancelled.reason == "busy")
+        let document = try JSON(data: surprise.response.body)
+        #expect(document["status"] == .number(500) && document["reason"] == .string("internal_error"))
+        #expect(RouteProblem.isUnexpected(Surprise()) && !RouteProblem.isUnexpected(StoreError(code: 1, message: "")))
+    }
+
+    final class Order: Sendable {
+        private let names = Mutex<[String]>([])
+        func add(_ name: String) { names.withLock { $0.append(name) } }
+        var all: [String] { names.withLock { $0 } }
+    }
+
+    @Test("services stop last-started first, each waited for before the one it relies on; a failed one is said and the rest go on")
+    func stopOrder() async throws {
+        let running = Order()
+        let stopped = Order()
+        let failed = Order()
+        func service(_ name: String) -> NamedService {
+            NamedService(name) {
+                running.add(name)
+                while !Task.isCancelled { try? await Task.sleep(for: .seconds(3_600)) }
+                // Still working when asked to stop: the next one waits for this one to end.
+                try? await Task.sleep(for: .milliseconds(20))
+            }
+        }
+        struct Broken: Error {}
+        let group = ServiceGroup(
+            services: [service("store-reader"), service("poller"), NamedService("broken") { throw Broken() }, service("outbox")],
+            failed: { name, _ in failed.add(name) }, stopped: stopped.add)
+        let task = Task { await group.run() }
+        #expect(try await eventually { running.all.count == 3 && failed.all == ["broken"] })
+        task.cancel()
+        await task.value
+        #expect(stopped.all == ["outbox", "broken", "poller", "store-reader"])
+    }
+}
