@@ -3,10 +3,13 @@
 import { ApiError, listWatches, request, storeKey, storedKey, watchPath, watchSummary } from "./api.js";
 import { formatDate, formatTime, language, refusal, relativeTime, setLanguage, statusLabel, t, translateStatic } from "./i18n.js";
 import { checkNumber, formatNumber, splitNumbers } from "./numbers.js";
-import { STEPS, familyOf } from "./status.js";
+import { familyOf } from "./status.js";
 import { ALL, pushControl } from "./notify.js";
 import { showSettings } from "./settings.js";
-import { badge, card, carrierChip, carrierName, carrierOf, carrierSite, changeDeliveryLink, deliveryWindow, facts, h, progress, setCarriers, timeline } from "./views.js";
+import { card, carrierChip, carrierOf, carrierSite, changeDeliveryLink, deliveryWindow, facts, h, progress, setCarriers, timeline } from "./views.js";
+import { asksToCall, carrierWords, changeLog, deliveryLog, offices, webhookForm } from "./parcel-parts.js";
+import { addAll, mailField } from "./adding.js";
+import { demoOffer, downloadCSV, drawCounts, isDemo } from "./list-parts.js";
 
 const main = document.getElementById("main");
 const banner = document.getElementById("banner");
@@ -166,7 +169,15 @@ function addForm() {
       h("span", { class: "grow" }, h("label", { for: "label" }, t("labelLabel")), label),
       h("span", { class: "actions" }, ready, button)),
     h("details", { id: "more-options" }, h("summary", {}, t("moreOptions")), h("label", { for: "webhook-url" }, t("webhookLabel")), webhook),
-    mailField(result),
+    mailField(result, {
+      onKey: showKeyForm,
+      added: async (numbers) => {
+        state.etag = null;
+        for (const number of numbers) state.awaiting.add(number);
+        await loadList();
+        awaitFirstChecks();
+      },
+    }),
     result);
 
   form.addEventListener("submit", async (event) => {
@@ -176,7 +187,7 @@ function addForm() {
     if (!good.length) { numbers.focus(); return; }
     button.disabled = true;
     button.textContent = t("adding");
-    const outcome = await addAll(good, label.value.trim(), webhook.value.trim());
+    const outcome = await addAll(good, label.value.trim(), webhook.value.trim(), showKeyForm);
     button.disabled = false;
     button.textContent = t("add");
     if (outcome.stop) return;
@@ -197,118 +208,6 @@ function addForm() {
     awaitFirstChecks();
   });
   return form;
-}
-
-/** The largest saved mail the server takes. */
-const MAIL_BYTES = 4 * 1024 * 1024;
-
-/** A saved shipping mail (.eml) chosen or dropped: its parcels are watched, and what came of it said in `result`. */
-function mailField(result) {
-  const input = h("input", { id: "mail-file", type: "file", accept: ".eml,message/rfc822", "aria-describedby": "mail-hint" });
-  const send = async (file) => {
-    if (!file) return;
-    if (file.size > MAIL_BYTES) {
-      result.replaceChildren(h("p", { class: "error" }, t("mailTooLarge", { name: file.name })));
-      return;
-    }
-    result.replaceChildren(h("p", {}, t("mailReading", { name: file.name })));
-    let answer;
-    try {
-      answer = await request("/v1/watches/from-mail", { method: "POST", raw: await file.arrayBuffer(), rawType: "message/rfc822" });
-    } catch (error) {
-      if (error instanceof ApiError && error.kind === "key") { showKeyForm(error); return; }
-      const detail = error.kind === "offline" ? t("offlineNothing") : refusal(error.status, error.detail, error.reason);
-      result.replaceChildren(h("p", { class: "error" }, detail));
-      return;
-    } finally {
-      input.value = "";
-    }
-    const parcels = (answer.data && Array.isArray(answer.data.parcels)) ? answer.data.parcels : [];
-    const added = parcels.filter((parcel) => parcel.status === 201);
-    const existing = parcels.filter((parcel) => parcel.status === 200);
-    const failed = parcels.filter((parcel) => parcel.status !== 201 && parcel.status !== 200);
-    const lines = [];
-    if (added.length) lines.push(t("mailAdded", { n: added.length, numbers: added.map((p) => formatNumber(p.number)).join(", ") }));
-    if (existing.length) lines.push(t("alreadyThere", { n: existing.length }));
-    if (answer.data && answer.data.more_parcels) lines.push(t("mailMore", { n: parcels.length }));
-    if (!parcels.length) {
-      lines.push(answer.data && answer.data.no_trackable ? t("mailOwnDelivery", { who: answer.data.no_trackable }) : t("mailNothing"));
-    }
-    result.replaceChildren(...lines.map((line) => h("p", {}, line)),
-      ...failed.map((parcel) => h("p", { class: "error" }, t("addFailed", { number: formatNumber(parcel.number), detail: refusal(parcel.status, parcel.detail, parcel.reason) }))));
-    state.etag = null;
-    for (const parcel of added) state.awaiting.add(parcel.number);
-    await loadList();
-    awaitFirstChecks();
-  };
-  input.addEventListener("change", () => send(input.files && input.files[0]));
-  const zone = h("div", { id: "mail-drop", class: "mail-drop" },
-    h("label", { for: "mail-file" }, t("mailLabel")), input,
-    h("p", { id: "mail-hint", class: "hint" }, t("mailHint")));
-  zone.addEventListener("dragover", (event) => { event.preventDefault(); zone.classList.add("dragging"); });
-  zone.addEventListener("dragleave", () => zone.classList.remove("dragging"));
-  zone.addEventListener("drop", (event) => {
-    event.preventDefault();
-    zone.classList.remove("dragging");
-    send(event.dataTransfer && event.dataTransfer.files && event.dataTransfer.files[0]);
-  });
-  return zone;
-}
-
-/** The most bytes of one bulk add: the server takes bodies of up to 64 KiB. */
-const BULK_BYTES = 60000;
-
-/**
- * Adds the numbers in as few requests as the server takes (up to 1,000 a request, within its body limit),
- * one after another; returns counts, webhook secrets and failures, each failure in the page's language.
- */
-async function addAll(digitsList, label, webhookURL) {
-  const outcome = { created: 0, existing: 0, failed: [], secrets: [], stop: false };
-  const encoder = new TextEncoder();
-  const items = digitsList.map((digits) => {
-    const item = { number: digits };
-    if (label) item.label = label;
-    if (webhookURL) item.webhook_url = webhookURL;
-    return item;
-  });
-  const batches = [];
-  let batch = [];
-  let bytes = 2;
-  for (const item of items) {
-    const size = encoder.encode(JSON.stringify(item)).length + 1;
-    if (batch.length && (batch.length === 1000 || bytes + size > BULK_BYTES)) { batches.push(batch); batch = []; bytes = 2; }
-    batch.push(item);
-    bytes += size;
-  }
-  if (batch.length) batches.push(batch);
-  for (const sent of batches) {
-    let results;
-    try {
-      const answer = await request("/v1/watches", { method: "POST", body: sent });
-      results = answer.data && Array.isArray(answer.data.results) ? answer.data.results : [];
-      // An answer that is not one result per number sent (a proxy's page, say) adds nothing the page can show.
-      if (results.length !== sent.length) {
-        throw new ApiError("server", 500, `an answer without one result per number (HTTP ${answer.status})`);
-      }
-    } catch (error) {
-      if (error instanceof ApiError && error.kind === "key") { outcome.stop = true; showKeyForm(error); return outcome; }
-      const detail = error.kind === "offline" ? t("offlineNothing") : refusal(error.status, error.detail, error.reason);
-      outcome.failed.push(...sent.map((item) => ({ digits: item.number, detail })));
-      continue;
-    }
-    results.forEach((answer, index) => {
-      const digits = sent[index].number;
-      if (answer.status === 201 || answer.status === 200) {
-        if (answer.status === 201) outcome.created += 1; else outcome.existing += 1;
-        if (answer.watch && answer.watch.webhook_secret) {
-          outcome.secrets.push(t("webhookSecret", { number: formatNumber(digits), secret: answer.watch.webhook_secret }));
-        }
-      } else {
-        outcome.failed.push({ digits, detail: refusal(answer.status, answer.detail, answer.reason) });
-      }
-    });
-  }
-  return outcome;
 }
 
 function listControls() {
@@ -335,7 +234,7 @@ function listControls() {
     typing = setTimeout(loadList, 200);
   });
   const download = h("button", { type: "button", id: "download", class: "secondary" }, t("download"));
-  download.addEventListener("click", downloadCSV);
+  download.addEventListener("click", () => downloadCSV(explain));
   const removeSelected = h("button", { type: "button", id: "remove-selected", class: "danger", hidden: true });
   removeSelected.addEventListener("click", () => removeMany([...state.selected]));
   const removeFinished = h("button", { type: "button", id: "remove-finished", class: "secondary" }, t("removeFinished"));
@@ -356,54 +255,6 @@ function listControls() {
     h("div", { class: "row" }, h("label", { class: "sort" }, h("span", {}, t("sortLabel")), sort), filters));
 }
 
-// The server's families (status.js's "shipped" is a step of the progress bar, not a family the API counts).
-const COUNT_FAMILIES = ["problem", "waiting", "out", "transit", "accepted", "pending", "delivered"];
-
-/** The server's counts per family, and of today's forecasts, each a button that narrows the list to it. */
-function drawCounts() {
-  const box = document.getElementById("counts");
-  if (!box) return;
-  const summary = state.summary;
-  if (!summary) {
-    box.replaceChildren();
-    return;
-  }
-  const counts = summary.by_family || {};
-  const chip = (id, text, pressed, onclick) => h("button", {
-    type: "button", id, class: "chip", "aria-pressed": pressed ? "true" : "false", onclick,
-  }, text);
-  box.replaceChildren(
-    chip("count-all", t("countAll", { n: summary.total }), state.family === "all" && !state.today,
-      () => { state.family = "all"; state.today = false; state.stalled = false; loadList(); }),
-    chip("count-today", t("countToday", { n: summary.forecast ? summary.forecast.today : 0 }), state.today,
-      () => { state.today = !state.today; loadList(); }),
-    ...(summary.stalled || state.stalled
-      ? [chip("count-stalled", t("countStalled", { n: summary.stalled || 0 }), state.stalled,
-        () => { state.stalled = !state.stalled; loadList(); })]
-      : []),
-    ...COUNT_FAMILIES.filter((family) => counts[family] || state.family === family).map((family) =>
-      chip(`count-${family}`, `${t(`family.${family}`)} ${counts[family] || 0}`, state.family === family,
-        () => { state.family = state.family === family ? "all" : family; loadList(); })));
-}
-
-/** The list as CSV (the server's, in the page's language, with a BOM for Excel), saved as a file. */
-async function downloadCSV() {
-  const headers = {};
-  if (storedKey()) headers.Authorization = `Bearer ${storedKey()}`;
-  try {
-    const response = await fetch(`/v1/watches?format=csv&excel=true&lang=${language()}`, { headers, cache: "no-store" });
-    if (!response.ok) throw new ApiError(response.status >= 500 ? "server" : "request", response.status, "");
-    const url = URL.createObjectURL(await response.blob());
-    const link = h("a", { href: url, download: "kuroneko-watches.csv", id: "download-link", hidden: true });
-    document.body.append(link);
-    link.click();
-    setTimeout(() => { URL.revokeObjectURL(url); link.remove(); }, 1000);
-  } catch (error) {
-    explain(error instanceof ApiError ? error : new ApiError("offline", 0, ""));
-  }
-}
-
-/** Removes the selected parcels in one request, after the person confirms. */
 async function removeMany(numbers) {
   if (!numbers.length || !window.confirm(t("confirmRemoveMany", { n: numbers.length }))) return;
   try {
@@ -444,32 +295,6 @@ async function removeAllFinished() {
   }
 }
 
-/** Whether the server answers from its simulator (`serve --demo`). */
-function isDemo() {
-  const meta = document.querySelector('meta[name="kuroneko-demo"]');
-  return Boolean(meta && meta.content === "1");
-}
-
-/** Numbers the demo's simulator knows, one of each carrier. */
-const DEMO_NUMBERS = [["327754459830", "yamato"], ["812345678900", "sagawa"], ["912345678904", "japanpost"]];
-
-/** In the demo, an empty list offers a number of each carrier to try, put in the add form. */
-function demoOffer() {
-  const button = h("button", { type: "button", id: "demo-numbers", class: "secondary" }, t("demoAdd"));
-  button.addEventListener("click", () => {
-    const panel = document.getElementById("add-panel");
-    if (panel) panel.open = true;
-    const field = document.getElementById("numbers");
-    if (!field) return;
-    field.value = DEMO_NUMBERS.map(([number]) => formatNumber(number)).join("\n");
-    field.dispatchEvent(new Event("input"));
-    field.focus();
-  });
-  return h("span", { class: "demo-offer" }, t("demoNumbers", {
-    numbers: DEMO_NUMBERS.map(([number, carrier]) => `${formatNumber(number)} (${carrierName(carrier)})`).join(", "),
-  }), " ", button);
-}
-
 function drawCards() {
   const list = document.getElementById("cards");
   if (!list) return;
@@ -493,7 +318,7 @@ function drawCards() {
     fragment.append(item);
   }
   list.replaceChildren(fragment);
-  drawCounts();
+  drawCounts(state, loadList);
   drawSelection();
   const empty = document.getElementById("empty");
   empty.textContent = total === 0 ? t("empty") : watches.length === 0 ? t("noneMatch") : "";
@@ -673,84 +498,6 @@ function drawParcel() {
     h("section", { "aria-labelledby": "webhook-title", id: "webhook-section" }, h("h2", { id: "webhook-title" }, t("webhookTitle")),
       webhookForm(watch),
       watch.webhook_url ? deliveryLog(deliveries) : null)));
-}
-
-/** Whether the page asks the person to get in touch (as the server's `asksToCall`). */
-function asksToCall(shipment) {
-  if (!shipment || !shipment.offices || !shipment.offices.length) return false;
-  const summary = (shipment.status && shipment.status.summary) || "";
-  return /お問い合わ?せ/.test(summary)
-    || ["exception", "returned", "attempt_failed", "available_for_pickup"].includes(shipment.status && shipment.status.code);
-}
-
-/** The offices to call, each with its telephone as a link a phone dials. */
-function offices(list) {
-  return h("ul", { id: "offices", class: "offices" }, list.map((office) => h("li", {},
-    `${office.name}（${office.role}）`,
-    office.telephone ? [" ", h("a", { href: `tel:${office.telephone.replace(/[^0-9+]/g, "")}` }, office.telephone)] : null)));
-}
-
-/** The carrier's own words (always Japanese): marked as Japanese, and said so on an English page. */
-function carrierWords(text) {
-  if (!text) return null;
-  if (language() === "ja") return text;
-  return h("span", {}, h("span", { lang: "ja" }, text), " ", h("small", { class: "hint" }, t("carrierJapanese")));
-}
-
-/** The parcel's webhook, changed or cleared in place (PATCH); a new webhook's secret is shown once. */
-function webhookForm(watch) {
-  const field = h("input", {
-    id: "parcel-webhook-url", type: "url", inputmode: "url", autocomplete: "url", spellcheck: "false",
-    value: watch.webhook_url || "", placeholder: "https://example.com/hook",
-  });
-  const result = h("div", { id: "webhook-result", role: "status" });
-  const save = h("button", { type: "submit", id: "webhook-save" }, t("webhookSave"));
-  const clear = h("button", { type: "button", id: "webhook-clear", class: "secondary", hidden: !watch.webhook_url }, t("webhookClear"));
-  const send = async (value) => {
-    save.disabled = true;
-    clear.disabled = true;
-    try {
-      const answer = await request(watchPath(watch.number), { method: "PATCH", body: { webhook_url: value } });
-      const lines = [h("p", {}, t(value ? "webhookSaved" : "webhookCleared"))];
-      if (answer.data && answer.data.webhook_secret) {
-        lines.push(h("p", { class: "secret" }, t("webhookNewSecret", { secret: answer.data.webhook_secret })));
-      }
-      result.replaceChildren(...lines);
-      clear.hidden = !value;
-    } catch (error) {
-      if (!(error instanceof ApiError)) throw error;
-      result.replaceChildren(h("p", { class: "error", role: "alert" }, refusal(error.status, error.detail, error.reason)));
-    } finally {
-      save.disabled = false;
-      clear.disabled = false;
-    }
-  };
-  const form = h("form", { id: "webhook-form", novalidate: true },
-    h("label", { for: "parcel-webhook-url" }, t("webhookURL")), field,
-    h("div", { class: "actions" }, save, clear), result);
-  form.addEventListener("submit", (event) => {
-    event.preventDefault();
-    send(field.value.trim() || null);
-  });
-  clear.addEventListener("click", () => { field.value = ""; send(null); });
-  return form;
-}
-
-function changeLog(changes) {
-  if (!changes.length) return h("p", {}, t("noChanges"));
-  return h("ol", { id: "changes", class: "log" }, changes.slice().reverse().map((change) => {
-    const to = change.shipment && change.shipment.status;
-    const from = change.previous && change.previous.status;
-    const text = from ? t("changeFrom", { from: statusLabel(from), to: statusLabel(to) }) : t("firstSeen", { to: statusLabel(to) });
-    return h("li", {}, h("time", { datetime: change.created_at }, formatTime(change.created_at)), " ", text);
-  }));
-}
-
-function deliveryLog(deliveries) {
-  if (!deliveries.length) return h("p", {}, t("noDeliveries"));
-  return h("ol", { id: "deliveries", class: "log" }, deliveries.slice().reverse().map((delivery) =>
-    h("li", {}, h("time", { datetime: delivery.at || "" }, formatTime(delivery.at)), ` ${delivery.state}`,
-      delivery.status ? ` · HTTP ${delivery.status}` : "", delivery.error ? ` · ${delivery.error}` : "")));
 }
 
 async function removeParcel(digits) {
