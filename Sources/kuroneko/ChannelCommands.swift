@@ -17,23 +17,23 @@ struct ChannelsCommand: ArgumentsCommand {
         let store = session.store
         switch arguments.operands.first ?? "list" {
         case "add":
-            guard let kind = try arguments.choice("--kind") else {
+            guard let kind = try arguments.choice(.kind) else {
                 throw CommandFailure.usage(
                     "channels: add needs --kind ntfy|slack|discord|webhook and --url URL, --kind email and "
                         + "--address ADDRESS, or --kind line, --access-token TOKEN and --to ID|broadcast "
                         + "(web_push channels are added by the web app)")
             }
-            var body: [String: Any] = ["kind": kind, "lang": try arguments.choice("--lang") ?? "ja"]
-            body["url"] = arguments.text("--url")
-            body["address"] = arguments.text("--address")
+            var body: [String: Any] = ["kind": kind, "lang": try arguments.choice(.lang) ?? "ja"]
+            body["url"] = arguments.text(.url)
+            body["address"] = arguments.text(.address)
             if kind == LineChannel().name {
-                body["access_token"] = arguments.text("--access-token")
-                body["to"] = arguments.text("--to").map { text -> Any in
+                body["access_token"] = arguments.text(.accessToken)
+                body["to"] = arguments.text(.to).map { text -> Any in
                     text == "broadcast" ? text : text.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }
                 }
             }
-            if let kinds = arguments.text("--kinds") { body["kinds"] = kinds.split(separator: ",").map(String.init) }
-            if let quiet = arguments.text("--quiet-hours") { body["quiet_hours"] = quiet }
+            if let kinds = arguments.text(.kinds) { body["kinds"] = kinds.split(separator: ",").map(String.init) }
+            if let quiet = arguments.text(.quietHours) { body["quiet_hours"] = quiet }
             let numbers = Array(arguments.operands.dropFirst())
             if !numbers.isEmpty { body["numbers"] = numbers }
             let request: AddChannelRequest
@@ -44,7 +44,7 @@ struct ChannelsCommand: ArgumentsCommand {
             }
             // What the server would refuse at delivery is refused here, in the same words.
             if let url = request.destinationURL,
-                let refusal = Self.refusal(of: url, allowPrivate: try arguments.flagOrVariable("--allow-private"))
+                let refusal = Self.refusal(of: url, allowPrivate: try arguments.flagOrVariable(.allowPrivate))
             {
                 throw CommandFailure.usage("channels: \(refusal)")
             }
@@ -140,9 +140,9 @@ struct NotifyTestCommand: ArgumentsCommand {
         let vapid = try Base64URL.decode(secret).map {
             VAPID(keys: try P256KeyPair(privateKey: $0), subject: "mailto:kuroneko@localhost")
         }
-        let caFile = try arguments.certificates("--ca-file")
+        let caFile = try arguments.certificates(.caFile)
         let context = ChannelContext(
-            vapid: vapid, now: Date(), lineOrigin: try arguments.url("--line-origin") ?? ChannelContext.lineAPI)
+            vapid: vapid, now: Date(), lineOrigin: try arguments.url(.lineOrigin) ?? ChannelContext.lineAPI)
         let message: ChannelMessage
         do {
             message = try kind.message(for: ChannelAnnouncement(announcement), settings: settings, context: context)
@@ -160,7 +160,7 @@ struct NotifyTestCommand: ArgumentsCommand {
                 MailMessage(announcement, from: smtp.from, to: address, date: Date()))
         case .http(let request):
             outcome = await CurlDeliverySender(
-                allowPrivate: try arguments.flagOrVariable("--allow-private"), caFile: caFile
+                allowPrivate: try arguments.flagOrVariable(.allowPrivate), caFile: caFile
             ).send(request)
         }
         switch kind.verdict(of: outcome, at: Date()) {

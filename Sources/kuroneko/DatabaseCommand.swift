@@ -9,7 +9,7 @@ struct DatabaseCommand: ArgumentsCommand {
     let terminal: Terminal
 
     func run() async throws {
-        let location = arguments.text("--db") ?? SQLiteWatchStore.defaultPath(environment: terminal.environment)
+        let location = arguments.text(.db) ?? SQLiteWatchStore.defaultPath(environment: terminal.environment)
         let action = arguments.operands.first ?? "status"
         if action == "backup" {
             guard arguments.operands.count == 2, !arguments.operands[1].isEmpty else {

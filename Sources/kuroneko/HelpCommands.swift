@@ -22,7 +22,7 @@ struct HelpCommand: ArgumentsCommand {
     let terminal: Terminal
 
     func run() throws(CommandFailure) {
-        if arguments.flag("--man") {
+        if arguments.flag(.man) {
             try arguments.expectNoOperands()
             return FileHandle.standardOutput.write(Data(ManPage.text.utf8))
         }

@@ -35,19 +35,19 @@ struct ImportCommand: Command {
                     + "kuroneko import [options] FILE.csv")
         }
         path = arguments.operands[0]
-        json = try arguments.choice("--output") == "json"
-        quiet = arguments.flag("--quiet")
-        english = try arguments.choice("--lang") == "en"
-        excel = arguments.flag("--excel")
-        let chosen = try arguments.choice("--encoding") ?? "auto"
+        json = try arguments.choice(.output) == "json"
+        quiet = arguments.flag(.quiet)
+        english = try arguments.choice(.lang) == "en"
+        excel = arguments.flag(.excel)
+        let chosen = try arguments.choice(.encoding) ?? "auto"
         encoding = SheetEncoding(rawValue: chosen)
-        outputEncoding = SheetEncoding(rawValue: try arguments.choice("--output-encoding") ?? "utf-8") ?? .utf8
-        watch = arguments.flag("--watch")
-        if arguments.text("--label-column") != nil, !watch {
+        outputEncoding = SheetEncoding(rawValue: try arguments.choice(.outputEncoding) ?? "utf-8") ?? .utf8
+        watch = arguments.flag(.watch)
+        if arguments.text(.labelColumn) != nil, !watch {
             throw .usage("import: --label-column names the labels --watch gives; add --watch")
         }
         configurations = try ClientOptions.configurations(arguments)
-        carrier = try arguments.carrier("--carrier")
+        carrier = try arguments.carrier(.carrier)
     }
 
     /// Rows parsed before their numbers are looked up: a shop's sheet is usually one batch; a larger file is

@@ -26,7 +26,7 @@ struct IntakeCommand: ArgumentsCommand {
         }
         // Read off the cooperative pool, as the server does.
         let mails = try await MailReadingLanes(lanes: 1, waiting: 0).run { messages.map { ShippingMailReader.read($0) } }
-        let json = arguments.flag("--json")
+        let json = arguments.flag(.json)
         var parcels: [(FoundParcel, ShippingMail)] = []
         for mail in mails {
             parcels += mail.parcels.map { ($0, mail) }
@@ -43,7 +43,7 @@ struct IntakeCommand: ArgumentsCommand {
                 "kuroneko: \(crowded) message\(crowded == 1 ? "" : "s") held more than \(MailLimits().parcels) parcels; "
                     + "only the first \(MailLimits().parcels) of each were taken")
         }
-        guard arguments.flag("--watch"), !parcels.isEmpty else { return }
+        guard arguments.flag(.watch), !parcels.isEmpty else { return }
         try await watch(parcels)
     }
 

@@ -18,9 +18,9 @@ struct OutputOptions {
 
     /// Reads `--format`, `--json`, `--jsonl`, `--lang` and `--no-color`.
     init(from arguments: ArgumentList) throws(CommandFailure) {
-        let json = arguments.flag("--json")
-        let jsonLines = arguments.flag("--jsonl")
-        let chosen = try arguments.choice("--format").flatMap(Format.init(rawValue:))
+        let json = arguments.flag(.json)
+        let jsonLines = arguments.flag(.jsonl)
+        let chosen = try arguments.choice(.format).flatMap(Format.init(rawValue:))
         if json, jsonLines {
             throw .usage("\(arguments.command): --json and --jsonl exclude each other; choose one")
         }
@@ -30,8 +30,8 @@ struct OutputOptions {
                     + "other; choose one")
         }
         format = chosen ?? (json ? .json : jsonLines ? .jsonl : .table)
-        language = try arguments.choice("--lang").flatMap(Language.init(rawValue:)) ?? .japanese
-        noColor = arguments.flag("--no-color")
+        language = try arguments.choice(.lang).flatMap(Language.init(rawValue:)) ?? .japanese
+        noColor = arguments.flag(.noColor)
     }
 
     /// A printer for shipments that arrive one at a time, in order.

@@ -15,9 +15,9 @@ struct ParseCommand: Command {
     init(_ arguments: ArgumentList, terminal: Terminal) throws(CommandFailure) {
         self.terminal = terminal
         output = try OutputOptions(from: arguments)
-        charset = arguments.text("--charset")
-        carrier = try arguments.carrier("--carrier")
-        now = try arguments.time("--now") ?? Date()
+        charset = arguments.text(.charset)
+        carrier = try arguments.carrier(.carrier)
+        now = try arguments.time(.now) ?? Date()
         let files = arguments.operands
         guard files.count == 1 else {
             throw .usage("parse: expected one FILE, got \(files.count); usage: kuroneko parse [options] FILE")

@@ -21,63 +21,63 @@ struct ServeCommand: Command {
     init(_ arguments: ArgumentList, terminal: Terminal) throws(CommandFailure) {
         var configuration = Server.Configuration()
         var server = configuration.http
-        server.host = arguments.text("--host") ?? server.host
-        server.port = try arguments.number("--port").map { UInt16($0) } ?? server.port
+        server.host = arguments.text(.host) ?? server.host
+        server.port = try arguments.number(.port).map { UInt16($0) } ?? server.port
         server.connectionsPerAddress =
-            try arguments.number("--connections-per-client").map { Int($0) }
+            try arguments.number(.connectionsPerClient).map { Int($0) }
             ?? server.connectionsPerAddress
-        server.maxConnections = try arguments.number("--max-connections").map { Int($0) } ?? server.maxConnections
+        server.maxConnections = try arguments.number(.maxConnections).map { Int($0) } ?? server.maxConnections
         server.receiveTimeoutSeconds =
-            try arguments.number("--receive-timeout").map { Int($0) }
+            try arguments.number(.receiveTimeout).map { Int($0) }
             ?? server.receiveTimeoutSeconds
         var client = configuration.client
-        let endpoints = try arguments.endpoints("--endpoint")
+        let endpoints = try arguments.endpoints(.endpoint)
         client.endpoint = endpoints[.yamato] ?? client.endpoint
-        client.requestTimeout = try arguments.seconds("--timeout") ?? client.requestTimeout
+        client.requestTimeout = try arguments.seconds(.timeout) ?? client.requestTimeout
         configuration.endpoints = endpoints
         if !endpoints.isEmpty { configuration.carriers = Carrier.allCases.filter { endpoints[$0] != nil } }
         client.maxConcurrentRequests =
-            try arguments.number("--max-concurrent").map { Int($0) }
+            try arguments.number(.maxConcurrent).map { Int($0) }
             ?? client.maxConcurrentRequests
-        client.minimumRequestInterval = try arguments.seconds("--min-interval") ?? client.minimumRequestInterval
+        client.minimumRequestInterval = try arguments.seconds(.minInterval) ?? client.minimumRequestInterval
         var service = configuration.shipments
-        service.cache.capacity = try arguments.number("--cache-size").map { Int($0) } ?? service.cache.capacity
-        service.cache.terminalTTL = try arguments.seconds("--ttl-terminal") ?? service.cache.terminalTTL
-        service.cache.activeTTL = try arguments.seconds("--ttl-active") ?? service.cache.activeTTL
-        service.cache.invalidTTL = try arguments.seconds("--ttl-invalid") ?? service.cache.invalidTTL
+        service.cache.capacity = try arguments.number(.cacheSize).map { Int($0) } ?? service.cache.capacity
+        service.cache.terminalTTL = try arguments.seconds(.ttlTerminal) ?? service.cache.terminalTTL
+        service.cache.activeTTL = try arguments.seconds(.ttlActive) ?? service.cache.activeTTL
+        service.cache.invalidTTL = try arguments.seconds(.ttlInvalid) ?? service.cache.invalidTTL
         client.batchWindow =
-            try arguments.number("--batch-window-ms").map { .milliseconds(Int64($0)) }
+            try arguments.number(.batchWindowMs).map { .milliseconds(Int64($0)) }
             ?? client.batchWindow
-        client.lookupDeadline = try arguments.seconds("--queue-deadline") ?? client.lookupDeadline
-        client.queueCapacity = try arguments.number("--queue-capacity").map { Int($0) } ?? client.queueCapacity
+        client.lookupDeadline = try arguments.seconds(.queueDeadline) ?? client.lookupDeadline
+        client.queueCapacity = try arguments.number(.queueCapacity).map { Int($0) } ?? client.queueCapacity
         client.circuitBreaker.failureThreshold =
-            try arguments.number("--breaker-failures").map { Int($0) }
+            try arguments.number(.breakerFailures).map { Int($0) }
             ?? client.circuitBreaker.failureThreshold
-        client.circuitBreaker.coolDown = try arguments.seconds("--breaker-cool-down") ?? client.circuitBreaker.coolDown
-        demo = try arguments.flagOrVariable("--demo")
-        databasePath = arguments.text("--db")
-        configuration.corsOrigins = try Self.origins(arguments.text("--cors-origins"))
-        configuration.shutdownTimeout = try arguments.seconds("--shutdown-timeout") ?? configuration.shutdownTimeout
-        configuration.pollSpeed = try arguments.number("--poll-speed") ?? configuration.pollSpeed
+        client.circuitBreaker.coolDown = try arguments.seconds(.breakerCoolDown) ?? client.circuitBreaker.coolDown
+        demo = try arguments.flagOrVariable(.demo)
+        databasePath = arguments.text(.db)
+        configuration.corsOrigins = try Self.origins(arguments.text(.corsOrigins))
+        configuration.shutdownTimeout = try arguments.seconds(.shutdownTimeout) ?? configuration.shutdownTimeout
+        configuration.pollSpeed = try arguments.number(.pollSpeed) ?? configuration.pollSpeed
         configuration.maxWatchesPerOwner =
-            try arguments.number("--max-watches-per-owner").map { Int($0) } ?? configuration.maxWatchesPerOwner
-        configuration.publicURL = try arguments.url("--public-url")
-        if let text = arguments.text("--unregistered-grace"), !text.isEmpty {
+            try arguments.number(.maxWatchesPerOwner).map { Int($0) } ?? configuration.maxWatchesPerOwner
+        configuration.publicURL = try arguments.url(.publicUrl)
+        if let text = arguments.text(.unregisteredGrace), !text.isEmpty {
             configuration.unregisteredGrace = try WatchListSession.duration(
                 text, option: "--unregistered-grace", command: "serve", maximum: 86_400 * 365)
         }
-        if let text = arguments.text("--forget-finished-after"), !text.isEmpty {
+        if let text = arguments.text(.forgetFinishedAfter), !text.isEmpty {
             configuration.forgetFinishedAfter = try WatchListSession.duration(
                 text, option: "--forget-finished-after", command: "serve", maximum: 86_400 * 3_650)
         }
-        configuration.mailbox = try MailboxOptions.settings(arguments, caFile: try arguments.certificates("--ca-file"))
-        configuration.mailboxInterval = try arguments.seconds("--mailbox-every") ?? configuration.mailboxInterval
-        configuration.mailboxMarkSeen = try arguments.flagOrVariable("--mailbox-mark-seen")
+        configuration.mailbox = try MailboxOptions.settings(arguments, caFile: try arguments.certificates(.caFile))
+        configuration.mailboxInterval = try arguments.seconds(.mailboxEvery) ?? configuration.mailboxInterval
+        configuration.mailboxMarkSeen = try arguments.flagOrVariable(.mailboxMarkSeen)
         configuration.mailboxMoveTo = try MailboxOptions.moveTo(arguments, settings: configuration.mailbox)
         configuration.canaries = try Self.canaries(arguments)
-        configuration.canaryInterval = try arguments.seconds("--canary-every") ?? configuration.canaryInterval
+        configuration.canaryInterval = try arguments.seconds(.canaryEvery) ?? configuration.canaryInterval
         server.tls = try Self.tls(arguments)
-        if let port = try arguments.number("--http-redirect-port") {
+        if let port = try arguments.number(.httpRedirectPort) {
             guard server.tls != nil else {
                 throw .usage("serve: --http-redirect-port redirects to https: give --tls-cert and --tls-key too")
             }
@@ -90,21 +90,21 @@ struct ServeCommand: Command {
             }
             configuration.httpRedirectPort = UInt16(port)
         }
-        configuration.lineOrigin = try arguments.url("--line-origin") ?? configuration.lineOrigin
-        configuration.caFile = try arguments.certificates("--ca-file")
+        configuration.lineOrigin = try arguments.url(.lineOrigin) ?? configuration.lineOrigin
+        configuration.caFile = try arguments.certificates(.caFile)
         configuration.smtp = try SMTPOptions.settings(arguments, caFile: configuration.caFile)
-        configuration.arrivingSoonLead = try arguments.seconds("--arriving-soon") ?? configuration.arrivingSoonLead
-        configuration.vapidSubject = arguments.text("--vapid-subject") ?? configuration.vapidSubject
+        configuration.arrivingSoonLead = try arguments.seconds(.arrivingSoon) ?? configuration.arrivingSoonLead
+        configuration.vapidSubject = arguments.text(.vapidSubject) ?? configuration.vapidSubject
         guard configuration.vapidSubject.hasPrefix("mailto:") || configuration.vapidSubject.hasPrefix("https://") else {
             throw .usage(
                 "serve: --vapid-subject \"\(configuration.vapidSubject.prefix(80))\" is not a mailto: or https: URL; "
                     + "expected e.g. mailto:ops@example.jp")
         }
-        configuration.allowPrivateWebhooks = try arguments.flagOrVariable("--allow-private-webhooks")
-        configuration.requireAPIKey = try arguments.flagOrVariable("--require-api-key")
-        configuration.webApp = try !arguments.flagOrVariable("--no-web-app")
+        configuration.allowPrivateWebhooks = try arguments.flagOrVariable(.allowPrivateWebhooks)
+        configuration.requireAPIKey = try arguments.flagOrVariable(.requireApiKey)
+        configuration.webApp = try !arguments.flagOrVariable(.noWebApp)
         configuration.logFormat =
-            try arguments.choice("--log-format").flatMap(LogFormat.init(rawValue:)) ?? configuration.logFormat
+            try arguments.choice(.logFormat).flatMap(LogFormat.init(rawValue:)) ?? configuration.logFormat
         environment = arguments.environment
         self.terminal = terminal
         try arguments.expectNoOperands()
@@ -126,7 +126,7 @@ struct ServeCommand: Command {
 
     /// `--canary CARRIER=NUMBER`, comma-separated or given again, at most one per carrier.
     private static func canaries(_ arguments: ArgumentList) throws(CommandFailure) -> [Carrier: TrackingNumber] {
-        guard let (texts, source) = arguments.allValues("--canary") else { return [:] }
+        guard let (texts, source) = arguments.allValues(.canary) else { return [:] }
         var canaries: [Carrier: TrackingNumber] = [:]
         for item in texts.flatMap({ $0.split(separator: ",") }).map({ $0.trimmingCharacters(in: .whitespaces) }) {
             let shown = item.prefix(60).visibleInOneLine
@@ -237,8 +237,8 @@ struct ServeCommand: Command {
 
     /// `--tls-cert` and `--tls-key`, both or neither; each must be a readable file.
     static func tls(_ arguments: ArgumentList) throws(CommandFailure) -> TLSFiles? {
-        let certificate = arguments.text("--tls-cert").flatMap { $0.isEmpty ? nil : $0 }
-        let key = arguments.text("--tls-key").flatMap { $0.isEmpty ? nil : $0 }
+        let certificate = arguments.text(.tlsCert).flatMap { $0.isEmpty ? nil : $0 }
+        let key = arguments.text(.tlsKey).flatMap { $0.isEmpty ? nil : $0 }
         switch (certificate, key) {
         case (nil, nil): return nil
         case (let certificate?, let key?): return TLSFiles(certificate: certificate, key: key)

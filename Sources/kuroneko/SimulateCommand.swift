@@ -15,18 +15,18 @@ struct SimulateCommand: Command {
     init(_ arguments: ArgumentList, terminal: Terminal) throws(CommandFailure) {
         self.terminal = terminal
         var server = HTTPServer.Configuration(port: 8081)
-        server.host = arguments.text("--host") ?? server.host
-        server.port = try arguments.number("--port").map { UInt16($0) } ?? server.port
+        server.host = arguments.text(.host) ?? server.host
+        server.port = try arguments.number(.port).map { UInt16($0) } ?? server.port
         self.server = server
-        start = try arguments.time("--start")
-        speed = try arguments.number("--speed") ?? 1
+        start = try arguments.time(.start)
+        speed = try arguments.number(.speed) ?? 1
         var faults = SimulatorFaults()
-        faults.latencyMilliseconds = Int(try arguments.number("--latency-ms") ?? 0)
-        faults.errorRate = try arguments.number("--error-rate") ?? 0
-        faults.hangSeconds = Int(try arguments.number("--hang-seconds") ?? 0)
-        faults.alwaysFail = arguments.flag("--fail")
-        faults.truncatePages = arguments.flag("--truncate")
-        faults.changedLayout = arguments.flag("--changed-layout")
+        faults.latencyMilliseconds = Int(try arguments.number(.latencyMs) ?? 0)
+        faults.errorRate = try arguments.number(.errorRate) ?? 0
+        faults.hangSeconds = Int(try arguments.number(.hangSeconds) ?? 0)
+        faults.alwaysFail = arguments.flag(.fail)
+        faults.truncatePages = arguments.flag(.truncate)
+        faults.changedLayout = arguments.flag(.changedLayout)
         self.faults = faults
         try arguments.expectNoOperands()
     }

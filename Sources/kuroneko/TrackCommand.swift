@@ -19,8 +19,8 @@ struct TrackCommand: Command {
         self.terminal = terminal
         output = try OutputOptions(from: arguments)
         configurations = try ClientOptions.configurations(arguments)
-        carrier = try arguments.carrier("--carrier")
-        quiet = arguments.flag("--quiet")
+        carrier = try arguments.carrier(.carrier)
+        quiet = arguments.flag(.quiet)
         // Nothing on the command line and something piped in: the numbers come from standard input.
         let operands = arguments.operands.isEmpty && !terminal.inputIsTerminal ? ["-"] : arguments.operands
         let inputs = try NumberInput.expandingStandardInput(operands)
@@ -29,7 +29,7 @@ struct TrackCommand: Command {
                 "track: no tracking number given; usage: kuroneko track NUMBER... (or pipe numbers in, one per line)")
         }
         (numbers, skipped) = try NumberInput.validated(
-            inputs, carrier: carrier, skipInvalid: arguments.flag("--skip-invalid"))
+            inputs, carrier: carrier, skipInvalid: arguments.flag(.skipInvalid))
     }
 
     func run() async throws {

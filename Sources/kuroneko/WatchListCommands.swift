@@ -15,7 +15,7 @@ struct AddCommand: ArgumentsCommand {
         let store = session.store
         let numbers = try session.numbers()
         var label: String?
-        if let text = arguments.text("--label") {
+        if let text = arguments.text(.label) {
             do {
                 label = try WatchLabel.validated(text)
             } catch {
@@ -26,14 +26,14 @@ struct AddCommand: ArgumentsCommand {
         for number in numbers {
             do {
                 let added = try await store.add(
-                    number, carrier: try arguments.carrier("--carrier"), label: label, owner: .local, webhook: nil,
+                    number, carrier: try arguments.carrier(.carrier), label: label, owner: .local, webhook: nil,
                     now: Date())
                 if added.created { created += 1 }
             } catch let error as WatchStoreError {
                 throw CommandFailure.usage("add: \(error)")
             }
         }
-        let carrier = try arguments.carrier("--carrier")
+        let carrier = try arguments.carrier(.carrier)
         // Progress on a terminal while the numbers are looked up (ten a request), then one line of what was done.
         let failed = try await session.check(
             numbers,
@@ -48,7 +48,7 @@ struct AddCommand: ArgumentsCommand {
             if let watch = try await store.watch(number, owner: .local) { watches.append(watch) }
         }
         terminal.print(
-            WatchTable(language: .japanese, colored: terminal.usesColor(unlessTurnedOff: arguments.flag("--no-color")))
+            WatchTable(language: .japanese, colored: terminal.usesColor(unlessTurnedOff: arguments.flag(.noColor)))
                 .text(for: watches))
         if failed > 0 { throw CommandFailure.reported(.lookupFailed) }
     }
@@ -65,10 +65,10 @@ struct ListCommand: ArgumentsCommand {
         let store = session.store
         let query = try Self.query(arguments)
         let now = Date()
-        let language = try arguments.choice("--lang").flatMap(OutputOptions.Language.init(rawValue:)) ?? .japanese
-        if arguments.flag("--csv") {
+        let language = try arguments.choice(.lang).flatMap(OutputOptions.Language.init(rawValue:)) ?? .japanese
+        if arguments.flag(.csv) {
             // The server's sheet, read and printed a page at a time; with --excel a BOM, CRLF and numbers kept whole.
-            let excel = arguments.flag("--excel")
+            let excel = arguments.flag(.excel)
             let end = excel ? "\r\n" : "\n"
             if excel { terminal.write(Data([0xEF, 0xBB, 0xBF])) }
             terminal.write(Data((WatchListExport.header(english: language == .english) + end).utf8))
@@ -84,13 +84,13 @@ struct ListCommand: ArgumentsCommand {
         }
         let watches = try await store.watches(
             owner: .local, matching: query, after: nil, limit: store.maxWatchesPerOwner, now: now)
-        if arguments.flag("--json") {
+        if arguments.flag(.json) {
             let objects = try watches.map(WatchListSession.object)
             let data = try JSONSerialization.data(
                 withJSONObject: objects, options: [.sortedKeys, .prettyPrinted, .withoutEscapingSlashes])
             return terminal.print(String(decoding: data, as: UTF8.self))
         }
-        let colored = terminal.usesColor(unlessTurnedOff: arguments.flag("--no-color"))
+        let colored = terminal.usesColor(unlessTurnedOff: arguments.flag(.noColor))
         terminal.print(
             WatchTable(language: language, colored: colored, columns: terminal.columns).text(for: watches))
     }
@@ -98,11 +98,11 @@ struct ListCommand: ArgumentsCommand {
     /// `--all`, `--status CODE|FAMILY,…`, `--carrier`, `--today`, `--tomorrow`, `--search TEXT`.
     static func query(_ arguments: ArgumentList) throws(CommandFailure) -> WatchQuery {
         var query = WatchQuery()
-        let narrowed = arguments.text("--status") != nil || arguments.flag("--today") || arguments.flag("--tomorrow")
+        let narrowed = arguments.text(.status) != nil || arguments.flag(.today) || arguments.flag(.tomorrow)
         // Asked for by status or day, finished parcels count too; otherwise the list is what is on its way.
-        query.state = arguments.flag("--all") || narrowed ? .all : .active
-        query.stalled = arguments.flag("--stalled")
-        if let text = arguments.text("--status") {
+        query.state = arguments.flag(.all) || narrowed ? .all : .active
+        query.stalled = arguments.flag(.stalled)
+        if let text = arguments.text(.status) {
             for name in text.split(separator: ",").map(String.init) {
                 if let code = StatusCode(rawValue: name) {
                     query.codes = (query.codes ?? []).union([code])
@@ -121,10 +121,10 @@ struct ListCommand: ArgumentsCommand {
                 query.extraCodes = codes
             }
         }
-        query.carrier = try arguments.carrier("--carrier")
-        if arguments.flag("--today") { query.forecast = .today }
-        if arguments.flag("--tomorrow") { query.forecast = .tomorrow }
-        if let text = arguments.text("--search") {
+        query.carrier = try arguments.carrier(.carrier)
+        if arguments.flag(.today) { query.forecast = .today }
+        if arguments.flag(.tomorrow) { query.forecast = .tomorrow }
+        if let text = arguments.text(.search) {
             guard text.count <= 200 else { throw .usage("list: --search is longer than 200 characters") }
             query.text = text.isEmpty ? nil : text
         }
@@ -149,7 +149,7 @@ struct ShowCommand: ArgumentsCommand {
             throw CommandFailure.usage("show: \(number.formatted) is not on the watch list; add it with 'kuroneko add'")
         }
         let changes = try await store.changes(of: number, owner: .local) ?? []
-        if arguments.flag("--json") {
+        if arguments.flag(.json) {
             var object = try WatchListSession.object(watch)
             object["changes"] = changes.map { change in
                 [
@@ -161,7 +161,7 @@ struct ShowCommand: ArgumentsCommand {
                 withJSONObject: object, options: [.sortedKeys, .prettyPrinted, .withoutEscapingSlashes])
             return terminal.print(String(decoding: data, as: UTF8.self))
         }
-        let english = try arguments.choice("--lang") == "en"
+        let english = try arguments.choice(.lang) == "en"
         var lines = ["\(number.formatted)" + (watch.label.map { "  \($0)" } ?? "")]
         if let since = watch.pageRefusedAt {
             let when = JapanDateTime(since).iso8601
@@ -209,12 +209,12 @@ struct RemoveCommand: ArgumentsCommand {
     func run() async throws {
         let session = try WatchListSession(arguments, terminal: terminal)
         let store = session.store
-        if arguments.flag("--finished") {
+        if arguments.flag(.finished) {
             guard arguments.operands.isEmpty else {
                 throw CommandFailure.usage("remove: --finished removes every finished parcel; give no numbers with it")
             }
             var before: Date?
-            if let text = arguments.text("--older-than") {
+            if let text = arguments.text(.olderThan) {
                 let olderThan = try WatchListSession.duration(
                     text, option: "--older-than", command: "remove", maximum: 86_400 * 3_650)
                 before = Date().addingTimeInterval(-(olderThan / .seconds(1)))
@@ -223,7 +223,7 @@ struct RemoveCommand: ArgumentsCommand {
             return terminal.print(
                 "removed \(removed) finished \(removed == 1 ? "parcel" : "parcels") from the watch list")
         }
-        if arguments.text("--older-than") != nil {
+        if arguments.text(.olderThan) != nil {
             throw CommandFailure.usage("remove: --older-than goes with --finished")
         }
         var removed = 0
@@ -271,8 +271,8 @@ struct WatchCommand: ArgumentsCommand {
     func run() async throws {
         let session = try WatchListSession(arguments, terminal: terminal)
         let store = session.store
-        let interval = try WatchListSession.duration(arguments.text("--interval") ?? "5m")
-        let command = arguments.text("--exec")
+        let interval = try WatchListSession.duration(arguments.text(.interval) ?? "5m")
+        let command = arguments.text(.exec)
         while true {
             let active = try await store.watches(
                 owner: .local, filter: .active, after: nil, limit: store.maxWatchesPerOwner)
@@ -300,7 +300,7 @@ struct KeysCommand: ArgumentsCommand {
         let action = arguments.operands.first ?? "list"
         switch action {
         case "create":
-            guard let name = arguments.text("--name"), !name.isEmpty, name.count <= 100 else {
+            guard let name = arguments.text(.name), !name.isEmpty, name.count <= 100 else {
                 throw CommandFailure.usage("keys: create needs --name NAME (1 to 100 characters)")
             }
             let key = Secrets.random(prefix: "kn_")

@@ -17,7 +17,7 @@ struct WatchListSession {
     init(_ arguments: ArgumentList, terminal: Terminal) throws(CommandFailure) {
         self.arguments = arguments
         self.terminal = terminal
-        let path = arguments.text("--db") ?? SQLiteWatchStore.defaultPath(environment: terminal.environment)
+        let path = arguments.text(.db) ?? SQLiteWatchStore.defaultPath(environment: terminal.environment)
         do {
             store = try DatabaseLocation.open(path) { [terminal] line in terminal.printError("kuroneko: \(line)") }
         } catch {
@@ -30,7 +30,7 @@ struct WatchListSession {
         guard !inputs.isEmpty else {
             throw .usage("\(spec.name): no tracking number given; usage: kuroneko \(spec.name) \(spec.synopsis)")
         }
-        let carrier = spec.option(named: "--carrier") == nil ? nil : try arguments.carrier("--carrier")
+        let carrier = spec.option(named: "--carrier") == nil ? nil : try arguments.carrier(.carrier)
         return try NumberInput.validated(inputs, carrier: carrier, skipInvalid: false).numbers
     }
 
@@ -58,7 +58,7 @@ struct WatchListSession {
         let schedule = PollSchedule()
         var failed = 0
         let progress =
-            quiet || (spec.option(named: "--quiet") != nil && arguments.flag("--quiet")) || !terminal.errorIsTerminal
+            quiet || (spec.option(named: "--quiet") != nil && arguments.flag(.quiet)) || !terminal.errorIsTerminal
             ? nil
             : TrackProgress(total: numbers.count, distinct: Set(numbers).count, client: client, terminal: terminal)
         progress?.start()

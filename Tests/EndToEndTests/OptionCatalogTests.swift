@@ -15,6 +15,16 @@ import Testing
         #expect(CommandCatalog.command(named: "trak") == nil)
     }
 
+    @Test func everyOptionKeyIsDeclaredWithItsKindByTheCommandsThatNameIt() {
+        let declared = CommandCatalog.all.flatMap(\.options)
+        for key in OptionKeys.all {
+            let named = declared.filter { $0.name == key.name }
+            #expect(!named.isEmpty, "\(key.name) is read by a command but declared by none")
+            for option in named { #expect(key.matches(option.kind), "\(key.name) is declared as \(option.kind)") }
+        }
+        #expect(OptionKeys.all.count > 90)
+    }
+
     @Test func everyDeclaredDefaultIsAcceptedByItsOwnKindAndRange() throws {
         for spec in CommandCatalog.all {
             let options = spec.options.map(\.name)
@@ -29,26 +39,26 @@ import Testing
 
     @Test func defaultsAreTheLibrarysOwn() throws {
         let serve = try ArgumentList([], spec: CommandCatalog.serve)
-        #expect(try serve.number("--port") == 8080)
-        #expect(try serve.seconds("--timeout") == .seconds(15))
-        #expect(try serve.seconds("--min-interval") == .seconds(1))
-        #expect(try serve.number("--batch-window-ms") == 20)
-        #expect(try serve.seconds("--queue-deadline") == .seconds(10))
-        #expect(try serve.number("--max-connections") == nil)
+        #expect(try serve.number(.port) == 8080)
+        #expect(try serve.seconds(.timeout) == .seconds(15))
+        #expect(try serve.seconds(.minInterval) == .seconds(1))
+        #expect(try serve.number(.batchWindowMs) == 20)
+        #expect(try serve.seconds(.queueDeadline) == .seconds(10))
+        #expect(try serve.number(.maxConnections) == nil)
     }
 
     @Test func aValueOutsideItsRangeIsRefusedNamingTheOptionAndTheRange() throws {
         let given = try ArgumentList(["--port", "70000"], spec: CommandCatalog.serve)
         #expect(throws: CommandFailure.usage("serve: --port \"70000\" is not a number from 0 to 65,535")) {
-            try given.number("--port")
+            try given.number(.port)
         }
         let variable = try ArgumentList([], spec: CommandCatalog.serve, environment: ["KURONEKO_TIMEOUT": "nan"])
         #expect(throws: CommandFailure.usage("serve: KURONEKO_TIMEOUT \"nan\" is not a number from 0.1 to 600")) {
-            try variable.seconds("--timeout")
+            try variable.seconds(.timeout)
         }
         let flagWins = try ArgumentList(
             ["--timeout", "2"], spec: CommandCatalog.serve, environment: ["KURONEKO_TIMEOUT": "nan"])
-        #expect(try flagWins.seconds("--timeout") == .seconds(2))
+        #expect(try flagWins.seconds(.timeout) == .seconds(2))
     }
 
     /// The package's /etc/default/kuroneko shows each setting with its default: the same as the catalogue's.

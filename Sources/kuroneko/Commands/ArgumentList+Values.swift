@@ -8,24 +8,24 @@ import Kuroneko
 // caught by the catalogue's tests.
 extension ArgumentList {
     /// A text value.
-    func text(_ name: String) -> String? {
+    func text(named name: String) -> String? {
         resolved(name, expecting: .text)?.text
     }
 
     /// A number within the option's range.
-    func number(_ name: String) throws(CommandFailure) -> Double? {
+    func number(named name: String) throws(CommandFailure) -> Double? {
         guard case .number(let range) = declaredKind(name) else { preconditionFailure("\(name) is not a number") }
         return try checkedNumber(name, in: range)
     }
 
     /// A duration in seconds within the option's range.
-    func seconds(_ name: String) throws(CommandFailure) -> Duration? {
+    func seconds(named name: String) throws(CommandFailure) -> Duration? {
         guard case .seconds(let range) = declaredKind(name) else { preconditionFailure("\(name) is not seconds") }
         return try checkedNumber(name, in: range).map { .milliseconds(Int64(($0 * 1000).rounded())) }
     }
 
     /// An http(s) URL, such as the tracking form to post to.
-    func url(_ name: String) throws(CommandFailure) -> URL? {
+    func url(named name: String) throws(CommandFailure) -> URL? {
         guard let (text, source) = resolved(name, expecting: .url) else { return nil }
         guard let url = URL(string: text), let scheme = url.scheme?.lowercased(), scheme == "http" || scheme == "https",
             url.host != nil
@@ -39,9 +39,9 @@ extension ArgumentList {
 
     /// Carriers' sites: `yamato=URL`, `sagawa=ORIGIN`, `japanpost=ORIGIN`, or a bare URL for Yamato's form;
     /// each carrier at most once.
-    func endpoints(_ name: String) throws(CommandFailure) -> [Carrier: URL] {
+    func endpoints(named name: String) throws(CommandFailure) -> [Carrier: URL] {
         guard declaredKind(name) == .endpoints else { preconditionFailure("\(name) is not endpoints") }
-        guard let (texts, source) = allValues(name) else { return [:] }
+        guard let (texts, source) = allValues(named: name) else { return [:] }
         var endpoints: [Carrier: URL] = [:]
         for item in texts.flatMap({ $0.split(separator: ",") }).map({ $0.trimmingCharacters(in: .whitespaces) }) {
             var carrier = Carrier.yamato
@@ -70,12 +70,12 @@ extension ArgumentList {
     }
 
     /// A carrier's name, the option declared as a choice of them.
-    func carrier(_ name: String) throws(CommandFailure) -> Carrier? {
-        try choice(name).flatMap { try? Carrier(named: $0) }
+    func carrier(named name: String) throws(CommandFailure) -> Carrier? {
+        try choice(named: name).flatMap { try? Carrier(named: $0) }
     }
 
     /// An ISO 8601 time, with or without fractional seconds.
-    func time(_ name: String) throws(CommandFailure) -> Date? {
+    func time(named name: String) throws(CommandFailure) -> Date? {
         guard let (text, source) = resolved(name, expecting: .time) else { return nil }
         let formatter = ISO8601DateFormatter()
         if let date = formatter.date(from: text) { return date }
@@ -88,7 +88,7 @@ extension ArgumentList {
     }
 
     /// A readable file holding at least one PEM certificate.
-    func certificates(_ name: String) throws(CommandFailure) -> String? {
+    func certificates(named name: String) throws(CommandFailure) -> String? {
         guard let (path, source) = resolved(name, expecting: .certificates) else { return nil }
         guard let data = FileManager.default.contents(atPath: path) else {
             throw .usage(
@@ -104,7 +104,7 @@ extension ArgumentList {
     }
 
     /// One of the option's choices.
-    func choice(_ name: String) throws(CommandFailure) -> String? {
+    func choice(named name: String) throws(CommandFailure) -> String? {
         let choices = spec.option(named: name)?.choices ?? []
         guard let (text, source) = resolved(name, expecting: .choice(choices)) else { return nil }
         guard choices.contains(text) else {
@@ -115,8 +115,8 @@ extension ArgumentList {
     }
 
     /// A flag, else its boolean environment variable (`1`/`0`, `true`/`false`, `yes`/`no`).
-    func flagOrVariable(_ name: String) throws(CommandFailure) -> Bool {
-        if flag(name) { return true }
+    func flagOrVariable(named name: String) throws(CommandFailure) -> Bool {
+        if flag(named: name) { return true }
         guard let variable = spec.option(named: name)?.environment, let text = environment[variable], !text.isEmpty
         else { return false }
         switch text.lowercased() {
@@ -137,15 +137,15 @@ extension ArgumentList {
     func readEveryOption() throws(CommandFailure) {
         for option in spec.options {
             switch option.kind {
-            case .flag: _ = try flagOrVariable(option.name)
-            case .text: _ = text(option.name)
-            case .choice: _ = try choice(option.name)
-            case .number: _ = try number(option.name)
-            case .seconds: _ = try seconds(option.name)
-            case .url: _ = try url(option.name)
-            case .endpoints: _ = try endpoints(option.name)
-            case .time: _ = try time(option.name)
-            case .certificates: _ = try certificates(option.name)
+            case .flag: _ = try flagOrVariable(named: option.name)
+            case .text: _ = text(named: option.name)
+            case .choice: _ = try choice(named: option.name)
+            case .number: _ = try number(named: option.name)
+            case .seconds: _ = try seconds(named: option.name)
+            case .url: _ = try url(named: option.name)
+            case .endpoints: _ = try endpoints(named: option.name)
+            case .time: _ = try time(named: option.name)
+            case .certificates: _ = try certificates(named: option.name)
             }
         }
     }

@@ -64,13 +64,13 @@ struct ArgumentList {
     }
 
     /// Whether a flag was given.
-    func flag(_ name: String) -> Bool {
+    func flag(named name: String) -> Bool {
         precondition(spec.option(named: name)?.takesValue == false, "\(name) is not a flag of \(spec.name)")
         return flags.contains(name)
     }
 
     /// Every value of `--name VALUE` given, in order, else the variable's (one value); with where they came from.
-    func allValues(_ name: String) -> (texts: [String], source: String)? {
+    func allValues(named name: String) -> (texts: [String], source: String)? {
         guard let option = spec.option(named: name), option.takesValue else {
             preconditionFailure("\(name) is not an option with a value of \(spec.name)")
         }

@@ -5,10 +5,10 @@ import Kuroneko
 /// or a fake never reaches a real site it did not mean to.
 enum ClientOptions {
     static func configurations(_ arguments: ArgumentList) throws(CommandFailure) -> [TrackingClient.Configuration] {
-        let endpoints = try arguments.endpoints("--endpoint")
-        let timeout = try arguments.seconds("--timeout")
-        let caFile = try arguments.certificates("--ca-file")
-        let interval = try arguments.seconds("--min-interval")
+        let endpoints = try arguments.endpoints(.endpoint)
+        let timeout = try arguments.seconds(.timeout)
+        let caFile = try arguments.certificates(.caFile)
+        let interval = try arguments.seconds(.minInterval)
         let carriers = endpoints.isEmpty ? Carrier.allCases : Carrier.allCases.filter { endpoints[$0] != nil }
         return carriers.map { carrier in
             var configuration = TrackingClient.Configuration.defaults(for: carrier)

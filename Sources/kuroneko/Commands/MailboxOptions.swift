@@ -25,7 +25,7 @@ enum MailboxOptions {
 
     /// The folder `--mailbox-move-to` names, or `nil`.
     static func moveTo(_ arguments: ArgumentList, settings: MailboxSettings?) throws(CommandFailure) -> String? {
-        guard let text = arguments.text("--mailbox-move-to"), !text.isEmpty else { return nil }
+        guard let text = arguments.text(.mailboxMoveTo), !text.isEmpty else { return nil }
         guard let settings else { throw .usage("serve: --mailbox-move-to needs --mailbox") }
         let folder: String
         do {
@@ -41,9 +41,9 @@ enum MailboxOptions {
 
     /// The settings, or `nil` without `--mailbox`; each problem one line naming the option.
     static func settings(_ arguments: ArgumentList, caFile: String?) throws(CommandFailure) -> MailboxSettings? {
-        guard let text = arguments.text("--mailbox"), !text.isEmpty else { return nil }
+        guard let text = arguments.text(.mailbox), !text.isEmpty else { return nil }
         var password = arguments.environment["KURONEKO_MAILBOX_PASSWORD"] ?? ""
-        if let path = arguments.text("--mailbox-password-file"), !path.isEmpty {
+        if let path = arguments.text(.mailboxPasswordFile), !path.isEmpty {
             guard let data = FileManager.default.contents(atPath: path), data.count <= 4_096 else {
                 throw .usage("serve: --mailbox-password-file \(path.prefix(200)) cannot be read (or is over 4 KiB)")
             }

@@ -25,8 +25,8 @@ enum SMTPOptions {
     /// The settings, or `nil` without `--smtp-url`; each problem one line naming the option.
     static func settings(_ arguments: ArgumentList, caFile: String?) throws(CommandFailure) -> SMTPSettings? {
         let command = arguments.command
-        guard let text = arguments.text("--smtp-url") else {
-            if arguments.text("--smtp-from") != nil {
+        guard let text = arguments.text(.smtpUrl) else {
+            if arguments.text(.smtpFrom) != nil {
                 throw .usage("\(command): --smtp-from is given without --smtp-url; name the SMTP server too")
             }
             return nil
@@ -36,7 +36,7 @@ enum SMTPOptions {
         case .success(let checked): url = checked
         case .failure(let problem): throw .usage("\(command): --smtp-url: \(problem)")
         }
-        guard let fromText = arguments.text("--smtp-from") else {
+        guard let fromText = arguments.text(.smtpFrom) else {
             throw .usage("\(command): --smtp-url needs --smtp-from ADDRESS, the address mail is sent from")
         }
         let from: MailAddress
@@ -46,11 +46,11 @@ enum SMTPOptions {
             throw .usage("\(command): --smtp-from \"\(fromText.prefix(80))\" \(error)")
         }
         var settings = SMTPSettings(url: url, from: from)
-        if let when = try arguments.choice("--smtp-starttls") {
+        if let when = try arguments.choice(.smtpStarttls) {
             settings.startTLS = SMTPSettings.StartTLS(rawValue: when) ?? .required
         }
         settings.caFile = caFile
-        if let file = arguments.text("--smtp-credentials") {
+        if let file = arguments.text(.smtpCredentials) {
             switch SMTPSettings.credentials(file: file) {
             case .success(let credentials): settings.credentials = credentials
             case .failure(let problem): throw .usage("\(command): --smtp-credentials: \(problem)")

@@ -106,8 +106,8 @@ struct ImportRun {
             case .oversized: throw CommandFailure.usage("import: the first row is longer than 64 KiB; is this a CSV sheet?")
             }
             let layout = try ImportSheet(
-                first: cells, column: command.arguments.text("--column") ?? "1",
-                labelColumn: command.arguments.text("--label-column"))
+                first: cells, column: command.arguments.text(.column) ?? "1",
+                labelColumn: command.arguments.text(.labelColumn))
             sheet = layout
             writer = SheetWriter(
                 terminal: terminal, encoding: command.outputEncoding, excel: command.excel, json: command.json,
