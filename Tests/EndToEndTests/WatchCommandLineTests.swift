@@ -88,10 +88,10 @@ struct WatchCommandLineTests {
         let numbers = ValidNumbers.numbers(3)
         #expect(try await KuronekoBinary.run(["add"] + numbers.map(\.formatted), environment: environment).status == 0)
         let log = FileManager.default.temporaryDirectory.appendingPathComponent("changes-\(UUID().uuidString).jsonl")
+        // Read as an integer, not through `JSON`, which takes a count of 0 or 1 for a boolean.
         func posts() async throws -> Int {
-            let stats = try JSON(data: try await HTTPClient.send("GET", simulator.baseURL + "/admin/stats").body)
-            if case .number(let count)? = stats["posts"] { return Int(count) }
-            return 0
+            let body = try await HTTPClient.send("GET", simulator.baseURL + "/admin/stats").body
+            return ((try JSONSerialization.jsonObject(with: body)) as? [String: Any])?["posts"] as? Int ?? 0
         }
         let before = try await posts()
         let watching = Task {
