@@ -46,9 +46,10 @@ struct AssemblyTests {
         func service(_ name: String) -> NamedService {
             NamedService(name) {
                 running.add(name)
-                while !Task.isCancelled { try? await Task.sleep(for: .seconds(3_600)) }
-                // Still working when asked to stop: the next one waits for this one to end.
-                try? await Task.sleep(for: .milliseconds(20))
+                // Works until cancelled: a stream that never yields ends only with its task.
+                let (stream, continuation) = AsyncStream<Never>.makeStream()
+                defer { continuation.finish() }
+                for await _ in stream {}
             }
         }
         struct Broken: Error {}
