@@ -84,7 +84,7 @@ let package = Package(
             path: "bench/HitPathBenchmark"),
         .target(
             name: "KuronekoTestSupport",
-            dependencies: ["Kuroneko", "KuronekoHTTP", "KuronekoProcess"],
+            dependencies: ["Kuroneko", "KuronekoHTTP", "KuronekoNotify", "KuronekoProcess"],
             path: "Tests/KuronekoTestSupport"
         ),
         .testTarget(name: "KuronekoTests", dependencies: ["Kuroneko", "KuronekoTestSupport"]),

@@ -7,8 +7,6 @@ import KuronekoStore
 /// `kuroneko channels add|list|remove`: the local owner's notification channels, on the local database.
 struct ChannelsCommand: ArgumentsCommand {
     static let spec = CommandCatalog.channels
-    /// Every kind but Web Push, which only a browser can subscribe.
-    static let kinds = ChannelKinds.names.filter { $0 != WebPushChannel().name }
     let arguments: ArgumentList
     let terminal: Terminal
 
@@ -19,19 +17,11 @@ struct ChannelsCommand: ArgumentsCommand {
         case "add":
             guard let kind = try arguments.choice(.kind) else {
                 throw CommandFailure.usage(
-                    "channels: add needs --kind ntfy|slack|discord|webhook and --url URL, --kind email and "
-                        + "--address ADDRESS, or --kind line, --access-token TOKEN and --to ID|broadcast "
-                        + "(web_push channels are added by the web app)")
+                    "channels: add needs --kind and the kind's fields: " + Self.fieldSynopsis(.standard)
+                        + " (web_push channels are added by the web app)")
             }
-            var body: [String: Any] = ["kind": kind, "lang": try arguments.choice(.lang) ?? "ja"]
-            body["url"] = arguments.text(.url)
-            body["address"] = arguments.text(.address)
-            if kind == LineChannel().name {
-                body["access_token"] = arguments.text(.accessToken)
-                body["to"] = arguments.text(.to).map { text -> Any in
-                    text == "broadcast" ? text : text.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }
-                }
-            }
+            var body = Self.body(kind: kind, arguments: arguments, kinds: .standard)
+            body["lang"] = try arguments.choice(.lang) ?? "ja"
             if let kinds = arguments.text(.kinds) { body["kinds"] = kinds.split(separator: ",").map(String.init) }
             if let quiet = arguments.text(.quietHours) { body["quiet_hours"] = quiet }
             let numbers = Array(arguments.operands.dropFirst())
@@ -54,13 +44,13 @@ struct ChannelsCommand: ArgumentsCommand {
             } catch let error as WatchStoreError {
                 throw CommandFailure.usage("channels: \(error)")
             }
-            let settings = try? JSONDecoder().decode(ChannelSettings.self, from: added.destination)
-            terminal.print("channel \(added.id): \(added.kind) \(settings.flatMap(request.kind.shown) ?? "")")
-            if let secret = request.secret { terminal.print("signing secret: \(secret) (shown once)") }
+            terminal.print("channel \(added.id): \(added.kind) \(request.kind.shown(destination: added.destination) ?? "")")
+            for (name, value) in request.shownOnce.sorted(by: { $0.key < $1.key }) {
+                terminal.print("\(name): \(value) (shown once)")
+            }
         case "list":
             for channel in try await store.channels(owner: .local) {
-                let settings = try? JSONDecoder().decode(ChannelSettings.self, from: channel.destination)
-                let shown = settings.flatMap { ChannelKinds.named(channel.kind)?.shown($0) }
+                let shown = ChannelKindRegistry.standard.named(channel.kind)?.shown(destination: channel.destination)
                 terminal.print(
                     "\(channel.id)  \(channel.kind)  \(shown ?? "-")  "
                         + "\(channel.kinds.map(\.rawValue).joined(separator: ","))  \(channel.language)  "
@@ -77,6 +67,44 @@ struct ChannelsCommand: ArgumentsCommand {
         case let action:
             throw CommandFailure.usage("channels: unknown action '\(action.prefix(40))'; use add, list or remove")
         }
+    }
+
+    /// `--kind ntfy --url URL; …`: each kind a person types and its fields' flags.
+    static func fieldSynopsis(_ kinds: ChannelKindRegistry) -> String {
+        kinds.typed.map { kind in
+            (["--kind \(kind.name)"] + kind.fields.map { "\($0.flag) \($0.name.uppercased())" }).joined(separator: " ")
+        }.joined(separator: "; ")
+    }
+
+    /// The kinds' fields a person types, each once, with the kinds that take it (`url`: ntfy, slack, …).
+    static func fields(of kinds: ChannelKindRegistry) -> [(field: ChannelField, kinds: [String])] {
+        var fields: [(field: ChannelField, kinds: [String])] = []
+        for kind in kinds.typed {
+            for field in kind.fields {
+                if let index = fields.firstIndex(where: { $0.field.name == field.name }) {
+                    fields[index].kinds.append(kind.name)
+                } else {
+                    fields.append((field, [kind.name]))
+                }
+            }
+        }
+        return fields
+    }
+
+    /// The body of `POST /v1/channels` for `kind` from its fields' flags (each declared by
+    /// ``CommandCatalog/channels(kinds:)`` from the same list); a list field's commas make a list.
+    static func body(kind name: String, arguments: ArgumentList, kinds: ChannelKindRegistry) -> [String: Any] {
+        var body: [String: Any] = ["kind": name]
+        for field in kinds.named(name)?.fields ?? [] {
+            guard let text = arguments.text(OptionKey<TextOption>(field.flag)) else { continue }
+            if field.form == .list {
+                let items = text.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }
+                body[field.name] = items.count == 1 ? items[0] : items
+            } else {
+                body[field.name] = text
+            }
+        }
+        return body
     }
 
     /// Why the server would not send to `url` (its form, or where it leads), or `nil`.
@@ -123,8 +151,7 @@ struct NotifyTestCommand: ArgumentsCommand {
         }
         let store = try WatchListSession(arguments, terminal: terminal).store
         guard let channel = try await store.channels(owner: .local).first(where: { $0.id == id }),
-            let kind = ChannelKinds.named(channel.kind),
-            let settings = try? JSONDecoder().decode(ChannelSettings.self, from: channel.destination)
+            let kind = ChannelKindRegistry.standard.named(channel.kind)
         else { throw CommandFailure.usage("notify-test: there is no channel \(id); see 'kuroneko channels list'") }
         let sample = Shipment(
             trackingNumber: try TrackingNumber(parsing: "3277-5445-9830"),
@@ -141,11 +168,12 @@ struct NotifyTestCommand: ArgumentsCommand {
             VAPID(keys: try P256KeyPair(privateKey: $0), subject: "mailto:kuroneko@localhost")
         }
         let caFile = try arguments.certificates(.caFile)
-        let context = ChannelContext(
-            vapid: vapid, now: Date(), lineOrigin: try arguments.url(.lineOrigin) ?? ChannelContext.lineAPI)
+        let server = ChannelServer(settings: try ChannelSettingOptions.settings(arguments))
+        let context = ChannelContext(vapid: vapid, now: Date(), serverSettings: server.settings(for: kind))
         let message: ChannelMessage
         do {
-            message = try kind.message(for: ChannelAnnouncement(announcement), settings: settings, context: context)
+            message = try kind.message(
+                for: ChannelAnnouncement(announcement), destination: channel.destination, context: context)
         } catch {
             throw CommandFailure.lookup("notify-test: channel \(id): \(error)")
         }

@@ -90,7 +90,7 @@ struct ServeCommand: Command {
             }
             configuration.httpRedirectPort = UInt16(port)
         }
-        configuration.lineOrigin = try arguments.url(.lineOrigin) ?? configuration.lineOrigin
+        configuration.channelSettings = try ChannelSettingOptions.settings(arguments)
         configuration.caFile = try arguments.certificates(.caFile)
         configuration.smtp = try SMTPOptions.settings(arguments, caFile: configuration.caFile)
         configuration.arrivingSoonLead = try arguments.seconds(.arrivingSoon) ?? configuration.arrivingSoonLead
@@ -201,7 +201,7 @@ struct ServeCommand: Command {
         let logWriter = BufferedLogWriter(format: configuration.logFormat)
         let server: Server
         do {
-            server = try await Server(
+            server = try await Server.make(
                 configuration: configuration, transport: transport, clock: SystemClock(), notices: notices,
                 log: logWriter, flushLog: { _ = logWriter.flush() })
         } catch {

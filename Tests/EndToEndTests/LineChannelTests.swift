@@ -36,7 +36,9 @@ struct LineChannelTests {
         // on 127.0.0.1 is reached all the same.
         let deliverer = ChannelDeliverer(
             store: store, sender: CurlDeliverySender(allowPrivate: false, timeout: 5), clock: clock, vapid: nil,
-            publicURL: URL(string: "https://parcels.example.jp"), lineOrigin: line.origin, log: { lines.add($0) },
+            publicURL: URL(string: "https://parcels.example.jp"),
+            offer: ChannelOffer(server: ChannelServer(settings: ["line": ["origin": line.origin.absoluteString]])),
+            log: { lines.add($0) },
             random: { 0 })
         return Setup(store: store, clock: clock, line: line, deliverer: deliverer, lines: lines, watch: watch)
     }

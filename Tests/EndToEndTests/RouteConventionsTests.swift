@@ -29,7 +29,7 @@ struct RouteConventionsTests {
         configuration.database =
             FileManager.default.temporaryDirectory.appendingPathComponent("conventions-\(UUID().uuidString).sqlite")
             .path
-        let server = try await Server(
+        let server = try await Server.make(
             configuration: configuration,
             transport: SimulatorTransport(simulator: SimulatorResponder(clock: SimulatorClock())), clock: SystemClock(),
             notices: ServerLog(format: .text) { _ in })

@@ -62,4 +62,53 @@ struct AssemblyTests {
         await task.value
         #expect(stopped.all == ["outbox", "broken", "poller", "store-reader"])
     }
+
+    @Test("the server stopped mid-check: its services stop in reverse order of start, the check in flight ends, nothing is lost")
+    func serverStopsMidWork() async throws {
+        let clock = ManualClock()
+        let (asked, upstreamAsked) = AsyncStream<Void>.makeStream()
+        let (release, releaseUpstream) = AsyncStream<Void>.makeStream()
+        let (stop, stopServer) = AsyncStream<Void>.makeStream()
+        let transport = ScriptedTransport(clock: clock) { _, request in
+            upstreamAsked.yield()
+            // The check stays in flight until the stop has begun.
+            for await _ in release { break }
+            return UpstreamResponse(
+                status: 200, headers: ["Content-Type": "text/html; charset=UTF-8"],
+                body: FakeTrackingPage.html(for: FakeTrackingPage.numbers(inFormBody: request.body)))
+        }
+        var configuration = Server.Configuration()
+        configuration.carriers = [.yamato]
+        configuration.client = .init(
+            minimumRequestInterval: .zero, retry: RetryPolicy(maxRetries: 0), batchWindow: .zero,
+            circuitBreaker: .init(failureThreshold: 3, coolDown: .seconds(30)))
+        configuration.http.host = "127.0.0.1"
+        configuration.http.port = 0
+        configuration.shutdownTimeout = .seconds(5)
+        configuration.database =
+            FileManager.default.temporaryDirectory.appendingPathComponent("stop-\(UUID().uuidString).sqlite").path
+        let stopped = Order()
+        let server = try await Server.make(
+            configuration: configuration, transport: transport, clock: clock, notices: ServerLog(format: .text) { _ in },
+            serviceStopped: stopped.add)
+        #expect(
+            server.serviceNames
+                == ["poller", "outbox", "arrivals", "recorder", "page-watch", "canaries", "waiting", "key-ring"])
+        let number = try TrackingNumber(parsing: "3277-5445-9830")
+        _ = try await server.store.add(number, label: "靴", owner: .local, webhook: nil, now: clock.now)
+        let running = Task {
+            try await server.run(environment: [:]) {
+                for await _ in stop { break }
+                return "SIGTERM"
+            }
+        }
+        // The poller is checking the watch: the server is at work.
+        for await _ in asked { break }
+        stopServer.yield()
+        releaseUpstream.yield()
+        try await running.value
+        #expect(stopped.all == server.serviceNames.reversed())
+        #expect(try await server.store.watch(number, owner: .local)?.label == "靴")
+        #expect(await transport.calls.count == 1)
+    }
 }

@@ -70,9 +70,9 @@ struct ChannelRequestTests {
         let announcement = await Announcement(
             kind: .delivered, shipment: try Self.shipment(.delivered, label: "配達完了", english: "Delivered"), label: nil,
             language: .japanese, publicURL: Self.publicURL)
-        let subscription = ChannelSettings(
+        let subscription = WebPushChannel.Settings(
             url: endpoint.absoluteString, p256dh: Base64URL.encode(receiver.publicKey), auth: Base64URL.encode(auth))
-        let request = try Self.request("web_push", subscription, announcement, vapid: vapid)
+        let request = try Self.request(WebPushChannel(), subscription, announcement, vapid: vapid)
         #expect(request.url == endpoint)
         #expect(request.headers["Content-Encoding"] == "aes128gcm")
         #expect(request.headers["TTL"] == "86400")
@@ -89,7 +89,7 @@ struct ChannelRequestTests {
         #expect(object["title"] == "お届け済み: 3277-5445-9830")
         #expect(object["url"] == "https://parcels.example.jp/parcel/327754459830")
         #expect(object["tag"] == "parcel-327754459830")
-        let short = try Self.request("web_push", subscription, announcement, vapid: vapid, shortened: true)
+        let short = try Self.request(WebPushChannel(), subscription, announcement, vapid: vapid, shortened: true)
         #expect(short.body.count < request.body.count)
     }
 
@@ -98,7 +98,7 @@ struct ChannelRequestTests {
         let announcement = await Announcement(
             kind: .exception, shipment: try Self.shipment(.attemptFailed, label: "持戻（ご不在）", english: "Hold"),
             label: "<gift> & co", language: .japanese, publicURL: Self.publicURL)
-        let ntfy = try Self.request("ntfy", ChannelSettings(url: "https://ntfy.sh/kuroneko-test"), announcement)
+        let ntfy = try Self.request(NtfyChannel(), URLChannelSettings(url: "https://ntfy.sh/kuroneko-test"), announcement)
         let title = try #require(ntfy.headers["Title"])
         let encoded = try #require(title.firstMatch(of: /^=\?UTF-8\?B\?([A-Za-z0-9+\/=]+)\?=$/)).1
         #expect(
@@ -109,7 +109,7 @@ struct ChannelRequestTests {
         #expect(String(decoding: ntfy.body, as: UTF8.self) == announcement.body)
 
         let slack = try Self.request(
-            "slack", ChannelSettings(url: "https://hooks.slack.com/services/T/B/X"), announcement)
+            SlackChannel(), URLChannelSettings(url: "https://hooks.slack.com/services/T/B/X"), announcement)
         let slackObject = try #require(try JSONSerialization.jsonObject(with: slack.body) as? [String: Any])
         // The fallback text is escaped as the blocks are: a label cannot write <!everyone>.
         let escapedTitle = announcement.title.replacingOccurrences(of: "&", with: "&amp;")
@@ -122,7 +122,7 @@ struct ChannelRequestTests {
         #expect(text.contains("&lt;gift&gt; &amp; co"))
 
         let discord = try Self.request(
-            "discord", ChannelSettings(url: "https://discord.com/api/webhooks/1/x"), announcement)
+            DiscordChannel(), URLChannelSettings(url: "https://discord.com/api/webhooks/1/x"), announcement)
         let discordObject = try #require(try JSONSerialization.jsonObject(with: discord.body) as? [String: Any])
         #expect((discordObject["content"] as? String)?.count ?? 0 <= 2_000)
         let embed = try #require((discordObject["embeds"] as? [[String: Any]])?.first)
@@ -132,22 +132,22 @@ struct ChannelRequestTests {
         #expect((discordObject["allowed_mentions"] as? [String: Any])?["parse"] as? [String] == [])
 
         let webhook = try Self.request(
-            "webhook", ChannelSettings(url: "https://shop.example/hook", secret: "whsec_x"), announcement)
+            WebhookChannel(), WebhookChannel.Settings(url: "https://shop.example/hook", secret: "whsec_x"), announcement)
         #expect(
             webhook.headers[WebhookPayload.signatureHeader]
                 == WebhookPayload.signature(of: webhook.body, secret: "whsec_x", at: Self.now))
         #expect(ChannelText.encodedWord("ok\r\nInjected: 1") == "ok  Injected: 1")
     }
 
-    /// The HTTP request the kind named `kind` makes of an announcement.
-    private static func request(
-        _ kind: String, _ settings: ChannelSettings, _ announcement: Announcement, vapid: VAPID? = nil,
+    /// The HTTP request `kind` makes of an announcement.
+    private static func request<Kind: ChannelKind>(
+        _ kind: Kind, _ settings: Kind.Settings, _ announcement: Announcement, vapid: VAPID? = nil,
         shortened: Bool = false
     ) throws -> ChannelRequest {
-        let made = try #require(ChannelKinds.named(kind)).message(
+        let made = try kind.message(
             for: ChannelAnnouncement(announcement), settings: settings,
             context: ChannelContext(vapid: vapid, now: now, shortened: shortened))
-        guard case .http(let request) = made else { throw ChannelMessageError("\(kind) made no HTTP request") }
+        guard case .http(let request) = made else { throw ChannelMessageError("\(kind.name) made no HTTP request") }
         return request
     }
 }

@@ -88,7 +88,7 @@ struct ChannelTests {
     }
 
     /// A watch of the owner whose status changes once, by `now` (the harness clock's).
-    private static func changed(_ store: any WatchStore, owner: WatchOwner, now: Date) async throws -> TrackingNumber {
+    static func changed(_ store: any WatchStore, owner: WatchOwner, now: Date) async throws -> TrackingNumber {
         let number = try TrackingNumber(parsing: "3277-5445-9830")
         let start = now.addingTimeInterval(-600)
         _ = try await store.add(number, label: "靴", owner: owner, webhook: nil, now: start)
@@ -305,26 +305,32 @@ struct ChannelKindTests {
         #expect(lines.withLock { $0 }.filter { $0.contains("paused after failing for 24 hours") }.count == 1)
     }
 
-    @Test("every registered kind is in the OpenAPI enum, the command line's choices and the web app's list")
+    @Test("every registered kind is in the OpenAPI enum (once) and described for the web app's form, which knows no kind")
     func registry() async throws {
-        let names = ChannelKinds.names
+        let names = ChannelKindRegistry.standard.names
         #expect(Set(names).count == names.count)
         let harness = await Harness()
         let document = try JSON(data: await harness.get("/openapi.json").body)
+        #expect(document["components"]?["schemas"]?["ChannelKind"]?["enum"]?.elements.compactMap(\.string) == names)
+        let text = String(decoding: await harness.get("/openapi.json").body, as: UTF8.self)
+        #expect(text.components(separatedBy: "\"web_push\"").count == 2, "the kinds are listed once")
         let added = document["paths"]?["/v1/channels"]?["post"]?["requestBody"]?["content"]?["application/json"]?[
             "schema"]
-        #expect(added?["properties"]?["kind"]?["enum"]?.elements.compactMap(\.string) == names)
-        let shown = document["components"]?["schemas"]?["Channel"]?["properties"]?["kind"]?["enum"]
-        #expect(shown?.elements.compactMap(\.string) == names)
         // Every kind's own fields are documented for the request.
         let documented = Set(added?["properties"]?.keys ?? [])
-        #expect(Set(ChannelKinds.fields).isSubset(of: documented), "\(documented)")
+        #expect(Set(ChannelKindRegistry.standard.fieldNames).isSubset(of: documented), "\(documented)")
+        let listed = try JSON(data: await harness.get("/v1/channels").body)
+        let described = listed["kinds"]?.elements.compactMap { $0["name"]?.string }
+        #expect(described == names)
+        let typed = listed["kinds"]?.elements.filter { $0["typed"] == .bool(true) }.compactMap { $0["name"]?.string }
+        #expect(typed == names.filter { $0 != "web_push" })
+        // The form draws what the server describes: no kind's name or field is written in it.
         let script = try String(
             contentsOf: URL(fileURLWithPath: #filePath).deletingLastPathComponent()
                 .appendingPathComponent("../../Sources/KuronekoWebApp/Assets/settings.js"), encoding: .utf8)
-        let addable = try #require(script.firstMatch(of: /const ADDABLE = \[([^\]]*)\]/)).1
-        let listed = addable.split(separator: ",").map { $0.trimmingCharacters(in: CharacterSet(charactersIn: " \"")) }
-        #expect(Set(listed).isSubset(of: Set(names)))
-        #expect(Set(names).subtracting(listed) == ["web_push", "webhook"], "the web app adds every kind but these")
+        let form = String(script[try #require(script.range(of: "function addChannelForm")).lowerBound...])
+        for name in names + ChannelKindRegistry.standard.fieldNames {
+            #expect(!form.contains("\"\(name)\""), "settings.js's form names \(name)")
+        }
     }
 }

@@ -27,7 +27,8 @@ struct Harness {
         batchWindow: Duration = .zero, cache: ShipmentCache.Policy = .init(), corsOrigins: [String] = [],
         allowPrivateWebhooks: Bool = true, webApp: WebApp? = nil,
         maxWatchesPerOwner: Int = WatchLimits.defaultWatchesPerOwner,
-        answer: (@Sendable (Int, UpstreamRequest) async throws -> UpstreamResponse)? = nil
+        answer: (@Sendable (Int, UpstreamRequest) async throws -> UpstreamResponse)? = nil,
+        configure: (inout Server.Configuration) -> Void = { _ in }
     ) async {
         let clock = ManualClock()
         self.clock = clock
@@ -46,8 +47,9 @@ struct Harness {
         configuration.maxWatchesPerOwner = maxWatchesPerOwner
         configuration.database =
             FileManager.default.temporaryDirectory.appendingPathComponent("harness-\(UUID().uuidString).sqlite").path
+        configure(&configuration)
         do {
-            server = try await Server(
+            server = try await Server.make(
                 configuration: configuration, transport: transport, clock: clock,
                 notices: ServerLog(format: .text) { _ in },
                 log: StringLogSink { [log] line in log.append(line) }, jitter: { 0.5 })

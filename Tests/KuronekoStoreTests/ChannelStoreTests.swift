@@ -228,9 +228,9 @@ struct ChannelStoreTests {
         try await store.record(moving, fetchedAt: clock.now) { _, _ in Self.now }
         let announced = Mutex(0)
         let job = Task {
-            await Server.promoteWaiting(store: store, clock: clock, failures: StoreFailures()) {
+            await WaitingService(store: store, clock: clock, failures: StoreFailures()) {
                 announced.withLock { $0 += 1 }
-            }
+            }.run()
         }
         defer { job.cancel() }
         // The first pass, at the start, finds nothing; then the job sleeps a minute.

@@ -1,46 +1,40 @@
 import Foundation
 import Kuroneko
 
-/// One kind of notification channel, all in one place: the fields it takes when added and how they are
-/// checked, what of it is shown back, the message it sends for an announcement, and what each answer of its
-/// service means. Registered once, in ``ChannelKinds/all``; the API, the OpenAPI document, the command line
-/// and the web app take their lists from there (or are tested against it).
+/// One kind of notification channel, all in one place: the fields it takes when added (``fields``, from which
+/// the API's checks, the OpenAPI document, the command line's flags and the web app's form are made), its own
+/// settings type (stored as the channel's `destination` JSON), what the server must have to send it, the
+/// server settings it reads (``serverSettings``), the message it sends for an announcement, and what each
+/// answer of its service means. Registered once, in ``ChannelKindRegistry/standard`` (or a server's own
+/// registry, as the tests' kinds are).
 public protocol ChannelKind: Sendable {
+    /// What one channel of this kind keeps: its destination and secrets, as JSON in the channel's record.
+    associatedtype Settings: Codable & Sendable
     /// `ntfy`, `line`, …: the `kind` of `POST /v1/channels`.
     var name: String { get }
+    /// Its name for people, in Japanese and English.
+    var title: ChannelWords { get }
     /// The fields of `POST /v1/channels` this kind takes besides the common ones (`kind`, `numbers`, `kinds`,
     /// `urgent`, `lang`, `quiet_hours`).
-    var fields: [String] { get }
-    /// What the server must have to send it.
-    var requirement: ChannelRequirement? { get }
+    var fields: [ChannelField] { get }
+    /// The settings the operator may give this kind on the server (`serve --channel-setting KIND.NAME=VALUE`).
+    var serverSettings: [ChannelServerSetting] { get }
+    /// Why this server cannot send this kind now (no VAPID key, no SMTP server, a server setting missing), in
+    /// one line; `nil` when it can.
+    func unavailable(on server: ChannelServer) -> String?
     /// Checks the kind's own fields of a request body and makes the settings to store.
-    func settings(from object: [String: Any]) throws(ChannelSettingsError) -> ChannelSettings
+    func settings(from object: [String: Any]) throws(ChannelSettingsError) -> Settings
     /// The address the address guard checks when the channel is added, if any.
-    func guardedURL(of settings: ChannelSettings) -> String?
+    func guardedURL(of settings: Settings) -> String?
     /// The destination as the API shows it: never a secret.
-    func shown(_ settings: ChannelSettings) -> String?
+    func shown(_ settings: Settings) -> String?
+    /// What is shown once, in the answer that adds the channel (a signing secret the server made).
+    func shownOnce(_ settings: Settings) -> [String: String]
     /// The message for one announcement (or a digest of several).
-    func message(for announcement: ChannelAnnouncement, settings: ChannelSettings, context: ChannelContext)
+    func message(for announcement: ChannelAnnouncement, settings: Settings, context: ChannelContext)
         throws(ChannelMessageError) -> ChannelMessage
     /// What the service's answer means.
     func verdict(of outcome: DeliveryOutcome, at now: Date) -> ChannelVerdict
-}
-
-/// What a kind needs of the server.
-public enum ChannelRequirement: Sendable, Hashable {
-    /// A VAPID key (Web Push).
-    case vapid
-    /// An SMTP server (`--smtp-url`, `--smtp-from`).
-    case mail
-
-    public var missing: String {
-        switch self {
-        case .vapid: "this server sends no Web Push (it has no VAPID key)"
-        case .mail:
-            "this server sends no e-mail: its operator has not set KURONEKO_SMTP_URL and KURONEKO_SMTP_FROM "
-                + "(serve --smtp-url, --smtp-from)"
-        }
-    }
 }
 
 /// What goes out for an announcement.
@@ -76,22 +70,20 @@ public struct ChannelContext: Sendable {
     public var now: Date
     /// A smaller message, after a push service answered 413.
     public var shortened: Bool
-    /// Where LINE's Messaging API is (`--line-origin`).
-    public var lineOrigin: URL
+    /// The operator's settings for this kind (``ChannelKind/serverSettings``), defaults filled in.
+    public var serverSettings: [String: String]
     /// The same for every attempt of one outbox entry (or one digest), so a service that knows retry keys
     /// does not deliver a retried message twice.
     public var retryKey: String
 
-    public static let lineAPI = URL(string: "https://api.line.me")!
-
     public init(
-        vapid: VAPID?, now: Date, shortened: Bool = false, lineOrigin: URL = ChannelContext.lineAPI,
+        vapid: VAPID?, now: Date, shortened: Bool = false, serverSettings: [String: String] = [:],
         retryKey: String = UUID().uuidString.lowercased()
     ) {
         self.vapid = vapid
         self.now = now
         self.shortened = shortened
-        self.lineOrigin = lineOrigin
+        self.serverSettings = serverSettings
         self.retryKey = retryKey
     }
 }
@@ -126,40 +118,6 @@ public struct ChannelMessageError: Error, Sendable, CustomStringConvertible {
     public var description: String { message }
 }
 
-/// How a channel's destination is stored (the `destination` JSON of a channel record): each kind uses the
-/// fields it needs.
-public struct ChannelSettings: Codable, Sendable, Hashable {
-    public var url: String?
-    public var p256dh: String?
-    public var auth: String?
-    /// A webhook channel's signing secret.
-    public var secret: String?
-    /// The kinds the owner marked urgent (sent through quiet hours); `nil`: what is urgent by its nature
-    /// (exceptions, arriving soon, out for delivery).
-    public var urgent: [String]?
-    /// LINE: the channel access token (a secret: never shown or logged).
-    public var accessToken: String?
-    /// LINE: the user or group IDs told, or `nil` for a broadcast to every friend.
-    public var to: [String]?
-
-    enum CodingKeys: String, CodingKey {
-        case url, p256dh, auth, secret, urgent, to
-        case accessToken = "access_token"
-    }
-
-    public init(
-        url: String? = nil, p256dh: String? = nil, auth: String? = nil, secret: String? = nil,
-        accessToken: String? = nil, to: [String]? = nil
-    ) {
-        self.url = url
-        self.p256dh = p256dh
-        self.auth = auth
-        self.secret = secret
-        self.accessToken = accessToken
-        self.to = to
-    }
-}
-
 /// Answers every kind of a user's own URL shares (ntfy, Slack, Discord, a signed webhook): 2xx delivered;
 /// 429 and 503 after their `Retry-After`; 404 and 410 failing (a server being redeployed comes back; the
 /// channel pauses after 24 hours of it); anything else retried with backoff.
@@ -177,48 +135,35 @@ public enum OwnURLAnswers {
     }
 }
 
-/// Every kind, registered once.
-public enum ChannelKinds {
-    public static let all: [any ChannelKind] = [
-        WebPushChannel(), NtfyChannel(), SlackChannel(), DiscordChannel(), WebhookChannel(), EmailChannel(),
-        LineChannel(),
-    ]
+/// A channel that takes one URL (`"url"`): ntfy, Slack, Discord.
+public struct URLChannelSettings: Codable, Sendable, Hashable {
+    public var url: String
 
-    public static var names: [String] { all.map(\.name) }
-
-    public static func named(_ name: String) -> (any ChannelKind)? { all.first { $0.name == name } }
-
-    /// Every kind-specific field of any kind.
-    public static var fields: [String] {
-        var seen: [String] = []
-        for field in all.flatMap(\.fields) where !seen.contains(field) { seen.append(field) }
-        return seen
+    public init(url: String) {
+        self.url = url
     }
 }
 
 extension ChannelKind {
-    public var requirement: ChannelRequirement? { nil }
-    public var fields: [String] { ["url"] }
-
-    /// A URL of at most 2,048 characters, http or https.
-    public func settings(from object: [String: Any]) throws(ChannelSettingsError) -> ChannelSettings {
-        guard let url = object["url"] as? String, url.count <= 2_048 else {
-            throw ChannelSettingsError("url is missing or not a string; a \(name) channel needs its URL")
-        }
-        return ChannelSettings(url: url)
-    }
-
-    public func guardedURL(of settings: ChannelSettings) -> String? { settings.url }
-    public func shown(_ settings: ChannelSettings) -> String? { settings.url }
+    public var serverSettings: [ChannelServerSetting] { [] }
+    public func unavailable(on server: ChannelServer) -> String? { nil }
+    public func shownOnce(_ settings: Settings) -> [String: String] { [:] }
     public func verdict(of outcome: DeliveryOutcome, at now: Date) -> ChannelVerdict {
         OwnURLAnswers.verdict(of: outcome)
     }
+}
+
+extension ChannelKind where Settings == URLChannelSettings {
+    /// A URL of at most 2,048 characters, http or https.
+    public func settings(from object: [String: Any]) throws(ChannelSettingsError) -> Settings {
+        URLChannelSettings(url: try ChannelField.url(in: object, kind: name))
+    }
+
+    public func guardedURL(of settings: Settings) -> String? { settings.url }
+    public func shown(_ settings: Settings) -> String? { settings.url }
 
     /// The settings' URL as a URL, or the error that says it is missing.
-    func address(_ settings: ChannelSettings) throws(ChannelMessageError) -> URL {
-        guard let text = settings.url, let url = URL(string: text) else {
-            throw ChannelMessageError("the \(name) channel has no usable URL")
-        }
-        return url
+    func address(_ settings: Settings) throws(ChannelMessageError) -> URL {
+        try ChannelField.address(settings.url, kind: name)
     }
 }

@@ -136,7 +136,8 @@ public struct APIResponder: HTTPResponder {
             response.headers.append(("Cache-Control", "no-store"))
             return response
         }
-        router.add("GET", "/openapi.json") { _, _ in .content(OpenAPIDocument.json, type: "application/json") }
+        let openAPI = OpenAPIDocument.json(channelKinds: watches?.channels.kinds ?? .standard)
+        router.add("GET", "/openapi.json") { _, _ in .content(openAPI, type: "application/json") }
         router.add("GET", "/v1/carriers") { _, _ in .json(CarrierInfo.all) }
         watches?.register(into: &router)
         webApp?.register(into: &router)

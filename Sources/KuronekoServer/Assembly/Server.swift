@@ -65,8 +65,11 @@ public final class Server: Sendable {
         public var forgetFinishedAfter: Duration?
         /// Whether the server answers from its built-in simulator (`--demo`): the web app then offers numbers to try.
         public var demo = false
-        /// Where LINE's Messaging API is (`--line-origin`): LINE's own, or a stand-in for tests.
-        public var lineOrigin = ChannelContext.lineAPI
+        /// The channel kinds this server offers: every kind of the project, or more (the tests' kinds).
+        public var channelKinds = ChannelKindRegistry.standard
+        /// The operator's settings for channel kinds, by kind and name (`--channel-setting KIND.NAME=VALUE`;
+        /// `--line-origin` is `line.origin`).
+        public var channelSettings: [String: [String: String]] = [:]
         /// The contact push services may use (`--vapid-subject`): a `mailto:` or `https:` URL.
         public var vapidSubject = "mailto:kuroneko@localhost"
         /// How long before a forecast window starts `arriving_soon` is announced (`--arriving-soon`).
@@ -113,6 +116,8 @@ public final class Server: Sendable {
     /// The API as it is served, middleware and all.
     public let application: MiddlewareStack<APIResponder>
     private let background: [any Service]
+    /// The background services' names, in the order they start (and the reverse of the order they stop).
+    var serviceNames: [String] { background.map(\.name) }
     private let notices: ServerLog
     private let flushLog: @Sendable () -> Void
     /// Store calls of background work that failed, logged and counted.
@@ -125,6 +130,51 @@ public final class Server: Sendable {
     public let mailboxReader: MailboxReader?
     private let serviceStopped: @Sendable (String) -> Void
 
+    /// What the server reads before it is assembled: the watch list, opened (migrated), and the VAPID key pair
+    /// kept in it.
+    public struct Resources: Sendable {
+        public let store: any WatchStore
+        /// The server's Web Push identity: made once, kept in the database, the same for every server on it.
+        public let vapid: VAPID?
+    }
+
+    /// Opens the database (saying what its migrations did to `notices`) and reads or makes the VAPID key.
+    /// - Throws: the database's error when it cannot be opened (``NewerSchemaError`` among them).
+    public static func open(_ configuration: Configuration, notices: ServerLog) async throws -> Resources {
+        let store = try DatabaseLocation.open(
+            configuration.database, maxWatchesPerOwner: configuration.maxWatchesPerOwner,
+            unregisteredGrace: configuration.unregisteredGrace / .seconds(1)
+        ) { line in notices.notice(line) }
+        let secret = try await store.setting(
+            "vapid_private_key", otherwise: Base64URL.encode(try P256KeyPair.generate().privateKey))
+        let vapid = try Base64URL.decode(secret).map { try P256KeyPair(privateKey: $0) }.map {
+            VAPID(keys: $0, subject: configuration.vapidSubject)
+        }
+        return Resources(store: store, vapid: vapid)
+    }
+
+    /// Opens what the server needs (``open(_:notices:)``), assembles it, and reads the API keys once, so the
+    /// first request meets the keys in force: what `kuroneko serve` and the tests run.
+    public static func make(
+        configuration: Configuration, transport: any HTTPTransport, clock: any TrackingClock,
+        notices: ServerLog, log: (any LogSink)? = nil, flushLog: @escaping @Sendable () -> Void = {},
+        webhookSender: (any WebhookSender)? = nil,
+        channelSender: (any ChannelSender)? = nil,
+        mailSender: (any MailSender)? = nil,
+        jitter: @escaping @Sendable () -> Double = { Double.random(in: 0..<1) },
+        serviceStopped: @escaping @Sendable (String) -> Void = { _ in }
+    ) async throws -> Server {
+        let server = try Server(
+            configuration: configuration, resources: try await open(configuration, notices: notices),
+            transport: transport, clock: clock, notices: notices, log: log, flushLog: flushLog,
+            webhookSender: webhookSender, channelSender: channelSender, mailSender: mailSender, jitter: jitter,
+            serviceStopped: serviceStopped)
+        await server.keyRing.refresh()
+        return server
+    }
+
+    /// Assembles the server from its configuration and what ``open(_:notices:)`` read: no I/O here (the
+    /// services start in ``run(environment:until:)``).
     /// - Parameters:
     ///   - transport: how Yamato (or the simulator) is reached.
     ///   - notices: where the operator's lines go (migrations, start-up, the drain).
@@ -134,23 +184,20 @@ public final class Server: Sendable {
     ///     ``Configuration/allowPrivateWebhooks``.
     ///   - jitter: the random share that spreads each watch's next check.
     ///   - serviceStopped: told each background service's name as it stops, at shutdown (last started first).
-    /// - Throws: the database's error when it cannot be opened (``NewerSchemaError`` among them).
+    /// - Throws: a carrier's client settings that cannot be used.
     public init(
-        configuration: Configuration, transport: any HTTPTransport, clock: any TrackingClock,
+        configuration: Configuration, resources: Resources, transport: any HTTPTransport, clock: any TrackingClock,
         notices: ServerLog, log: (any LogSink)? = nil, flushLog: @escaping @Sendable () -> Void = {},
         webhookSender: (any WebhookSender)? = nil,
         channelSender: (any ChannelSender)? = nil,
         mailSender: (any MailSender)? = nil,
         jitter: @escaping @Sendable () -> Double = { Double.random(in: 0..<1) },
         serviceStopped: @escaping @Sendable (String) -> Void = { _ in }
-    ) async throws {
+    ) throws {
         self.configuration = configuration
         self.serviceStopped = serviceStopped
         self.notices = notices
-        let store = try DatabaseLocation.open(
-            configuration.database, maxWatchesPerOwner: configuration.maxWatchesPerOwner,
-            unregisteredGrace: configuration.unregisteredGrace / .seconds(1)
-        ) { line in notices.notice(line) }
+        let store = resources.store
         self.store = store
         let shared = store.shared
         let metrics = Metrics()
@@ -232,38 +279,31 @@ public final class Server: Sendable {
         let deliverer = WebhookDeliverer(
             store: store, sender: sender, clock: clock, lease: max(15, WebhookDeliverer.defaultLease / schedule.speed),
             failures: failures, log: attemptLog)
-        // The server's VAPID key pair: made once, kept in the database, the same for every server on it.
-        let vapidSecret = try await store.setting(
-            "vapid_private_key", otherwise: Base64URL.encode(try P256KeyPair.generate().privateKey))
-        let vapid = try Base64URL.decode(vapidSecret).map { try P256KeyPair(privateKey: $0) }.map {
-            VAPID(keys: $0, subject: configuration.vapidSubject)
-        }
+        let vapid = resources.vapid
+        let channelOffer = ChannelOffer(
+            kinds: configuration.channelKinds,
+            server: ChannelServer(
+                hasVAPID: vapid != nil, sendsMail: configuration.smtp != nil, settings: configuration.channelSettings))
         let channelDeliverer = ChannelDeliverer(
             store: store,
             sender: channelSender
                 ?? CurlDeliverySender(allowPrivate: configuration.allowPrivateWebhooks, caFile: configuration.caFile),
             mail: Self.mail(configuration, sender: mailSender),
-            clock: clock, vapid: vapid, publicURL: configuration.publicURL, lineOrigin: configuration.lineOrigin,
+            clock: clock, vapid: vapid, publicURL: configuration.publicURL, offer: channelOffer,
             lease: max(15, WebhookDeliverer.defaultLease / schedule.speed), failures: failures, log: attemptLog)
         let tick = Duration.milliseconds(Int64(max(50, min(1_000, 1_000 / schedule.speed))))
         let outbox = OutboxDeliverer(lanes: [deliverer, channelDeliverer], clock: clock)
         let keyRing = APIKeyRing(store: store, maxAge: configuration.keyRefresh, clock: clock, failures: failures)
-        await keyRing.refresh()
         self.keyRing = keyRing
         var background: [any Service] = [
-            NamedService("poller") { await poller.run(tick: tick) },
-            NamedService("outbox") { [outbox] in await outbox.run(tick: tick, doorbell: outboxDoorbell) },
-            NamedService("arrivals") { [lead = configuration.arrivingSoonLead] in
-                await Self.announceArrivals(store: store, clock: clock, lead: lead, tick: tick, failures: failures)
-            },
-            NamedService("recorder") { await recorder.run(tick: tick, clock: clock) },
-            NamedService("page-watch") { await pageWatch.run(tick: tick) },
-            NamedService("canaries") { [interval = configuration.canaryInterval] in
-                await pageWatch.runCanaries(service: service, interval: interval)
-            },
-            NamedService("waiting") {
-                await Self.promoteWaiting(store: store, clock: clock, failures: failures) { outboxDoorbell.ring() }
-            },
+            PollerService(poller: poller, tick: tick),
+            OutboxService(outbox: outbox, tick: tick, doorbell: outboxDoorbell),
+            ArrivalsService(
+                store: store, clock: clock, lead: configuration.arrivingSoonLead, tick: tick, failures: failures),
+            RecorderService(recorder: recorder, tick: tick, clock: clock),
+            PageWatchService(pageWatch: pageWatch, tick: tick),
+            CanaryService(pageWatch: pageWatch, service: service, interval: configuration.canaryInterval),
+            WaitingService(store: store, clock: clock, failures: failures) { outboxDoorbell.ring() },
             keyRing,
         ]
         if let shared {
@@ -272,21 +312,12 @@ public final class Server: Sendable {
         }
         if let after = configuration.forgetFinishedAfter {
             background.append(
-                NamedService("forget-finished") {
-                    await Self.forgetFinished(store: store, clock: clock, after: after, failures: failures) { removed in
-                        notices.notice("forgot \(removed) finished watches last checked over \(Int(after / .seconds(1))) s ago")
-                    }
+                ForgetFinishedService(store: store, clock: clock, after: after, failures: failures) { removed in
+                    notices.notice("forgot \(removed) finished watches last checked over \(Int(after / .seconds(1))) s ago")
                 })
         }
         if configuration.http.tls != nil {
-            // A renewed certificate or key is picked up within ten seconds of being written, without SIGHUP.
-            background.append(
-                NamedService("certificates") {
-                    while !Task.isCancelled {
-                        try? await Task.sleep(for: Self.certificateCheck)
-                        if let line = TLSCertificates.shared.reloadIfChanged() { notices.notice(line) }
-                    }
-                })
+            background.append(CertificateReloadService { line in notices.notice(line) })
         }
         // Mail is read off the cooperative pool, a few at a time, uploads and the mailbox alike.
         let mailLanes = MailReadingLanes()
@@ -298,7 +329,7 @@ public final class Server: Sendable {
                 moveTo: configuration.mailboxMoveTo, failures: failures, lanes: mailLanes,
                 log: { line in notices.notice(line) }, added: {})
             mailboxReader = reader
-            background.append(NamedService("mailbox") { [interval = configuration.mailboxInterval] in await reader.run(every: interval) })
+            background.append(MailboxService(reader: reader, interval: configuration.mailboxInterval))
         }
         self.mailboxReader = mailboxReader
         self.background = background
@@ -307,7 +338,7 @@ public final class Server: Sendable {
             corsOrigins: configuration.corsOrigins, log: sink, logFormat: configuration.logFormat,
             watches: WatchRoutes(
                 store: store, service: service, clock: clock, allowPrivateWebhooks: configuration.allowPrivateWebhooks,
-                vapid: vapid, sendsMail: configuration.smtp != nil, failures: failures, mailLanes: mailLanes),
+                vapid: vapid, channels: channelOffer, failures: failures, mailLanes: mailLanes),
             keys: APIKeyMiddleware(ring: keyRing, required: configuration.requireAPIKey),
             webApp: configuration.webApp ? Self.webApp(demo: configuration.demo) : nil,
             pageWatch: pageWatch, mailbox: mailboxReader,
@@ -355,6 +386,8 @@ public final class Server: Sendable {
         var served = configuration.http
         // A saved mail is larger than the other bodies.
         served.largerBodies[WatchRoutes.mailPath] = WatchRoutes.mailBytes
+        // The keys in force before the first request (a ring never read lets nobody in).
+        await keyRing.refresh()
         let http = try HTTPServer(configuration: served, application: application)
         let url = "\(http.scheme)://\(http.urlHost):\(http.port)"
         if let line = http.tlsLine { notices.notice(line) }
@@ -404,53 +437,6 @@ public final class Server: Sendable {
             jsonFields: [("cut_off", .number(cutOff))])
     }
 
-    /// Every minute, the numbers still unknown to their carrier past the grace become a problem, and parcels
-    /// with no new event for longer than their status allows are marked stalled; each announced once.
-    static func promoteWaiting(
-        store: any WatchStore, clock: any TrackingClock, failures: StoreFailures, announced: @Sendable () -> Void
-    ) async {
-        while !Task.isCancelled {
-            do {
-                if try await store.promoteWaiting(now: clock.now, limit: 500) > 0 { announced() }
-            } catch {
-                failures.report(.promoteWaiting, error)
-            }
-            do {
-                if try await store.markStalled(now: clock.now, limit: 500) > 0 { announced() }
-            } catch {
-                failures.report(.markStalled, error)
-            }
-            try? await clock.sleep(until: clock.uptime + .seconds(60))
-        }
-    }
-
-    /// Every hour (and once at start), removes finished watches last checked longer ago than `after`, 1,000
-    /// at a time until none is left, saying how many went.
-    static func forgetFinished(
-        store: any WatchStore, clock: any TrackingClock, after: Duration, failures: StoreFailures,
-        told: @escaping @Sendable (Int) -> Void
-    ) async {
-        while !Task.isCancelled {
-            var removed = 0
-            while !Task.isCancelled {
-                do {
-                    let batch = try await store.forgetFinished(
-                        checkedBefore: clock.now.addingTimeInterval(-(after / .seconds(1))), limit: 1_000)
-                    removed += batch
-                    if batch < 1_000 { break }
-                } catch {
-                    failures.report(.forgetFinished, error)
-                    break
-                }
-            }
-            if removed > 0 { told(removed) }
-            try? await clock.sleep(until: clock.uptime + .seconds(3_600))
-        }
-    }
-
-    /// How often the certificate and key files are looked at for a renewal.
-    static let certificateCheck: Duration = .seconds(10)
-
     /// Reads the certificate and key again (SIGHUP) and says in one line what is served now, or why the new
     /// pair was refused (the old one serves on).
     public func reloadCertificates() {
@@ -459,21 +445,6 @@ public final class Server: Sendable {
             return
         }
         if let line = TLSCertificates.shared.reload() { notices.notice(line) }
-    }
-
-    /// Announces the windows starting within `lead`, every `tick`, until cancelled.
-    static func announceArrivals(
-        store: any WatchStore, clock: any TrackingClock, lead: Duration, tick: Duration, failures: StoreFailures
-    ) async {
-        while !Task.isCancelled {
-            do {
-                try await store.announceArrivals(now: clock.now, lead: lead / .seconds(1), limit: 500)
-            } catch {
-                // Tried again at the next tick: a window is announced once, whenever it is.
-                failures.report(.announceArrivals, error)
-            }
-            try? await clock.sleep(until: clock.uptime + tick)
-        }
     }
 
     /// The settings in force, for the start-up line.
@@ -518,36 +489,5 @@ public final class Server: Sendable {
             ("smtp", .text("\(smtp.url.scheme ?? "smtp")://\(smtp.url.host ?? "")\(port)")),
             ("smtp_starttls", .text(smtp.startTLS.rawValue)), ("smtp_auth", .flag(smtp.credentials != nil)),
         ]
-    }
-}
-
-/// On a shared database, caches the shipments other servers record, so every server serves the latest answer
-/// any of them got. When that changes the status this server serves for a number, one event line:
-/// `shared last4=9830 status=out_for_delivery` (the number's last four digits only).
-struct SharedShipmentsService: Service {
-    let name = "shared-shipments"
-    let shared: any SharedDatabase
-    let service: ShipmentService
-    let events: ServerLog?
-    let failures: StoreFailures
-
-    func run() async {
-        let stream = shared.shipmentStream { [service, events, failures] number, read in
-            let latest: LatestShipment
-            switch read {
-            case .success(let found): latest = found
-            case .failure(let error):
-                return failures.report(.readShared, error, context: "number=\(number.masked)")
-            }
-            guard let shipment = latest.shipment, service.adopt(shipment, fetchedAt: latest.fetchedAt) else { return }
-            events?.event("shared last4=\(number.digits.suffix(4)) status=\(shipment.status.code)")
-        } failed: { [failures] error in
-            failures.report(.sharedListener, error)
-        }
-        while !Task.isCancelled {
-            // Wakes at once when cancelled: the stream runs on a thread of its own meanwhile.
-            try? await Task.sleep(for: .seconds(3_600))
-        }
-        await awaitBlocking { stream.stop() }
     }
 }

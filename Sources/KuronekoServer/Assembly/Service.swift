@@ -42,10 +42,7 @@ struct ServiceGroup: Service {
                 }
             }
         }
-        while !Task.isCancelled {
-            // Wakes at once when cancelled.
-            try? await Task.sleep(for: .seconds(3_600))
-        }
+        await untilCancelled()
         for (service, task) in zip(services, tasks).reversed() {
             task.cancel()
             await task.value

@@ -14,7 +14,7 @@ extension ChannelDeliverer {
     }
 
     func budget(
-        _ delivery: PendingChannelDelivery, settings: ChannelSettings, state: inout ChannelState,
+        _ delivery: PendingChannelDelivery, settings: LineChannel.Settings, state: inout ChannelState,
         announcement: Announcement, at now: Date
     ) async -> LineStep {
         let channel = delivery.channel
@@ -28,12 +28,12 @@ extension ChannelDeliverer {
             state.digestAnnounced = false
         }
         let lastAsked = state.quotaAskedAt ?? state.quota?.checkedAt
-        if let token = settings.accessToken,
-            lastAsked.map({ now.timeIntervalSince($0) >= LineQuota.freshFor || $0 > now }) ?? true
+        let token = settings.accessToken
+        if lastAsked.map({ now.timeIntervalSince($0) >= LineQuota.freshFor || $0 > now }) ?? true
         {
             state.quotaAskedAt = now
             var answers: [DeliveryOutcome] = []
-            for request in LineQuota.requests(token: token, broadcast: settings.to == nil, origin: lineOrigin, now: now)
+            for request in LineQuota.requests(token: token, broadcast: settings.to == nil, origin: LineChannel.origin(offer.server.settings(for: LineChannel())), now: now)
             {
                 answers.append(await sender.send(request))
             }

@@ -32,7 +32,8 @@ public final class ChannelDeliverer: OutboxLane {
     let clock: any TrackingClock
     private let vapid: VAPID?
     private let publicURL: URL?
-    let lineOrigin: URL
+    /// The kinds this server sends, and the operator's settings for them.
+    let offer: ChannelOffer
     private let retry = DeliveryRetryPolicy()
     private let random: @Sendable () -> Double
     private let busy = Mutex(Set<Int64>())
@@ -45,7 +46,7 @@ public final class ChannelDeliverer: OutboxLane {
 
     public init(
         store: any WatchStore, sender: any ChannelSender, mail: Mail? = nil, clock: any TrackingClock, vapid: VAPID?,
-        publicURL: URL?, lineOrigin: URL = ChannelContext.lineAPI, lease: TimeInterval = 60,
+        publicURL: URL?, offer: ChannelOffer = ChannelOffer(), lease: TimeInterval = 60,
         failures: StoreFailures = StoreFailures(),
         log: (@Sendable (String) -> Void)? = nil,
         random: @escaping @Sendable () -> Double = { Double.random(in: 0..<1) }
@@ -58,7 +59,7 @@ public final class ChannelDeliverer: OutboxLane {
         self.clock = clock
         self.vapid = vapid
         self.publicURL = publicURL
-        self.lineOrigin = lineOrigin
+        self.offer = offer
         self.lease = lease
         self.random = random
     }
@@ -105,15 +106,15 @@ public final class ChannelDeliverer: OutboxLane {
         defer { _ = busy.withLock { $0.remove(delivery.channel.id) } }
         let started = clock.now
         let channel = delivery.channel
-        guard let kind = ChannelKinds.named(channel.kind),
-            let settings = try? JSONDecoder().decode(ChannelSettings.self, from: channel.destination),
-            let announcement = announcement(of: delivery)
+        guard let kind = offer.kinds.named(channel.kind), let announcement = announcement(of: delivery)
         else {
             return await finish(
-                [delivery], DeliveryOutcome(status: nil, error: "the channel's settings cannot be read"), retryAt: nil,
+                [delivery], DeliveryOutcome(status: nil, error: "the channel's kind or announcement cannot be read"), retryAt: nil,
                 at: started, milliseconds: 0)
         }
-        let urgent = settings.urgent.map { $0.contains(delivery.kind.rawValue) } ?? announcement.urgent
+        let urgent =
+            ChannelDestination.urgent(in: channel.destination).map { $0.contains(delivery.kind.rawValue) }
+            ?? announcement.urgent
         if !urgent, let quiet = channel.quietHours.flatMap(QuietHours.init), let end = quiet.end(after: started) {
             return await hold(delivery, until: end, because: "held for the channel's quiet hours", at: started)
         }
@@ -121,7 +122,7 @@ public final class ChannelDeliverer: OutboxLane {
         var state = before
         var covering = [delivery]
         var message = ChannelAnnouncement(announcement)
-        if kind is LineChannel {
+        if let line = kind as? LineChannel, let settings = line.storedSettings(channel.destination) {
             switch await budget(delivery, settings: settings, state: &state, announcement: announcement, at: started) {
             case .send(let digest, let covered):
                 message = digest
@@ -132,10 +133,10 @@ public final class ChannelDeliverer: OutboxLane {
             }
         }
         let key = Self.retryKey(channel: channel.id, outbox: covering.map(\.outboxID))
-        var outcome = await send(kind, message, settings, channel: channel, key: key, at: started, shortened: false)
+        var outcome = await send(kind, message, channel: channel, key: key, at: started, shortened: false)
         var verdict = kind.verdict(of: outcome, at: clock.now)
         if verdict == .shorten {
-            outcome = await send(kind, message, settings, channel: channel, key: key, at: clock.now, shortened: true)
+            outcome = await send(kind, message, channel: channel, key: key, at: clock.now, shortened: true)
             verdict = kind.verdict(of: outcome, at: clock.now)
         }
         let ended = clock.now
@@ -144,7 +145,9 @@ public final class ChannelDeliverer: OutboxLane {
         case .delivered:
             state.problem = nil
             state.failingSince = nil
-            if kind is LineChannel { state.countSent(cost: LineChannel.cost(of: settings, friends: state.quota?.friends)) }
+            if let line = kind as? LineChannel, let settings = line.storedSettings(channel.destination) {
+                state.countSent(cost: LineChannel.cost(of: settings, friends: state.quota?.friends))
+            }
             await save(state, of: channel, unless: before)
             // A 409 from LINE whose retry key was accepted before is a delivery too.
             let success = DeliveryOutcome(status: outcome.status, error: nil)
@@ -249,13 +252,14 @@ public final class ChannelDeliverer: OutboxLane {
 
     /// One request of `kind` (HTTP through the guarded client, e-mail through the SMTP server).
     func send(
-        _ kind: any ChannelKind, _ message: ChannelAnnouncement, _ settings: ChannelSettings, channel: ChannelRecord,
+        _ kind: any ChannelKind, _ message: ChannelAnnouncement, channel: ChannelRecord,
         key: String, at now: Date, shortened: Bool
     ) async -> DeliveryOutcome {
-        let context = ChannelContext(vapid: vapid, now: now, shortened: shortened, lineOrigin: lineOrigin, retryKey: key)
+        let context = ChannelContext(
+            vapid: vapid, now: now, shortened: shortened, serverSettings: offer.server.settings(for: kind), retryKey: key)
         let made: ChannelMessage
         do {
-            made = try kind.message(for: message, settings: settings, context: context)
+            made = try kind.message(for: message, destination: channel.destination, context: context)
         } catch {
             return DeliveryOutcome(status: nil, error: "the message could not be made: \(error)")
         }

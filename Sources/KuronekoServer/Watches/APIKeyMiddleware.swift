@@ -20,8 +20,9 @@ public final class APIKeyRing: Service {
     /// The keys last read.
     private final class Snapshot: Sendable {
         private let keys = Mutex<[APIKeyRecord]>([])
-        /// Whether the API is open without a key, readable without the lock (every request asks).
-        private let open = Atomic<Bool>(true)
+        /// Whether the API is open without a key, readable without the lock (every request asks); closed
+        /// until the keys are first read.
+        private let open = Atomic<Bool>(false)
 
         var current: [APIKeyRecord] { keys.withLock { $0 } }
         var isOpen: Bool { open.load(ordering: .acquiring) }

@@ -3,33 +3,34 @@ import Kuroneko
 import KuronekoNotify
 import KuronekoStore
 
-/// The body of `POST /v1/channels`, checked field by field: `{"kind", the kind's own fields (see
-/// ``ChannelKinds``: "subscription" for web_push, "url" for ntfy, slack, discord and webhook, "address" for
-/// email, "access_token" and "to" for line), "numbers"?, "kinds"?, "urgent"?, "lang"?, "quiet_hours"?}`,
+/// The body of `POST /v1/channels`, checked field by field: `{"kind", the kind's own fields (see each kind's
+/// ``ChannelKind/fields``: "subscription" for web_push, "url" for ntfy, slack, discord and webhook, "address"
+/// for email, "access_token" and "to" for line), "numbers"?, "kinds"?, "urgent"?, "lang"?, "quiet_hours"?}`,
 /// nothing else.
 public struct AddChannelRequest: Sendable {
     static let common = ["kind", "numbers", "kinds", "urgent", "lang", "quiet_hours"]
-    static var fields: [String] { common + ChannelKinds.fields }
 
     public let kind: any ChannelKind
     public let channel: NewChannel
     /// The address the address guard checks (the push endpoint, or the url; none for e-mail, which goes to
     /// the operator's SMTP server, or LINE, whose origin the operator sets).
     public let destinationURL: String?
-    /// A webhook channel's signing secret, shown once.
-    public let secret: String?
+    /// What is shown once in the answer (a webhook channel's signing secret).
+    public let shownOnce: [String: String]
 
     /// The request of a JSON body, or the one line that says what is wrong with it (the command line's).
-    public static func parse(_ body: Data) throws(ChannelRequestError) -> AddChannelRequest {
+    public static func parse(_ body: Data, kinds: ChannelKindRegistry = .standard)
+        throws(ChannelRequestError) -> AddChannelRequest
+    {
         do {
-            return try decode(body)
+            return try decode(body, kinds: kinds)
         } catch {
-            let detail = (try? JSONSerialization.jsonObject(with: error.response.body) as? [String: Any])?["detail"]
-            throw ChannelRequestError(message: detail as? String ?? "the channel is not valid")
+            throw ChannelRequestError(message: error.detail)
         }
     }
 
-    static func decode(_ body: Data) throws(RouteProblem) -> AddChannelRequest {
+    static func decode(_ body: Data, kinds registry: ChannelKindRegistry) throws(RouteProblem) -> AddChannelRequest {
+        let fields = common + registry.fieldNames
         guard body.count <= 65_536, let object = try? JSONSerialization.jsonObject(with: body) as? [String: Any] else {
             throw .bad(
                 "the body is not a JSON object such as {\"kind\": \"ntfy\", \"url\": \"https://ntfy.sh/my-topic\"}")
@@ -37,18 +38,12 @@ public struct AddChannelRequest: Sendable {
         if let unknown = object.keys.sorted().first(where: { !fields.contains($0) }) {
             throw .bad("unknown field \"\(unknown.prefix(40))\"; the fields are " + fields.joined(separator: ", "))
         }
-        guard let name = object["kind"] as? String, let kind = ChannelKinds.named(name) else {
-            throw .bad("kind is missing or not one of " + ChannelKinds.names.joined(separator: ", "))
+        guard let name = object["kind"] as? String, let kind = registry.named(name) else {
+            throw .bad("kind is missing or not one of " + registry.names.joined(separator: ", "))
         }
-        if let foreign = object.keys.sorted().first(where: { !common.contains($0) && !kind.fields.contains($0) }) {
-            throw .bad(
-                "\(foreign) is not a field of \(name) channels; they take " + kind.fields.joined(separator: " and "))
-        }
-        var settings: ChannelSettings
-        do {
-            settings = try kind.settings(from: object)
-        } catch {
-            throw .bad(error.message)
+        let own = kind.fields.map(\.name)
+        if let foreign = object.keys.sorted().first(where: { !common.contains($0) && !own.contains($0) }) {
+            throw .bad("\(foreign) is not a field of \(name) channels; they take " + own.joined(separator: " and "))
         }
         var numbers: [String]?
         if let value = object["numbers"], !(value is NSNull) {
@@ -67,7 +62,7 @@ public struct AddChannelRequest: Sendable {
         }
         let chosen = try kindList(object["kinds"], field: "kinds", allowEmpty: false) ?? AnnouncementKind.parcelKinds
         // What quiet hours do not hold: the owner's choice, else what is urgent by its nature.
-        settings.urgent = try kindList(object["urgent"], field: "urgent", allowEmpty: true)?.map(\.rawValue)
+        let urgent = try kindList(object["urgent"], field: "urgent", allowEmpty: true)?.map(\.rawValue)
         let lang = object["lang"] as? String ?? "ja"
         guard ["ja", "en"].contains(lang), object["lang"] == nil || object["lang"] is String else {
             throw .bad("lang is not ja or en")
@@ -79,13 +74,18 @@ public struct AddChannelRequest: Sendable {
             }
             quiet = text
         }
-        let destination = (try? JSONEncoder().encode(settings)) ?? Data()
+        let prepared: PreparedChannel
+        do {
+            prepared = try kind.prepare(object, urgent: urgent)
+        } catch {
+            throw .bad(error.message)
+        }
         return AddChannelRequest(
             kind: kind,
             channel: NewChannel(
-                kind: name, destination: destination, numbers: numbers, kinds: chosen, language: lang, quietHours: quiet
-            ),
-            destinationURL: kind.guardedURL(of: settings), secret: settings.secret)
+                kind: name, destination: prepared.destination, numbers: numbers, kinds: chosen, language: lang,
+                quietHours: quiet),
+            destinationURL: prepared.guardedURL, shownOnce: prepared.shownOnce)
     }
 }
 

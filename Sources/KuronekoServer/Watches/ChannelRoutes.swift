@@ -10,8 +10,8 @@ import KuronekoStore
 struct ChannelRoutes: Sendable {
     let watches: WatchRoutes
     let vapid: VAPID?
-    /// Whether this server sends e-mail (it was given `--smtp-url` and `--smtp-from`).
-    let sendsMail: Bool
+    /// The kinds offered and what the server has for them.
+    let offer: ChannelOffer
 
     /// The most numbers a channel may be limited to.
     static let maximumNumbers = 1_000
@@ -24,9 +24,12 @@ struct ChannelRoutes: Sendable {
                 let owner = WatchRoutes.owner(of: request)
                 let store = routes.watches.store
                 let channels = try await store.channels(owner: owner)
-                let kinds = ChannelKinds.all.filter { kind in kind.requirement.map(routes.available) ?? true }
+                let offer = routes.offer
                 return .jsonData(
-                    Self.encode(["channels": channels.map { Self.object($0) }, "available": kinds.map(\.name)]))
+                    Self.encode([
+                        "channels": channels.map { offer.object($0) }, "available": offer.available,
+                        "kinds": offer.described,
+                    ]))
             }
         }
         router.add("DELETE", "/v1/channels/{id}") { request, parameters in
@@ -64,11 +67,6 @@ struct ChannelRoutes: Sendable {
         }
     }
 
-    /// Whether this server has what a kind needs.
-    func available(_ requirement: ChannelRequirement) -> Bool {
-        requirement == .vapid ? vapid != nil : sendsMail
-    }
-
     private static func id(_ parameters: [String: String]) throws(RouteProblem) -> Int64 {
         guard let text = parameters["id"], let id = Int64(text), id > 0 else {
             throw .notFound("channel \((parameters["id"] ?? "").prefix(20))")
@@ -78,34 +76,38 @@ struct ChannelRoutes: Sendable {
 
     private func add(_ request: HTTPRequest) async throws -> HTTPResponse {
         let owner = WatchRoutes.owner(of: request)
-        let body = try AddChannelRequest.decode(request.body)
-        if let requirement = body.kind.requirement {
-            guard available(requirement) else {
-                throw RouteProblem.bad(requirement.missing, reason: .channelUnavailable)
-            }
+        let body = try AddChannelRequest.decode(request.body, kinds: offer.kinds)
+        if let missing = offer.unavailable(body.kind) {
+            throw RouteProblem.bad(missing, reason: .channelUnavailable)
         }
         if let url = body.destinationURL { try await watches.checkWebhook(url, field: "url") }
         let store = watches.store
         let (channel, now) = (body.channel, Date())
         let added = try await store.addChannel(channel, owner: owner, now: now)
-        var object = Self.object(added)
-        if let secret = body.secret { object["secret"] = secret }
+        var object = offer.object(added)
+        for (name, value) in body.shownOnce { object[name] = value }
         var response = HTTPResponse.jsonData(Self.encode(object), status: 201)
         response.headers.append(("Cache-Control", "no-store"))
         return response
     }
 
+    static func encode(_ object: [String: Any]) -> Data {
+        (try? JSONSerialization.data(withJSONObject: object, options: [.sortedKeys, .withoutEscapingSlashes])) ?? Data()
+    }
+}
+
+extension ChannelOffer {
     /// A channel as the API shows it: what it hears and where, never its keys, token or secret; why it is
     /// failing and since when; for LINE the month's quota, the digest and a hold.
-    static func object(_ channel: ChannelRecord) -> [String: Any] {
-        let destination = (try? JSONDecoder().decode(ChannelSettings.self, from: channel.destination))
-        let shown = destination.flatMap { settings in ChannelKinds.named(channel.kind)?.shown(settings) }
+    func object(_ channel: ChannelRecord) -> [String: Any] {
+        let shown = kinds.named(channel.kind)?.shown(destination: channel.destination)
+        let urgent = ChannelDestination.urgent(in: channel.destination)
         let state = ChannelState.decode(channel.state)
         func time(_ date: Date?) -> Any { date.map { JapanDateTime($0).iso8601 } as Any? ?? NSNull() }
         var object: [String: Any] = [
             "id": channel.id, "kind": channel.kind, "numbers": channel.numbers as Any? ?? NSNull(),
             "kinds": channel.kinds.map(\.rawValue), "lang": channel.language,
-            "quiet_hours": channel.quietHours as Any? ?? NSNull(), "urgent": destination?.urgent as Any? ?? NSNull(),
+            "quiet_hours": channel.quietHours as Any? ?? NSNull(), "urgent": urgent as Any? ?? NSNull(),
             "url": shown as Any? ?? NSNull(), "created_at": JapanDateTime(channel.createdAt).iso8601,
             "ended_at": time(channel.endedAt), "ended_reason": channel.endedReason as Any? ?? NSNull(),
             "problem": state.problem as Any? ?? NSNull(), "failing_since": time(state.failingSince),
@@ -122,9 +124,5 @@ struct ChannelRoutes: Sendable {
             object["held_until"] = time(state.heldUntil)
         }
         return object
-    }
-
-    static func encode(_ object: [String: Any]) -> Data {
-        (try? JSONSerialization.data(withJSONObject: object, options: [.sortedKeys, .withoutEscapingSlashes])) ?? Data()
     }
 }

@@ -14,8 +14,8 @@ public struct WatchRoutes: Sendable {
     let allowPrivateWebhooks: Bool
     /// The server's Web Push identity, for `/v1/channels` and `/v1/push/vapid-key`.
     let vapid: VAPID?
-    /// Whether e-mail channels can be added (the server has an SMTP server to send through).
-    let sendsMail: Bool
+    /// The channel kinds offered, and what this server has that they may need.
+    let channels: ChannelOffer
     /// CSV exports being written (at most ``WatchListExport/concurrentExports``).
     let exports = ConcurrencyLimit(WatchListExport.concurrentExports)
     /// Where store failures met by a request are logged and counted.
@@ -25,13 +25,13 @@ public struct WatchRoutes: Sendable {
 
     public init(
         store: any WatchStore, service: ShipmentService, clock: any TrackingClock, allowPrivateWebhooks: Bool,
-        vapid: VAPID? = nil, sendsMail: Bool = false, failures: StoreFailures = StoreFailures(),
+        vapid: VAPID? = nil, channels: ChannelOffer = ChannelOffer(), failures: StoreFailures = StoreFailures(),
         mailLanes: MailReadingLanes = MailReadingLanes()
     ) {
         self.failures = failures
         self.mailLanes = mailLanes
         self.vapid = vapid
-        self.sendsMail = sendsMail
+        self.channels = channels
         self.store = store
         self.service = service
         self.clock = clock
@@ -82,7 +82,7 @@ public struct WatchRoutes: Sendable {
             await routes.answer(request) { try await routes.refresh(request, parameters) }
         }
         router.add("GET", "/v1/calendar.ics") { request, _ in await routes.answer(request) { try await routes.calendar(request) } }
-        ChannelRoutes(watches: routes, vapid: vapid, sendsMail: sendsMail).register(into: &router)
+        ChannelRoutes(watches: routes, vapid: vapid, offer: channels).register(into: &router)
     }
 
     /// Runs a route; any error it throws is answered as the problem it is (``RouteProblem``): a thrown

@@ -1,6 +1,7 @@
-// The notification settings at /settings: this owner's channels, each removable, and a form that adds an
-// ntfy topic, a Slack or Discord webhook or an e-mail address. Web Push channels are made by the
-// "Notify me on this device" buttons.
+// The notification settings at /settings: this owner's channels, each removable, and a form that adds a
+// channel of any kind the server offers, drawn from the server's description of each kind's fields
+// (GET /v1/channels "kinds"), so a kind added on the server needs no change here. Web Push channels are
+// made by the "Notify me on this device" buttons.
 
 import { ApiError, request } from "./api.js";
 import { formatTime, language, refusal, t } from "./i18n.js";
@@ -8,7 +9,23 @@ import { ALL, forgetDeviceChannel, pushControl } from "./notify.js";
 import { h } from "./views.js";
 
 const KINDS = ["changed", "delivered", "exception", "arriving_soon", "stalled", "page_changed"];
-const ADDABLE = ["ntfy", "slack", "discord", "email", "line"];
+/** How each field form is typed. */
+const INPUTS = {
+  url: { type: "url", inputmode: "url", autocomplete: "url" },
+  email: { type: "email", inputmode: "email", autocomplete: "email" },
+  secret: { type: "password", autocomplete: "off" },
+  text: { type: "text", autocomplete: "off" },
+  list: { type: "text", autocomplete: "off" },
+};
+
+/** The kinds as the server last described them, by name (their titles name the channels in the list). */
+let described = new Map();
+
+/** A pair of words in the page's language. */
+const words = (pair) => (pair ? (language() === "en" ? pair.en : pair.ja) : "");
+
+/** A kind's name for people: the server's title, else its name. */
+const title = (kind) => words(described.get(kind) && described.get(kind).title) || kind;
 
 /** Draws the view into `main`; `explain` puts a failure into words (true when a key form replaced the view). */
 export async function showSettings(main, explain) {
@@ -29,7 +46,10 @@ export async function showSettings(main, explain) {
     try {
       const answer = await request("/v1/channels");
       const channels = (answer.data && answer.data.channels) || [];
-      if (answer.data && Array.isArray(answer.data.available)) form.offer(answer.data.available);
+      if (answer.data && Array.isArray(answer.data.kinds)) {
+        described = new Map(answer.data.kinds.map((kind) => [kind.name, kind]));
+        form.offer(answer.data.kinds);
+      }
       empty.textContent = channels.length ? "" : t("settings.none");
       list.replaceChildren(...channels.map((channel) => channelItem(channel, load, explain)));
     } catch (error) {
@@ -58,7 +78,7 @@ function channelItem(channel, reload, explain) {
     channel.quiet_hours ? t("settings.quiet", { hours: channel.quiet_hours }) : null,
   ].filter(Boolean).join(" · ");
   return h("li", { class: channel.ended_at ? "channel ended" : "channel", "data-kind": channel.kind },
-    h("p", { class: "channel-title" }, h("strong", {}, t(`channel.${channel.kind}`)), " ",
+    h("p", { class: "channel-title" }, h("strong", {}, title(channel.kind)), " ",
       h("code", {}, channel.url || "")),
     h("p", { class: "hint" }, details),
     channel.ended_at ? h("p", { class: "error" }, t("settings.ended", { when: formatTime(channel.ended_at), why: channel.ended_reason || "" })) : null,
@@ -83,23 +103,33 @@ function lineState(channel) {
 }
 
 function addChannelForm(added) {
-  const kind = h("select", { id: "channel-kind" }, ADDABLE.map((value) => h("option", { value }, t(`channel.${value}`))));
-  /** Offers only the kinds this server can send now (no e-mail without its SMTP server). */
-  const offer = (available) => {
+  const kind = h("select", { id: "channel-kind" });
+  const fields = h("div", { id: "channel-fields" });
+  let offered = [];
+  /** Offers the kinds this server can send now that a person types (no e-mail without its SMTP server). */
+  const offer = (kinds) => {
     const chosen = kind.value;
-    kind.replaceChildren(...ADDABLE.filter((value) => available.includes(value))
-      .map((value) => h("option", { value }, t(`channel.${value}`))));
-    if ([...kind.options].some((option) => option.value === chosen)) kind.value = chosen;
+    offered = kinds.filter((item) => item.typed && item.available);
+    kind.replaceChildren(...offered.map((item) => h("option", { value: item.name }, words(item.title))));
+    if (offered.some((item) => item.name === chosen)) kind.value = chosen;
     describe();
   };
-  const address = h("input", { id: "channel-address", required: true, spellcheck: "false" });
-  const addressLabel = h("label", { for: "channel-address" });
-  const token = h("input", { id: "channel-token", type: "password", autocomplete: "off", spellcheck: "false" });
-  const to = h("input", { id: "channel-to", autocomplete: "off", spellcheck: "false", placeholder: "U… / broadcast" });
-  const lineFields = h("div", { id: "line-fields", class: "line-fields" },
-    h("label", { for: "channel-token" }, t("settings.lineToken")), token,
-    h("label", { for: "channel-to" }, t("settings.lineTo")), to,
-    h("p", { class: "hint" }, t("settings.lineHint")));
+  /** Draws the chosen kind's fields. */
+  const describe = () => {
+    const chosen = offered.find((item) => item.name === kind.value);
+    fields.replaceChildren(...(chosen ? chosen.fields : []).flatMap((field) => {
+      const id = `channel-field-${field.name}`;
+      return [
+        h("label", { for: id }, words(field.label)),
+        h("input", {
+          id, name: field.name, "data-form": field.form, required: true, spellcheck: "false",
+          placeholder: field.placeholder || null, ...(INPUTS[field.form] || INPUTS.text),
+        }),
+        field.hint ? h("p", { class: "hint" }, words(field.hint)) : null,
+      ].filter(Boolean);
+    }));
+  };
+  kind.addEventListener("change", describe);
   const lang = h("select", { id: "channel-lang" }, h("option", { value: "ja" }, "日本語"), h("option", { value: "en" }, "English"));
   lang.value = language();
   const quiet = h("input", { id: "channel-quiet", placeholder: "22:00-07:00", pattern: "\\d\\d:\\d\\d-\\d\\d:\\d\\d", autocomplete: "off" });
@@ -108,24 +138,10 @@ function addChannelForm(added) {
     h("input", { type: "checkbox", name: "kinds", value, checked: value !== "page_changed" }), t(`kind.${value}`)));
   const result = h("div", { id: "channel-result", role: "status" });
   const button = h("button", { type: "submit", id: "channel-add" }, t("add"));
-  const describe = () => {
-    const line = kind.value === "line";
-    lineFields.hidden = !line;
-    addressLabel.hidden = line;
-    address.hidden = line;
-    const email = kind.value === "email";
-    addressLabel.textContent = t(email ? "settings.address" : "settings.url");
-    address.type = email ? "email" : "url";
-    address.inputMode = email ? "email" : "url";
-    address.autocomplete = email ? "email" : "url";
-    address.placeholder = t(`placeholder.${kind.value}`);
-  };
-  kind.addEventListener("change", describe);
-  describe();
   const form = h("form", { id: "channel-form", class: "panel", novalidate: true },
     h("h2", {}, t("settings.add")),
     h("label", { for: "channel-kind" }, t("settings.kind")), kind,
-    addressLabel, address, lineFields,
+    fields,
     h("fieldset", { class: "filters" }, h("legend", {}, t("settings.kinds")), kinds),
     h("div", { class: "row" },
       h("span", { class: "grow" }, h("label", { for: "channel-lang" }, t("language")), lang),
@@ -136,12 +152,14 @@ function addChannelForm(added) {
     event.preventDefault();
     const chosen = kinds.map((label) => label.querySelector("input")).filter((box) => box.checked).map((box) => box.value);
     const body = { kind: kind.value, lang: lang.value };
-    if (kind.value === "line") {
-      body.access_token = token.value.trim();
-      const recipients = to.value.split(",").map((id) => id.trim()).filter(Boolean);
-      body.to = recipients.length === 1 ? recipients[0] : recipients;
-    } else {
-      body[kind.value === "email" ? "address" : "url"] = address.value.trim();
+    for (const input of fields.querySelectorAll("input")) {
+      const value = input.value.trim();
+      if (input.dataset.form === "list") {
+        const items = value.split(",").map((item) => item.trim()).filter(Boolean);
+        body[input.name] = items.length === 1 ? items[0] : items;
+      } else {
+        body[input.name] = value;
+      }
     }
     if (chosen.length) body.kinds = chosen;
     if (quiet.value.trim()) body.quiet_hours = quiet.value.trim();
@@ -151,8 +169,7 @@ function addChannelForm(added) {
       const lines = [h("p", {}, t("settings.added"))];
       if (answer.data && answer.data.secret) lines.push(h("p", { class: "secret" }, t("settings.secret", { secret: answer.data.secret })));
       result.replaceChildren(...lines);
-      address.value = "";
-      token.value = "";
+      for (const input of fields.querySelectorAll("input")) input.value = "";
       await added();
     } catch (error) {
       if (!(error instanceof ApiError)) throw error;

@@ -63,16 +63,21 @@ struct ArgumentList {
         self.operands = operands
     }
 
-    /// Whether a flag was given.
+    /// Whether a flag was given. A flag the command does not declare cannot have been given: it reads as
+    /// absent (a debug build stops there, so the tests find the mistake; a release never crashes on it).
     func flag(named name: String) -> Bool {
-        precondition(spec.option(named: name)?.takesValue == false, "\(name) is not a flag of \(spec.name)")
+        guard spec.option(named: name)?.takesValue == false else {
+            assertionFailure("\(name) is not a flag of \(spec.name)")
+            return false
+        }
         return flags.contains(name)
     }
 
     /// Every value of `--name VALUE` given, in order, else the variable's (one value); with where they came from.
     func allValues(named name: String) -> (texts: [String], source: String)? {
         guard let option = spec.option(named: name), option.takesValue else {
-            preconditionFailure("\(name) is not an option with a value of \(spec.name)")
+            assertionFailure("\(name) is not an option with a value of \(spec.name)")
+            return nil
         }
         if let texts = repeated[option.name], !texts.isEmpty { return (texts, option.name) }
         if let variable = option.environment, let text = environment[variable], !text.isEmpty {
@@ -81,10 +86,12 @@ struct ArgumentList {
         return nil
     }
 
-    /// The raw value of `--name VALUE`, else of the option's `KURONEKO_…` variable, with where it came from.
+    /// The raw value of `--name VALUE`, else of the option's `KURONEKO_…` variable, with where it came from;
+    /// an option the command does not declare reads as not given (and stops a debug build, as above).
     func value(_ name: String) -> (text: String, source: String)? {
         guard let option = spec.option(named: name), option.takesValue else {
-            preconditionFailure("\(name) is not an option with a value of \(spec.name)")
+            assertionFailure("\(name) is not an option with a value of \(spec.name)")
+            return nil
         }
         if let text = values[option.name] { return (text, option.name) }
         if let variable = option.environment, let text = environment[variable], !text.isEmpty {

@@ -123,7 +123,7 @@ extension CommandCatalog {
                 "--arriving-soon", "SECONDS", .seconds(60...86_400), default: seconds(serverDefaults.arrivingSoonLead),
                 environment: "KURONEKO_ARRIVING_SOON",
                 "how long before a forecast window starts arriving_soon is announced"),
-            lineOrigin,
+            lineOrigin, channelSetting,
             .value(
                 "--vapid-subject", "URL", default: serverDefaults.vapidSubject, environment: "KURONEKO_VAPID_SUBJECT",
                 "the mailto: or https: contact Web Push services may use to reach the operator"),

@@ -34,8 +34,14 @@ enum CommandCatalog {
         "--excel", "for Excel: a UTF-8 BOM, CRLF line ends, and every long number written so Excel keeps it whole")
 
     static let lineOrigin = OptionSpec.value(
-        "--line-origin", "URL", .url, default: ChannelContext.lineAPI.absoluteString,
-        environment: "KURONEKO_LINE_ORIGIN", "where LINE's Messaging API is (a stand-in for tests)")
+        "--line-origin", "URL", .url, environment: "KURONEKO_LINE_ORIGIN",
+        "where LINE's Messaging API is (a stand-in for tests); the same as --channel-setting line.origin=URL")
+    static let channelSetting = OptionSpec.value(
+        "--channel-setting", "KIND.NAME=VALUE", environment: "KURONEKO_CHANNEL_SETTING",
+        "a channel kind's server setting ("
+            + ChannelKindRegistry.standard.kinds.flatMap { kind in
+                kind.serverSettings.map { "\(kind.name).\($0.name): \($0.help)" }
+            }.joined(separator: "; ") + "); the option again for more")
 
     static let caFile = OptionSpec.value(
         "--ca-file", "FILE", .certificates, environment: "KURONEKO_CA_FILE",
@@ -325,50 +331,55 @@ enum CommandCatalog {
             ("kuroneko pages export 3 yamato-page.html", "the page to attach to a report"),
         ])
 
-    static let channels = CommandSpec(
-        name: "channels",
-        synopsis: "add --kind K --url URL|--address ADDRESS|--access-token T --to ID [NUMBER...] | list | remove ID",
-        summary: "where the local watch list's news is sent: ntfy, Slack, Discord, webhooks, e-mail, LINE",
-        description: [
-            "Adds, lists and removes the notification channels of the local owner (the one kuroneko serve uses "
-                + "without API keys). A channel hears every watched parcel, or only the NUMBERs given; --kinds "
-                + "chooses among changed, delivered, exception, arriving_soon, stalled and page_changed (the operator's "
-                + "news that a carrier's page is no longer understood or the mailbox cannot be read, and each read "
-                + "again: heard only when named). "
-                + "kuroneko serve sends them."
-        ],
-        options: [
-            .value("--kind", "KIND", .choice(ChannelsCommand.kinds), "the channel's kind"),
-            .value("--url", "URL", "the ntfy topic, the Slack or Discord incoming webhook, or the webhook's URL"),
-            .value("--address", "ADDRESS", "an email channel's address (kuroneko serve sends it through --smtp-url)"),
-            .value(
-                "--access-token", "TOKEN", environment: "KURONEKO_LINE_ACCESS_TOKEN",
-                "a line channel's channel access token (the Messaging API tab of the LINE Developers console)"),
-            .value(
-                "--to", "IDS", "a line channel's recipients: your user ID (U…), a group ID (C…), user IDs "
-                    + "separated by commas, or broadcast (every friend of the account; each costs a message)"),
-            .value("--kinds", "LIST", "what it hears, comma-separated (default all)"),
-            .value("--lang", "LANG", .choice(["ja", "en"]), default: "ja", "the messages' language"),
-            .value("--quiet-hours", "HH:MM-HH:MM", "hold all but urgent messages in these hours, Japan time"),
-            .flag(
-                "--allow-private", environment: "KURONEKO_ALLOW_PRIVATE_WEBHOOKS",
-                "accept a URL that leads to a loopback or private address (the server must allow them too)"),
-            database,
-        ],
-        operands: .choices(["add", "list", "remove"]),
-        examples: [
-            ("kuroneko channels add --kind ntfy --url https://ntfy.sh/my-parcels --lang en", "phone pushes by ntfy"),
-            (
-                "KURONEKO_LINE_ACCESS_TOKEN=… kuroneko channels add --kind line --to broadcast",
-                "every friend of your LINE Official Account"
-            ),
-        ])
+    static let channels = channels(kinds: .standard)
+
+    /// `kuroneko channels`, its flags made from the kinds' fields: `--url`, `--address`, `--access-token`, …
+    static func channels(kinds: ChannelKindRegistry) -> CommandSpec {
+        let typed = kinds.typed
+        let fieldOptions = ChannelsCommand.fields(of: kinds).map { field, owners in
+            OptionSpec.value(
+                field.flag, field.name.uppercased(), environment: field.environment,
+                "\(owners.joined(separator: ", ")): \(field.label.english)"
+                    + (owners.count == 1 ? field.hint.map { " (\($0.english))" } ?? "" : ""))
+        }
+        return CommandSpec(
+            name: "channels",
+            synopsis: "add KIND-AND-FIELDS [NUMBER...] | list | remove ID",
+            summary: "where the local watch list's news is sent: "
+                + typed.map(\.title.english).joined(separator: ", "),
+            description: [
+                "Adds, lists and removes the notification channels of the local owner (the one kuroneko serve uses "
+                    + "without API keys). A channel hears every watched parcel, or only the NUMBERs given; --kinds "
+                    + "chooses among changed, delivered, exception, arriving_soon, stalled and page_changed (the "
+                    + "operator's news that a carrier's page is no longer understood or the mailbox cannot be read, "
+                    + "and each read again: heard only when named). kuroneko serve sends them.",
+                "Each kind's fields: " + ChannelsCommand.fieldSynopsis(kinds) + " (web_push channels are added by "
+                    + "the web app).",
+            ],
+            options: [.value("--kind", "KIND", .choice(typed.map(\.name)), "the channel's kind")] + fieldOptions + [
+                .value("--kinds", "LIST", "what it hears, comma-separated (default all)"),
+                .value("--lang", "LANG", .choice(["ja", "en"]), default: "ja", "the messages' language"),
+                .value("--quiet-hours", "HH:MM-HH:MM", "hold all but urgent messages in these hours, Japan time"),
+                .flag(
+                    "--allow-private", environment: "KURONEKO_ALLOW_PRIVATE_WEBHOOKS",
+                    "accept a URL that leads to a loopback or private address (the server must allow them too)"),
+                database,
+            ],
+            operands: .choices(["add", "list", "remove"]),
+            examples: [
+                ("kuroneko channels add --kind ntfy --url https://ntfy.sh/my-parcels --lang en", "phone pushes by ntfy"),
+                (
+                    "KURONEKO_LINE_ACCESS_TOKEN=… kuroneko channels add --kind line --to broadcast",
+                    "every friend of your LINE Official Account"
+                ),
+            ])
+    }
 
     static let notifyTest = CommandSpec(
         name: "notify-test", synopsis: "[options] ID", summary: "send a sample message to a channel now",
         description: ["Sends a sample announcement to the channel and says what its service answered."],
         options: [
-            database, caFile, lineOrigin,
+            database, caFile, lineOrigin, channelSetting,
             .flag("--allow-private", "let it go to loopback and private addresses (a receiver on this machine)"),
         ] + SMTPOptions.specs,
         operands: .none, examples: [("kuroneko notify-test 1", "is channel 1 reachable?")])

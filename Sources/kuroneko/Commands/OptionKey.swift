@@ -112,8 +112,7 @@ extension OptionKey where Kind == FlagOption {
 }
 
 extension OptionKey where Kind == TextOption {
-    static let accessToken = OptionKey("--access-token")
-    static let address = OptionKey("--address")
+    static let channelSetting = OptionKey("--channel-setting")
     static let canary = OptionKey("--canary")
     static let charset = OptionKey("--charset")
     static let column = OptionKey("--column")
@@ -139,9 +138,7 @@ extension OptionKey where Kind == TextOption {
     static let status = OptionKey("--status")
     static let tlsCert = OptionKey("--tls-cert")
     static let tlsKey = OptionKey("--tls-key")
-    static let to = OptionKey("--to")
     static let unregisteredGrace = OptionKey("--unregistered-grace")
-    static let url = OptionKey("--url")
     static let vapidSubject = OptionKey("--vapid-subject")
 }
 

@@ -5,10 +5,12 @@ import Kuroneko
 /// mentioned (`allowed_mentions` parses nothing), so a label a mail's sender chose cannot ping `@everyone`.
 public struct DiscordChannel: ChannelKind {
     public let name = "discord"
+    public let title = ChannelWords("Discord", "Discord")
+    public let fields = [ChannelField.url(for: "Discord", placeholder: "https://discord.com/api/webhooks/…")]
 
     public init() {}
 
-    public func message(for announcement: ChannelAnnouncement, settings: ChannelSettings, context: ChannelContext)
+    public func message(for announcement: ChannelAnnouncement, settings: URLChannelSettings, context: ChannelContext)
         throws(ChannelMessageError) -> ChannelMessage
     {
         let webhook = try address(settings)

@@ -12,7 +12,46 @@ import Kuroneko
 /// channel with LINE's words; 5xx and no answer are retried with backoff.
 public struct LineChannel: ChannelKind {
     public let name = "line"
-    public let fields = ["access_token", "to"]
+    public let title = ChannelWords("LINE", "LINE")
+    public let fields = [
+        ChannelField(
+            "access_token", .secret, label: ChannelWords("チャネルアクセストークン", "Channel access token"),
+            hint: ChannelWords(
+                "LINE Developersコンソールの「Messaging API設定」にある長期のトークン",
+                "the long-lived token on the Messaging API tab of the LINE Developers console"),
+            environment: "KURONEKO_LINE_ACCESS_TOKEN"),
+        ChannelField(
+            "to", .list, label: ChannelWords("送り先", "Send to"),
+            hint: ChannelWords(
+                "あなたのユーザーID（チャネル基本設定）、カンマ区切りの複数のユーザーID、グループID（C…）、または broadcast"
+                    + "（友だち全員。1人につき1通と数えられます）",
+                "your user ID (Basic settings tab), user IDs separated by commas, a group ID (C…), or broadcast "
+                    + "(every friend of the account; each costs one message)"),
+            placeholder: "U… / broadcast"),
+    ]
+    /// Where LINE's Messaging API is: LINE's own, or a stand-in for tests (`--channel-setting line.origin=URL`).
+    public let serverSettings = [
+        ChannelServerSetting(
+            "origin", .url, default: "https://api.line.me",
+            help: "where LINE's Messaging API is (a stand-in for tests)")
+    ]
+
+    /// The channel access token (a secret: never shown or logged) and the user or group IDs told, or `nil`
+    /// for a broadcast to every friend.
+    public struct Settings: Codable, Sendable, Hashable {
+        public var accessToken: String
+        public var to: [String]?
+
+        public init(accessToken: String, to: [String]?) {
+            self.accessToken = accessToken
+            self.to = to
+        }
+
+        enum CodingKeys: String, CodingKey {
+            case to
+            case accessToken = "access_token"
+        }
+    }
     /// LINE's limit for one text message, in UTF-16 code units.
     public static let textLimit = 5_000
     /// The most user IDs one multicast takes.
@@ -22,7 +61,7 @@ public struct LineChannel: ChannelKind {
 
     public init() {}
 
-    public func settings(from object: [String: Any]) throws(ChannelSettingsError) -> ChannelSettings {
+    public func settings(from object: [String: Any]) throws(ChannelSettingsError) -> Settings {
         guard let token = object["access_token"] as? String, (1...1_000).contains(token.count),
             token.unicodeScalars.allSatisfy({ $0.value > 0x20 && $0.value < 0x7F })
         else {
@@ -57,27 +96,27 @@ public struct LineChannel: ChannelKind {
             }
             if Set(to).count != to.count { throw ChannelSettingsError("to names the same ID twice") }
         }
-        return ChannelSettings(accessToken: token, to: to)
+        return Settings(accessToken: token, to: to)
     }
 
-    public func guardedURL(of settings: ChannelSettings) -> String? { nil }
+    public func guardedURL(of settings: Settings) -> String? { nil }
 
     /// `broadcast`, or the first ID shortened and how many more.
-    public func shown(_ settings: ChannelSettings) -> String? {
+    public func shown(_ settings: Settings) -> String? {
         guard let to = settings.to, let first = to.first else { return "broadcast" }
         return String(first.prefix(5)) + "…" + (to.count > 1 ? " +\(to.count - 1)" : "")
     }
 
     /// What one message costs of the month's quota: one per recipient (a broadcast: every friend who can
     /// receive it, `friends` when known).
-    public static func cost(of settings: ChannelSettings, friends: Int?) -> Int {
+    public static func cost(of settings: Settings, friends: Int?) -> Int {
         settings.to?.count ?? max(1, friends ?? 1)
     }
 
-    public func message(for announcement: ChannelAnnouncement, settings: ChannelSettings, context: ChannelContext)
+    public func message(for announcement: ChannelAnnouncement, settings: Settings, context: ChannelContext)
         throws(ChannelMessageError) -> ChannelMessage
     {
-        guard let token = settings.accessToken else { throw ChannelMessageError("the LINE channel has no access token") }
+        let token = settings.accessToken
         let text = Self.text(announcement)
         var object: [String: Any] = ["messages": [["type": "text", "text": text]]]
         let path: String
@@ -90,8 +129,9 @@ public struct LineChannel: ChannelKind {
             path = "/v2/bot/message/multicast"
             object["to"] = ids
         }
-        guard let url = URL(string: path, relativeTo: context.lineOrigin)?.absoluteURL else {
-            throw ChannelMessageError("the LINE origin \(context.lineOrigin) is not usable")
+        let origin = Self.origin(context.serverSettings)
+        guard let url = URL(string: path, relativeTo: origin)?.absoluteURL else {
+            throw ChannelMessageError("the LINE origin \(origin) is not usable")
         }
         return .http(
             ChannelRequest(
@@ -101,6 +141,11 @@ public struct LineChannel: ChannelKind {
                     "X-Line-Retry-Key": context.retryKey,
                 ],
                 body: ChannelText.encode(object), guarded: false))
+    }
+
+    /// Where the Messaging API is, from the server's settings for this kind.
+    public static func origin(_ serverSettings: [String: String]) -> URL {
+        serverSettings["origin"].flatMap(URL.init(string:)) ?? URL(string: "https://api.line.me")!
     }
 
     /// The text: the title, the line and the link; a digest lists each parcel on its own lines after its

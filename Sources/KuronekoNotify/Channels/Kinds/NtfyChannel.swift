@@ -5,10 +5,12 @@ import Kuroneko
 /// the title an RFC 2047 encoded word, urgent messages priority 4, a click-through link.
 public struct NtfyChannel: ChannelKind {
     public let name = "ntfy"
+    public let title = ChannelWords("ntfy", "ntfy")
+    public let fields = [ChannelField.url(for: "ntfy", placeholder: "https://ntfy.sh/my-parcels")]
 
     public init() {}
 
-    public func message(for announcement: ChannelAnnouncement, settings: ChannelSettings, context: ChannelContext)
+    public func message(for announcement: ChannelAnnouncement, settings: URLChannelSettings, context: ChannelContext)
         throws(ChannelMessageError) -> ChannelMessage
     {
         let topic = try address(settings)

@@ -5,10 +5,12 @@ import Kuroneko
 /// escaped (`&`, `<`, `>`), the fallback too, so a label cannot write `<!everyone>` or a link of its own.
 public struct SlackChannel: ChannelKind {
     public let name = "slack"
+    public let title = ChannelWords("Slack", "Slack")
+    public let fields = [ChannelField.url(for: "Slack", placeholder: "https://hooks.slack.com/services/…")]
 
     public init() {}
 
-    public func message(for announcement: ChannelAnnouncement, settings: ChannelSettings, context: ChannelContext)
+    public func message(for announcement: ChannelAnnouncement, settings: URLChannelSettings, context: ChannelContext)
         throws(ChannelMessageError) -> ChannelMessage
     {
         let webhook = try address(settings)

@@ -6,16 +6,35 @@ import Kuroneko
 /// the subscription is gone: the channel ends. 413: sent again at once, shorter.
 public struct WebPushChannel: ChannelKind {
     public let name = "web_push"
-    public let fields = ["subscription"]
-    public let requirement: ChannelRequirement? = .vapid
+    public let title = ChannelWords("ブラウザー", "Browser")
+    public let fields = [
+        ChannelField("subscription", .subscription, label: ChannelWords("購読", "Subscription"))
+    ]
+
+    /// The push service's endpoint (kept as `url`) and the subscription's keys.
+    public struct Settings: Codable, Sendable, Hashable {
+        public var url: String
+        public var p256dh: String
+        public var auth: String
+
+        public init(url: String, p256dh: String, auth: String) {
+            self.url = url
+            self.p256dh = p256dh
+            self.auth = auth
+        }
+    }
     /// How long a push service keeps an undelivered message (24 hours).
     public static let timeToLive = 86_400
 
     public init() {}
 
-    public func settings(from object: [String: Any]) throws(ChannelSettingsError) -> ChannelSettings {
+    public func unavailable(on server: ChannelServer) -> String? {
+        server.hasVAPID ? nil : "this server sends no Web Push (it has no VAPID key)"
+    }
+
+    public func settings(from object: [String: Any]) throws(ChannelSettingsError) -> Settings {
         guard let subscription = object["subscription"] as? [String: Any],
-            let endpoint = subscription["endpoint"] as? String, endpoint.count <= 2_048,
+            let endpoint = subscription["endpoint"] as? String, endpoint.count <= ChannelField.maximumURLLength,
             let keys = subscription["keys"] as? [String: Any], let p256dh = keys["p256dh"] as? String,
             let auth = keys["auth"] as? String
         else {
@@ -30,21 +49,22 @@ public struct WebPushChannel: ChannelKind {
         guard endpoint.lowercased().hasPrefix("https://") || endpoint.lowercased().hasPrefix("http://") else {
             throw ChannelSettingsError("subscription.endpoint is not an http(s) URL")
         }
-        return ChannelSettings(url: endpoint, p256dh: p256dh, auth: auth)
+        return Settings(url: endpoint, p256dh: p256dh, auth: auth)
     }
 
+    public func guardedURL(of settings: Settings) -> String? { settings.url }
+
     /// Only the push service's origin: the endpoint's path is the subscription's secret.
-    public func shown(_ settings: ChannelSettings) -> String? {
-        guard let text = settings.url, let url = URL(string: text) else { return nil }
+    public func shown(_ settings: Settings) -> String? {
+        guard let url = URL(string: settings.url) else { return nil }
         return VAPID.origin(of: url)
     }
 
-    public func message(for announcement: ChannelAnnouncement, settings: ChannelSettings, context: ChannelContext)
+    public func message(for announcement: ChannelAnnouncement, settings: Settings, context: ChannelContext)
         throws(ChannelMessageError) -> ChannelMessage
     {
-        let endpoint = try address(settings)
-        guard let p256dh = settings.p256dh, let auth = settings.auth,
-            let keys = try? PushSubscriptionKeys(p256dh: p256dh, auth: auth)
+        let endpoint = try ChannelField.address(settings.url, kind: name)
+        guard let keys = try? PushSubscriptionKeys(p256dh: settings.p256dh, auth: settings.auth)
         else { throw ChannelMessageError("the push subscription's keys cannot be read") }
         guard let vapid = context.vapid else { throw ChannelMessageError("this server has no VAPID key") }
         let announcement = announcement.first

@@ -5,21 +5,35 @@ import Kuroneko
 /// "url"?}`, signed like watch webhooks with a secret made when the channel is added and shown once.
 public struct WebhookChannel: ChannelKind {
     public let name = "webhook"
+    public let title = ChannelWords("Webhook", "Webhook")
+    public let fields = [ChannelField.url(for: "webhook", placeholder: "https://shop.example/kuroneko-hook")]
+
+    /// The URL and the signing secret the server made.
+    public struct Settings: Codable, Sendable, Hashable {
+        public var url: String
+        public var secret: String
+
+        public init(url: String, secret: String) {
+            self.url = url
+            self.secret = secret
+        }
+    }
 
     public init() {}
 
-    public func settings(from object: [String: Any]) throws(ChannelSettingsError) -> ChannelSettings {
-        guard let url = object["url"] as? String, url.count <= 2_048 else {
-            throw ChannelSettingsError("url is missing or not a string; a webhook channel needs its URL")
-        }
-        return ChannelSettings(url: url, secret: Secrets.random(prefix: "whsec_"))
+    public func settings(from object: [String: Any]) throws(ChannelSettingsError) -> Settings {
+        Settings(url: try ChannelField.url(in: object, kind: name), secret: Secrets.random(prefix: "whsec_"))
     }
 
-    public func message(for announcement: ChannelAnnouncement, settings: ChannelSettings, context: ChannelContext)
+    public func guardedURL(of settings: Settings) -> String? { settings.url }
+    public func shown(_ settings: Settings) -> String? { settings.url }
+    public func shownOnce(_ settings: Settings) -> [String: String] { ["secret": settings.secret] }
+
+    public func message(for announcement: ChannelAnnouncement, settings: Settings, context: ChannelContext)
         throws(ChannelMessageError) -> ChannelMessage
     {
-        let url = try address(settings)
-        guard let secret = settings.secret else { throw ChannelMessageError("the webhook channel has no secret") }
+        let url = try ChannelField.address(settings.url, kind: name)
+        let secret = settings.secret
         let announcement = announcement.first
         var object: [String: Any] = [
             "type": (announcement.kind.isForOperator ? "server." : "parcel.") + announcement.kind.rawValue, "title": announcement.title, "body": announcement.body,
