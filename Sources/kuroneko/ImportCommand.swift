@@ -104,12 +104,15 @@ struct ImportCommand: Command {
         try state.finish()
     }
 
-    /// Adds the number to the local watch list and records its answer, so the watch starts with it.
+    /// Adds the number to the local watch list and records its answer, so the watch starts with it. The watch is
+    /// at `named` (`--carrier`), else at the carrier that knows the number; a number no carrier knows yet is
+    /// watched with its carrier unknown (asked of each candidate until one knows it), never as the first one's.
     static func watch(
-        _ answer: TrackingAnswer, label: String?, store: any WatchStore, schedule: PollSchedule
+        _ answer: TrackingAnswer, label: String?, carrier named: Carrier?, store: any WatchStore, schedule: PollSchedule
     ) async throws {
         let now = Date()
-        let carrier = try? answer.result.get().carrier
+        let found = (try? answer.result.get()).flatMap { $0.status.code == .notFound ? nil : $0.carrier }
+        let carrier = named ?? found
         do {
             _ = try await store.add(answer.number, carrier: carrier, label: label, owner: .local, webhook: nil, now: now)
         } catch let error as WatchStoreError {

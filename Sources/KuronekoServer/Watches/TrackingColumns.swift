@@ -23,15 +23,39 @@ public enum TrackingColumns {
         return carrier.name
     }
 
-    public static func cells(for shipment: Shipment, english: Bool) -> [String] {
+    /// The columns of an answer. `known` is the carrier the parcel is known to be at (the watch's, or the one
+    /// the user named); a number that no carrier knows yet, with none named and more than one carrier its form
+    /// allows, is written as not known yet, naming the carriers asked, never as the first one's.
+    /// `carrierNamesEnglish` writes the carrier in the other language than the rest (a sheet's choice).
+    public static func cells(
+        for shipment: Shipment, english: Bool, known: Carrier? = nil, carrierNamesEnglish: Bool? = nil
+    ) -> [String] {
         let last = shipment.events.last
-        let status = english ? (shipment.status.labelEnglish ?? shipment.status.label) : shipment.status.label
+        var status = english ? (shipment.status.labelEnglish ?? shipment.status.label) : shipment.status.label
+        let namesEnglish = carrierNamesEnglish ?? english
+        var carrier = carrierName(shipment.carrier, english: namesEnglish)
+        if let unknown = unknownCarrier(shipment, known: known) {
+            let names = unknown.map { carrierName($0, english: namesEnglish) }
+            carrier = namesEnglish ? "unknown" : "確認中"
+            status =
+                english
+                ? "carrier not known yet (not registered at \(names.joined(separator: ", ")))"
+                : "運送会社を確認中（\(names.joined(separator: "・"))に未登録）"
+        }
         return [
-            carrierName(shipment.carrier, english: english), shipment.status.code.rawValue, status, last?.at?.iso8601 ?? "",
+            carrier, shipment.status.code.rawValue, status, last?.at?.iso8601 ?? "",
             last?.place ?? "", shipment.scheduledDelivery.flatMap(\.date).map(isoDate) ?? "",
             shipment.scheduledDelivery.map(window) ?? "", shipment.requestedDelivery.map(requested) ?? "",
             shipment.deliveredAt?.iso8601 ?? "", "",
         ]
+    }
+
+    /// The carriers asked, when `shipment` says none of them knows the number and its carrier is not otherwise
+    /// known (named, or the only one its form allows); `nil` when the carrier is known.
+    public static func unknownCarrier(_ shipment: Shipment, known: Carrier?) -> [Carrier]? {
+        let candidates = shipment.trackingNumber.candidates
+        guard shipment.status.code == .notFound, known == nil, candidates.count > 1 else { return nil }
+        return shipment.carriersAsked ?? [shipment.carrier]
     }
 
     /// A row whose number was not tracked: only the error.

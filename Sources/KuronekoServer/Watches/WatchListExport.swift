@@ -71,12 +71,11 @@ extension WatchListExport {
     /// One watch's row, without its line end: the status and carrier in English or Japanese, formulas written as
     /// text, and with `excel` the number kept whole by Excel.
     public static func row(_ watch: Watch, english: Bool, excel: Bool = false, japaneseNames: Bool? = nil) -> String {
-        var tracking =
-            watch.latest?.shipment.map { TrackingColumns.cells(for: $0, english: english) }
-            ?? TrackingColumns.cells(error: "")
-        if let carrier = watch.latest?.shipment?.carrier {
-            tracking[0] = TrackingColumns.carrierName(carrier, english: !(japaneseNames ?? !english))
-        }
+        let tracking =
+            watch.latest?.shipment.map {
+                TrackingColumns.cells(
+                    for: $0, english: english, known: watch.carrier, carrierNamesEnglish: !(japaneseNames ?? !english))
+            } ?? TrackingColumns.cells(error: "")
         let cells =
             [
                 watch.number.digits, watch.label ?? "", watch.active ? "true" : "false",

@@ -159,7 +159,7 @@ struct ImportRun {
             batch.append((cells, entry))
         }
         var written = 0
-        let (english, json) = (command.english, command.json)
+        let (english, json, named) = (command.english, command.json, command.carrier)
         let flush = { (run: inout ImportRun) in
             while written < batch.count {
                 let (cells, entry) = batch[written]
@@ -169,7 +169,7 @@ struct ImportRun {
                     switch result {
                     case .success(let shipment):
                         if json { run.writer?.json(shipment) }
-                        let tracking = ImportSheet.cells(for: shipment, english: english)
+                        let tracking = ImportSheet.cells(for: shipment, english: english, known: named)
                         run.writer?.row(sheet.written(cells, tracking: tracking))
                     case .failure(let error):
                         run.writer?.row(sheet.written(cells, tracking: ImportSheet.cells(error: error.message)))
@@ -200,7 +200,7 @@ struct ImportRun {
             }
             if let store = run.session?.store {
                 try await ImportCommand.watch(
-                    answer, label: labels[answer.number], store: store, schedule: run.schedule)
+                    answer, label: labels[answer.number], carrier: command.carrier, store: store, schedule: run.schedule)
                 run.summary.watched += 1
             }
             flush(&run)

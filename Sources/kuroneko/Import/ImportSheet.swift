@@ -97,8 +97,8 @@ struct ImportSheet {
         return own + Array(repeating: "", count: max(0, width - own.count)) + TrackingColumns.names(english: english)
     }
 
-    static func cells(for shipment: Shipment, english: Bool) -> [String] {
-        TrackingColumns.cells(for: shipment, english: english)
+    static func cells(for shipment: Shipment, english: Bool, known: Carrier?) -> [String] {
+        TrackingColumns.cells(for: shipment, english: english, known: known)
     }
 
     static func cells(error: String) -> [String] { TrackingColumns.cells(error: error) }
