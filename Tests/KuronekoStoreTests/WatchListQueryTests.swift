@@ -142,6 +142,7 @@ struct WatchListQueryTests {
         #expect(
             summary.byFamily == [
                 "pending": 1, "accepted": 0, "transit": 2, "out": 1, "delivered": 1, "problem": 1, "waiting": 0,
+                "returning": 0, "returned": 0,
             ])
         #expect(summary.byCode == ["in_transit": 2, "out_for_delivery": 1, "delivered": 1, "attempt_failed": 1])
         #expect(summary.forecastToday == 2)

@@ -10,6 +10,19 @@ public enum WatchFamily: String, CaseIterable, Sendable {
     /// A number the carrier does not know yet (伝票番号未登録, 該当なし), added less than the grace ago
     /// (``WatchLimits/unregisteredGrace``): normal the day after a label is printed, not yet a problem.
     case waiting
+    /// On its way back to the sender (``ReturnLeg/returning``), whatever its latest row says.
+    case returning
+    /// Back with the sender (``ReturnLeg/returned``), a delivery back included.
+    case returned
+
+    /// A shipment's family: its return leg when it goes back, else its status's.
+    public init(_ shipment: Shipment?) {
+        switch shipment?.returnLeg {
+        case .returning?: self = .returning
+        case .returned?: self = .returned
+        case nil: self.init(shipment?.status.code)
+        }
+    }
 
     public init(_ code: StatusCode?) {
         switch code {
@@ -175,7 +188,7 @@ struct ListColumns: Equatable {
 
     init(shipment: Shipment?, label: String?, digits: String) {
         statusCode = shipment?.status.code.rawValue
-        family = WatchFamily(shipment?.status.code).rawValue
+        family = WatchFamily(shipment).rawValue
         forecastDate = shipment?.scheduledDelivery?.date.map(ForecastDay.isoDate)
         lastEventAt = shipment?.events.compactMap(\.at).max()?.iso8601
         dated = shipment?.scheduledDelivery?.date != nil || shipment?.requestedDelivery?.date != nil

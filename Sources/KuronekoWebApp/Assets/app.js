@@ -3,10 +3,9 @@
 import { ApiError, listWatches, request, storeKey, storedKey, watchPath, watchSummary } from "./api.js";
 import { formatDate, formatTime, language, refusal, relativeTime, setLanguage, statusLabel, t, translateStatic } from "./i18n.js";
 import { checkNumber, formatNumber, splitNumbers } from "./numbers.js";
-import { familyOf } from "./status.js";
 import { ALL, pushControl } from "./notify.js";
 import { showSettings } from "./settings.js";
-import { card, carrierChip, carrierOf, carrierSite, changeDeliveryLink, deliveryWindow, facts, h, progress, setCarriers, timeline } from "./views.js";
+import { card, carrierChip, carrierOf, carrierSite, changeDeliveryLink, deliveryWindow, facts, goesBack, h, progress, setCarriers, timeline, watchFamily } from "./views.js";
 import { asksToCall, carrierWords, changeLog, deliveryLog, offices, webhookForm } from "./parcel-parts.js";
 import { addAll, mailField } from "./adding.js";
 import { demoOffer, downloadCSV, drawCounts, isDemo } from "./list-parts.js";
@@ -105,7 +104,7 @@ function showKeyForm(error) {
 
 // ---- The list ---------------------------------------------------------------------------------------
 
-const FAMILY_ORDER = ["problem", "out", "transit", "shipped", "accepted", "pending", "delivered"];
+const FAMILY_ORDER = ["problem", "returning", "waiting", "out", "transit", "shipped", "accepted", "pending", "delivered", "returned"];
 
 function latestTime(watch) {
   const events = (watch.shipment && watch.shipment.events) || [];
@@ -133,7 +132,7 @@ function visibleWatches() {
   const watches = [...(state.watches || [])];
   const byDate = (a, b) => latestTime(b).localeCompare(latestTime(a)) || b.created_at.localeCompare(a.created_at);
   if (state.sort === "date") return watches.sort(byDate);
-  const rank = (watch) => FAMILY_ORDER.indexOf(familyOf(watch.shipment && watch.shipment.status));
+  const rank = (watch) => FAMILY_ORDER.indexOf(watchFamily(watch));
   return watches.sort((a, b) => rank(a) - rank(b) || byDate(a, b));
 }
 
@@ -461,12 +460,14 @@ function drawParcel() {
     onclick: () => { confirmBox.hidden = false; document.getElementById("confirm-remove-no").focus(); },
   }, t("remove"));
 
-  main.replaceChildren(h("article", { id: "parcel", class: `parcel family-${familyOf(status)}`, "data-number": watch.number },
+  const family = watchFamily(watch);
+  main.replaceChildren(h("article", { id: "parcel", class: `parcel family-${family}`, "data-number": watch.number },
     h("p", {}, h("a", { href: "/" }, `← ${t("back")}`)),
-    // The status in words first, then the forecast, then whose parcel it is.
+    // The status in words first (a parcel going back says so), then the forecast, then whose parcel it is.
     h("div", { class: "parcel-head" },
-      h("h1", { id: "parcel-status", class: `status-lead family-${familyOf(status)}` },
-        status ? statusLabel(status) : t("family.pending")),
+      h("h1", { id: "parcel-status", class: `status-lead family-${family}` },
+        goesBack(watch) ? `${t(`family.${family}`)}（${statusLabel(status)}）`
+          : status ? statusLabel(status) : t("family.pending")),
       deliveryWindow(shipment && shipment.scheduled_delivery)
         ? h("p", { id: "parcel-window", class: "lead-window" },
           `${t("scheduled")}: ${deliveryWindow(shipment.scheduled_delivery)}`) : null,

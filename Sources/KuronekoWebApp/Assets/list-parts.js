@@ -6,7 +6,7 @@ import { formatNumber } from "./numbers.js";
 import { carrierName, h } from "./views.js";
 
 // The server's families (status.js's "shipped" is a step of the progress bar, not a family the API counts).
-const COUNT_FAMILIES = ["problem", "waiting", "out", "transit", "accepted", "pending", "delivered"];
+const COUNT_FAMILIES = ["problem", "waiting", "returning", "out", "transit", "accepted", "pending", "delivered", "returned"];
 
 /**
  * The server's counts per family, and of today's forecasts (`state.summary`), each a button that narrows the list to

@@ -19,10 +19,24 @@ export function h(tag, attributes = {}, ...children) {
   return element;
 }
 
-/** The badge with a status's label, coloured by its family. */
-export function badge(status, waiting = false) {
-  const family = waiting ? "waiting" : familyOf(status);
-  const text = status ? statusLabel(status) : t("family.pending");
+/** The families the server knows better than the latest status: a number not registered yet, a parcel going back. */
+const SERVER_FAMILIES = new Set(["waiting", "returning", "returned"]);
+
+/** A watch's family: the server's where it tells more than the status (a parcel going back to its sender
+ * whose latest row says 輸送中 is returning, not in transit), else its status's. */
+export function watchFamily(watch) {
+  return SERVER_FAMILIES.has(watch.family) ? watch.family : familyOf(watch.shipment && watch.shipment.status);
+}
+
+/** Whether the parcel is on its way back to its sender, or back with it. */
+export function goesBack(watch) {
+  return watch.family === "returning" || watch.family === "returned";
+}
+
+/** The badge with a status's label, coloured by its family (`family`: the watch's, from `watchFamily`). */
+export function badge(status, family = familyOf(status)) {
+  const text = family === "returning" || family === "returned" ? t(`family.${family}`)
+    : status ? statusLabel(status) : t("family.pending");
   return h("span", { class: `badge family-${family}`, title: t(`family.${family}`) }, text);
 }
 
@@ -70,13 +84,13 @@ export function card(watch) {
   const event = lastEvent(shipment);
   const window = windows(shipment);
   const title = watch.label || formatNumber(watch.number);
-  // The server's family where it says one: a number not registered yet is waiting, not a problem.
-  const waiting = watch.family === "waiting";
-  return h("li", { class: `card family-${waiting ? "waiting" : familyOf(shipment && shipment.status)}`, "data-number": watch.number },
+  // The server's family where it says more: a number not registered yet is waiting, not a problem.
+  const family = watchFamily(watch);
+  return h("li", { class: `card family-${family}`, "data-number": watch.number },
     h("a", { class: "card-link", href: `/parcel/${watch.number}` },
       h("span", { class: "card-head" },
         h("h3", { class: "card-title" }, title),
-        badge(shipment && shipment.status, waiting)),
+        badge(shipment && shipment.status, family)),
       carrierChip(carrierOf(watch)),
       watch.label ? h("span", { class: "card-number" }, formatNumber(watch.number)) : null,
       progress(shipment),
@@ -186,7 +200,8 @@ const NEEDS_RECIPIENT = new Set(["attempt_failed", "available_for_pickup", "exce
  */
 export function changeDeliveryLink(watch, onCard = false) {
   const shipment = watch.shipment;
-  if (!shipment || !NEEDS_RECIPIENT.has(shipment.status && shipment.status.code)) return null;
+  // Going back to the sender: there is no delivery left to change.
+  if (!shipment || goesBack(watch) || !NEEDS_RECIPIENT.has(shipment.status && shipment.status.code)) return null;
   const known = carriers.get(carrierOf(watch));
   const redelivery = known && known.redelivery_link;
   const fallback = redelivery && redelivery.method === "get" ? filled(redelivery.url, watch.number) : null;
