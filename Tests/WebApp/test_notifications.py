@@ -223,12 +223,14 @@ class NotificationTests(unittest.TestCase):
         wait(lambda: self.d.find_elements(By.ID, "settings-link"), "no link to the settings")[0].click()
         wait(lambda: self.d.find_elements(By.ID, "channel-form"), "the settings view did not open")
         self.assertTrue(self.d.current_url.endswith("/settings"))
+        # The form offers the kinds the server describes, once it has said which.
+        wait(lambda: self.d.find_elements(By.CSS_SELECTOR, "#channel-kind option[value=ntfy]"), "ntfy is not offered")
         Select(self.d.find_element(By.ID, "channel-kind")).select_by_value("ntfy")
-        self.d.find_element(By.ID, "channel-address").send_keys("ftp://example.com/x")
+        self.d.find_element(By.ID, "channel-field-url").send_keys("ftp://example.com/x")
         self.d.find_element(By.ID, "channel-add").click()
         refusal = wait(lambda: self.d.find_elements(By.CSS_SELECTOR, "#channel-result .error"), "no refusal")[0]
         self.assertIn("url", refusal.text)
-        address = self.d.find_element(By.ID, "channel-address")
+        address = self.d.find_element(By.ID, "channel-field-url")
         address.clear()
         address.send_keys(self.push.origin + "/my-parcels")
         self.d.find_element(By.ID, "channel-quiet").send_keys("22:00-07:00")
@@ -257,18 +259,21 @@ class NotificationTests(unittest.TestCase):
     def test_7_a_line_channel_takes_its_token_and_recipient_and_never_shows_the_token(self):
         self.d.get(self.server.url + "/settings")
         wait(lambda: self.d.find_elements(By.ID, "channel-form"), "the settings view did not open")
+        wait(lambda: self.d.find_elements(By.CSS_SELECTOR, "#channel-kind option[value=line]"), "LINE is not offered")
         Select(self.d.find_element(By.ID, "channel-kind")).select_by_value("line")
-        self.assertFalse(self.d.find_element(By.ID, "channel-address").is_displayed(), "LINE takes no URL")
+        self.assertEqual(self.d.find_elements(By.ID, "channel-field-url"), [], "LINE takes no URL")
+        # Its fields as the server describes them: the token typed hidden.
+        self.assertEqual(self.d.find_element(By.ID, "channel-field-access_token").get_attribute("type"), "password")
         token = "line-token-" + "x" * 40
-        self.d.find_element(By.ID, "channel-token").send_keys(token)
-        self.d.find_element(By.ID, "channel-to").send_keys("@not-an-id")
+        self.d.find_element(By.ID, "channel-field-access_token").send_keys(token)
+        self.d.find_element(By.ID, "channel-field-to").send_keys("@not-an-id")
         self.d.find_element(By.ID, "channel-add").click()
         refusal = wait(lambda: self.d.find_elements(By.CSS_SELECTOR, "#channel-result .error"), "no refusal")[0]
         self.assertIn("LINE", refusal.text)
-        recipient = self.d.find_element(By.ID, "channel-to")
+        recipient = self.d.find_element(By.ID, "channel-field-to")
         recipient.clear()
         recipient.send_keys("U" + "0123456789abcdef" * 2)
-        self.d.find_element(By.ID, "channel-token").send_keys(token)
+        self.d.find_element(By.ID, "channel-field-access_token").send_keys(token)
         self.d.find_element(By.ID, "channel-add").click()
         wait(lambda: self.d.find_elements(By.CSS_SELECTOR, "#channels li[data-kind=line]"), "the LINE channel is not listed")
         listed = [c for c in self.channels() if c["kind"] == "line"]

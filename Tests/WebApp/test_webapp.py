@@ -130,12 +130,15 @@ class WebAppTests(unittest.TestCase):
         pending = lambda: [c for c in cards(self.d) if c["family"] == "pending"]
         wait(self.d, lambda: not pending(), "some cards never got a status", timeout=60)
         families = {c["family"] for c in cards(self.d)}
-        self.assertTrue(families <= {"accepted", "shipped", "transit", "out", "delivered", "problem", "waiting"}, families)
+        self.assertTrue(families <= {"accepted", "shipped", "transit", "out", "delivered", "problem", "waiting",
+                                     "returning", "returned"}, families)
         _, body = self.server.api("GET", "/v1/watches?limit=500")
         watches = {w["number"]: w for w in json.loads(body)["watches"]}
         self.assertEqual(set(watches), set(self.numbers[:21]))
+        going_back = {"returning": "Returning to the sender", "returned": "Returned to the sender"}
         for card in cards(self.d):
-            self.assertEqual(card["badge"], watches[card["number"]]["shipment"]["status"]["label_en"])
+            watch = watches[card["number"]]
+            self.assertEqual(card["badge"], going_back.get(watch["family"], watch["shipment"]["status"]["label_en"]))
 
     def test_04_sort_and_filter(self):
         Select(self.d.find_element(By.ID, "sort")).select_by_value("date")
@@ -198,9 +201,18 @@ class WebAppTests(unittest.TestCase):
         wait(self.d, lambda: self.d.find_element(By.TAG_NAME, "h1").text == "お荷物一覧", "not in Japanese")
         self.assertEqual(self.d.execute_script("return document.documentElement.lang"), "ja")
         _, body = self.server.api("GET", "/v1/watches?limit=500")
-        labels = {w["number"]: w["shipment"]["status"]["label"] for w in json.loads(body)["watches"]}
+        watches = {w["number"]: w for w in json.loads(body)["watches"]}
+        # A parcel going back says so, whatever its latest row (返品, then 輸送中 on the way back), and offers
+        # no change of delivery; any other card shows its status's label.
+        going_back = {"returning": "返送中", "returned": "返送済み"}
         for card in cards(self.d):
-            self.assertEqual(card["badge"], labels[card["number"]])
+            watch = watches[card["number"]]
+            expected = going_back.get(watch["family"], watch["shipment"]["status"]["label"])
+            self.assertEqual(card["badge"], expected)
+            if watch["family"] in going_back:
+                self.assertFalse(self.d.execute_script(
+                    "return !!document.querySelector(`li.card[data-number='${arguments[0]}'] .change-delivery`)",
+                    card["number"]), f"a change of delivery is offered for {card['number']}, which goes back")
         Select(self.d.find_element(By.ID, "theme")).select_by_value("dark")
         background = lambda: self.d.execute_script("return getComputedStyle(document.body).backgroundColor")
         wait(self.d, lambda: background() == "rgb(17, 22, 28)", "the dark theme did not apply")
