@@ -137,6 +137,16 @@ struct ChannelRequestTests {
             webhook.headers[WebhookPayload.signatureHeader]
                 == WebhookPayload.signature(of: webhook.body, secret: "whsec_x", at: Self.now))
         #expect(ChannelText.encodedWord("ok\r\nInjected: 1") == "ok  Injected: 1")
+
+        // LINE's text carries the carrier's page to change the delivery, as ntfy's Click does.
+        let action = try #require(announcement.actionLink)
+        let line = try Self.request(
+            LineChannel(), LineChannel.Settings(accessToken: "t", to: ["U" + String(repeating: "0", count: 32)]),
+            announcement)
+        let lineObject = try #require(try JSONSerialization.jsonObject(with: line.body) as? [String: Any])
+        let lineText = try #require((lineObject["messages"] as? [[String: Any]])?.first?["text"] as? String)
+        #expect(lineText.contains(action.absoluteString), "\(lineText)")
+        #expect(line.url.absoluteString == "https://api.line.me/v2/bot/message/push")
     }
 
     /// The HTTP request `kind` makes of an announcement.

@@ -148,12 +148,14 @@ public struct LineChannel: ChannelKind {
         serverSettings["origin"].flatMap(URL.init(string:)) ?? URL(string: "https://api.line.me")!
     }
 
-    /// The text: the title, the line and the link; a digest lists each parcel on its own lines after its
-    /// notice. At most ``textLimit`` UTF-16 code units: what does not fit is counted at the end.
+    /// The text: the title, the line, the link and, for an exception, the carrier's page to change the delivery
+    /// (the home server's address is no use away from home); a digest lists each parcel on its own lines after
+    /// its notice. At most ``textLimit`` UTF-16 code units: what does not fit is counted at the end.
     static func text(_ announcement: ChannelAnnouncement) -> String {
         func block(_ item: Announcement) -> String {
-            ([item.title, item.body] + [item.link?.absoluteString].compactMap { $0 }).filter { !$0.isEmpty }
-                .joined(separator: "\n")
+            let action = item.actionLink.map { "\(item.actionTitle): \($0.absoluteString)" }
+            return ([item.title, item.body] + [item.link?.absoluteString, action].compactMap { $0 })
+                .filter { !$0.isEmpty }.joined(separator: "\n")
         }
         guard announcement.isDigest else { return Self.fitted(block(announcement.first)) }
         var parts = announcement.digestNotice.map { [$0] } ?? []
