@@ -149,6 +149,20 @@ struct ChannelRequestTests {
         #expect(line.url.absoluteString == "https://api.line.me/v2/bot/message/push")
     }
 
+    @Test("a channel stored before its kind had a settings type of its own reads as it did: e-mail's address from url")
+    func storedBefore() throws {
+        let legacy = Data(#"{"url": "me@example.jp", "urgent": ["delivered"]}"#.utf8)
+        #expect(EmailChannel().shown(destination: legacy) == "me@example.jp")
+        #expect(ChannelDestination.urgent(in: legacy) == ["delivered"])
+        let prepared = try EmailChannel().prepare(["address": "me@example.jp"], urgent: nil)
+        let stored = try #require(try JSONSerialization.jsonObject(with: prepared.destination) as? [String: Any])
+        #expect(stored as? [String: String] == ["address": "me@example.jp"])
+        let line = Data(#"{"access_token": "t", "to": ["U00000000000000000000000000000000"]}"#.utf8)
+        #expect(LineChannel().shown(destination: line) == "U0000…")
+        #expect(LineChannel().shown(destination: Data(#"{"access_token": "t"}"#.utf8)) == "broadcast")
+        #expect(NtfyChannel().shown(destination: Data("not json".utf8)) == nil)
+    }
+
     /// The HTTP request `kind` makes of an announcement.
     private static func request<Kind: ChannelKind>(
         _ kind: Kind, _ settings: Kind.Settings, _ announcement: Announcement, vapid: VAPID? = nil,
