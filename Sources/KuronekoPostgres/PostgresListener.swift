@@ -11,11 +11,13 @@ public final class PostgresListener: Sendable {
     private let stopped = StopFlag()
     private let finished = DispatchSemaphore(value: 0)
 
-    /// - Parameter failures: told of the first failure to connect or listen after listening worked (or at
-    ///   the start), and of a connection lost.
+    /// - Parameters:
+    ///   - failures: told of the first failure to connect or listen after listening worked (or at the start),
+    ///     and of a connection lost.
+    ///   - listening: told each time `LISTEN` has worked (at first, and after a lost connection is made again).
     public init(
         url: String, channel: String, failures: FailureRun = FailureRun { _ in },
-        handler: @escaping @Sendable (String) -> Void
+        listening: @escaping @Sendable () -> Void = {}, handler: @escaping @Sendable (String) -> Void
     ) {
         let stopped = self.stopped
         let finished = self.finished
@@ -26,6 +28,7 @@ public final class PostgresListener: Sendable {
                     let connection = try PostgresConnection(url: url)
                     try connection.execute("LISTEN \(channel)")
                     failures.worked()
+                    listening()
                     connection.receiveNotifications(until: stopped, handler)
                     if !stopped.isSet { failures.failed(PostgresListenerLost(channel: channel)) }
                 } catch {

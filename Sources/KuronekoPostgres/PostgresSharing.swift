@@ -18,11 +18,12 @@ struct PostgresSharing: SharedDatabase {
 
     func shipmentStream(
         _ handler: @escaping @Sendable (TrackingNumber, Result<LatestShipment, any Error>) -> Void,
-        failed: @escaping @Sendable (any Error) -> Void
+        failed: @escaping @Sendable (any Error) -> Void, listening: @escaping @Sendable () -> Void
     ) -> any ShipmentStream {
         let database = self.database
         return PostgresListener(
-            url: database.url, channel: PostgresDatabase.shipmentsChannel, failures: FailureRun(failed)
+            url: database.url, channel: PostgresDatabase.shipmentsChannel, failures: FailureRun(failed),
+            listening: listening
         ) { payload in
             guard let (digits, carried) = PostgresDatabase.announcement(payload),
                 let number = try? TrackingNumber(parsing: digits)

@@ -5,7 +5,7 @@ import Testing
 
 /// `serve --mailbox` against Dovecot at the sizes and changes real mailboxes have: a folder of 60,000 messages,
 /// and a folder numbered afresh (a new UIDVALIDITY), once and then again and again.
-@Suite("the server's mailbox at scale", .serialized, .timeLimit(.minutes(15)))
+@Suite("the server's mailbox at scale", .serialized, .timeLimit(.minutes(25)))
 struct MailboxScaleTests {
     typealias IMAPServer = MailboxTests.IMAPServer
 
@@ -25,7 +25,9 @@ struct MailboxScaleTests {
         let server = try await MailboxTests.serve(imap, database: database, more: ["--mailbox-every", "2"])
         defer { server.terminate() }
         let started = ContinuousClock.now
-        let read = try await eventually(within: .seconds(600)) {
+        // Read to its end is what is checked, not how fast (bench/ measures that): beside a from-scratch build
+        // on two cores it took 290-372 s, and over 600 s with more work beside it.
+        let read = try await eventually(within: .seconds(1_200)) {
             try await MailboxTests.metric("kuroneko_mailbox_messages_read_total", of: server) ?? 0 >= 60_000
         }
         #expect(read, "\(server.logSoFar.suffix(1_500))")

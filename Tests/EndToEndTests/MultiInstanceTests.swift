@@ -161,6 +161,9 @@ struct MultiInstanceTests {
         defer { first.terminate() }
         let second = try await ServerProcess(arguments)
         defer { second.terminate() }
+        // The second server hears the first's answers once its listener is listening (on a loaded machine, well
+        // after it says it listens for HTTP).
+        #expect(await second.waitForLog("shared listening", timeout: .seconds(120)), "the second server never listened")
         let number = ValidNumbers.numbers(1)[0]
         #expect(
             try await HTTPClient.send("POST", first.baseURL + "/v1/watches", body: #"{"number": "\#(number.digits)"}"#)

@@ -34,7 +34,7 @@ struct WatchCommandLineTests {
             watches.allSatisfy { watch in
                 guard case .object(let fields) = watch else { return false }
                 return fields.keys.sorted() == [
-                    "active", "carrier", "checked_at", "created_at", "family", "label", "number",
+                    "active", "carrier", "checked_at", "created_at", "family", "label", "missed_delivery", "number",
                     "page_not_understood_since", "shipment", "source", "stalled_since", "webhook_ended", "webhook_url",
                 ]
             }, "\(listed.standardOutput.prefix(300))")

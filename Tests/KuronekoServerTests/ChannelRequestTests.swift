@@ -37,7 +37,10 @@ struct ChannelRequestTests {
             publicURL: Self.publicURL)
         #expect(japanese.kind == .exception)
         #expect(japanese.title == "ご確認ください: 靴 (3277-5445-9830)")
-        #expect(japanese.body == "持戻（ご不在） · 渋谷センター · 12/02 18:05")
+        // The missed delivery says what to do: kept until the first attempt + 7 days, asked on the carrier's page.
+        #expect(
+            japanese.body
+                == "持戻（ご不在） · 渋谷センター · 12/02 18:05 12月9日頃まで保管されます。再配達は運送会社のページからご依頼ください。")
         #expect(japanese.link?.absoluteString == "https://parcels.example.jp/parcel/327754459830")
         #expect(
             japanese.actionLink?.absoluteString
@@ -161,6 +164,40 @@ struct ChannelRequestTests {
         #expect(LineChannel().shown(destination: line) == "U0000…")
         #expect(LineChannel().shown(destination: Data(#"{"access_token": "t"}"#.utf8)) == "broadcast")
         #expect(NtfyChannel().shown(destination: Data("not json".utf8)) == nil)
+    }
+
+    @Test("a missed delivery's next step in every channel: kept until when, the office's telephone, the redelivery page")
+    func missedDelivery() async throws {
+        var absent = try await Self.shipment(
+            .attemptFailed, label: "持戻（ご不在）", english: "Hold at Yamato (Consignee Not Available)")
+        absent.offices = [
+            CarrierOffice(role: "集荷", name: "品川営業所", telephone: "0120-01-9625"),
+            CarrierOffice(role: "配達", name: "渋谷センター", telephone: "080-0000-1111"),
+        ]
+        let announcement = Announcement(
+            kind: .exception, shipment: absent, label: nil, language: .japanese, publicURL: Self.publicURL)
+        let redelivery = "https://member.kms.kuronekoyamato.co.jp/parcel/detail?pno=327754459830"
+        let told = "12月9日頃まで保管されます。再配達は運送会社のページか、渋谷センター（080-0000-1111）へご依頼ください。"
+        #expect(announcement.body.hasSuffix(told), "\(announcement.body)")
+        let ntfy = try Self.request(NtfyChannel(), URLChannelSettings(url: "https://ntfy.sh/x"), announcement)
+        #expect(String(decoding: ntfy.body, as: UTF8.self).contains(told))
+        #expect(ntfy.headers["Click"] == redelivery)
+        let line = try Self.request(
+            LineChannel(), LineChannel.Settings(accessToken: "t", to: nil), announcement)
+        let lineText = String(decoding: line.body, as: UTF8.self)
+        #expect(lineText.contains(told) && lineText.contains(redelivery))
+        let mail = MailMessage(
+            announcement, from: try MailAddress(parsing: "kuroneko@example.jp"),
+            to: try MailAddress(parsing: "me@example.jp"), date: Self.now)
+        #expect(mail.text.contains(redelivery))
+        // A cool parcel is kept three days; in English too.
+        absent.product = "クール宅急便"
+        let cool = Announcement(kind: .exception, shipment: absent, label: nil, language: .english, publicURL: nil)
+        #expect(cool.body.contains("Kept until about 12/5 (cool parcel)."), "\(cool.body)")
+        #expect(cool.body.contains("from 渋谷センター (080-0000-1111)"))
+        // Once delivered, or not a missed delivery, nothing is said of keeping.
+        absent.status.code = .inTransit
+        #expect(MissedDelivery(absent) == nil)
     }
 
     /// The HTTP request `kind` makes of an announcement.

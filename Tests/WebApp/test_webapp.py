@@ -377,8 +377,16 @@ class RequestedWindowTests(unittest.TestCase):
             card_text = driver.find_element(By.CSS_SELECTOR, ".card-window").text
             self.assertIn("Requested: ", card_text)
             self.assertIn(hours, card_text)
+            # After the missed delivery: until when it is kept, on the card and first on the parcel page.
+            missed = watch["missed_delivery"]
+            self.assertIsNotNone(missed)
+            _, month, day = (int(part) for part in missed["kept_until"].split("-"))
+            kept = f"Kept until about {month}/{day}"
+            self.assertIn(kept, driver.find_element(By.CSS_SELECTOR, ".card-kept").text)
             driver.get(server.url + f"/parcel/{number}")
             wait(driver, lambda _=None: driver.find_elements(By.CSS_SELECTOR, ".facts"), "no parcel page")
+            self.assertIn(kept, driver.find_element(By.ID, "next-step").text)
+            self.assertIn("redelivery", driver.find_element(By.ID, "next-step").text)
             facts = driver.find_element(By.CSS_SELECTOR, ".facts").text
             self.assertIn("Requested", facts)
             self.assertIn(hours, facts)

@@ -52,7 +52,9 @@ public struct Announcement: Sendable, Hashable {
             body = Self.line(status, place: place, when: when)
         case .exception:
             title = japanese ? "ご確認ください: \(name)" : "Needs you: \(name)"
-            body = Self.line(status, place: place, when: when)
+            // A missed delivery says what to do: until when it is kept, and where to ask for it again.
+            let next = MissedDelivery(shipment).map { " " + $0.sentence(japanese: japanese) } ?? ""
+            body = Self.line(status, place: place, when: when) + next
         case .changed, .pageChanged, .pageRestored, .mailboxFailing, .mailboxRestored:
             title = "\(status): \(name)"
             body = Self.line(status, place: place, when: when)

@@ -5,7 +5,8 @@ import KuronekoStore
 
 /// On a shared database, caches the shipments other servers record, so every server serves the latest answer
 /// any of them got. When that changes the status this server serves for a number, one event line:
-/// `shared last4=9830 status=out_for_delivery` (the number's last four digits only).
+/// `shared last4=9830 status=out_for_delivery` (the number's last four digits only); each time listening starts
+/// (at first, and after a lost connection is made again), `shared listening: …`.
 struct SharedShipmentsService: Service {
     let name = "shared-shipments"
     let shared: any SharedDatabase
@@ -25,6 +26,8 @@ struct SharedShipmentsService: Service {
             events?.event("shared last4=\(number.digits.suffix(4)) status=\(shipment.status.code)")
         } failed: { [failures] error in
             failures.report(.sharedListener, error)
+        } listening: { [events] in
+            events?.event("shared listening: other servers' answers reach this one")
         }
         // The stream runs on a thread of its own meanwhile.
         await untilCancelled()

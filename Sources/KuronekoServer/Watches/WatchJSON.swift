@@ -23,6 +23,8 @@ public enum WatchJSON {
         appendDate(&out, watch.stalledAt)
         append(&out, #","label":"#)
         appendString(&out, watch.label)
+        append(&out, #","missed_delivery":"#)
+        appendMissedDelivery(&out, watch)
         append(&out, #","number":"#)
         appendString(&out, watch.number.digits)
         append(&out, #","page_not_understood_since":"#)
@@ -54,6 +56,28 @@ public enum WatchJSON {
         appendString(&out, watch.webhookURL)
         append(&out, "}")
         return out
+    }
+
+    /// After a missed delivery, `{"kept_until": "YYYY-MM-DD", "cool": false, "office": {"name", "telephone"}|null}`
+    /// (``MissedDelivery``); `null` otherwise. Only a parcel that needs attention is read for it.
+    private static func appendMissedDelivery(_ out: inout Data, _ watch: Watch) {
+        guard watch.family == .problem, let shipment = watch.latest?.shipment, let missed = MissedDelivery(shipment)
+        else { return append(&out, "null") }
+        append(&out, #"{"cool":"#)
+        append(&out, missed.cool ? "true" : "false")
+        append(&out, #","kept_until":"#)
+        appendString(&out, TrackingColumns.isoDate(missed.keptUntil))
+        append(&out, #","office":"#)
+        if let office = missed.office {
+            append(&out, #"{"name":"#)
+            appendString(&out, office.name)
+            append(&out, #","telephone":"#)
+            appendString(&out, office.telephone)
+            append(&out, "}")
+        } else {
+            append(&out, "null")
+        }
+        append(&out, "}")
     }
 
     private static func append(_ out: inout Data, _ text: String) {

@@ -17,10 +17,11 @@ public protocol SharedDatabase: Sendable {
     /// Calls `handler` with each shipment another server records (the number, and its latest shipment, or
     /// why it could not be read when it was too large to come along), on a thread of the stream's own, until
     /// the stream is stopped.
-    /// `failed` is told once when listening fails (not again until it has worked in between).
+    /// `failed` is told once when listening fails (not again until it has worked in between); `listening` each
+    /// time listening starts (at first, and after a lost connection is made again).
     func shipmentStream(
         _ handler: @escaping @Sendable (TrackingNumber, Result<LatestShipment, any Error>) -> Void,
-        failed: @escaping @Sendable (any Error) -> Void
+        failed: @escaping @Sendable (any Error) -> Void, listening: @escaping @Sendable () -> Void
     ) -> any ShipmentStream
 }
 

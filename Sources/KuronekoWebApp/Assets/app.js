@@ -5,7 +5,7 @@ import { formatDate, formatTime, language, refusal, relativeTime, setLanguage, s
 import { checkNumber, formatNumber, splitNumbers } from "./numbers.js";
 import { ALL, pushControl } from "./notify.js";
 import { showSettings } from "./settings.js";
-import { card, carrierChip, carrierOf, carrierSite, changeDeliveryLink, deliveryWindow, facts, goesBack, h, progress, setCarriers, timeline, watchFamily } from "./views.js";
+import { card, carrierChip, carrierOf, carrierSite, changeDeliveryLink, deliveryWindow, facts, goesBack, h, nextStep, progress, setCarriers, timeline, watchFamily } from "./views.js";
 import { asksToCall, carrierWords, changeLog, deliveryLog, offices, webhookForm } from "./parcel-parts.js";
 import { addAll, mailField } from "./adding.js";
 import { demoOffer, downloadCSV, drawCounts, isDemo } from "./list-parts.js";
@@ -475,6 +475,7 @@ function drawParcel() {
         " ", carrierChip(carrierOf(watch))),
       // What the person can do comes first, above the fold on a phone.
       changeDeliveryLink(watch),
+      watch.missed_delivery ? nextStep(watch.missed_delivery) : null,
       watch.page_not_understood_since
         ? h("p", { id: "parcel-unreadable", class: "lead-unreadable", role: "status" },
           t("pageNotUnderstoodLong", { when: relativeTime(watch.page_not_understood_since) }))

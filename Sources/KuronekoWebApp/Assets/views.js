@@ -98,9 +98,26 @@ export function card(watch) {
         event ? `${formatTime(event.at)} · ${statusLabel(event)}${event.place ? ` · ${event.place}` : ""}` : t("noEvents")),
       window ? h("span", { class: "card-window" }, window) : null,
       watch.stalled_since ? h("span", { class: "card-stalled" }, t("stalledSince", { when: relativeTime(watch.stalled_since) })) : null,
+      watch.missed_delivery ? h("span", { class: "card-kept" }, keptUntil(watch.missed_delivery)) : null,
       watch.page_not_understood_since ? h("span", { class: "card-unreadable" }, t("pageNotUnderstood")) : null,
       h("span", { class: "card-checked" },
         watch.checked_at ? t("checked", { when: relativeTime(watch.checked_at) }) : t("neverChecked"))));
+}
+
+/** "Kept until 12/9": how long the carrier keeps a parcel after a missed delivery. */
+export function keptUntil(missed) {
+  const [, month, day] = missed.kept_until.split("-").map(Number);
+  return t(missed.cool ? "keptUntilCool" : "keptUntil", { month, day });
+}
+
+/** After a missed delivery, what to do: until when it is kept, and where to ask for it again (the carrier's
+ * page above, or the office's telephone, which a phone dials). */
+export function nextStep(missed) {
+  const office = missed.office && missed.office.telephone ? missed.office : null;
+  return h("p", { id: "next-step", class: "next-step", role: "note" }, keptUntil(missed), " ",
+    office ? [t("askRedeliveryOrCall", { office: office.name }), " ",
+      h("a", { href: `tel:${office.telephone.replace(/[^0-9+]/g, "")}` }, office.telephone)]
+      : t("askRedelivery"));
 }
 
 /** A parcel's history, newest first. */

@@ -1,0 +1,57 @@
+import Foundation
+
+/// What a person does after a missed delivery: until when the carrier keeps the parcel and whom to call. The
+/// keeping date is the carriers' common rule (public sources, 2026): the day of the first failed attempt plus 7
+/// days, plus 3 for a cool parcel (クール); an estimate, which the carrier's own 保管期限 on its notice overrides.
+public struct MissedDelivery: Sendable, Hashable {
+    /// The day the run of failed attempts began (the first attempt since the parcel last moved on).
+    public let firstAttempt: JapanDateTime
+    /// The last day the carrier keeps it (a date).
+    public let keptUntil: JapanDateTime
+    /// Whether it is a cool parcel, kept a shorter time.
+    public let cool: Bool
+    /// The office the page names with a telephone (the delivering one first), when it names one.
+    public let office: CarrierOffice?
+
+    /// Days kept after the first failed attempt.
+    public static let keptDays = 7
+    /// Days a cool parcel is kept.
+    public static let coolKeptDays = 3
+
+    /// The missed delivery `shipment` is in, or `nil` when its latest news is not a failed attempt.
+    public init?(_ shipment: Shipment) {
+        guard shipment.status.code == .attemptFailed, shipment.returnLeg == nil else { return nil }
+        // The failed attempts since the last event of another kind, the first of them dated.
+        var first: JapanDateTime?
+        for event in shipment.events.reversed() {
+            guard event.code == .attemptFailed || event.code == .availableForPickup else { break }
+            if event.code == .attemptFailed, let at = event.at { first = at }
+        }
+        guard let first else { return nil }
+        let cool = shipment.product?.contains("クール") == true
+        let days = cool ? Self.coolKeptDays : Self.keptDays
+        firstAttempt = first
+        let last = JapanDateTime(first.instant.addingTimeInterval(Double(days) * 86_400))
+        keptUntil = JapanDateTime(year: last.year, month: last.month, day: last.day) ?? last
+        self.cool = cool
+        let offices = (shipment.offices ?? []).filter { $0.telephone?.isEmpty == false }
+        office = offices.first { $0.role.contains("配達") || $0.role.lowercased().contains("deliver") } ?? offices.first
+    }
+
+    /// One or two plain sentences: until when it is kept, to ask for a redelivery (on the carrier's page, or by
+    /// telephone to the office).
+    public func sentence(japanese: Bool) -> String {
+        let day = "\(keptUntil.month)/\(keptUntil.day)"
+        let call = office.flatMap { office in office.telephone.map { (office.name, $0) } }
+        if japanese {
+            let kept = "\(keptUntil.month)月\(keptUntil.day)日頃まで保管されます\(cool ? "（クール便）" : "")。"
+            let ask = call.map { "再配達は運送会社のページか、\($0.0)（\($0.1)）へご依頼ください。" }
+                ?? "再配達は運送会社のページからご依頼ください。"
+            return kept + ask
+        }
+        let kept = "Kept until about \(day)\(cool ? " (cool parcel)" : ""). "
+        let ask = call.map { "Ask for a redelivery on the carrier's page or from \($0.0) (\($0.1))." }
+            ?? "Ask for a redelivery on the carrier's page."
+        return kept + ask
+    }
+}
