@@ -195,6 +195,14 @@ struct ChannelRequestTests {
         let cool = Announcement(kind: .exception, shipment: absent, label: nil, language: .english, publicURL: nil)
         #expect(cool.body.contains("Kept until about 12/5 (cool parcel)."), "\(cool.body)")
         #expect(cool.body.contains("from 渋谷センター (080-0000-1111)"))
+        // A redelivery that fails again does not extend the keeping: counted from the first attempt.
+        absent.product = "宅急便"
+        let second = JapanDateTime(year: 2026, month: 12, day: 4, time: .init(hour: 19, minute: 0))
+        absent.events += [
+            TrackingEvent(label: "配達中", labelEnglish: nil, code: .outForDelivery, at: second, dateText: nil, place: nil),
+            TrackingEvent(label: "持戻（ご不在）", labelEnglish: nil, code: .attemptFailed, at: second, dateText: nil, place: nil),
+        ]
+        #expect(MissedDelivery(absent)?.keptUntil == JapanDateTime(year: 2026, month: 12, day: 9))
         // Once delivered, or not a missed delivery, nothing is said of keeping.
         absent.status.code = .inTransit
         #expect(MissedDelivery(absent) == nil)

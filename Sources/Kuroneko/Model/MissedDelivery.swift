@@ -4,7 +4,8 @@ import Foundation
 /// keeping date is the carriers' common rule (public sources, 2026): the day of the first failed attempt plus 7
 /// days, plus 3 for a cool parcel (クール); an estimate, which the carrier's own 保管期限 on its notice overrides.
 public struct MissedDelivery: Sendable, Hashable {
-    /// The day the run of failed attempts began (the first attempt since the parcel last moved on).
+    /// The day of the first failed attempt since the parcel last moved on (a redelivery that fails again does
+    /// not extend the keeping).
     public let firstAttempt: JapanDateTime
     /// The last day the carrier keeps it (a date).
     public let keptUntil: JapanDateTime
@@ -21,10 +22,11 @@ public struct MissedDelivery: Sendable, Hashable {
     /// The missed delivery `shipment` is in, or `nil` when its latest news is not a failed attempt.
     public init?(_ shipment: Shipment) {
         guard shipment.status.code == .attemptFailed, shipment.returnLeg == nil else { return nil }
-        // The failed attempts since the last event of another kind, the first of them dated.
+        // Back along the rows at the delivering office (attempts, redeliveries, held), the earliest failed
+        // attempt; a row of the parcel moving on ends the search.
         var first: JapanDateTime?
         for event in shipment.events.reversed() {
-            guard event.code == .attemptFailed || event.code == .availableForPickup else { break }
+            guard [.attemptFailed, .availableForPickup, .outForDelivery].contains(event.code) else { break }
             if event.code == .attemptFailed, let at = event.at { first = at }
         }
         guard let first else { return nil }
