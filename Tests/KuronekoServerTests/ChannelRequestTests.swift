@@ -208,6 +208,27 @@ struct ChannelRequestTests {
         #expect(MissedDelivery(absent) == nil)
     }
 
+    @Test("a parcel going back says so in every message, whatever its latest row; delivered back is not delivered")
+    func goingBack() async throws {
+        var back = try await Self.shipment(.inTransit, label: "輸送中", english: "In Transit")
+        back.events.insert(
+            TrackingEvent(
+                label: "返品", labelEnglish: "Returning to Sender", code: .returned,
+                at: JapanDateTime(year: 2026, month: 12, day: 2, time: .init(hour: 9, minute: 0)), dateText: nil,
+                place: nil), at: 0)
+        let returning = Announcement(
+            kind: AnnouncementKind.of(back), shipment: back, label: "靴", language: .japanese, publicURL: nil)
+        #expect(returning.kind == .changed)
+        #expect(returning.title == "返送中（輸送中）: 靴 (3277-5445-9830)")
+        back.status = ShipmentStatus(
+            code: .delivered, label: "配達完了", labelEnglish: "Delivered", summary: nil, note: nil, isTerminal: true)
+        let returned = Announcement(
+            kind: AnnouncementKind.of(back), shipment: back, label: nil, language: .english, publicURL: nil)
+        #expect(returned.kind == .exception)
+        #expect(returned.body.hasPrefix("Returned to the sender (Delivered)"), "\(returned.body)")
+        #expect(!returned.title.hasPrefix("Delivered"))
+    }
+
     /// The HTTP request `kind` makes of an announcement.
     private static func request<Kind: ChannelKind>(
         _ kind: Kind, _ settings: Kind.Settings, _ announcement: Announcement, vapid: VAPID? = nil,

@@ -57,8 +57,10 @@ struct ReturnFamilyTests {
         #expect(Self.shipment(number, rows: [("輸送中", .inTransit), ("配達完了", .delivered)]).returnLeg == nil)
         #expect(Self.shipment(number, rows: [("返品", .returned)]).returnLeg == .returning)
         #expect(Self.shipment(number, rows: [("返品", .returned), ("輸送中", .inTransit)]).returnLeg == .returning)
-        #expect(
-            Self.shipment(number, rows: [("返品", .returned), ("輸送中", .inTransit), ("配達完了", .delivered)]).returnLeg
-                == .returned)
+        let back = Self.shipment(number, rows: [("返品", .returned), ("輸送中", .inTransit), ("配達完了", .delivered)])
+        #expect(back.returnLeg == .returned)
+        // Delivered back to the sender is news for the person waiting, never "delivered".
+        #expect(AnnouncementKind.of(back) == .exception)
+        #expect(AnnouncementKind.of(Self.shipment(number, rows: [("配達完了", .delivered)])) == .delivered)
     }
 }

@@ -15,3 +15,11 @@ extension Shipment {
         return status.code == .delivered || status.isTerminal ? .returned : .returning
     }
 }
+
+extension AnnouncementKind {
+    /// The kind of a shipment's new status, as its code says, except that a parcel delivered back to its sender
+    /// is an exception for the person waiting for it, never `delivered`.
+    public static func of(_ shipment: Shipment) -> AnnouncementKind {
+        shipment.returnLeg == .returned ? .exception : of(shipment.status.code)
+    }
+}

@@ -33,7 +33,14 @@ public struct Announcement: Sendable, Hashable {
         let japanese = language == .japanese
         let formatted = shipment.trackingNumber.formatted
         let name = label.map { "\($0) (\(formatted))" } ?? formatted
-        let status = japanese ? shipment.status.label : (shipment.status.labelEnglish ?? shipment.status.label)
+        let latest = japanese ? shipment.status.label : (shipment.status.labelEnglish ?? shipment.status.label)
+        // A parcel going back says so first, whatever its latest row (輸送中 on the way back is not on its way here).
+        let status: String
+        switch shipment.returnLeg {
+        case .returning?: status = (japanese ? "返送中" : "Returning to the sender") + (japanese ? "（\(latest)）" : " (\(latest))")
+        case .returned?: status = (japanese ? "返送済み" : "Returned to the sender") + (japanese ? "（\(latest)）" : " (\(latest))")
+        case nil: status = latest
+        }
         let last = shipment.events.last
         let place = last?.place
         let when = last?.at.map(Self.shortTime)

@@ -105,7 +105,7 @@ extension SQLWatchStore {
                     changes.append(change)
                     if let watch = byID[watchID] {
                         try self.queueAnnouncements(
-                            AnnouncementKind.of(shipment.status.code), watchID: watchID, owner: watch.owner.id,
+                            AnnouncementKind.of(shipment), watchID: watchID, owner: watch.owner.id,
                             number: number, label: watch.label, shipment: served, at: fetchedAt, on: connection)
                     }
                 }
