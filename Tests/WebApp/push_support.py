@@ -9,13 +9,16 @@ import threading
 import time
 import urllib.request
 
+from selenium.common.exceptions import StaleElementReferenceException
 from selenium.webdriver.support.ui import WebDriverWait
 
 WAIT = 30
 
 
 def wait(condition, message, timeout=WAIT):
-    return WebDriverWait(None, timeout, poll_frequency=0.05).until(lambda _: condition(), message)
+    # The page redraws as it polls: an element found a moment ago may be gone when it is read.
+    return WebDriverWait(None, timeout, poll_frequency=0.05,
+                         ignored_exceptions=[StaleElementReferenceException]).until(lambda _: condition(), message)
 
 
 def b64url(data: bytes) -> str:

@@ -17,6 +17,7 @@ from selenium.webdriver.common.action_chains import ActionChains
 from selenium.webdriver.common.by import By
 from selenium.webdriver.common.keys import Keys
 from selenium.webdriver.support.select import Select
+from selenium.common.exceptions import StaleElementReferenceException
 from selenium.webdriver.support.ui import WebDriverWait
 
 sys.path.insert(0, os.path.dirname(__file__))
@@ -27,7 +28,9 @@ WAIT = 30
 
 
 def wait(driver, condition, message, timeout=WAIT):
-    return WebDriverWait(driver, timeout, poll_frequency=0.05).until(lambda _: condition(), message)
+    # The page redraws as it polls and refreshes: an element found a moment ago may be gone when it is read.
+    return WebDriverWait(driver, timeout, poll_frequency=0.05,
+                         ignored_exceptions=[StaleElementReferenceException]).until(lambda _: condition(), message)
 
 
 def cards(driver):
