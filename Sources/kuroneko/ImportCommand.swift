@@ -24,6 +24,8 @@ struct ImportCommand: Command {
     let watch: Bool
     let configurations: [TrackingClient.Configuration]
     let carrier: Carrier?
+    /// The numbers' column (`--column N|HEADER`) and the record's (`--column role=HEADER`, `--carrier-column`).
+    let columns: (number: String?, roles: [RecordRole: String])
     let terminal: Terminal
 
     init(_ arguments: ArgumentList, terminal: Terminal) throws(CommandFailure) {
@@ -48,6 +50,33 @@ struct ImportCommand: Command {
         }
         configurations = try ClientOptions.configurations(arguments)
         carrier = try arguments.carrier(.carrier)
+        columns = try Self.columns(arguments)
+    }
+
+    /// `--column N|HEADER` (the numbers', the last one given) and `--column role=HEADER` (repeatable), with
+    /// `--carrier-column` as `carrier=`.
+    static func columns(_ arguments: ArgumentList) throws(CommandFailure) -> (number: String?, roles: [RecordRole: String]) {
+        var number: String?
+        var roles: [RecordRole: String] = [:]
+        for value in arguments.allValues(named: "--column")?.texts ?? [] {
+            guard let equals = value.firstIndex(of: "="),
+                value[..<equals].allSatisfy({ $0.isASCII && ($0.isLetter || $0 == "_") })
+            else {
+                number = value
+                continue
+            }
+            let name = String(value[..<equals])
+            guard let role = RecordRole(rawValue: name), role != .number else {
+                let names = RecordRole.allCases.filter { $0 != .number }.map(\.rawValue).joined(separator: ", ")
+                throw .usage("import: --column \(name.prefix(40))=…: no such role; the roles are \(names)")
+            }
+            roles[role] = String(value[value.index(after: equals)...])
+        }
+        if let column = arguments.text(.carrierColumn) { roles[.carrier] = column }
+        if roles.keys.contains(where: { $0 != .carrier }), !arguments.flag(.watch) {
+            throw .usage("import: --column role=HEADER and --carrier-column name what --watch keeps; add --watch")
+        }
+        return (number, roles)
     }
 
     /// Rows parsed before their numbers are looked up: a shop's sheet is usually one batch; a larger file is
@@ -108,13 +137,16 @@ struct ImportCommand: Command {
     /// at `named` (`--carrier`), else at the carrier that knows the number; a number no carrier knows yet is
     /// watched with its carrier unknown (asked of each candidate until one knows it), never as the first one's.
     static func watch(
-        _ answer: TrackingAnswer, label: String?, carrier named: Carrier?, store: any WatchStore, schedule: PollSchedule
+        _ answer: TrackingAnswer, label: String?, record: ParcelRecord?, carrier named: Carrier?,
+        store: any WatchStore, schedule: PollSchedule
     ) async throws {
         let now = Date()
         let found = (try? answer.result.get()).flatMap { $0.status.code == .notFound ? nil : $0.carrier }
         let carrier = named ?? found
         do {
-            _ = try await store.add(answer.number, carrier: carrier, label: label, owner: .local, webhook: nil, now: now)
+            _ = try await store.add(
+                answer.number, carrier: carrier, label: label, record: record.map(ParcelRecordChange.init(filling:)),
+                owner: .local, webhook: nil, now: now)
         } catch let error as WatchStoreError {
             throw CommandFailure.usage("import: --watch: \(error)")
         }

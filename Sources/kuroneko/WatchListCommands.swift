@@ -22,12 +22,13 @@ struct AddCommand: ArgumentsCommand {
                 throw CommandFailure.usage("add: --\(error)")
             }
         }
+        let record = try recordChange()
         var created = 0
         for number in numbers {
             do {
                 let added = try await store.add(
-                    number, carrier: try arguments.carrier(.carrier), label: label, owner: .local, webhook: nil,
-                    now: Date())
+                    number, carrier: try arguments.carrier(.carrier), label: label, record: record, owner: .local,
+                    webhook: nil, now: Date())
                 if added.created { created += 1 }
             } catch let error as WatchStoreError {
                 throw CommandFailure.usage("add: \(error)")
@@ -51,6 +52,30 @@ struct AddCommand: ArgumentsCommand {
             WatchTable(language: .japanese, colored: terminal.usesColor(unlessTurnedOff: arguments.flag(.noColor)))
                 .text(for: watches))
         if failed > 0 { throw CommandFailure.reported(.lookupFailed) }
+    }
+}
+
+extension AddCommand {
+    /// The parts of the record the options name, checked as the API checks them; `nil` when none is named.
+    func recordChange() throws(CommandFailure) -> ParcelRecordChange? {
+        var parts: [String: Any] = [:]
+        if let text = arguments.text(.reference) { parts["reference"] = text }
+        if let text = arguments.text(.shippedOn) { parts["shipped_on"] = text }
+        if let text = arguments.text(.note) { parts["note"] = text }
+        var recipient: [String: Any] = [:]
+        if let text = arguments.text(.recipient) { recipient["name"] = text }
+        if let text = arguments.text(.telephone) { recipient["telephone"] = text }
+        if !recipient.isEmpty { parts["recipient"] = recipient }
+        let handled = arguments.flag(named: "--handled")
+        let notHandled = arguments.flag(named: "--not-handled")
+        guard !(handled && notHandled) else { throw .usage("add: --handled and --not-handled: give one") }
+        if handled || notHandled { parts["handled"] = handled }
+        guard !parts.isEmpty else { return nil }
+        do {
+            return try ParcelRecordChange(json: parts)
+        } catch {
+            throw .usage("add: \(error)")
+        }
     }
 }
 
@@ -163,6 +188,7 @@ struct ShowCommand: ArgumentsCommand {
         }
         let english = try arguments.choice(.lang) == "en"
         var lines = ["\(number.formatted)" + (watch.label.map { "  \($0)" } ?? "")]
+        lines += RecordLines.lines(watch.record, english: english)
         if let since = watch.pageRefusedAt {
             let when = JapanDateTime(since).iso8601
             lines.append(

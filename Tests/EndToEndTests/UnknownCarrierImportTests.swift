@@ -60,6 +60,8 @@ struct UnknownCarrierImportTests {
         let listed = try JSON(
             data: Data(try await KuronekoBinary.run(["list", "--all", "--json"], environment: environment).standardOutput.utf8))
         #expect(listed.elements.first?["carrier"] == .null)
+        // The order number came with it, recognised by its header.
+        #expect(listed.elements.first?["record"]?["reference"] == .string("A-1001"))
         let csv = try await KuronekoBinary.run(["list", "--all", "--csv", "--lang", "en"], environment: environment).standardOutput
         let line = try #require(csv.split(separator: "\n").last.map(String.init))
         // The carrier's cell says unknown; the status names every carrier asked.

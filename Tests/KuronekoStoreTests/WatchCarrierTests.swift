@@ -44,7 +44,7 @@ struct WatchCarrierTests {
         }
         for column in [
             "arriving_at", "arriving_window", "announced_window", "claimed_until", "status_code", "family",
-            "forecast_date", "last_event_at", "search_text", "dated", "stalled_at", "page_refused_at", "source",
+            "forecast_date", "last_event_at", "search_text", "dated", "stalled_at", "page_refused_at", "source", "record",
         ] {
             try made.write("ALTER TABLE watches DROP COLUMN \(column)", [[]])
         }

@@ -85,6 +85,8 @@ struct WatchStoreTests {
                 + "was read up to, and since when one fails) and the mail each watch came from",
             "migrating \(path) from schema version 12 to 13: adds the Message-IDs of each mailbox's mails already "
                 + "turned into watches, so a folder read again adds none twice",
+            "migrating \(path) from schema version 13 to 14: adds each watch's parcel record (the shop's reference, "
+                + "the recipient, the ship date, a note, handled, other columns)",
         ]
         #expect(lines.withLock { $0 } == expected)
         lines.withLock { $0.removeAll() }

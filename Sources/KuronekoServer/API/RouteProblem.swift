@@ -99,7 +99,8 @@ struct RouteProblem: Error, Sendable {
 
     /// Whether the error is neither a refusal, nor the store's, nor a cancellation: logged as unexpected.
     static func isUnexpected(_ error: any Error) -> Bool {
-        !(error is RouteProblem || error is WatchStoreError || error is CancellationError || isStoreFailure(error))
+        !(error is RouteProblem || error is WatchStoreError || error is ParcelRecordError || error is CancellationError
+            || isStoreFailure(error))
     }
 }
 
@@ -109,6 +110,7 @@ extension RouteProblem {
         switch error {
         case let problem as RouteProblem: self = problem
         case let refused as WatchStoreError: self = .conflict(refused)
+        case let refused as ParcelRecordError: self = .bad(refused.description, reason: .invalidRecord)
         case is CancellationError: self = .cancelled
         case _ where Self.isStoreFailure(error): self = .storeUnavailable(requestID: requestID)
         default: self = .internalError(requestID: requestID)

@@ -7,6 +7,8 @@ public enum ProblemReason: String, Sendable, CaseIterable {
     case invalidRequest = "invalid_request"
     case invalidNumber = "invalid_number"
     case invalidLabel = "invalid_label"
+    /// A parcel record part that is not what it should be (the detail names the part).
+    case invalidRecord = "invalid_record"
     case invalidWebhook = "invalid_webhook"
     /// A webhook or channel URL that leads to a loopback or private address, on a server that refuses them.
     case privateAddress = "private_address"

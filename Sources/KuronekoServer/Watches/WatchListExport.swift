@@ -23,6 +23,8 @@ public struct WatchListExport: Sendable {
         /// Headers and carrier names in Japanese (`lang=ja` asked for by name); else English headers and carrier
         /// codes, what a program reading the sheet expects.
         var japaneseNames = false
+        /// The sheet columns the records keep (``ParcelRecord/fields``), one column each after the record's.
+        var fieldNames: [String] = []
     }
 
     /// Writes the export; the file is the response's body.
@@ -34,8 +36,11 @@ public struct WatchListExport: Sendable {
         defer { gate.leave() }
         let file = try ExportFile()
         let end = format.excel ? "\r\n" : "\n"
+        var format = format
+        format.fieldNames = try await store.recordFieldNames(
+            owner: owner, matching: query, now: now, limit: ParcelRecordLimits.fields)
         var header = format.excel ? "\u{FEFF}" : ""
-        header += Self.header(english: !format.japaneseNames) + end
+        header += Self.header(english: !format.japaneseNames, fieldNames: format.fieldNames) + end
         try file.append(header)
         let store = self.store
         let read = { @Sendable (after: Int64) async throws -> [Watch] in
@@ -50,6 +55,7 @@ public struct WatchListExport: Sendable {
             let more = current.count == Self.pageSize
             async let next: [Watch] = more ? read(current.last?.id ?? 0) : []
             let half = current.count / 2
+            let format = format
             async let first = Self.lines(current[..<half], format: format)
             let second = Self.lines(current[half...], format: format)
             try file.append(await first + second)
@@ -61,16 +67,21 @@ public struct WatchListExport: Sendable {
 }
 
 extension WatchListExport {
-    /// The sheet's header: the watch's own columns, then the tracking columns (the CLI's `list --csv` too), in
-    /// English or Japanese.
-    public static func header(english: Bool) -> String {
+    /// The sheet's header: the watch's own columns, the tracking columns, the record's columns (named as the
+    /// import recognises them, so a download read back keeps every part) and the sheet's own kept columns (the
+    /// CLI's `list --csv` too), in English or Japanese.
+    public static func header(english: Bool, fieldNames: [String] = []) -> String {
         let own = english ? ["number", "label", "active", "checked_at"] : ["送り状番号", "メモ", "追跡中", "確認日時"]
-        return CSVLine.make(own + TrackingColumns.names(english: english), excel: false)
+        return CSVLine.make(
+            own + TrackingColumns.names(english: english) + RecordColumns.names(english: english) + fieldNames,
+            excel: false)
     }
 
     /// One watch's row, without its line end: the status and carrier in English or Japanese, formulas written as
     /// text, and with `excel` the number kept whole by Excel.
-    public static func row(_ watch: Watch, english: Bool, excel: Bool = false, japaneseNames: Bool? = nil) -> String {
+    public static func row(
+        _ watch: Watch, english: Bool, excel: Bool = false, japaneseNames: Bool? = nil, fieldNames: [String] = []
+    ) -> String {
         let tracking =
             watch.latest?.shipment.map {
                 TrackingColumns.cells(
@@ -80,7 +91,7 @@ extension WatchListExport {
             [
                 watch.number.digits, watch.label ?? "", watch.active ? "true" : "false",
                 watch.checkedAt.map { JapanDateTime($0).iso8601 } ?? "",
-            ] + tracking
+            ] + tracking + RecordColumns.cells(of: watch.record, fieldNames: fieldNames)
         return CSVLine.make(cells, excel: excel)
     }
 
@@ -89,7 +100,10 @@ extension WatchListExport {
         let end = format.excel ? "\r\n" : "\n"
         var text = ""
         for watch in watches {
-            text += row(watch, english: format.english, excel: format.excel, japaneseNames: format.japaneseNames) + end
+            text +=
+                row(
+                    watch, english: format.english, excel: format.excel, japaneseNames: format.japaneseNames,
+                    fieldNames: format.fieldNames) + end
         }
         return text
     }

@@ -3,15 +3,17 @@ import Kuroneko
 import KuronekoHTTP
 import KuronekoStore
 
-/// The body of `POST /v1/watches`: `{"number": …, "carrier": …?, "label": …?, "webhook_url": …?}`, nothing
-/// else.
+/// The body of `POST /v1/watches`: `{"number": …, "carrier": …?, "label": …?, "record": {…}?, "webhook_url": …?}`,
+/// nothing else.
 struct AddWatchRequest: Decodable {
     let number: String
     let carrier: Carrier?
     let label: String?
     let webhookURL: String?
+    /// What the request says of the parcel (``ParcelRecordChange``), read apart from the rest.
+    var record: ParcelRecordChange?
 
-    static let fields = ["number", "carrier", "label", "webhook_url"]
+    static let fields = ["number", "carrier", "label", "record", "webhook_url"]
 
     private struct Key: CodingKey {
         let stringValue: String
@@ -25,7 +27,7 @@ struct AddWatchRequest: Decodable {
         let container = try decoder.container(keyedBy: Key.self)
         if let unknown = container.allKeys.map(\.stringValue).sorted().first(where: { !Self.fields.contains($0) }) {
             throw RouteProblem.bad(
-                "unknown field \"\(unknown.prefix(40))\"; the fields are number, carrier, label and webhook_url")
+                "unknown field \"\(unknown.prefix(40))\"; the fields are number, carrier, label, record and webhook_url")
         }
         guard let number = try? container.decode(String.self, forKey: Key("number")) else {
             throw RouteProblem.bad("number is missing or not a string; expected \"XXXX-XXXX-XXXX\"")
@@ -57,7 +59,15 @@ struct AddWatchRequest: Decodable {
     /// The request in `body`, or the problem that says what is wrong with it.
     static func decode(_ body: Data) throws(RouteProblem) -> AddWatchRequest {
         do {
-            return try JSONDecoder().decode(AddWatchRequest.self, from: body)
+            var request = try JSONDecoder().decode(AddWatchRequest.self, from: body)
+            if let object = try? JSONSerialization.jsonObject(with: body) as? [String: Any],
+                let record = object["record"], !(record is NSNull)
+            {
+                request.record = try ParcelRecordChange(json: record)
+            }
+            return request
+        } catch let refused as ParcelRecordError {
+            throw .bad(refused.description, reason: .invalidRecord)
         } catch let problem as RouteProblem {
             throw problem
         } catch {

@@ -44,7 +44,7 @@ extension WatchRoutes {
                 let answer = try await addOne(try AddWatchRequest.decode(data), owner: owner)
                 entry.append(Data(#","status":\#(answer.status),"watch":"#.utf8))
                 entry.append(answer.body)
-            } catch let error where error is RouteProblem || error is WatchStoreError {
+            } catch let error where error is RouteProblem || error is WatchStoreError || error is ParcelRecordError {
                 // A refusal of this item; the others go on. (A store failure fails the whole request.)
                 let problem = RouteProblem(error, requestID: nil)
                 entry.append(Data(#","status":\#(problem.status),"detail":"#.utf8))
@@ -96,14 +96,24 @@ extension WatchRoutes {
         return .jsonData(Self.object(["removed": removed.filter { $0 }.count, "not_watched": notWatched]))
     }
 
-    /// `{"label": text|null, "webhook_url": url|null}` (either or both) → the watch; a new webhook's secret
-    /// is in the answer once.
+    /// `{"label": text|null, "record": {…}, "webhook_url": url|null}` (any of them) → the watch; a new webhook's
+    /// secret is in the answer once; the record changes part by part (``ParcelRecordChange``).
     func patch(_ request: HTTPRequest, _ parameters: [String: String]) async throws -> HTTPResponse {
         let watch = try await lookUp(request, parameters)
         guard let object = try? JSONSerialization.jsonObject(with: request.body) as? [String: Any], !object.isEmpty
         else { throw RouteProblem.bad("the body is not a JSON object such as {\"label\": \"shoes\"}") }
-        if let unknown = object.keys.sorted().first(where: { !["label", "webhook_url"].contains($0) }) {
-            throw RouteProblem.bad("unknown field \"\(unknown.prefix(40))\"; the fields are label and webhook_url")
+        if let unknown = object.keys.sorted().first(where: { !["label", "record", "webhook_url"].contains($0) }) {
+            throw RouteProblem.bad(
+                "unknown field \"\(unknown.prefix(40))\"; the fields are label, record and webhook_url")
+        }
+        var record: ParcelRecordChange?
+        if let value = object["record"] {
+            do {
+                // `"record": null` forgets the whole record.
+                record = value is NSNull ? ParcelRecordChange.forgetting : try ParcelRecordChange(json: value)
+            } catch {
+                throw RouteProblem.bad(error.description, reason: .invalidRecord)
+            }
         }
         var label: String??
         if let value = object["label"] {
@@ -130,10 +140,11 @@ extension WatchRoutes {
                 throw RouteProblem.bad("webhook_url is not a string or null", reason: .invalidWebhook)
             }
         }
-        let (store, now, chosenLabel, chosenHook) = (self.store, clock.now, label, webhook)
+        let (store, now, chosenLabel, chosenHook, chosenRecord) = (self.store, clock.now, label, webhook, record)
         guard
             let updated = try await store.update(
-                        watch.number, owner: watch.owner, label: chosenLabel, webhook: chosenHook, now: now)
+                watch.number, owner: watch.owner, label: chosenLabel, record: chosenRecord, webhook: chosenHook,
+                now: now)
         else { throw RouteProblem.notFound(watch.number.formatted) }
         var response = HTTPResponse.jsonData(WatchJSON.encode(updated, webhookSecret: chosenHook??.secret))
         response.headers.append(("Cache-Control", "no-store"))

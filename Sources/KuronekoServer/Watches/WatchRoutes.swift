@@ -142,7 +142,9 @@ public struct WatchRoutes: Sendable {
             webhook = (text, Secrets.random(prefix: "whsec_"))
         }
         let (store, now, chosenLabel, subscription, carrier) = (self.store, clock.now, label, webhook, body.carrier)
-        let added = try await store.add(number, carrier: carrier, label: chosenLabel, owner: owner, webhook: subscription, now: now)
+        let added = try await store.add(
+            number, carrier: carrier, label: chosenLabel, record: body.record, owner: owner, webhook: subscription,
+            now: now)
         if added.created {
             // The first check is queued at refresh priority; the answer does not wait for it.
             let service = self.service

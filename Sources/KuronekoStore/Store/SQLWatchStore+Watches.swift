@@ -5,19 +5,20 @@ import Kuroneko
 /// each watch's changes and delivery attempts.
 extension SQLWatchStore {
     public func add(
-        _ number: TrackingNumber, carrier: Carrier?, label: String?, owner: WatchOwner,
+        _ number: TrackingNumber, carrier: Carrier?, label: String?, record: ParcelRecordChange?, owner: WatchOwner,
         webhook: (url: String, secret: String)?, now: Date
     ) async throws -> AddedWatch {
         // The limit is refused inside the transaction, which it rolls back, as the typed error it is.
-        let outcome = try await addRow(number, carrier: carrier, label: label, owner: owner, webhook: webhook, now: now)
+        let outcome = try await addRow(
+            number, carrier: carrier, label: label, record: record, owner: owner, webhook: webhook, now: now)
         // Read in the same transaction as the insert: missing only when a delete of the same number won.
         guard let watch = outcome.watch else { throw WatchStoreError.removedWhileAdding(number.formatted) }
         return AddedWatch(watch: watch, created: outcome.created, webhookSecret: outcome.secret)
     }
 
     private func addRow(
-        _ number: TrackingNumber, carrier: Carrier?, label: String?, owner: WatchOwner,
-        webhook: (url: String, secret: String)?, now: Date
+        _ number: TrackingNumber, carrier: Carrier?, label: String?, record change: ParcelRecordChange?,
+        owner: WatchOwner, webhook: (url: String, secret: String)?, now: Date
     ) async throws -> (created: Bool, secret: String?, watch: Watch?) {
         try await database.write { connection in
             if let lock = Database.ownerLock { try connection.run(lock, [.text(owner.id)]) }
@@ -34,6 +35,10 @@ extension SQLWatchStore {
                 throw WatchStoreError.watchedAtAnotherCarrier(number.formatted, (try? Carrier(named: found)) ?? .yamato)
             }
             var created = watchID == nil
+            // Known again (an import run twice, a mail read again): the record takes what is new, in this transaction.
+            if let watchID, let change {
+                try Self.changeRecord(watchID, change, by: owner.id, now: now, on: connection)
+            }
             if watchID == nil {
                 // Kept by triggers on every insert, change and delete: no count of the whole list per add.
                 let count = try connection.run(
@@ -52,15 +57,16 @@ extension SQLWatchStore {
                 let baselineLabel = try known.first?.text("status_label")
                 let servedJSON = try known.first?.data("json")
                 let baselineJSON = servedJSON.flatMap(Self.statusJSON(ofServed:))
-                var listed = ListColumns(servedJSON: servedJSON, label: label, digits: number.digits)
+                let record = try change?.apply(to: nil, now: now, by: owner.id)
+                var listed = ListColumns(servedJSON: servedJSON, label: label, digits: number.digits, record: record)
                 // A number the carrier does not know yet, added just now: waiting, until the grace has passed.
                 if listed.statusCode == StatusCode.notFound.rawValue { listed.family = WatchFamily.waiting.rawValue }
                 // Another server may add the same watch at the same moment: the unique key decides.
                 let inserted = try connection.run(
                     """
                     INSERT INTO watches (owner, number, carrier, label, created_at, active, status_label, status_json,
-                        next_check_at, status_code, family, forecast_date, last_event_at, dated, search_text)
-                    VALUES (?, ?, ?, ?, ?, 1, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+                        next_check_at, record, status_code, family, forecast_date, last_event_at, dated, search_text)
+                    VALUES (?, ?, ?, ?, ?, 1, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
                     ON CONFLICT (owner, number) DO NOTHING RETURNING id
                     """,
                     [
@@ -68,6 +74,7 @@ extension SQLWatchStore {
                         label.map(SQLValue.text) ?? .null,
                         .real(now.timeIntervalSince1970), baselineLabel.map(SQLValue.text) ?? .null,
                         baselineJSON.map(SQLValue.blob) ?? .null, .real(now.timeIntervalSince1970),
+                        record.map { SQLValue.text(String(decoding: $0.json, as: UTF8.self)) } ?? .null,
                     ] + listed.values)
                 watchID = try inserted.first.map { Int64(try $0.requiredInt("id")) }
                 if watchID == nil {
@@ -113,6 +120,32 @@ extension SQLWatchStore {
                 [.text(owner.id), .integer(cursor ?? 0)] + arguments + [.integer(Int64(max(0, limit)))])
         }
         return try rows.map(Self.watch(from:))
+    }
+
+    public func recordFieldNames(owner: WatchOwner, matching query: WatchQuery, now: Date, limit: Int) async throws
+        -> [String]
+    {
+        let (conditions, arguments) = query.conditions(now: now, match: database.textMatch)
+        var names: [String] = []
+        var seen = Set<String>()
+        var cursor: Int64 = 0
+        while names.count < limit {
+            let values: [SQLValue] = [.text(owner.id), .integer(cursor)] + arguments
+            let rows = try await database.read { connection in
+                try connection.run(
+                    "SELECT w.id, w.record FROM watches w WHERE w.owner = ? AND w.id > ? AND w.record IS NOT NULL"
+                        + conditions + " ORDER BY w.id LIMIT 2000", values)
+            }
+            for row in rows {
+                let fields = ParcelRecord.decode(try row.text("record").map { Data($0.utf8) })?.fields ?? []
+                for field in fields where names.count < limit && seen.insert(field.name).inserted {
+                    names.append(field.name)
+                }
+            }
+            guard rows.count == 2000, let last = rows.last else { break }
+            cursor = Int64(try last.requiredInt("id"))
+        }
+        return names
     }
 
     public func watchSummary(owner: WatchOwner, matching query: WatchQuery, now: Date) async throws -> WatchSummary {
@@ -231,20 +264,20 @@ extension SQLWatchStore {
     }
 
     public func update(
-        _ number: TrackingNumber, owner: WatchOwner, label: String??, webhook: (url: String, secret: String)??,
-        now: Date
+        _ number: TrackingNumber, owner: WatchOwner, label: String??, record: ParcelRecordChange?,
+        webhook: (url: String, secret: String)??, now: Date
     ) async throws -> Watch? {
         try await database.write { connection in
             let found = try connection.run(
                 "SELECT id FROM watches WHERE owner = ? AND number = ?", [.text(owner.id), .text(number.digits)])
             guard let id = try found.first.map({ Int64(try $0.requiredInt("id")) }) else { return nil }
             if let label {
-                try connection.run(
-                    "UPDATE watches SET label = ?, search_text = ? WHERE id = ?",
-                    [
-                        label.map(SQLValue.text) ?? .null, .text(SearchText.stored(label: label, digits: number.digits)),
-                        .integer(id),
-                    ])
+                try connection.run("UPDATE watches SET label = ? WHERE id = ?", [label.map(SQLValue.text) ?? .null, .integer(id)])
+            }
+            if let record {
+                try Self.changeRecord(id, record, by: owner.id, now: now, on: connection)
+            } else if label != nil {
+                try Self.refreshSearchText(id, on: connection)
             }
             if let webhook {
                 try connection.run("DELETE FROM subscriptions WHERE watch_id = ?", [.integer(id)])
@@ -257,6 +290,28 @@ extension SQLWatchStore {
             return try connection.run(Self.watchColumns + " WHERE w.id = ?", [.integer(id)]).first.map(
                 Self.watch(from:))
         }
+    }
+
+    /// Applies a change to a watch's record and keeps its search text with it.
+    private static func changeRecord(
+        _ id: Int64, _ change: ParcelRecordChange, by actor: String, now: Date, on connection: Database.Connection
+    ) throws {
+        let current = try connection.run("SELECT record FROM watches WHERE id = ?", [.integer(id)]).first
+        let stored = ParcelRecord.decode(try current?.text("record").map { Data($0.utf8) })
+        let record = try change.apply(to: stored, now: now, by: actor)
+        try connection.run(
+            "UPDATE watches SET record = ? WHERE id = ?",
+            [record.map { SQLValue.text(String(decoding: $0.json, as: UTF8.self)) } ?? .null, .integer(id)])
+        try refreshSearchText(id, on: connection)
+    }
+
+    /// Writes a watch's search text again from its label, number and record.
+    private static func refreshSearchText(_ id: Int64, on connection: Database.Connection) throws {
+        guard let row = try connection.run("SELECT label, number, record FROM watches WHERE id = ?", [.integer(id)]).first
+        else { return }
+        let record = ParcelRecord.decode(try row.text("record").map { Data($0.utf8) })
+        let text = SearchText.stored(label: try row.text("label"), digits: try row.requiredText("number"), record: record)
+        try connection.run("UPDATE watches SET search_text = ? WHERE id = ?", [.text(text), .integer(id)])
     }
 
     public func changes(of number: TrackingNumber, owner: WatchOwner) async throws -> [StatusChange]? {

@@ -207,6 +207,8 @@ enum Schema {
         SQLiteDatabase.Migration(version: 12, sql: SchemaFills.mailboxesSQL(text: "TEXT", real: "REAL", integer: "INTEGER")),
         // 13: the Message-IDs of a mailbox's mails already turned into watches (a folder read again never adds twice).
         SQLiteDatabase.Migration(version: 13, sql: SchemaFills.mailboxMessagesSQL(text: "TEXT", real: "REAL")),
+        // 14: what a shop or household knows of a parcel (``ParcelRecord``, JSON); searched through search_text.
+        SQLiteDatabase.Migration(version: 14, sql: "ALTER TABLE watches ADD COLUMN record TEXT;"),
     ]
 }
 

@@ -50,23 +50,34 @@ public enum SearchText {
         dashes.contains(character) || character == " " || character == "\u{3000}"
     }
 
-    /// The column's text: the label's normal form and the number's digits, on two lines (a search never
-    /// holds a line break, so it never spans both).
-    public static func stored(label: String?, digits: String) -> String {
-        normalized(label ?? "") + "\n" + digits.lowercased()
+    /// The column's text: the label's normal form and the number's digits, then the record's reference,
+    /// recipient name and telephone digits, one to a line (a search never holds a line break, so it never
+    /// spans two).
+    public static func stored(label: String?, digits: String, record: ParcelRecord? = nil) -> String {
+        var text = normalized(label ?? "") + "\n" + digits.lowercased()
+        guard let record else { return text }
+        for part in [record.reference.map(normalized), record.recipient?.name.map(normalized), record.telephoneDigits]
+        {
+            if let part { text += "\n" + part }
+        }
+        return text
     }
 
-    /// What is looked for, or `nil` when `text` holds nothing to look for (only spaces).
+    /// What is looked for, or `nil` when `text` holds nothing to look for (only spaces). A telephone typed
+    /// with parentheses (`03(1234)5678`) is looked for by its digits, as telephones are kept.
     public static func needle(_ text: String) -> String? {
         let needle = normalized(text.trimmingCharacters(in: .whitespaces))
+        if needle.contains("("), needle.allSatisfy({ $0.isASCIIDigit || "()+".contains($0) }) {
+            return needle.filter(\.isASCIIDigit)
+        }
         return needle.isEmpty ? nil : needle
     }
 
-    /// Whether `text` (as typed) finds a watch with `label` and `digits`: the database's test, for code that
-    /// holds watches already.
-    public static func matches(_ text: String, label: String?, digits: String) -> Bool {
+    /// Whether `text` (as typed) finds a watch with `label`, `digits` and `record`: the database's test, for
+    /// code that holds watches already.
+    public static func matches(_ text: String, label: String?, digits: String, record: ParcelRecord? = nil) -> Bool {
         guard let needle = needle(text) else { return true }
-        return stored(label: label, digits: digits).contains(needle)
+        return stored(label: label, digits: digits, record: record).contains(needle)
     }
 }
 

@@ -186,20 +186,20 @@ struct ListColumns: Equatable {
     var dated: Bool
     var searchText: String
 
-    init(shipment: Shipment?, label: String?, digits: String) {
+    init(shipment: Shipment?, label: String?, digits: String, record: ParcelRecord? = nil) {
         statusCode = shipment?.status.code.rawValue
         family = WatchFamily(shipment).rawValue
         forecastDate = shipment?.scheduledDelivery?.date.map(ForecastDay.isoDate)
         lastEventAt = shipment?.events.compactMap(\.at).max()?.iso8601
         dated = shipment?.scheduledDelivery?.date != nil || shipment?.requestedDelivery?.date != nil
-        searchText = SearchText.stored(label: label, digits: digits)
+        searchText = SearchText.stored(label: label, digits: digits, record: record)
     }
 
     /// From a served shipment's JSON (the migration, a watch added with a shipment known); a JSON that does
     /// not decode counts as no answer yet.
-    init(servedJSON: Data?, label: String?, digits: String) {
+    init(servedJSON: Data?, label: String?, digits: String, record: ParcelRecord? = nil) {
         let shipment = servedJSON.flatMap { try? JSONDecoder().decode(Shipment.self, from: $0) }
-        self.init(shipment: shipment, label: label, digits: digits)
+        self.init(shipment: shipment, label: label, digits: digits, record: record)
     }
 
     var values: [SQLValue] {

@@ -64,6 +64,8 @@ public struct Watch: Sendable, Hashable {
     public var pageRefusedAt: Date? = nil
     /// The mail it was found in (`{"from", "subject", "date", "mailbox"}`, JSON), when a mailbox brought it.
     public var source: Data? = nil
+    /// What the shop or household knows about the parcel besides its label (``ParcelRecord``).
+    public var record: ParcelRecord? = nil
 }
 
 /// A number the poller is to check, and where.
@@ -180,8 +182,11 @@ public protocol WatchStore: Sendable {
     /// - Parameter carrier: where to follow it; `nil` finds it at the first answer.
     /// - Throws: ``WatchStoreError/watchedAtAnotherCarrier(_:_:)`` when the owner follows the number at
     ///   another carrier already.
+    /// - Parameter record: what is known of the parcel (``ParcelRecordChange``); for a number the owner watches
+    ///   already, applied to the record it has.
+    /// - Throws: ``ParcelRecordError`` for a record that is refused (nothing is written).
     func add(
-        _ number: TrackingNumber, carrier: Carrier?, label: String?, owner: WatchOwner,
+        _ number: TrackingNumber, carrier: Carrier?, label: String?, record: ParcelRecordChange?, owner: WatchOwner,
         webhook: (url: String, secret: String)?, now: Date
     ) async throws -> AddedWatch
     func watch(_ number: TrackingNumber, owner: WatchOwner) async throws -> Watch?
@@ -193,6 +198,9 @@ public protocol WatchStore: Sendable {
     /// saying which day today is.
     func watches(owner: WatchOwner, matching query: WatchQuery, after cursor: Int64?, limit: Int, now: Date) async throws
         -> [Watch]
+    /// The names of the sheet columns kept in the records of the watches the query keeps (``ParcelRecord/fields``),
+    /// in the order first met, at most `limit`: the columns of a download. Reads only the records.
+    func recordFieldNames(owner: WatchOwner, matching query: WatchQuery, now: Date, limit: Int) async throws -> [String]
     /// Counts of the watches the query keeps (its codes, families and forecast aside: those are counted).
     func watchSummary(owner: WatchOwner, matching query: WatchQuery, now: Date) async throws -> WatchSummary
     /// Removes a watch with its changes, subscription and pending deliveries.
@@ -205,12 +213,13 @@ public protocol WatchStore: Sendable {
     /// Removes finished watches of every owner last checked before `checkedBefore`, at most `limit` at a time
     /// (`--forget-finished-after`). - Returns: how many went.
     func forgetFinished(checkedBefore: Date, limit: Int) async throws -> Int
-    /// Changes a watch's label and webhook: `nil` leaves one as it is, `.some(nil)` clears it; a new webhook
-    /// replaces the old one (whose pending deliveries go with it). - Returns: the watch, or `nil` when the owner
-    /// does not watch the number.
+    /// Changes a watch's label, record and webhook: `nil` leaves one as it is, `.some(nil)` clears it; the
+    /// record changes as ``ParcelRecordChange`` says; a new webhook replaces the old one (whose pending
+    /// deliveries go with it). - Returns: the watch, or `nil` when the owner does not watch the number.
+    /// - Throws: ``ParcelRecordError`` for a record that is refused (nothing is written).
     func update(
-        _ number: TrackingNumber, owner: WatchOwner, label: String??, webhook: (url: String, secret: String)??,
-        now: Date
+        _ number: TrackingNumber, owner: WatchOwner, label: String??, record: ParcelRecordChange?,
+        webhook: (url: String, secret: String)??, now: Date
     ) async throws -> Watch?
     func changes(of number: TrackingNumber, owner: WatchOwner) async throws -> [StatusChange]?
     func deliveries(of number: TrackingNumber, owner: WatchOwner) async throws -> [DeliveryRecord]?
@@ -419,7 +428,23 @@ extension WatchStore {
         _ number: TrackingNumber, label: String?, owner: WatchOwner, webhook: (url: String, secret: String)?,
         now: Date
     ) async throws -> AddedWatch {
-        try await add(number, carrier: nil, label: label, owner: owner, webhook: webhook, now: now)
+        try await add(number, carrier: nil, label: label, record: nil, owner: owner, webhook: webhook, now: now)
+    }
+
+    /// A watch without a record.
+    public func add(
+        _ number: TrackingNumber, carrier: Carrier?, label: String?, owner: WatchOwner,
+        webhook: (url: String, secret: String)?, now: Date
+    ) async throws -> AddedWatch {
+        try await add(number, carrier: carrier, label: label, record: nil, owner: owner, webhook: webhook, now: now)
+    }
+
+    /// Changes a watch's label and webhook, its record as it is.
+    public func update(
+        _ number: TrackingNumber, owner: WatchOwner, label: String??, webhook: (url: String, secret: String)??,
+        now: Date
+    ) async throws -> Watch? {
+        try await update(number, owner: owner, label: label, record: nil, webhook: webhook, now: now)
     }
 
     /// Claims numbers due, filled with any due by `horizon` (whatever their interval).

@@ -8,6 +8,7 @@ import { showSettings } from "./settings.js";
 import { card, carrierChip, carrierOf, carrierSite, changeDeliveryLink, deliveryWindow, facts, goesBack, h, nextStep, progress, setCarriers, timeline, watchFamily } from "./views.js";
 import { asksToCall, carrierWords, changeLog, deliveryLog, offices, webhookForm } from "./parcel-parts.js";
 import { addAll, mailField } from "./adding.js";
+import { recordSection } from "./record.js";
 import { demoOffer, downloadCSV, drawCounts, isDemo } from "./list-parts.js";
 
 const main = document.getElementById("main");
@@ -233,7 +234,7 @@ function listControls() {
     typing = setTimeout(loadList, 200);
   });
   const download = h("button", { type: "button", id: "download", class: "secondary" }, t("download"));
-  download.addEventListener("click", () => downloadCSV(explain));
+  download.addEventListener("click", () => downloadCSV(explain, listQuery()));
   const removeSelected = h("button", { type: "button", id: "remove-selected", class: "danger", hidden: true });
   removeSelected.addEventListener("click", () => removeMany([...state.selected]));
   const removeFinished = h("button", { type: "button", id: "remove-finished", class: "secondary" }, t("removeFinished"));
@@ -496,6 +497,7 @@ function drawParcel() {
     h("div", { class: "actions" }, refresh, removeButton, carrierSite(carrierOf(watch), watch.number)),
     confirmBox, pushControl(watch.number),
     h("section", { "aria-labelledby": "timeline-title" }, h("h2", { id: "timeline-title" }, t("timeline")), timeline(shipment)),
+    recordSection(watch),
     h("section", { "aria-labelledby": "changes-title" }, h("h2", { id: "changes-title" }, t("changes")), changeLog(changes)),
     h("section", { "aria-labelledby": "webhook-title", id: "webhook-section" }, h("h2", { id: "webhook-title" }, t("webhookTitle")),
       webhookForm(watch),

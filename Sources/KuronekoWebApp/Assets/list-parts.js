@@ -39,11 +39,13 @@ export function drawCounts(state, reload) {
 }
 
 /** The list as CSV (the server's, in the page's language, with a BOM for Excel), saved as a file. */
-export async function downloadCSV(explain) {
+export async function downloadCSV(explain, query = "") {
   const headers = {};
   if (storedKey()) headers.Authorization = `Bearer ${storedKey()}`;
   try {
-    const response = await fetch(`/v1/watches?format=csv&excel=true&lang=${language()}`, { headers, cache: "no-store" });
+    // The list as narrowed on screen (the filter, the chip, today, the search).
+    const narrowed = query ? `&${query}` : "";
+    const response = await fetch(`/v1/watches?format=csv&excel=true&lang=${language()}${narrowed}`, { headers, cache: "no-store" });
     if (!response.ok) throw new ApiError(response.status >= 500 ? "server" : "request", response.status, "");
     const url = URL.createObjectURL(await response.blob());
     const link = h("a", { href: url, download: "kuroneko-watches.csv", id: "download-link", hidden: true });

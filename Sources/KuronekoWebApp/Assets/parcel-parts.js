@@ -70,7 +70,8 @@ export function changeLog(changes) {
   if (!changes.length) return h("p", {}, t("noChanges"));
   return h("ol", { id: "changes", class: "log" }, changes.slice().reverse().map((change) => {
     const to = change.shipment && change.shipment.status;
-    const from = change.previous && change.previous.status;
+    // `previous` is the status before (its code and label); the first change of a watch has none.
+    const from = change.previous && change.previous.code ? change.previous : null;
     const text = from ? t("changeFrom", { from: statusLabel(from), to: statusLabel(to) }) : t("firstSeen", { to: statusLabel(to) });
     return h("li", {}, h("time", { datetime: change.created_at }, formatTime(change.created_at)), " ", text);
   }));

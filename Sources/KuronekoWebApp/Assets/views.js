@@ -93,6 +93,7 @@ export function card(watch) {
         badge(shipment && shipment.status, family)),
       carrierChip(carrierOf(watch)),
       watch.label ? h("span", { class: "card-number" }, formatNumber(watch.number)) : null,
+      cardRecord(watch),
       progress(shipment),
       h("span", { class: "card-event" },
         event ? `${formatTime(event.at)} · ${statusLabel(event)}${event.place ? ` · ${event.place}` : ""}` : t("noEvents")),
@@ -102,6 +103,16 @@ export function card(watch) {
       watch.page_not_understood_since ? h("span", { class: "card-unreadable" }, t("pageNotUnderstood")) : null,
       h("span", { class: "card-checked" },
         watch.checked_at ? t("checked", { when: relativeTime(watch.checked_at) }) : t("neverChecked"))));
+}
+
+/** The card's line: the shop's reference, the recipient's name, and whether someone has dealt with it. */
+export function cardRecord(watch) {
+  const record = watch.record;
+  if (!record) return null;
+  const parts = [record.reference, record.recipient && record.recipient.name].filter(Boolean);
+  if (!parts.length && !record.handled) return null;
+  return h("span", { class: "card-record" }, parts.join(" · "),
+    record.handled ? h("span", { class: "handled-mark" }, t("handled")) : null);
 }
 
 /** "Kept until 12/9": how long the carrier keeps a parcel after a missed delivery. */

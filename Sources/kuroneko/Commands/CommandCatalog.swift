@@ -125,15 +125,27 @@ enum CommandCatalog {
         name: "add", synopsis: "[options] NUMBER...", summary: "watch numbers: check each once and keep it",
         description: [
             "Adds the numbers to the local watch list (no server needed; a running server may use the same file), "
-                + "looks each up once, and shows its status. Adding a number already watched changes nothing."
+                + "looks each up once, and shows its status. Adding a number already watched changes nothing but "
+                + "the parts of its record named (--reference, --recipient, --telephone, --shipped-on, --note, "
+                + "--handled): so a note or a handled mark is set on a parcel already there."
         ],
         options: [
-            .value("--label", "TEXT", "a name for the parcels added (at most 200 characters)"), carrier, database,
+            .value("--label", "TEXT", "a name for the parcels added (at most 200 characters)"),
+            .value("--reference", "TEXT", "the shop's order or management number (kept in the parcel record)"),
+            .value("--recipient", "NAME", "the recipient's name"),
+            .value("--telephone", "TEL", "the recipient's telephone (searched by its digits)"),
+            .value("--shipped-on", "DATE", "the day it was shipped, YYYY-MM-DD"),
+            .value("--note", "TEXT", "a note (an empty one clears it)"),
+            .flag("--handled", "mark as dealt with (対応済み)"), .flag("--not-handled", "take the handled mark off"),
+            carrier, database,
             endpoint, caFile,
             timeout, minInterval, .flag("--no-color", "never colour the table"),
         ],
         operands: .numbers,
-        examples: [("kuroneko add 3277-5445-9830 --label shoes", "watch one parcel, named")])
+        examples: [
+            ("kuroneko add 3277-5445-9830 --label shoes", "watch one parcel, named"),
+            ("kuroneko add 3277-5445-9830 --note 再配達依頼済み --handled", "a note and the handled mark on a parcel"),
+        ])
 
     static let list = CommandSpec(
         name: "list", synopsis: "[options]", summary: "the watch list: where each parcel is",
@@ -152,9 +164,13 @@ enum CommandCatalog {
             .flag("--today", "only parcels still on their way whose forecast is today (Japan time)"),
             .flag("--stalled", "only parcels with no new event for longer than their status allows"),
             .flag("--tomorrow", "only parcels still on their way whose forecast is tomorrow"), carrier,
-            .value("--search", "TEXT", "only parcels whose label holds TEXT or whose number holds its digits"),
+            .value(
+                "--search", "TEXT",
+                "only parcels whose label, reference or recipient holds TEXT, or whose number or telephone holds its digits"),
             .flag("--json", "print JSON"),
-            .flag("--csv", "print CSV: number, label, active, checked_at and the tracking columns (in --lang)"),
+            .flag(
+                "--csv",
+                "print CSV: number, label, active, checked_at, the tracking columns (in --lang) and the record's columns"),
             excelFlag,
             language, database,
             .flag("--no-color", "never colour the table"),
@@ -240,11 +256,22 @@ enum CommandCatalog {
             importOutput
                 + "--output-encoding cp932 writes Shift_JIS. With --watch every valid number is added to the local "
                 + "watch list with its answer (labelled from --label-column), so one run tracks and watches. "
+                + "With --watch each parcel keeps its record: the columns whose header says what they are (お客様管理番号 "
+                + "or 注文番号, お届け先名, 電話番号, メールアドレス, 郵便番号, 都道府県, 出荷日, 備考, as B2クラウド, e飛伝, "
+                + "ゆうプリR and Click Post name them, or in English), and the other named columns as they came (at most "
+                + "30); the columns taken are said first. A number no carrier knows yet is watched with its carrier "
+                + "unknown, asked of each carrier its form allows until one knows it; a carrier column sets it. "
                 + "Progress is shown on a terminal; a summary line (rows, tracked by status, skipped, watched) ends "
                 + "the run.",
         ],
         options: [
-            .value("--column", "N|NAME", default: "1", "the numbers' column: its number from 1, or its header's name"),
+            .value(
+                "--column", "N|NAME|ROLE=NAME",
+                "the numbers' column (its number from 1, or its header's name; by default the one whose header "
+                    + "names tracking numbers, else the first); with --watch, ROLE=NAME names the column of a part "
+                    + "of each parcel's record (reference, name, telephone, email, postcode, prefecture, shipped_on, "
+                    + "note, label, carrier); repeatable"),
+            .value("--carrier-column", "N|NAME", "the column naming each row's carrier (a code, a name or ゆうパケット)"),
             .value(
                 "--encoding", "ENCODING", .choice(["auto"] + SheetEncoding.allCases.map(\.rawValue)), default: "auto",
                 "how the sheet is written: detected, or utf-8, utf-16 or cp932 (Shift_JIS)"),

@@ -71,6 +71,13 @@ final class SheetSource {
     }
 }
 
+/// What a row says of its number besides the number: kept with the watch `--watch` adds.
+struct RowRecord {
+    var label: String?
+    var record: ParcelRecord?
+    var carrier: Carrier?
+}
+
 /// One import's rows as they come, a batch at a time: the layout from the first row, each row's entry, the
 /// batch's new numbers looked up in the file's order, every row written as soon as its answer is known,
 /// problems said (at most 20, the rest counted), and the summary.
@@ -106,9 +113,15 @@ struct ImportRun {
             case .oversized: throw CommandFailure.usage("import: the first row is longer than 64 KiB; is this a CSV sheet?")
             }
             let layout = try ImportSheet(
-                first: cells, column: command.arguments.text(.column) ?? "1",
-                labelColumn: command.arguments.text(.labelColumn))
+                first: cells, column: command.columns.number, labelColumn: command.arguments.text(.labelColumn),
+                chosen: command.columns.roles)
             sheet = layout
+            if command.watch, !command.quiet, layout.header != nil {
+                let taken = layout.record.report.map { ", " + $0 } ?? ""
+                terminal.printError(
+                    "kuroneko: import: columns: number ← \(layout.header?[layout.column] ?? "column \(layout.column + 1)")"
+                        + taken)
+            }
             writer = SheetWriter(
                 terminal: terminal, encoding: command.outputEncoding, excel: command.excel, json: command.json,
                 header: layout.writtenHeader(english: command.english))
@@ -123,7 +136,8 @@ struct ImportRun {
         var batch: [(cells: [String], entry: ImportSheet.Entry)] = []
         var order: [TrackingNumber] = []
         var asked = Set<TrackingNumber>()
-        var labels: [TrackingNumber: String] = [:]
+        // What each new number's row says of it: its label, record and carrier (`--watch` keeps them).
+        var described: [TrackingNumber: RowRecord] = [:]
         // The answers this batch's rows are written with: those remembered from earlier batches, taken now (the
         // memory of them may drop them while this batch is answered), and this batch's own.
         var answers: [TrackingNumber: Result<Shipment, TrackingError>] = [:]
@@ -153,7 +167,19 @@ struct ImportRun {
                     answers[tracking] = known
                 } else if asked.insert(tracking).inserted {
                     order.append(tracking)
-                    if let label = sheet.label(of: cells) { labels[tracking] = label }
+                    var row = RowRecord(carrier: sheet.record.carrier(of: cells))
+                    if command.watch {
+                        let (record, refused) = sheet.record.record(of: cells)
+                        for problem in refused {
+                            problems += 1
+                            if problems <= ImportCommand.printedProblems {
+                                terminal.printError("kuroneko: row \(number): \(problem); kept without it")
+                            }
+                        }
+                        row.label = sheet.label(of: cells)
+                        row.record = record
+                    }
+                    described[tracking] = row
                 }
             }
             batch.append((cells, entry))
@@ -187,8 +213,20 @@ struct ImportRun {
         guard !order.isEmpty else { return }
         let client = try session?.client() ?? ClientOptions.client(command.configurations)
         var run = self
+        // Numbers whose row names their carrier are asked there; the rest where their form says, each carrier's
+        // numbers together (rows are still written in the file's order).
+        var groups: [(carrier: Carrier?, numbers: [TrackingNumber])] = []
+        for number in order {
+            let carrier = command.carrier ?? described[number]?.carrier
+            if let index = groups.firstIndex(where: { $0.carrier == carrier }) {
+                groups[index].numbers.append(number)
+            } else {
+                groups.append((carrier, [number]))
+            }
+        }
+        for group in groups {
         try await OrderedTracking.answers(
-            order, carrier: command.carrier, client: client, quiet: command.quiet, terminal: terminal
+            group.numbers, carrier: group.carrier, client: client, quiet: command.quiet, terminal: terminal
         ) { answer in
             run.remember(answer.number, answer.result)
             answers[answer.number] = answer.result
@@ -199,11 +237,14 @@ struct ImportRun {
                 run.failures.add(answer.number, error.message)
             }
             if let store = run.session?.store {
+                let row = described[answer.number]
                 try await ImportCommand.watch(
-                    answer, label: labels[answer.number], carrier: command.carrier, store: store, schedule: run.schedule)
+                    answer, label: row?.label, record: row?.record, carrier: group.carrier, store: store,
+                    schedule: run.schedule)
                 run.summary.watched += 1
             }
             flush(&run)
+        }
         }
         flush(&run)
         self = run

@@ -21,15 +21,23 @@ struct ImportSheet {
     let firstRow: Int
     let column: Int
     let labelColumn: Int?
+    /// Where each row's record is read from (``RecordColumns``): columns recognised by their header or chosen.
+    let record: RecordColumns
     /// How many columns every written row has before the tracking ones (the first row's; a longer row keeps
     /// its extra cells, which push its tracking columns along).
     let width: Int
 
     /// - Parameters:
     ///   - first: the sheet's first row.
-    ///   - column: `N` (from 1) or a header's name.
-    ///   - labelColumn: the same, for the labels `--watch` gives.
-    init(first: [String], column: String, labelColumn labelName: String?) throws(CommandFailure) {
+    ///   - column: `N` (from 1) or a header's name; `nil` for the column whose header names tracking numbers
+    ///     (伝票番号, お問い合わせ番号, tracking number…), else the first.
+    ///   - labelColumn: the same, for the labels `--watch` gives; `nil` for a column recognised as one (品名).
+    ///   - chosen: the columns `--column role=HEADER` names.
+    init(first: [String], column chosenColumn: String?, labelColumn labelName: String?, chosen: [RecordRole: String] = [:])
+        throws(CommandFailure)
+    {
+        let recognised = (try? RecordColumns(header: first, chosen: [:]))?.roles[.number]
+        let column = chosenColumn ?? recognised.map { String($0 + 1) } ?? "1"
         func index(of name: String, option: String, headerRow: [String]) throws(CommandFailure) -> Int {
             if let number = Int(name) {
                 guard number >= 1, number <= headerRow.count else {
@@ -50,19 +58,27 @@ struct ImportSheet {
             Int(column) == nil
             || (try? SheetCell.number(in: firstCell).get()).flatMap { try? TrackingNumber(parsing: $0) } == nil
         self.column = numberColumn
-        if let labelName {
-            labelColumn = try index(of: labelName, option: "--label-column", headerRow: first)
-        } else {
-            labelColumn = nil
+        let chosenLabel = try labelName.map { name throws(CommandFailure) in
+            try index(of: name, option: "--label-column", headerRow: first)
         }
         header = hasHeader ? first : nil
         firstRow = hasHeader ? 2 : 1
         width = first.count
+        var roles = chosen
+        roles[.number] = String(numberColumn + 1)
+        if let chosenLabel { roles[.label] = String(chosenLabel + 1) }
+        do {
+            record = try RecordColumns(header: header, width: first.count, chosen: roles)
+        } catch {
+            throw .usage("import: \(error)")
+        }
+        labelColumn = chosenLabel ?? record.roles[.label]
     }
 
     /// What a row's number cell holds (`row` its 1-based row in the file); checked for `carrier` when one is
-    /// named.
-    func entry(of cells: [String], row: Int, carrier: Carrier?) -> Entry {
+    /// named (`--carrier`, else the row's carrier column).
+    func entry(of cells: [String], row: Int, carrier named: Carrier?) -> Entry {
+        let carrier = named ?? record.carrier(of: cells)
         if cells.allSatisfy({ $0.trimmingCharacters(in: .whitespaces).isEmpty }) { return .blank }
         let cell = cells.count > column ? cells[column] : ""
         let shown = "\"\(cell.prefix(40))\(cell.count > 40 ? "…" : "")\""

@@ -1,0 +1,251 @@
+import Foundation
+import Kuroneko
+import KuronekoStore
+
+/// What a column of a shop's sheet holds for a parcel.
+public enum RecordRole: String, Sendable, CaseIterable {
+    case number, carrier, label, reference, name, telephone, email, postcode, prefecture
+    case shippedOn = "shipped_on"
+    case note
+
+    /// Header names that say the role, folded as ``RecordColumns/folded(_:)`` folds a header: the common
+    /// exports of B2クラウド, e飛伝, ゆうプリR, Click Post and shop systems, in Japanese and English.
+    static let headers: [RecordRole: Set<String>] = [
+        .number: [
+            "伝票番号", "送り状番号", "送り状no", "お問い合わせ番号", "お問合せ番号", "お問い合せ番号", "問合せ番号", "問い合わせ番号",
+            "お問い合わせ伝票番号", "お問合せ伝票番号", "お問合せ送り状no", "追跡番号", "荷物番号", "配送伝票番号", "trackingnumber",
+            "trackingno", "tracking", "trackingcode", "number",
+        ],
+        .carrier: ["運送会社", "配送業者", "配送会社", "宅配業者", "運送業者", "carrier", "trackingcompany", "shippingcarrier"],
+        .label: ["ラベル", "label", "メモ", "品名", "商品名", "内容品", "item", "itemname", "product", "productname"],
+        .reference: [
+            "お客様管理番号", "注文番号", "ご注文番号", "受注番号", "管理番号", "オーダー番号", "注文id", "orderid",
+            "ordernumber", "orderno", "order", "reference", "referencenumber",
+        ],
+        .name: [
+            "お届け先名", "お届け先名称", "お届け先氏名", "お届け先様名", "届け先名", "届け先氏名", "受取人名", "受取人", "氏名",
+            "名前", "宛名", "recipient", "recipientname", "shippingname", "shiptoname",
+        ],
+        .telephone: [
+            "お届け先電話番号", "届け先電話番号", "電話番号", "受取人電話番号", "tel", "telephone", "phone", "phonenumber",
+            "shippingphone",
+        ],
+        .email: ["メールアドレス", "お届け先メールアドレス", "eメールアドレス", "email", "mail", "emailaddress"],
+        .postcode: ["お届け先郵便番号", "届け先郵便番号", "郵便番号", "〒", "zip", "zipcode", "postcode", "postalcode", "shippingzip"],
+        .prefecture: ["都道府県", "お届け先都道府県", "prefecture", "province", "shippingprovince"],
+        .shippedOn: ["出荷日", "出荷予定日", "発送日", "発送予定日", "出荷年月日", "shipdate", "shippedon", "shippeddate", "shippingdate"],
+        .note: ["備考", "記事", "note", "notes", "comment"],
+    ]
+
+    /// Columns of Kuroneko's own sheets that are not kept when one is read back: the tracking columns (but the
+    /// carrier's), the watch's state and when it was checked, when it was marked handled.
+    static let ignored: Set<String> = Set(
+        (TrackingColumns.names + TrackingColumns.japaneseNames).filter { $0 != "carrier" && $0 != "運送会社" }
+            .map(RecordColumns.folded) + ["active", "checkedat", "追跡中", "確認日時", "handledat", "対応済み日時"])
+}
+
+/// Which column of a sheet holds what, found from its header (``RecordRole/headers``) and the
+/// `--column role=HEADER` overrides, and a row's ``ParcelRecord`` read from it: the roles' columns, and the
+/// other named columns kept as they came (the first ``ParcelRecordLimits/fields``).
+public struct RecordColumns: Sendable, Equatable {
+    public private(set) var roles: [RecordRole: Int] = [:]
+    /// The other columns kept with each parcel.
+    public private(set) var kept: [Int] = []
+    /// Named columns past the bound, not kept.
+    public private(set) var dropped = 0
+    let header: [String]
+
+    /// - Parameters:
+    ///   - header: the sheet's header row, or `nil` for a sheet without one (nothing is recognised).
+    ///   - chosen: columns named by the user (a role's column number from 1, or its header), which win.
+    /// - Throws: ``RecordColumnsError`` for a chosen column the sheet does not have.
+    ///   - width: how many columns the sheet's rows have (a chosen column number is checked against it).
+    public init(header: [String]?, width: Int? = nil, chosen: [RecordRole: String]) throws(RecordColumnsError) {
+        let row = header ?? []
+        self.header = row
+        for (role, name) in chosen {
+            roles[role] = try Self.index(of: name, role: role, header: header, width: width ?? row.count)
+        }
+        let taken = Set(roles.values)
+        for (index, cell) in row.enumerated() where !taken.contains(index) {
+            let name = Self.folded(cell)
+            guard let role = RecordRole.allCases.first(where: { RecordRole.headers[$0]?.contains(name) == true }),
+                roles[role] == nil
+            else { continue }
+            roles[role] = index
+        }
+        let used = Set(roles.values)
+        for (index, cell) in row.enumerated() where !used.contains(index) {
+            guard !cell.trimmingCharacters(in: .whitespaces).isEmpty, !RecordRole.ignored.contains(Self.folded(cell))
+            else { continue }
+            if kept.count < ParcelRecordLimits.fields { kept.append(index) } else { dropped += 1 }
+        }
+    }
+
+    /// The record's columns in a download, named as ``RecordRole/headers`` recognises them.
+    public static func names(english: Bool) -> [String] {
+        english
+            ? ["reference", "recipient_name", "telephone", "email", "postcode", "prefecture", "shipped_on", "note", "handled_at"]
+            : ["注文番号", "お届け先名", "電話番号", "メールアドレス", "郵便番号", "都道府県", "出荷日", "備考", "対応済み日時"]
+    }
+
+    /// A record's cells under ``names(english:)``, then the value of each of `fieldNames` it keeps.
+    public static func cells(of record: ParcelRecord?, fieldNames: [String]) -> [String] {
+        let recipient = record?.recipient
+        let own = [
+            record?.reference, recipient?.name, recipient?.telephone, recipient?.email, recipient?.postcode,
+            recipient?.prefecture, record?.shippedOn, record?.note, record?.handled?.at,
+        ].map { $0 ?? "" }
+        let fields = record?.fields ?? []
+        return own + fieldNames.map { name in fields.first { $0.name == name }?.value ?? "" }
+    }
+
+    /// A header as compared: NFKC, lower case, spaces, underscores, hyphens, dots and a trailing 1 dropped
+    /// (`お届け先名称１` is `お届け先名称`, `Order ID` is `orderid`).
+    static func folded(_ header: String) -> String {
+        var text = header.precomposedStringWithCompatibilityMapping.lowercased()
+        text.removeAll { " \u{3000}_-.・:：()（）".contains($0) }
+        if text.count > 1, text.last == "1" { text.removeLast() }
+        return text
+    }
+
+    private static func index(of name: String, role: RecordRole, header: [String]?, width: Int)
+        throws(RecordColumnsError) -> Int
+    {
+        let row = header ?? []
+        if let number = Int(name) {
+            guard number >= 1, number <= width else { throw .beyond(role, number, width) }
+            return number - 1
+        }
+        guard let found = row.firstIndex(where: { $0.trimmingCharacters(in: .whitespaces) == name }) else {
+            throw .noColumn(role, name, row)
+        }
+        return found
+    }
+
+    /// The header of a role's column, for the report.
+    public func headerName(of role: RecordRole) -> String? {
+        roles[role].flatMap { $0 < header.count ? header[$0] : nil }
+    }
+
+    /// `reference ← お客様管理番号, name ← お届け先名, …; kept as they came: 品名, 個数` (nothing for a sheet with
+    /// no recognised column).
+    public var report: String? {
+        let found = RecordRole.allCases.compactMap { role -> String? in
+            guard role != .number, let index = roles[role] else { return nil }
+            return "\(role.rawValue) ← \(index < header.count ? header[index] : "column \(index + 1)")"
+        }
+        var text = found.joined(separator: ", ")
+        if !kept.isEmpty {
+            text += (text.isEmpty ? "" : "; ") + "kept as they came: "
+                + kept.prefix(8).map { header[$0] }.joined(separator: ", ") + (kept.count > 8 ? ", …" : "")
+        }
+        if dropped > 0 { text += " (\(dropped) more columns not kept: at most \(ParcelRecordLimits.fields))" }
+        return text.isEmpty ? nil : text
+    }
+
+    /// A row's record: each part that is not what it should be is left out and named in `problems`.
+    public func record(of cells: [String]) -> (record: ParcelRecord?, problems: [String]) {
+        func cell(_ role: RecordRole) -> String? {
+            guard let index = roles[role], index < cells.count else { return nil }
+            let text = cells[index].trimmingCharacters(in: .whitespaces)
+            return text.isEmpty ? nil : text
+        }
+        var record = ParcelRecord(
+            reference: cell(.reference),
+            recipient: .init(
+                name: cell(.name), telephone: cell(.telephone), email: cell(.email), postcode: cell(.postcode),
+                prefecture: cell(.prefecture)),
+            shippedOn: cell(.shippedOn), note: cell(.note))
+        record.fields = kept.compactMap { index in
+            guard index < cells.count, index < header.count else { return nil }
+            let value = cells[index].trimmingCharacters(in: .whitespaces)
+            guard !value.isEmpty else { return nil }
+            return ParcelRecord.Field(name: String(header[index].prefix(ParcelRecordLimits.fieldNameLength)), value: value)
+        }
+        var problems: [String] = []
+        // A part that is refused is dropped and the rest kept, as many times as there are bad parts.
+        for _ in 0..<12 {
+            do {
+                return (try record.validated(), problems)
+            } catch {
+                problems.append(error.description)
+                guard record.dropPart(named: error) else { return (nil, problems) }
+            }
+        }
+        return (nil, problems)
+    }
+
+    /// The carrier a row's carrier cell names, if any (a code, a name, or a service such as ゆうパケット).
+    public func carrier(of cells: [String]) -> Carrier? {
+        guard let index = roles[.carrier], index < cells.count else { return nil }
+        return Self.carrier(named: cells[index])
+    }
+
+    /// A carrier named in a cell: its code or alias, else the carrier whose name or service name in the cell is
+    /// the longest (`クロネコヤマト` is Yamato's, `ゆうパケット` Japan Post's); `nil` when none or a tie.
+    public static func carrier(named text: String) -> Carrier? {
+        let cell = text.precomposedStringWithCompatibilityMapping.trimmingCharacters(in: .whitespaces)
+        guard !cell.isEmpty else { return nil }
+        if let carrier = try? Carrier(named: cell.replacingOccurrences(of: " ", with: "")) { return carrier }
+        let lowered = cell.lowercased()
+        var best: (carrier: Carrier, length: Int)?
+        var tie = false
+        for definition in CarrierRegistry.definitions {
+            let names = [definition.name, definition.englishName.lowercased()] + definition.mail.names
+            guard let length = names.filter({ lowered.contains($0.precomposedStringWithCompatibilityMapping.lowercased()) })
+                .map(\.count).max()
+            else { continue }
+            if let current = best, current.length == length {
+                tie = true
+            } else if best == nil || length > best!.length {
+                best = (definition.carrier, length)
+                tie = false
+            }
+        }
+        return tie ? nil : best?.carrier
+    }
+}
+
+extension ParcelRecord {
+    /// Drops the part a refusal names. - Returns: false when it names none that can be dropped.
+    fileprivate mutating func dropPart(named error: ParcelRecordError) -> Bool {
+        guard case .invalid(let part, _) = error else {
+            guard !fields.isEmpty else { return false }
+            fields.removeLast()
+            return true
+        }
+        switch part {
+        case "reference": reference = nil
+        case "shipped_on": shippedOn = nil
+        case "note": note = nil
+        case "recipient.name": recipient?.name = nil
+        case "recipient.telephone": recipient?.telephone = nil
+        case "recipient.email": recipient?.email = nil
+        case "recipient.postcode": recipient?.postcode = nil
+        case "recipient.prefecture": recipient?.prefecture = nil
+        case let field where field.hasPrefix("fields["):
+            let index = Int(field.dropFirst(7).prefix { $0.isNumber }) ?? -1
+            guard fields.indices.contains(index) else { return false }
+            fields.remove(at: index)
+        default: return false
+        }
+        return true
+    }
+}
+
+/// A column the user chose that the sheet does not have.
+public enum RecordColumnsError: Error, Sendable, Equatable, CustomStringConvertible {
+    case beyond(RecordRole, Int, Int)
+    case noColumn(RecordRole, String, [String])
+
+    public var description: String {
+        switch self {
+        case .beyond(let role, let number, let count):
+            "--column \(role.rawValue)=\(number) is beyond the file's \(count) columns"
+        case .noColumn(let role, let name, let header):
+            "--column \(role.rawValue)=\(name.prefix(80)): no column of that name; the header has "
+                + header.prefix(30).map { String($0.prefix(40)) }.joined(separator: ", ")
+        }
+    }
+}
