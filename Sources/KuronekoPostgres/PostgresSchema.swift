@@ -227,7 +227,7 @@ enum PostgresSchema {
         ),
         (12, SchemaFills.mailboxesSQL(text: "text", real: "double precision", integer: "bigint"), nil),
         (13, SchemaFills.mailboxMessagesSQL(text: "text", real: "double precision"), nil),
-        (14, "ALTER TABLE watches ADD COLUMN record text;", nil),
+        (14, SchemaFills.recordSQL(text: "text", real: "double precision"), nil),
     ]
 
     /// The trigram index that answers a search of a long list without reading it all (pg_trgm).

@@ -127,6 +127,7 @@ struct ListCommand: ArgumentsCommand {
         // Asked for by status or day, finished parcels count too; otherwise the list is what is on its way.
         query.state = arguments.flag(.all) || narrowed ? .all : .active
         query.stalled = arguments.flag(.stalled)
+        query.overdue = arguments.flag(.overdue)
         if let text = arguments.text(.status) {
             for name in text.split(separator: ",").map(String.init) {
                 if let code = StatusCode(rawValue: name) {

@@ -208,6 +208,40 @@ struct ChannelRequestTests {
         #expect(MissedDelivery(absent) == nil)
     }
 
+    @Test("late and the last day: what each message says, and the redelivery link the day before it goes back")
+    func lateAndLastDay() async throws {
+        var absent = try await Self.shipment(
+            .attemptFailed, label: "持戻（ご不在）", english: "Hold at Yamato (Consignee Not Available)")
+        absent.offices = [CarrierOffice(role: "配達", name: "渋谷センター", telephone: "080-0000-1111")]
+        let reminder = Announcement(
+            kind: .keptReminder, shipment: absent, label: "靴", language: .japanese, publicURL: Self.publicURL)
+        #expect(reminder.title == "明日が保管期限: 靴 (3277-5445-9830)")
+        #expect(
+            reminder.body
+                == "保管期限は12月9日頃で、過ぎると差出人に返送されます。再配達は運送会社のページか、渋谷センター（080-0000-1111）へご依頼ください。")
+        #expect(reminder.actionLink?.absoluteString == "https://member.kms.kuronekoyamato.co.jp/parcel/detail?pno=327754459830")
+        #expect(reminder.urgent)
+        let english = Announcement(kind: .keptReminder, shipment: absent, label: nil, language: .english, publicURL: nil)
+        #expect(english.body.hasPrefix("It is kept until about 12/9; after that it goes back to the sender. Ask for"))
+
+        var out = try await Self.shipment(.outForDelivery, label: "配達中", english: "Out for Delivery")
+        out.scheduledDelivery = ScheduledDelivery(
+            raw: "12/02 18:00-20:00", date: JapanDateTime(year: 2026, month: 12, day: 2), windowStart: "18:00",
+            windowEnd: "20:00")
+        let late = Announcement(kind: .overdue, shipment: out, label: nil, language: .japanese, publicURL: nil)
+        #expect(late.title == "遅れています: 3277-5445-9830")
+        #expect(late.body.hasPrefix("配達中：予定（"), "\(late.body)")
+        #expect(late.body.hasSuffix("）を過ぎてもまだ届いていません。運送会社にお問い合わせください。"), "\(late.body)")
+        #expect(Overdue.dueAt(out) == JapanDateTime(year: 2026, month: 12, day: 2, time: .init(hour: 20, minute: 0))?.instant)
+        // A day without a window ends at midnight; a request the recipient made wins over the forecast.
+        out.scheduledDelivery?.windowEnd = nil
+        #expect(Overdue.dueAt(out) == JapanDateTime(year: 2026, month: 12, day: 3)?.instant)
+        out.requestedDelivery = ScheduledDelivery(
+            raw: "12/05 14:00-16:00", date: JapanDateTime(year: 2026, month: 12, day: 5), windowStart: "14:00",
+            windowEnd: "16:00")
+        #expect(Overdue.dueAt(out) == JapanDateTime(year: 2026, month: 12, day: 5, time: .init(hour: 16, minute: 0))?.instant)
+    }
+
     @Test("a parcel going back says so in every message, whatever its latest row; delivered back is not delivered")
     func goingBack() async throws {
         var back = try await Self.shipment(.inTransit, label: "輸送中", english: "In Transit")

@@ -41,7 +41,7 @@ struct ChannelTests {
             ),
             (
                 #"{"kind": "ntfy", "url": "https://ntfy.sh/x", "kinds": ["page_restored"]}"#,
-                "page_restored\\\" is not one of changed, delivered, exception, arriving_soon, stalled, page_changed"
+                "page_restored\\\" is not one of changed, delivered, exception, arriving_soon, stalled, overdue, kept_reminder, page_changed"
             ),
             (#"{"kind": "ntfy", "url": "https://ntfy.sh/x", "kinds": "page_changed"}"#, "kinds is not a non-empty list"),
             (#"{"kind": "ntfy", "url": "https://ntfy.sh/x", "numbers": ["12"]}"#, "has 2 digits"),
@@ -73,7 +73,7 @@ struct ChannelTests {
         #expect(try JSON(data: listed.body)["channels"]?.elements.count == 1)
         // Naming no kinds hears every parcel's news, not the operator's; the operator's is chosen by name.
         let kinds = try JSON(data: listed.body)["channels"]?.elements.first?["kinds"]?.elements.compactMap(\.string)
-        #expect(kinds == ["changed", "delivered", "exception", "arriving_soon", "stalled"])
+        #expect(kinds == ["changed", "delivered", "exception", "arriving_soon", "stalled", "overdue", "kept_reminder"])
         let operatorChannel = await harness.send(
             "POST", "/v1/channels", json: #"{"kind": "ntfy", "url": "http://127.0.0.1:9/ops", "kinds": ["page_changed"]}"#)
         #expect(operatorChannel.status == 201, "\(String(decoding: operatorChannel.body, as: UTF8.self))")

@@ -38,13 +38,14 @@ struct WatchCarrierTests {
         }
         for index in [
             "watches_arriving", "watches_owner", "watches_owner_active", "watches_owner_family", "watches_owner_code",
-            "watches_owner_carrier", "watches_owner_forecast",
+            "watches_owner_carrier", "watches_owner_forecast", "watches_late", "watches_reminder",
         ] {
             try made.write("DROP INDEX \(index)", [[]])
         }
         for column in [
             "arriving_at", "arriving_window", "announced_window", "claimed_until", "status_code", "family",
             "forecast_date", "last_event_at", "search_text", "dated", "stalled_at", "page_refused_at", "source", "record",
+            "due_at", "overdue_at", "reminder_at", "reminder_key", "reminded_key",
         ] {
             try made.write("ALTER TABLE watches DROP COLUMN \(column)", [[]])
         }

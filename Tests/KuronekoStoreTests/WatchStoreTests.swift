@@ -86,7 +86,8 @@ struct WatchStoreTests {
             "migrating \(path) from schema version 12 to 13: adds the Message-IDs of each mailbox's mails already "
                 + "turned into watches, so a folder read again adds none twice",
             "migrating \(path) from schema version 13 to 14: adds each watch's parcel record (the shop's reference, "
-                + "the recipient, the ship date, a note, handled, other columns)",
+                + "the recipient, the ship date, a note, handled, other columns), when it is late, and the reminder the "
+                + "day before a parcel kept after a missed delivery goes back",
         ]
         #expect(lines.withLock { $0 } == expected)
         lines.withLock { $0.removeAll() }

@@ -139,6 +139,12 @@ class PhoneOverHTTPSTests(unittest.TestCase):
                     "no card for the parcel brought back")[0]
         action = wait(lambda: card.find_elements(By.CSS_SELECTOR, ".card-action a"), "the card offers no action")[0]
         self.assertIn("変更", action.text)
+        # The list comes first: the first card starts on the first screen, the tools folded behind one control.
+        first_top = self.d.execute_script(
+            "return document.querySelector('#cards li').getBoundingClientRect().top - window.scrollY")
+        self.assertLess(first_top, self.d.execute_script("return window.innerHeight"),
+                        f"the first card starts at {first_top} px, below the first screen")
+        self.assertFalse(self.d.find_element(By.ID, "download").is_displayed(), "the tools are not folded away")
         # Nothing covers the badge: the selection box and the badge do not overlap.
         overlap = self.d.execute_script("""
             const li = arguments[0];
@@ -175,6 +181,11 @@ class PhoneOverHTTPSTests(unittest.TestCase):
                 break
         self.assertIsNotNone(payload, "no push for the parcel that moved")
         self.assertIn("靴", payload["title"])
+        # The parcel's change log reads from → to.
+        self.d.get(self.origin + f"/parcel/{self.moving}")
+        log = wait(lambda: self.d.find_elements(By.CSS_SELECTOR, "#changes li"), "no change in the parcel's log")
+        self.assertIn(" → ", log[0].text, log[0].text)
+        self.assertNotIn("最初の状態", log[0].text)
         self.d.get(self.origin + "/")
         wait(lambda: self.d.find_elements(By.ID, "cards"), "the list did not draw")
         shown = deliver_push(self.d, self.origin, payload)

@@ -10,6 +10,11 @@ public enum AnnouncementKind: String, Sendable, Hashable, Codable, CaseIterable 
     case arrivingSoon = "arriving_soon"
     /// No new event for longer than the parcel's status allows (``StallLimits``): said once per stall.
     case stalled
+    /// Not delivered past the end of its planned delivery (``Overdue``): said once per plan.
+    case overdue
+    /// The day before a parcel kept after a missed delivery goes back to its sender (``MissedDelivery``): said once
+    /// per keeping.
+    case keptReminder = "kept_reminder"
     /// For the server's operator: a carrier's page is no longer understood (its layout changed, most likely).
     /// Heard only by channels that name it.
     case pageChanged = "page_changed"
@@ -31,7 +36,7 @@ public enum AnnouncementKind: String, Sendable, Hashable, Codable, CaseIterable 
     public var isForOperator: Bool {
         switch self {
         case .pageChanged, .pageRestored, .mailboxFailing, .mailboxRestored: true
-        case .changed, .delivered, .exception, .arrivingSoon, .stalled: false
+        case .changed, .delivered, .exception, .arrivingSoon, .stalled, .overdue, .keptReminder: false
         }
     }
 

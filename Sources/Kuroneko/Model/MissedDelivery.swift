@@ -40,20 +40,47 @@ public struct MissedDelivery: Sendable, Hashable {
         office = offices.first { $0.role.contains("配達") || $0.role.lowercased().contains("deliver") } ?? offices.first
     }
 
+    /// The hour (Japan time) of the reminder the day before the parcel goes back.
+    public static let reminderHour = 9
+
+    /// The reminder the day before the parcel goes back: a key naming the keeping (its first attempt and last day,
+    /// so a new missed delivery is reminded again) and the moment, 09:00 the day before the last day.
+    public var reminder: (key: String, at: Date) {
+        let dayBefore = JapanDateTime(keptUntil.instant.addingTimeInterval(-86_400))
+        let at =
+            JapanDateTime(
+                year: dayBefore.year, month: dayBefore.month, day: dayBefore.day,
+                time: .init(hour: Self.reminderHour, minute: 0))?.instant ?? dayBefore.instant
+        return ("\(firstAttempt.iso8601)/\(keptUntil.dateText)", at)
+    }
+
+    /// The reminder's sentences: the parcel goes back after its last day unless a redelivery is asked for.
+    public func reminderSentence(japanese: Bool) -> String {
+        let kept =
+            japanese
+            ? "保管期限は\(keptUntil.month)月\(keptUntil.day)日頃で、過ぎると差出人に返送されます。"
+            : "It is kept until about \(keptUntil.month)/\(keptUntil.day); after that it goes back to the sender. "
+        return kept + ask(japanese: japanese)
+    }
+
     /// One or two plain sentences: until when it is kept, to ask for a redelivery (on the carrier's page, or by
     /// telephone to the office).
     public func sentence(japanese: Bool) -> String {
-        let day = "\(keptUntil.month)/\(keptUntil.day)"
+        let kept =
+            japanese
+            ? "\(keptUntil.month)月\(keptUntil.day)日頃まで保管されます\(cool ? "（クール便）" : "")。"
+            : "Kept until about \(keptUntil.month)/\(keptUntil.day)\(cool ? " (cool parcel)" : ""). "
+        return kept + ask(japanese: japanese)
+    }
+
+    /// Where to ask for a redelivery: the carrier's page, or the office's telephone when the page names one.
+    func ask(japanese: Bool) -> String {
         let call = office.flatMap { office in office.telephone.map { (office.name, $0) } }
         if japanese {
-            let kept = "\(keptUntil.month)月\(keptUntil.day)日頃まで保管されます\(cool ? "（クール便）" : "")。"
-            let ask = call.map { "再配達は運送会社のページか、\($0.0)（\($0.1)）へご依頼ください。" }
+            return call.map { "再配達は運送会社のページか、\($0.0)（\($0.1)）へご依頼ください。" }
                 ?? "再配達は運送会社のページからご依頼ください。"
-            return kept + ask
         }
-        let kept = "Kept until about \(day)\(cool ? " (cool parcel)" : ""). "
-        let ask = call.map { "Ask for a redelivery on the carrier's page or from \($0.0) (\($0.1))." }
+        return call.map { "Ask for a redelivery on the carrier's page or from \($0.0) (\($0.1))." }
             ?? "Ask for a redelivery on the carrier's page."
-        return kept + ask
     }
 }

@@ -54,6 +54,15 @@ public struct Announcement: Sendable, Hashable {
             let since = when.map { japanese ? "（最後の動き \($0)）" : " (last news \($0))" } ?? ""
             body = (japanese ? "\(status) のまま止まっています" : "Still \(status)") + since
                 + (japanese ? "。運送会社にお問い合わせください。" : ". Ask the carrier.")
+        case .overdue:
+            title = japanese ? "遅れています: \(name)" : "Late: \(name)"
+            let plan = (shipment.requestedDelivery ?? shipment.scheduledDelivery).map(Self.window)
+            let past = plan.map { japanese ? "予定（\($0)）を過ぎてもまだ届いていません" : "not delivered by \($0) as planned" }
+                ?? (japanese ? "いつもの日数を過ぎてもまだ届いていません" : "not delivered in the usual time")
+            body = (japanese ? "\(status)：\(past)。" : "\(status): \(past).") + (japanese ? "運送会社にお問い合わせください。" : " Ask the carrier.")
+        case .keptReminder:
+            title = japanese ? "明日が保管期限: \(name)" : "Kept only until tomorrow: \(name)"
+            body = MissedDelivery(shipment)?.reminderSentence(japanese: japanese) ?? Self.line(status, place: place, when: when)
         case .delivered:
             title = japanese ? "お届け済み: \(name)" : "Delivered: \(name)"
             body = Self.line(status, place: place, when: when)
@@ -70,8 +79,10 @@ public struct Announcement: Sendable, Hashable {
         self.number = path
         actionTitle = japanese ? "日時・場所を変更" : "Change the delivery"
         link = publicURL.map { $0.appendingPathComponent("parcel").appendingPathComponent(path) }
-        actionLink = kind == .exception ? (shipment.changeDeliveryURL ?? Self.redelivery(for: shipment)) : nil
-        urgent = kind == .exception || kind == .arrivingSoon || shipment.status.code == .outForDelivery
+        actionLink =
+            kind == .exception || kind == .keptReminder ? (shipment.changeDeliveryURL ?? Self.redelivery(for: shipment)) : nil
+        urgent =
+            kind == .exception || kind == .keptReminder || kind == .arrivingSoon || shipment.status.code == .outForDelivery
         topic = "parcel-" + path.lowercased()
     }
 

@@ -23,6 +23,8 @@ public final class StoreFailures: Sendable {
         case endChannel = "end_channel"
         case announceArrivals = "announce_arrivals"
         case markStalled = "mark_stalled"
+        case markOverdue = "mark_overdue"
+        case keptReminders = "kept_reminders"
         case promoteWaiting = "promote_waiting"
         case forgetFinished = "forget_finished"
         case loadKeys = "load_keys"

@@ -86,8 +86,9 @@ struct ArrivalsService: Service {
     }
 }
 
-/// Every minute, the numbers still unknown to their carrier past the grace become a problem, and parcels with
-/// no new event for longer than their status allows are marked stalled; each announced once.
+/// Every minute, the numbers still unknown to their carrier past the grace become a problem, parcels with no
+/// new event for longer than their status allows are marked stalled, parcels past their planned delivery late,
+/// and parcels kept after a missed delivery whose last day is tomorrow are reminded of; each announced once.
 struct WaitingService: Service {
     let name = "waiting"
     let store: any WatchStore
@@ -106,6 +107,16 @@ struct WaitingService: Service {
                 if try await store.markStalled(now: clock.now, limit: 500) > 0 { announced() }
             } catch {
                 failures.report(.markStalled, error)
+            }
+            do {
+                if try await store.markOverdue(now: clock.now, limit: 500) > 0 { announced() }
+            } catch {
+                failures.report(.markOverdue, error)
+            }
+            do {
+                if try await store.announceKeptReminders(now: clock.now, limit: 500) > 0 { announced() }
+            } catch {
+                failures.report(.keptReminders, error)
             }
             try? await clock.sleep(until: clock.uptime + .seconds(60))
         }

@@ -21,6 +21,8 @@ public enum WatchJSON {
         appendString(&out, watch.family?.rawValue)
         append(&out, #","stalled_since":"#)
         appendDate(&out, watch.stalledAt)
+        append(&out, #","overdue_since":"#)
+        appendDate(&out, watch.overdueAt)
         append(&out, #","label":"#)
         appendString(&out, watch.label)
         append(&out, #","missed_delivery":"#)

@@ -3,7 +3,7 @@ import Kuroneko
 import KuronekoStore
 
 extension WatchQuery {
-    /// From `?status=active|finished&code=a,b&family=a,b&carrier=c&forecast=today&stalled=true&q=text`.
+    /// From `?status=active|finished&code=a,b&family=a,b&carrier=c&forecast=today&stalled=true&overdue=true&q=text`.
     init(query value: (String) -> String?) throws(RouteProblem) {
         self.init()
         if let text = value("status") {
@@ -53,6 +53,10 @@ extension WatchQuery {
         if let text = value("stalled") {
             guard text == "true" || text == "false" else { throw .bad("stalled is not true or false") }
             stalled = text == "true"
+        }
+        if let text = value("overdue") {
+            guard text == "true" || text == "false" else { throw .bad("overdue is not true or false") }
+            overdue = text == "true"
         }
         if let text = value("q") {
             guard text.count <= 200, !text.unicodeScalars.contains(where: { $0.value < 0x20 || $0.value == 0x7F })

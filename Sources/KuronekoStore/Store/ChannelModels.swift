@@ -29,7 +29,8 @@ public struct ChannelRecord: Sendable, Hashable {
         if kind.isForOperator { return kinds.contains(.pageChanged) }
         if let numbers, let number, !numbers.contains(number.digits) { return false }
         // A stall is heard by a channel that hears exceptions (it needs the person too), or names it.
-        if kind == .stalled { return kinds.contains(.stalled) || kinds.contains(.exception) }
+        // A stall, a late parcel and the last day before a parcel goes back are problems too.
+        if [.stalled, .overdue, .keptReminder].contains(kind) { return kinds.contains(kind) || kinds.contains(.exception) }
         return kinds.contains(kind) || (kind != .arrivingSoon && kinds.contains(.changed))
     }
 }

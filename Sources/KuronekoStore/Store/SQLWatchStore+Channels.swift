@@ -130,23 +130,80 @@ extension SQLWatchStore {
                     WHERE w.active = 1 AND w.stalled_at IS NULL AND w.status_code = ? AND w.last_event_at < ?
                     ORDER BY w.id LIMIT ?
                     """, [.text(code.rawValue), .text(before), .integer(Int64(limit - marked))])
-                for row in rows {
-                    let id = Int64(try row.requiredInt("id"))
-                    try connection.run(
-                        "UPDATE watches SET stalled_at = ? WHERE id = ? AND stalled_at IS NULL",
-                        [.real(now.timeIntervalSince1970), .integer(id)])
-                    guard connection.changes > 0 else { continue }
-                    marked += 1
-                    guard let json = try row.data("json"),
-                        let number = try? TrackingNumber(parsing: try row.requiredText("number"))
-                    else { continue }
-                    _ = try self.queueAnnouncements(
-                        .stalled, watchID: id, owner: try row.requiredText("owner"), number: number,
-                        label: try row.text("label"), shipment: json, at: now, on: connection)
+                marked += try self.markAndAnnounce(rows, .stalled, at: now, on: connection) { id, _ in
+                    ("UPDATE watches SET stalled_at = ? WHERE id = ? AND stalled_at IS NULL",
+                     [.real(now.timeIntervalSince1970), .integer(id)])
                 }
             }
             return marked
         }
+    }
+
+    public func markOverdue(now: Date, limit: Int) async throws -> Int {
+        try await database.write { connection in
+            // Still on its way (accepted, in transit, out for delivery) past the end of its plan; a problem, a
+            // parcel going back or one not yet known is told otherwise.
+            let rows = try connection.run(
+                """
+                SELECT w.id, w.owner, w.number, w.label, s.json FROM watches w
+                LEFT JOIN shipments s ON s.number = w.number
+                WHERE w.due_at < ? AND w.active = 1 AND w.overdue_at IS NULL
+                    AND w.family IN ('accepted', 'transit', 'out')
+                ORDER BY w.due_at LIMIT ?
+                """, [.real(now.timeIntervalSince1970), .integer(Int64(max(1, limit)))])
+            return try self.markAndAnnounce(rows, .overdue, at: now, on: connection) { id, _ in
+                ("UPDATE watches SET overdue_at = ? WHERE id = ? AND overdue_at IS NULL",
+                 [.real(now.timeIntervalSince1970), .integer(id)])
+            }
+        }
+    }
+
+    public func announceKeptReminders(now: Date, limit: Int) async throws -> Int {
+        try await database.write { connection in
+            // Due, not yet said for this keeping, and not more than a day late (a server that was off says
+            // nothing of a parcel already gone back).
+            let rows = try connection.run(
+                """
+                SELECT w.id, w.owner, w.number, w.label, w.reminder_key, s.json FROM watches w
+                LEFT JOIN shipments s ON s.number = w.number
+                WHERE w.reminder_at <= ? AND w.reminder_at > ? AND w.active = 1
+                    AND w.reminder_key IS NOT NULL AND (w.reminded_key IS NULL OR w.reminded_key <> w.reminder_key)
+                ORDER BY w.reminder_at LIMIT ?
+                """,
+                [
+                    .real(now.timeIntervalSince1970), .real(now.timeIntervalSince1970 - 86_400),
+                    .integer(Int64(max(1, limit))),
+                ])
+            return try self.markAndAnnounce(rows, .keptReminder, at: now, on: connection) { id, row in
+                let key = try row.requiredText("reminder_key")
+                return (
+                    "UPDATE watches SET reminded_key = ? WHERE id = ? AND (reminded_key IS NULL OR reminded_key <> ?)",
+                    [.text(key), .integer(id), .text(key)]
+                )
+            }
+        }
+    }
+
+    /// Marks each row (`mark` gives the guarded UPDATE: it changes nothing for a row another server marked
+    /// first) and queues `kind` for the channels of each row it marked. - Returns: how many it marked.
+    private func markAndAnnounce(
+        _ rows: [SQLRow], _ kind: AnnouncementKind, at now: Date, on connection: Database.Connection,
+        mark: (Int64, SQLRow) throws -> (String, [SQLValue])
+    ) throws -> Int {
+        var marked = 0
+        for row in rows {
+            let id = Int64(try row.requiredInt("id"))
+            let (sql, arguments) = try mark(id, row)
+            try connection.run(sql, arguments)
+            guard connection.changes > 0 else { continue }
+            marked += 1
+            guard let json = try row.data("json"), let number = try? TrackingNumber(parsing: try row.requiredText("number"))
+            else { continue }
+            _ = try queueAnnouncements(
+                kind, watchID: id, owner: try row.requiredText("owner"), number: number, label: try row.text("label"),
+                shipment: json, at: now, on: connection)
+        }
+        return marked
     }
 
     @discardableResult

@@ -13,6 +13,10 @@ extension SQLWatchStore {
         // A watch still to be found is found here, unless this carrier does not know the number either.
         let found: SQLValue = shipment.status.code == .notFound ? .null : .text(shipment.carrier.rawValue)
         let arriving = ArrivingSoon.window(of: shipment)
+        // When it is late from (a new plan ends a lateness already said), and the reminder before a kept parcel
+        // goes back.
+        let due: SQLValue = Overdue.dueAt(shipment).map { .real($0.timeIntervalSince1970) } ?? .null
+        let reminder = MissedDelivery(shipment)?.reminder
         // The columns a list is narrowed by (the search text is the label's and the number's: unchanged here).
         let listed = ListColumns(shipment: shipment, label: nil, digits: number.digits)
         // One call on the writer's thread: the watches are read in the transaction that records the answer.
@@ -69,6 +73,10 @@ extension SQLWatchStore {
                 // A new latest event ends a stall.
                 values.append(listed.values[3])
                 values += listed.values[2..<ListColumns.recorded]
+                values += [
+                    due, due, reminder.map { .real($0.at.timeIntervalSince1970) } ?? .null,
+                    reminder.map { .text($0.key) } ?? .null,
+                ]
                 values.append(.integer(watchID))
                 return values
             }
@@ -116,7 +124,9 @@ extension SQLWatchStore {
                         status_code = ?,
                         family = CASE WHEN ? = 1 AND created_at > ? THEN 'waiting' ELSE ? END,
                         stalled_at = CASE WHEN last_event_at IS DISTINCT FROM ? THEN NULL ELSE stalled_at END,
-                        page_refused_at = NULL, forecast_date = ?, last_event_at = ?, dated = ?
+                        page_refused_at = NULL, forecast_date = ?, last_event_at = ?, dated = ?,
+                        due_at = ?, overdue_at = CASE WHEN due_at IS DISTINCT FROM ? THEN NULL ELSE overdue_at END,
+                        reminder_at = ?, reminder_key = ?
                     WHERE id = ?
                     """,
                     updateValues(watchID: watchID, next: next, arriving: arriving))

@@ -191,6 +191,12 @@ extension SQLWatchStore {
                     "SELECT COUNT(*) AS n FROM watches w WHERE w.owner = ? AND w.stalled_at IS NOT NULL AND w.active = 1"
                         + conditions, [.text(owner.id)] + arguments))
         }
+        summary.overdue = try await database.read { connection in
+            try Self.scalar(
+                connection.run(
+                    "SELECT COUNT(*) AS n FROM watches w WHERE w.owner = ? AND w.overdue_at IS NOT NULL AND w.active = 1"
+                        + conditions, [.text(owner.id)] + arguments))
+        }
         for row in rows {
             let count = try row.requiredInt("n")
             guard count > 0 else { continue }

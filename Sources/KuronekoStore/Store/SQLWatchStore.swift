@@ -71,7 +71,7 @@ public final class SQLWatchStore<Database: SQLDatabase>: WatchStore {
     static var watchColumns: String {
         """
         SELECT w.id, w.owner, w.number, w.carrier, w.label, w.created_at, w.active, w.checked_at, w.next_check_at,
-               w.family, w.stalled_at, w.page_refused_at, w.source, w.record, s.json, s.fetched_at, sub.url, sub.ended_at, sub.ended_reason
+               w.family, w.stalled_at, w.overdue_at, w.page_refused_at, w.source, w.record, s.json, s.fetched_at, sub.url, sub.ended_at, sub.ended_reason
         FROM watches w
         LEFT JOIN shipments s ON s.number = w.number
         LEFT JOIN subscriptions sub ON sub.watch_id = w.id
@@ -107,6 +107,7 @@ public final class SQLWatchStore<Database: SQLDatabase>: WatchStore {
             webhookEnded: ended)
         watch.family = try row.text("family").flatMap(WatchFamily.init(rawValue:))
         watch.stalledAt = try row.date("stalled_at")
+        watch.overdueAt = try row.date("overdue_at")
         watch.pageRefusedAt = try row.date("page_refused_at")
         watch.source = try row.text("source").map { Data($0.utf8) }
         watch.record = ParcelRecord.decode(try row.text("record").map { Data($0.utf8) })

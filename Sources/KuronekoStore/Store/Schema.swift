@@ -207,14 +207,29 @@ enum Schema {
         SQLiteDatabase.Migration(version: 12, sql: SchemaFills.mailboxesSQL(text: "TEXT", real: "REAL", integer: "INTEGER")),
         // 13: the Message-IDs of a mailbox's mails already turned into watches (a folder read again never adds twice).
         SQLiteDatabase.Migration(version: 13, sql: SchemaFills.mailboxMessagesSQL(text: "TEXT", real: "REAL")),
-        // 14: what a shop or household knows of a parcel (``ParcelRecord``, JSON); searched through search_text.
-        SQLiteDatabase.Migration(version: 14, sql: "ALTER TABLE watches ADD COLUMN record TEXT;"),
+        // 14: what a shop or household knows of a parcel (``ParcelRecord``, JSON; searched through search_text), when
+        // it is late and since when, and the reminder before a parcel kept after a missed delivery goes back.
+        SQLiteDatabase.Migration(version: 14, sql: SchemaFills.recordSQL(text: "TEXT", real: "REAL")),
     ]
 }
 
 
 /// Steps of migrations written in Swift, for both engines.
 public enum SchemaFills {
+    /// Migration 14 on either engine.
+    public static func recordSQL(text: String, real: String) -> String {
+        """
+        ALTER TABLE watches ADD COLUMN record \(text);
+        ALTER TABLE watches ADD COLUMN due_at \(real);
+        ALTER TABLE watches ADD COLUMN overdue_at \(real);
+        ALTER TABLE watches ADD COLUMN reminder_at \(real);
+        ALTER TABLE watches ADD COLUMN reminder_key \(text);
+        ALTER TABLE watches ADD COLUMN reminded_key \(text);
+        CREATE INDEX watches_late ON watches (due_at);
+        CREATE INDEX watches_reminder ON watches (reminder_at);
+        """
+    }
+
     /// Migration 13 on either engine.
     public static func mailboxMessagesSQL(text: String, real: String) -> String {
         """

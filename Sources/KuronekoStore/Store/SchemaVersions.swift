@@ -25,7 +25,9 @@ public enum SchemaVersions {
             "adds the mailboxes read for shipping mails (where each was read up to, and since when one fails) and the "
             + "mail each watch came from",
         13: "adds the Message-IDs of each mailbox's mails already turned into watches, so a folder read again adds none twice",
-        14: "adds each watch's parcel record (the shop's reference, the recipient, the ship date, a note, handled, other columns)",
+        14:
+            "adds each watch's parcel record (the shop's reference, the recipient, the ship date, a note, handled, other "
+            + "columns), when it is late, and the reminder the day before a parcel kept after a missed delivery goes back",
     ]
 
     /// The newest version this build knows.

@@ -85,11 +85,13 @@ public struct WatchQuery: Sendable, Equatable {
     public var dated = false
     /// Only stalled watches (`?stalled=true`).
     public var stalled = false
+    /// Only late watches (`?overdue=true`).
+    public var overdue = false
 
     public init() {}
 
     public var isEmpty: Bool {
-        codes == nil && families == nil && forecast == nil && carrier == nil && text == nil && !dated && !stalled
+        codes == nil && families == nil && forecast == nil && carrier == nil && text == nil && !dated && !stalled && !overdue
     }
 
     /// The query without the parts a summary counts by (codes, families, forecast): what the counts are of.
@@ -100,6 +102,7 @@ public struct WatchQuery: Sendable, Equatable {
         query.extraCodes = []
         query.forecast = nil
         query.stalled = false
+        query.overdue = false
         return query
     }
 
@@ -143,6 +146,7 @@ public struct WatchQuery: Sendable, Equatable {
         }
         if dated { sql += " AND w.dated = 1" }
         if stalled { sql += " AND w.stalled_at IS NOT NULL AND w.active = 1" }
+        if overdue { sql += " AND w.overdue_at IS NOT NULL AND w.active = 1" }
         if let text, let needle = SearchText.needle(text) {
             let (condition, values) = match.condition("w.search_text", needle: needle)
             sql += " AND " + condition
@@ -163,13 +167,15 @@ public struct WatchSummary: Sendable, Equatable {
     public var forecastTomorrow = 0
     /// Active watches stalled now.
     public var stalled = 0
+    /// Active watches late now.
+    public var overdue = 0
 
     public init() {}
 
     public var json: [String: Any] {
         [
             "total": total, "active": active, "finished": total - active, "by_status": byCode, "by_family": byFamily,
-            "forecast": ["today": forecastToday, "tomorrow": forecastTomorrow], "stalled": stalled,
+            "forecast": ["today": forecastToday, "tomorrow": forecastTomorrow], "stalled": stalled, "overdue": overdue,
         ]
     }
 }

@@ -60,6 +60,8 @@ public struct Watch: Sendable, Hashable {
     public var family: WatchFamily? = nil
     /// Since when it has been stalled (no new event for longer than its status allows), if it is.
     public var stalledAt: Date? = nil
+    /// Since when it has been late (still on its way past the end of its planned delivery), if it is.
+    public var overdueAt: Date? = nil
     /// Since when its carrier's page has been refused (not understood), until an answer is read again.
     public var pageRefusedAt: Date? = nil
     /// The mail it was found in (`{"from", "subject", "date", "mailbox"}`, JSON), when a mailbox brought it.
@@ -292,6 +294,12 @@ public protocol WatchStore: Sendable {
     /// Active watches whose latest event is older than their status allows (``StallLimits``) are marked
     /// stalled, each announced once (`stalled`); a new event clears the mark. - Returns: how many were marked.
     func markStalled(now: Date, limit: Int) async throws -> Int
+    /// Active watches still on their way past the end of their planned delivery (``Overdue``) are marked late,
+    /// each announced once (`overdue`) per plan; a new plan clears the mark. - Returns: how many were marked.
+    func markOverdue(now: Date, limit: Int) async throws -> Int
+    /// Announces `kept_reminder` for parcels kept after a missed delivery whose last day is tomorrow
+    /// (``MissedDelivery/reminder``), once per keeping. - Returns: how many were announced.
+    func announceKeptReminders(now: Date, limit: Int) async throws -> Int
     /// Marks the active watches of `numbers` as having a page their carrier answered that was not understood
     /// (kept from the first refusal until an answer is recorded). - Returns: how many were newly marked.
     @discardableResult

@@ -22,7 +22,7 @@ const state = {
   watches: null, etag: null, listKey: null, summary: null, more: false, savedAt: null, loadedAt: null,
   sort: storage.get("kuroneko.sort", "status"), filter: storage.get("kuroneko.filter", "all"),
   parcel: null, parcelEtag: null, message: "",
-  family: "all", today: false, stalled: false, query: "", selected: new Set(), awaiting: new Set(),
+  family: "all", today: false, stalled: false, overdue: false, query: "", selected: new Set(), awaiting: new Set(),
 };
 
 // ---- Routing ------------------------------------------------------------------------------------------
@@ -123,6 +123,7 @@ function listQuery({ counted = false } = {}) {
   if (!counted && state.family !== "all") parts.push(`family=${encodeURIComponent(state.family)}`);
   if (!counted && state.today) parts.push("forecast=today");
   if (!counted && state.stalled) parts.push("stalled=true");
+  if (!counted && state.overdue) parts.push("overdue=true");
   const text = state.query.replace(/[\u0000-\u001f\u007f]/g, " ").trim().slice(0, 200);
   if (text) parts.push(`q=${encodeURIComponent(text)}`);
   return parts.join("&");
@@ -246,13 +247,16 @@ function listControls() {
     }
     drawCards();
   });
+  // Search and counts stay in sight; the rest folds away on a phone, so a parcel is on the first screen.
+  const tools = h("details", { id: "list-tools", class: "list-tools" }, h("summary", { id: "tools-toggle" }, t("listTools")),
+    h("div", { class: "row" }, download, removeFinished,
+      h("label", { class: "check", for: "select-all" }, selectAll, t("selectAll"))),
+    h("div", { class: "row" }, h("label", { class: "sort" }, h("span", {}, t("sortLabel")), sort), filters));
+  tools.open = window.matchMedia("(min-width: 700px)").matches;
   return h("div", { class: "controls" },
     h("div", { class: "row" },
-      h("label", { class: "grow search" }, h("span", { class: "visually-hidden" }, t("search")), search),
-      download, removeFinished, removeSelected),
-    h("div", { class: "row" }, h("label", { class: "check", for: "select-all" }, selectAll, t("selectAll"))),
-    h("div", { id: "counts", class: "counts", role: "group", "aria-label": t("countsLabel") }),
-    h("div", { class: "row" }, h("label", { class: "sort" }, h("span", {}, t("sortLabel")), sort), filters));
+      h("label", { class: "grow search" }, h("span", { class: "visually-hidden" }, t("search")), search), removeSelected),
+    h("div", { id: "counts", class: "counts", role: "group", "aria-label": t("countsLabel") }), tools);
 }
 
 async function removeMany(numbers) {

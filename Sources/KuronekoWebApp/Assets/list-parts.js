@@ -26,12 +26,16 @@ export function drawCounts(state, reload) {
   }, text);
   box.replaceChildren(
     chip("count-all", t("countAll", { n: summary.total }), state.family === "all" && !state.today,
-      () => { state.family = "all"; state.today = false; state.stalled = false; reload(); }),
+      () => { state.family = "all"; state.today = false; state.stalled = false; state.overdue = false; reload(); }),
     chip("count-today", t("countToday", { n: summary.forecast ? summary.forecast.today : 0 }), state.today,
       () => { state.today = !state.today; reload(); }),
     ...(summary.stalled || state.stalled
       ? [chip("count-stalled", t("countStalled", { n: summary.stalled || 0 }), state.stalled,
         () => { state.stalled = !state.stalled; reload(); })]
+      : []),
+    ...(summary.overdue || state.overdue
+      ? [chip("count-overdue", t("countOverdue", { n: summary.overdue || 0 }), state.overdue,
+        () => { state.overdue = !state.overdue; reload(); })]
       : []),
     ...COUNT_FAMILIES.filter((family) => counts[family] || state.family === family).map((family) =>
       chip(`count-${family}`, `${t(`family.${family}`)} ${counts[family] || 0}`, state.family === family,

@@ -8,7 +8,7 @@ import { formatTime, language, refusal, t } from "./i18n.js";
 import { ALL, forgetDeviceChannel, pushControl } from "./notify.js";
 import { h } from "./views.js";
 
-const KINDS = ["changed", "delivered", "exception", "arriving_soon", "stalled", "page_changed"];
+const KINDS = ["changed", "delivered", "exception", "arriving_soon", "stalled", "overdue", "kept_reminder", "page_changed"];
 /** How each field form is typed. */
 const INPUTS = {
   url: { type: "url", inputmode: "url", autocomplete: "url" },

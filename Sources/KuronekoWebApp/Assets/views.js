@@ -99,6 +99,7 @@ export function card(watch) {
         event ? `${formatTime(event.at)} · ${statusLabel(event)}${event.place ? ` · ${event.place}` : ""}` : t("noEvents")),
       window ? h("span", { class: "card-window" }, window) : null,
       watch.stalled_since ? h("span", { class: "card-stalled" }, t("stalledSince", { when: relativeTime(watch.stalled_since) })) : null,
+      watch.overdue_since ? h("span", { class: "card-overdue" }, t("overdueSince", { when: relativeTime(watch.overdue_since) })) : null,
       watch.missed_delivery ? h("span", { class: "card-kept" }, keptUntil(watch.missed_delivery)) : null,
       watch.page_not_understood_since ? h("span", { class: "card-unreadable" }, t("pageNotUnderstood")) : null,
       h("span", { class: "card-checked" },

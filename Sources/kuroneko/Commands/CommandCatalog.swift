@@ -163,6 +163,7 @@ enum CommandCatalog {
                     + "comma-separated; finished parcels included"),
             .flag("--today", "only parcels still on their way whose forecast is today (Japan time)"),
             .flag("--stalled", "only parcels with no new event for longer than their status allows"),
+            .flag("--overdue", "only parcels still on their way past the end of their planned delivery"),
             .flag("--tomorrow", "only parcels still on their way whose forecast is tomorrow"), carrier,
             .value(
                 "--search", "TEXT",
@@ -377,7 +378,7 @@ enum CommandCatalog {
             description: [
                 "Adds, lists and removes the notification channels of the local owner (the one kuroneko serve uses "
                     + "without API keys). A channel hears every watched parcel, or only the NUMBERs given; --kinds "
-                    + "chooses among changed, delivered, exception, arriving_soon, stalled and page_changed (the "
+                    + "chooses among changed, delivered, exception, arriving_soon, stalled, overdue, kept_reminder and page_changed (the "
                     + "operator's news that a carrier's page is no longer understood or the mailbox cannot be read, "
                     + "and each read again: heard only when named). kuroneko serve sends them.",
                 "Each kind's fields: " + ChannelsCommand.fieldSynopsis(kinds) + " (web_push channels are added by "

@@ -105,6 +105,7 @@ extension OptionKey where Kind == FlagOption {
     static let requireApiKey = OptionKey("--require-api-key")
     static let skipInvalid = OptionKey("--skip-invalid")
     static let stalled = OptionKey("--stalled")
+    static let overdue = OptionKey("--overdue")
     static let today = OptionKey("--today")
     static let tomorrow = OptionKey("--tomorrow")
     static let truncate = OptionKey("--truncate")
@@ -233,6 +234,9 @@ enum OptionKeys {
         ("--require-api-key", FlagOption.matches),
         ("--skip-invalid", FlagOption.matches),
         ("--stalled", FlagOption.matches),
+        ("--overdue", FlagOption.matches),
+        ("--handled", FlagOption.matches),
+        ("--not-handled", FlagOption.matches),
         ("--today", FlagOption.matches),
         ("--tomorrow", FlagOption.matches),
         ("--truncate", FlagOption.matches),
@@ -251,6 +255,12 @@ enum OptionKeys {
         ("--kinds", TextOption.matches),
         ("--label", TextOption.matches),
         ("--label-column", TextOption.matches),
+        ("--carrier-column", TextOption.matches),
+        ("--reference", TextOption.matches),
+        ("--recipient", TextOption.matches),
+        ("--telephone", TextOption.matches),
+        ("--shipped-on", TextOption.matches),
+        ("--note", TextOption.matches),
         ("--mailbox", TextOption.matches),
         ("--mailbox-move-to", TextOption.matches),
         ("--mailbox-password-file", TextOption.matches),

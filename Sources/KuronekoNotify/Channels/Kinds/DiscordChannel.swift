@@ -33,7 +33,8 @@ public struct DiscordChannel: ChannelKind {
         case .delivered: 0x16A34A
         case .exception: 0xDC2626
         case .arrivingSoon: 0xF59E0B
-        case .stalled: 0xF59E0B
+        case .stalled, .overdue: 0xF59E0B
+        case .keptReminder: 0xDC2626
         case .pageChanged: 0x7C3AED
         case .mailboxFailing: 0x7C3AED
         case .pageRestored, .mailboxRestored: 0x16A34A

@@ -31,6 +31,8 @@ public struct NtfyChannel: ChannelKind {
         case .exception: "warning,package"
         case .arrivingSoon: "truck,package"
         case .stalled: "hourglass,package"
+        case .overdue: "hourglass,warning"
+        case .keptReminder: "alarm_clock,package"
         case .pageChanged: "rotating_light"
         case .pageRestored, .mailboxRestored: "white_check_mark"
         case .mailboxFailing: "warning"
