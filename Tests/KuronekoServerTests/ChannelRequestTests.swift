@@ -208,6 +208,45 @@ struct ChannelRequestTests {
         #expect(MissedDelivery(absent) == nil)
     }
 
+    @Test(
+        "a missed delivery at each carrier: LINE, e-mail and ntfy carry the keeping date, the office's telephone and that carrier's redelivery page",
+        arguments: [
+            ("327754459830", Carrier.yamato, "https://member.kms.kuronekoyamato.co.jp/parcel/detail?pno=327754459830"),
+            ("800000000004", .sagawa, "https://k2k.sagawa-exp.co.jp/p/web/okurijosearch.do?okurijoNo=800000000004"),
+            ("900000000001", .japanPost, "https://trackings.post.japanpost.jp/delivery/deli/"),
+        ])
+    func missedDeliveryAtEachCarrier(digits: String, carrier: Carrier, redelivery: String) async throws {
+        let attempt = JapanDateTime(year: 2026, month: 12, day: 2, time: .init(hour: 18, minute: 5))
+        let absent = Shipment(
+            trackingNumber: try TrackingNumber(parsing: digits, for: carrier), carrier: carrier,
+            status: ShipmentStatus(
+                code: .attemptFailed, label: "ご不在", labelEnglish: nil, summary: nil, note: nil, isTerminal: false),
+            product: nil, scheduledDelivery: nil,
+            events: [TrackingEvent(label: "ご不在", labelEnglish: nil, code: .attemptFailed, at: attempt, dateText: nil, place: "新宿")],
+            deliveredAt: nil)
+        var withOffice = absent
+        withOffice.offices = [CarrierOffice(role: "配達", name: "新宿営業所", telephone: "03-0000-2222")]
+        let told = "12月9日頃まで保管されます。再配達は運送会社のページか、新宿営業所（03-0000-2222）へご依頼ください。"
+        let announcement = Announcement(
+            kind: .exception, shipment: withOffice, label: nil, language: .japanese, publicURL: Self.publicURL)
+        #expect(announcement.body.hasSuffix(told), "\(announcement.body)")
+        #expect(announcement.actionLink?.absoluteString == redelivery)
+        let ntfy = try Self.request(NtfyChannel(), URLChannelSettings(url: "https://ntfy.sh/x"), announcement)
+        #expect(String(decoding: ntfy.body, as: UTF8.self).contains(told))
+        #expect(ntfy.headers["Click"] == redelivery)
+        let line = String(
+            decoding: try Self.request(LineChannel(), LineChannel.Settings(accessToken: "t", to: nil), announcement).body,
+            as: UTF8.self)
+        #expect(line.contains(told) && line.contains(redelivery), "\(line)")
+        let mail = MailMessage(
+            announcement, from: try MailAddress(parsing: "kuroneko@example.jp"),
+            to: try MailAddress(parsing: "me@example.jp"), date: Self.now)
+        #expect(mail.text.contains(redelivery))
+        // Without an office on the page, the carrier's page is where to ask.
+        let plain = Announcement(kind: .exception, shipment: absent, label: nil, language: .japanese, publicURL: nil)
+        #expect(plain.body.hasSuffix("12月9日頃まで保管されます。再配達は運送会社のページからご依頼ください。"))
+    }
+
     @Test("late and the last day: what each message says, and the redelivery link the day before it goes back")
     func lateAndLastDay() async throws {
         var absent = try await Self.shipment(

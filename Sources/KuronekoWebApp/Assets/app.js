@@ -492,7 +492,7 @@ function drawParcel() {
       [t("note"), carrierWords(status && status.note)],
       [t("product"), shipment && shipment.product],
       [t("scheduled"), deliveryWindow(shipment && shipment.scheduled_delivery)],
-      [t("requested"), deliveryWindow(shipment && shipment.requested_delivery)],
+      [t(watch.missed_delivery ? "requestedBefore" : "requested"), deliveryWindow(shipment && shipment.requested_delivery)],
       [t("shipDate"), shipment && shipment.ship_date ? formatDate(shipment.ship_date) : null],
       [t("askAt"), asksToCall(shipment) ? offices(shipment.offices) : null],
       [t("lastChecked"), watch.checked_at ? `${formatTime(watch.checked_at)} (${relativeTime(watch.checked_at)})` : t("neverChecked")],

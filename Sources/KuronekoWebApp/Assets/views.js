@@ -70,10 +70,11 @@ export function deliveryWindow(scheduled) {
 }
 
 /** The forecast and, beside it, the window the recipient asked for: "Delivery window: … · Requested: …". */
-function windows(shipment) {
+function windows(shipment, missed) {
+  // After a missed delivery the slot asked for before is past: it is not shown as if a redelivery were booked.
   const parts = [
     [t("scheduled"), deliveryWindow(shipment && shipment.scheduled_delivery)],
-    [t("requested"), deliveryWindow(shipment && shipment.requested_delivery)],
+    [t("requested"), missed ? null : deliveryWindow(shipment && shipment.requested_delivery)],
   ].filter(([, value]) => value);
   return parts.length ? parts.map(([name, value]) => `${name}: ${value}`).join(" · ") : null;
 }
@@ -82,7 +83,7 @@ function windows(shipment) {
 export function card(watch) {
   const shipment = watch.shipment;
   const event = lastEvent(shipment);
-  const window = windows(shipment);
+  const window = windows(shipment, watch.missed_delivery);
   const title = watch.label || formatNumber(watch.number);
   // The server's family where it says more: a number not registered yet is waiting, not a problem.
   const family = watchFamily(watch);
