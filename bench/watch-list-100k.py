@@ -5,7 +5,8 @@ Japan Post's 11-digit 書留) go into a new watch list through `kuroneko import 
 simulate` (the store's own recording path: every number's first answer recorded, with a label to search), at
 `--min-interval 0`. Then `kuroneko serve` on that list answers REQUESTS requests of each kind (200 by default)
 one after another on one kept-alive connection: the first page, each family, a carrier, forecast=today, a text
-search, the summary; then the whole list as CSV (5 times), with the server's resident memory sampled every
+search, a search by the order number and by the recipient's telephone (each row's record: `order` and `phone`
+are recognised by their headers), the summary; then the whole list as CSV (5 times), with the server's resident memory sampled every
 5 ms while it is written and sent. Prints p50 and p99 of each, the CSV's time and the growth of resident
 memory above what the server held before the first CSV.
 
@@ -80,9 +81,10 @@ def main():
         for first in range(0, count, 5_000):
             sheet = os.path.join(folder, f"orders-{first}.csv")
             with open(sheet, "w", encoding="utf-8") as file:
-                file.write("order,name,tracking\n")
+                file.write("order,name,phone,tracking\n")
                 for index in range(first, min(count, first + 5_000)):
-                    file.write(f"A-{index:06d},{SURNAMES[index % len(SURNAMES)]} 様 {index:06d},{every[index]}\n")
+                    file.write(f"A-{index:06d},{SURNAMES[index % len(SURNAMES)]} 様 {index:06d},"
+                               f"090-{index // 10_000:04d}-{index % 10_000:04d},{every[index]}\n")
             run = subprocess.run([BINARY, "import", sheet, "--column", "tracking", "--watch", "--label-column",
                                   "name", "--db", database, "--endpoint", endpoints, "--min-interval", "0"],
                                  stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
@@ -117,6 +119,12 @@ def main():
             ("forecast=today", "/v1/watches?forecast=today&limit=100"),
             ("q=髙橋 (a tenth match)", "/v1/watches?q=%E9%AB%99%E6%A9%8B&limit=100"),
             ("q=012345 (one match)", "/v1/watches?q=012345&limit=100"),
+            ("q=A-054321 (an order number)", "/v1/watches?q=A-054321&limit=100"),
+            ("q=090-0005-4321 (a telephone)", "/v1/watches?q=090-0005-4321&limit=100"),
+            ("q=09000054321 (the same, no hyphens)", "/v1/watches?q=09000054321&limit=100"),
+            ("q=０９０－０００５－４３２１ (full-width)",
+             "/v1/watches?q=%EF%BC%90%EF%BC%99%EF%BC%90%EF%BC%8D%EF%BC%90%EF%BC%90%EF%BC%90%EF%BC%95%EF%BC%8D"
+             "%EF%BC%94%EF%BC%93%EF%BC%92%EF%BC%91&limit=100"),
             ("summary", "/v1/watches/summary"),
         ]
         worst = 0.0
@@ -127,11 +135,16 @@ def main():
                 status, body = call(path)
                 times.append((time.perf_counter() - started) * 1000)
                 assert status == 200, (path, status, body[:200])
+            if "(an order" in name or "telephone" in name or "full-width" in name or "no hyphens" in name:
+                found = json.loads(body)["watches"]
+                assert len(found) == 1 and found[0]["record"]["reference"] == "A-054321", (name, len(found))
             times.sort()
             p99 = times[min(len(times) - 1, int(len(times) * 0.99))]
             worst = max(worst, p99)
+            listed = json.loads(body).get("watches")
+            shown = f", {len(listed)} on the first page" if listed is not None else ""
             print(f"{name}: {len(times)} requests, p50 {statistics.median(times):.1f} ms, p99 {p99:.1f} ms, "
-                  f"{len(body):,} bytes")
+                  f"{len(body):,} bytes{shown}")
         print(f"worst p99 of the narrowed lists and the summary: {worst:.1f} ms")
 
         before = resident_kib(server.pid)
