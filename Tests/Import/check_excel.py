@@ -3,11 +3,14 @@ Excel would and saves it as .xlsx, which openpyxl reads back. With --excel (exce
 every other long or zero-led number comes back whole, as text; without it Calc turns them into numbers (the
 failure --excel exists for). A cell that would run as a formula comes back as the text it was, in every sheet.
 Sheets: `kuroneko import --excel`, `kuroneko list --csv --excel`, and the API's download
-(`/v1/watches?format=csv&excel=true&lang=ja`, what the web app's button asks for). Where LibreOffice is not
-installed, says so and skips.
+(`/v1/watches?format=csv&excel=true&lang=ja`, what the web app's button asks for), whose record columns come
+back whole and, saved from Calc as CSV and imported again, give each parcel the same record. Where LibreOffice is
+not installed, says so and skips.
 
 Usage: check_excel.py KURONEKO_BINARY
 """
+import csv
+import json
 import os
 import shutil
 import subprocess
@@ -82,8 +85,29 @@ def main():
         table = opened(downloaded, "download-excel")
         assert table[0][0] == "送り状番号" and table[0][4] == "運送会社", table[0]
         assert sorted(row[0] for row in table[1:]) == sorted(parcels), [row[0] for row in table[1:]]
+        # The parcel record's columns come back whole too: the order numbers led by zeros, the member numbers as
+        # the kept column. Saved from the spreadsheet as CSV and imported again, each parcel has the same record.
+        reference, member = table[0].index("注文番号"), table[0].index("会員番号")
+        by_number = {row[0]: row for row in table[1:]}
+        for index, number in enumerate(parcels):
+            assert by_number[number][reference] == f"000{index}", by_number[number]
+            assert by_number[number][member] == "1234567890123", by_number[number]
+        saved = os.path.join(FOLDER, "saved-from-calc.csv")
+        with open(saved, "w", encoding="utf-8", newline="") as file:
+            csv.writer(file).writerows([["" if cell is None else str(cell) for cell in row] for row in table])
+        again = os.path.join(FOLDER, "excel-again.sqlite")
+        reread = subprocess.run([binary, "import", saved, "--watch", "-q", "--db", again, *endpoint],
+                                capture_output=True, timeout=300)
+        assert reread.returncode == 0, reread.stderr.decode()
+        first = {w["number"]: w["record"] for w in json.loads(subprocess.run(
+            [binary, "list", "--all", "--json", "--db", database], capture_output=True, text=True).stdout)}
+        second = {w["number"]: w["record"] for w in json.loads(subprocess.run(
+            [binary, "list", "--all", "--json", "--db", again], capture_output=True, text=True).stdout)}
+        assert first == second, (first, second)
+        assert first[parcels[0]] == {"reference": "0000", "fields": [{"name": "会員番号", "value": "1234567890123"}]}, first
         print(f"check_excel: the import, list --csv --excel and the download opened in LibreOffice Calc with "
-              f"{len(parcels)} tracking numbers, zero-led and 13-digit numbers whole as text, formulas as text")
+              f"{len(parcels)} tracking numbers, zero-led and 13-digit numbers whole as text, formulas as text; the "
+              f"download saved from Calc and imported again gives every parcel the same record")
     finally:
         for process in (server, simulator):
             if process:
