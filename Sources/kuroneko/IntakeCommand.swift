@@ -113,8 +113,8 @@ struct IntakeCommand: ArgumentsCommand {
         for (parcel, _) in parcels {
             do {
                 let added = try await session.store.add(
-                    parcel.number, carrier: parcel.carrier, label: WatchRoutes.mailLabel(parcel), owner: .local, webhook: nil,
-                    now: Date())
+                    parcel.number, carrier: parcel.carrier, label: WatchRoutes.mailLabel(parcel),
+                    record: WatchRoutes.mailRecord(parcel), owner: .local, webhook: nil, now: Date())
                 if added.created { created += 1 }
             } catch let error as WatchStoreError {
                 throw CommandFailure.usage("intake: \(parcel.number.formatted): \(error)")

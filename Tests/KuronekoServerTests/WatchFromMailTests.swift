@@ -34,6 +34,8 @@ struct WatchFromMailTests {
         #expect(parcels.first?["evidence"] == .array([.string("label"), .string("carrier_named")]))
         #expect(parcels.first?["watch"]?["source"]?["from"]?.string == "shipment-tracking@amazon.co.jp")
         #expect(parcels.first?["watch"]?["source"]?["mailbox"] == .null)
+        // The order number is the parcel record's reference: searched and exported with it.
+        #expect(parcels.first?["watch"]?["record"]?["reference"]?.string == "503-1234567-7654321")
         let again = try JSON(data: await Self.post(harness, mail).body)
         #expect(again["parcels"]?.elements.first?["status"] == .number(200))
         let listed = try JSON(data: await harness.get("/v1/watches").body)

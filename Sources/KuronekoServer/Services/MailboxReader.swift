@@ -237,8 +237,8 @@ public final class MailboxReader: Sendable {
         for parcel in mail.parcels {
             do {
                 _ = try await store.add(
-                    parcel.number, carrier: parcel.carrier, label: WatchRoutes.mailLabel(parcel), owner: owner,
-                    webhook: nil, now: clock.now)
+                    parcel.number, carrier: parcel.carrier, label: WatchRoutes.mailLabel(parcel),
+                    record: WatchRoutes.mailRecord(parcel), owner: owner, webhook: nil, now: clock.now)
                 try await store.setWatchSource(parcel.number, owner: owner, source: sourceJSON)
                 count += 1
             } catch let refusal as WatchStoreError {

@@ -4,18 +4,46 @@ import KuronekoHTTP
 import KuronekoStore
 
 /// `POST /v1/watches/from-mail`: a saved shipping mail (the `.eml` a phone or mail program saves) in the body;
-/// every parcel it holds is watched for the caller, labelled with the shop and the order.
+/// every parcel it holds is watched for the caller, labelled with the shop and the order, the order kept as the
+/// record's reference. `POST /v1/watches/from-text`: pasted text (a line of a mail, a chat message), read by the
+/// same rules (a number is taken only on evidence: a tracking label, a carrier named near it, a carrier's link).
 extension WatchRoutes {
     /// The route's path, which takes a larger body than the others.
     public static let mailPath = "/v1/watches/from-mail"
     /// The largest mail taken.
     public static let mailBytes = 4 << 20
+    public static let textPath = "/v1/watches/from-text"
+    /// The most pasted text taken (the server's usual body limit).
+    public static let textBytes = 64 << 10
 
     func registerMail(into router: inout Router) {
         let routes = self
         router.add("POST", Self.mailPath) { request, _ in
             await routes.answer(request) { try await routes.addFromMail(request) }
         }
+        router.add("POST", Self.textPath) { request, _ in
+            await routes.answer(request) { try await routes.addFromText(request) }
+        }
+    }
+
+    /// → 200, as `from-mail` answers (no `message_id`, `subject` empty): the pasted text's parcels.
+    func addFromText(_ request: HTTPRequest) async throws -> HTTPResponse {
+        guard !request.body.isEmpty, request.body.count <= Self.textBytes else {
+            throw RouteProblem.bad("send the pasted text itself (UTF-8, 1 to \(Self.textBytes) bytes)")
+        }
+        guard let text = String(data: request.body, encoding: .utf8) else {
+            throw RouteProblem.bad("the text is not UTF-8; send the pasted text as text/plain; charset=utf-8")
+        }
+        // Read as the body of a plain-text mail, by the mail reader's rules.
+        var message = Data("Content-Type: text/plain; charset=utf-8\r\nContent-Transfer-Encoding: 8bit\r\n\r\n".utf8)
+        message.append(Data(text.utf8))
+        let mail: ShippingMail
+        do {
+            mail = try await mailLanes.run { [message] in ShippingMailReader.read(message) }
+        } catch {
+            throw RouteProblem.busy("\(error)")
+        }
+        return try await addParcels(of: mail, owner: Self.owner(of: request), source: nil)
     }
 
     /// → 200 `{"message_id", "subject", "no_trackable", "more_parcels", "parcels": [{"number", "carrier", "shop", "order",
@@ -37,9 +65,14 @@ extension WatchRoutes {
         } catch {
             throw RouteProblem.busy("\(error)")
         }
-        let owner = Self.owner(of: request)
         let source = try JSONSerialization.data(
             withJSONObject: WatchSource.object(of: mail, mailbox: nil), options: [.sortedKeys])
+        return try await addParcels(of: mail, owner: Self.owner(of: request), source: source)
+    }
+
+    /// Watches each parcel of `mail` for `owner` (with the mail it came from, when it came from one); the answer
+    /// says what came of each.
+    private func addParcels(of mail: ShippingMail, owner: WatchOwner, source: Data?) async throws -> HTTPResponse {
         var parcels: [[String: Any]] = []
         for parcel in mail.parcels.prefix(Self.bulkLimit) {
             var entry: [String: Any] = [
@@ -48,11 +81,11 @@ extension WatchRoutes {
                 "evidence": parcel.evidence.map(\.rawValue),
             ]
             do {
-                let added = try await addOne(
-                    AddWatchRequest(
-                        number: parcel.number.digits, carrier: parcel.carrier, label: Self.mailLabel(parcel)),
-                    owner: owner)
-                try await store.setWatchSource(parcel.number, owner: owner, source: source)
+                var asked = AddWatchRequest(
+                    number: parcel.number.digits, carrier: parcel.carrier, label: Self.mailLabel(parcel))
+                asked.record = Self.mailRecord(parcel)
+                let added = try await addOne(asked, owner: owner)
+                if let source { try await store.setWatchSource(parcel.number, owner: owner, source: source) }
                 let watch = try await store.watch(parcel.number, owner: owner).map { Self.json($0) } ?? added.body
                 entry["status"] = added.status
                 entry["watch"] = try JSONSerialization.jsonObject(with: watch)
@@ -73,6 +106,13 @@ extension WatchRoutes {
             try JSONSerialization.data(withJSONObject: object, options: [.sortedKeys, .withoutEscapingSlashes]))
         response.headers.append(("Cache-Control", "no-store"))
         return response
+    }
+
+    /// The order number the mail gives, as the record's reference (when it is one a record can keep).
+    public static func mailRecord(_ parcel: FoundParcel) -> ParcelRecordChange? {
+        guard let order = parcel.order, let change = try? ParcelRecordChange(json: ["reference": String(order.prefix(100))])
+        else { return nil }
+        return change
     }
 
     /// The shop and the order number, as a label (control characters made spaces, at most 60 characters).

@@ -61,6 +61,30 @@ export function mailField(result, { onKey, added: whenAdded }) {
   return zone;
 }
 
+/**
+ * Pasted lines that are not numbers alone (a line of a mail, a chat message), read by the server by the mail
+ * reader's rules; the outcome as `addAll`'s, with `found`: the numbers it read.
+ */
+export async function addFromText(text, onKey) {
+  const outcome = { created: 0, existing: 0, failed: [], secrets: [], stop: false, found: [] };
+  let answer;
+  try {
+    answer = await request("/v1/watches/from-text", { method: "POST", raw: new TextEncoder().encode(text.slice(0, 20000)), rawType: "text/plain; charset=utf-8" });
+  } catch (error) {
+    if (error instanceof ApiError && error.kind === "key") { outcome.stop = true; onKey(error); return outcome; }
+    outcome.failed.push({ digits: text.slice(0, 40), detail: error.kind === "offline" ? t("offlineNothing") : refusal(error.status, error.detail, error.reason) });
+    return outcome;
+  }
+  const parcels = (answer.data && Array.isArray(answer.data.parcels)) ? answer.data.parcels : [];
+  for (const parcel of parcels) {
+    outcome.found.push(parcel.number);
+    if (parcel.status === 201) outcome.created += 1;
+    else if (parcel.status === 200) outcome.existing += 1;
+    else outcome.failed.push({ digits: parcel.number, detail: refusal(parcel.status, parcel.detail, parcel.reason) });
+  }
+  return outcome;
+}
+
 /** The most bytes of one bulk add: the server takes bodies of up to 64 KiB. */
 const BULK_BYTES = 60000;
 

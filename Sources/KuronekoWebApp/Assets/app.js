@@ -7,7 +7,7 @@ import { ALL, pushControl } from "./notify.js";
 import { showSettings } from "./settings.js";
 import { card, carrierChip, carrierOf, carrierSite, changeDeliveryLink, deliveryWindow, facts, goesBack, h, nextStep, progress, setCarriers, timeline, watchFamily } from "./views.js";
 import { asksToCall, carrierWords, changeLog, deliveryLog, offices, webhookForm } from "./parcel-parts.js";
-import { addAll, mailField } from "./adding.js";
+import { addAll, addFromText, mailField } from "./adding.js";
 import { recordSection } from "./record.js";
 import { demoOffer, downloadCSV, drawCounts, isDemo } from "./list-parts.js";
 
@@ -88,16 +88,14 @@ function showKeyForm(error) {
   const hadKey = storedKey() !== "";
   const input = h("input", { id: "api-key", type: "password", required: true, spellcheck: "false" });
   const form = h("form", { id: "key-form", class: "panel" },
-    h("h1", {}, t("keyTitle")),
-    h("p", {}, t("keyExplain")),
+    h("h1", {}, t("keyTitle")), h("p", {}, t("keyExplain")),
     hadKey ? h("p", { id: "key-error", class: "error", role: "alert" }, t("keyRejected", { detail: error.detail })) : null,
     h("label", { for: "api-key" }, t("keyLabel")), input,
     h("button", { type: "submit" }, t("keyUse")));
   form.addEventListener("submit", (event) => {
     event.preventDefault();
     storeKey(input.value.trim());
-    state.etag = null;
-    route();
+    state.etag = null; route();
   });
   main.replaceChildren(form);
   input.focus();
@@ -150,11 +148,11 @@ function addForm() {
   const button = h("button", { id: "add-button", type: "submit" }, t("add"));
   const result = h("div", { id: "add-result", role: "status" }, state.message);
   state.message = "";
-
   const validate = () => {
     const checks = splitNumbers(numbers.value).map(checkNumber);
     const bad = checks.filter((check) => check.error);
-    errors.replaceChildren(...bad.map((check) => h("li", {}, t(`error.${check.error.code}`, { input: check.input, ...check.error }))));
+    const words = (check) => (check.error.code === "notDigits" && /[0-9]/.test(check.input) ? "readAsText" : check.error.code);
+    errors.replaceChildren(...bad.map((check) => h("li", {}, t(`error.${words(check)}`, { input: check.input, ...check.error }))));
     numbers.setAttribute("aria-invalid", bad.length ? "true" : "false");
     const good = checks.length - bad.length;
     ready.textContent = good ? t("readyCount", { n: good }) : "";
@@ -185,16 +183,18 @@ function addForm() {
     event.preventDefault();
     const checks = validate();
     const good = [...new Set(checks.filter((check) => !check.error).map((check) => check.digits))];
-    if (!good.length) { numbers.focus(); return; }
-    button.disabled = true;
-    button.textContent = t("adding");
-    const outcome = await addAll(good, label.value.trim(), webhook.value.trim(), showKeyForm);
-    button.disabled = false;
-    button.textContent = t("add");
-    if (outcome.stop) return;
-    // What could not be added stays in the field, so it can be corrected.
-    numbers.value = checks.filter((check) => check.error).map((check) => check.input)
-      .concat(outcome.failed.map((failure) => failure.digits)).join("\n");
+    // A line with words and digits (copied from a mail) is read by the server, by the mail reader's rules.
+    const texts = checks.filter((check) => check.error && check.error.code === "notDigits" && /[0-9]/.test(check.input));
+    if (!good.length && !texts.length) { numbers.focus(); return; }
+    [button.disabled, button.textContent] = [true, t("adding")];
+    const outcome = good.length ? await addAll(good, label.value.trim(), webhook.value.trim(), showKeyForm) : { created: 0, existing: 0, failed: [], secrets: [] };
+    const read = texts.length && !outcome.stop ? await addFromText(texts.map((check) => check.input).join("\n"), showKeyForm) : null;
+    [button.disabled, button.textContent] = [false, t("add")];
+    if (outcome.stop || (read && read.stop)) return;
+    if (read) { outcome.created += read.created; outcome.existing += read.existing; outcome.failed.push(...read.failed); }
+    // What could not be added stays in the field, so it can be corrected (a line read for its numbers goes).
+    numbers.value = checks.filter((check) => check.error && !(read && read.found.length && texts.includes(check)))
+      .map((check) => check.input).concat(outcome.failed.map((failure) => failure.digits)).join("\n");
     if (!outcome.failed.length) label.value = "";
     validate();
     const lines = [];
@@ -204,7 +204,7 @@ function addForm() {
       ...outcome.secrets.map((line) => h("p", { class: "secret" }, line)),
       ...outcome.failed.map((failure) => h("p", { class: "error" }, t("addFailed", { number: formatNumber(failure.digits), detail: failure.detail }))));
     state.etag = null;
-    for (const digits of good) state.awaiting.add(digits);
+    for (const digits of good.concat(read ? read.found : [])) state.awaiting.add(digits);
     await loadList();
     awaitFirstChecks();
   });
