@@ -61,6 +61,27 @@ struct OrdinaryMailTests {
     }
 }
 
+/// Who the parcel comes from when the mail says it only in its From: a shop on Rakuten by its own name.
+@Suite("The shop a mail names")
+struct MailShopTests {
+    @Test func rakutenShopFromItsSender() {
+        let mail = """
+            From: =?UTF-8?B?55m954yr5pu45bqX?= <shironeko@shop.rakuten.co.jp>
+            Subject: =?UTF-8?B?55m654CB44Gu44GK55+l44KJ44Gb?=
+            Content-Type: text/plain; charset=utf-8
+
+            [注文番号] 402853-20261201-0220534167
+            [お荷物伝票番号] 日本郵便 2613-0049-8270
+            """.replacingOccurrences(of: "\n", with: "\r\n")
+        let parcels = ShippingMailReader.read(Data(mail.utf8)).parcels
+        #expect(parcels.map(\.shop) == ["白猫書店"])
+        #expect(parcels.map(\.order) == ["402853-20261201-0220534167"])
+        // Rakuten's own mails keep the market's name.
+        let own = mail.replacingOccurrences(of: "shop.rakuten.co.jp", with: "rakuten.co.jp")
+        #expect(ShippingMailReader.read(Data(own.utf8)).parcels.map(\.shop) == ["楽天市場"])
+    }
+}
+
 /// The pieces under the reader: charsets, encoded words, transfer encodings, limits and hostile bytes.
 @Suite("Mail decoding")
 struct MailDecodingTests {

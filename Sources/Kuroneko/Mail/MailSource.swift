@@ -182,6 +182,12 @@ struct MailSource {
             }
         }
         let domain = sender?.domain ?? ""
+        // A shop on Rakuten writes from the market's shop domain under its own name: the shop, not the market.
+        if domain == "shop.rakuten.co.jp" || domain.hasSuffix(".shop.rakuten.co.jp"),
+            let name = sender?.name?.trimmedOfSpaces, !name.isEmpty
+        {
+            return String(name.prefix(60))
+        }
         for (suffix, name) in Self.shops where domain == suffix || domain.hasSuffix("." + suffix) { return name }
         return sender?.name ?? sender?.address
     }
