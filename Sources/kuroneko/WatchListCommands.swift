@@ -96,12 +96,18 @@ struct ListCommand: ArgumentsCommand {
             let excel = arguments.flag(.excel)
             let end = excel ? "\r\n" : "\n"
             if excel { terminal.write(Data([0xEF, 0xBB, 0xBF])) }
-            terminal.write(Data((WatchListExport.header(english: language == .english) + end).utf8))
+            // The sheet columns the records keep, one column each, as the server's download writes them.
+            let fields = try await store.recordFieldNames(
+                owner: .local, matching: query, now: now, limit: ParcelRecordLimits.fields)
+            let english = language == .english
+            terminal.write(Data((WatchListExport.header(english: english, fieldNames: fields) + end).utf8))
             var cursor: Int64?
             while true {
                 let page = try await store.watches(owner: .local, matching: query, after: cursor, limit: 1_000, now: now)
                 var text = ""
-                for watch in page { text += WatchListExport.row(watch, english: language == .english, excel: excel) + end }
+                for watch in page {
+                    text += WatchListExport.row(watch, english: english, excel: excel, fieldNames: fields) + end
+                }
                 terminal.write(Data(text.utf8))
                 guard page.count == 1_000, let last = page.last else { return }
                 cursor = last.id

@@ -96,7 +96,8 @@ struct WatchListAtScaleTests {
         #expect(answer.headers.first { $0.name == "Content-Type" }?.value == "text/csv; charset=utf-8")
         #expect(answer.file != nil, "the export is sent from a file")
         let lines = String(decoding: answer.sentBody, as: UTF8.self).split(separator: "\n")
-        let columns: [String] = ["number", "label", "active", "checked_at"] + TrackingColumns.names + RecordColumns.names(english: true)
+        let columns: [String] =
+            ["number", "label", "active", "checked_at"] + TrackingColumns.names + ["family"] + RecordColumns.names(english: true)
         #expect(lines.first.map(String.init) == columns.joined(separator: ","))
         #expect(lines.count == 5)
         #expect(lines[4].hasPrefix("\(numbers[3].digits),'=cmd|' /C calc'!A0,"), "\(lines[4])")

@@ -41,7 +41,7 @@ public enum RecordRole: String, Sendable, CaseIterable {
     /// carrier's), the watch's state and when it was checked, when it was marked handled.
     static let ignored: Set<String> = Set(
         (TrackingColumns.names + TrackingColumns.japaneseNames).filter { $0 != "carrier" && $0 != "運送会社" }
-            .map(RecordColumns.folded) + ["active", "checkedat", "追跡中", "確認日時", "handledat", "対応済み日時"])
+            .map(RecordColumns.folded) + ["active", "checkedat", "追跡中", "確認日時", "handledat", "対応済み日時", "family", "分類"])
 }
 
 /// Which column of a sheet holds what, found from its header (``RecordRole/headers``) and the

@@ -67,13 +67,15 @@ public struct WatchListExport: Sendable {
 }
 
 extension WatchListExport {
-    /// The sheet's header: the watch's own columns, the tracking columns, the record's columns (named as the
+    /// The sheet's header: the watch's own columns, the tracking columns, the family the list counts it in
+    /// (`returning` for a parcel on its way back, whatever its status says), the record's columns (named as the
     /// import recognises them, so a download read back keeps every part) and the sheet's own kept columns (the
     /// CLI's `list --csv` too), in English or Japanese.
     public static func header(english: Bool, fieldNames: [String] = []) -> String {
         let own = english ? ["number", "label", "active", "checked_at"] : ["送り状番号", "メモ", "追跡中", "確認日時"]
         return CSVLine.make(
-            own + TrackingColumns.names(english: english) + RecordColumns.names(english: english) + fieldNames,
+            own + TrackingColumns.names(english: english) + [english ? "family" : "分類"]
+                + RecordColumns.names(english: english) + fieldNames,
             excel: false)
     }
 
@@ -91,7 +93,7 @@ extension WatchListExport {
             [
                 watch.number.digits, watch.label ?? "", watch.active ? "true" : "false",
                 watch.checkedAt.map { JapanDateTime($0).iso8601 } ?? "",
-            ] + tracking + RecordColumns.cells(of: watch.record, fieldNames: fieldNames)
+            ] + tracking + [watch.family?.rawValue ?? ""] + RecordColumns.cells(of: watch.record, fieldNames: fieldNames)
         return CSVLine.make(cells, excel: excel)
     }
 
