@@ -247,6 +247,22 @@ struct ChannelRequestTests {
         #expect(plain.body.hasSuffix("12月9日頃まで保管されます。再配達は運送会社のページからご依頼ください。"))
     }
 
+    @Test("a number no carrier knows yet, past the grace: its message names every carrier asked, never Yamato's words")
+    func unknownCarrierNamesEveryCarrierAsked() async throws {
+        var unknown = try await Self.shipment(.notFound, label: "伝票番号未登録", english: "Not registered")
+        unknown.carriersAsked = [.yamato, .sagawa, .japanPost]
+        let japanese = Announcement(kind: .exception, shipment: unknown, label: nil, language: .japanese, publicURL: nil)
+        #expect(japanese.body.hasPrefix("運送会社を確認中（ヤマト運輸・佐川急便・日本郵便に未登録）"), "\(japanese.body)")
+        #expect(!japanese.body.contains("伝票番号未登録"))
+        let english = Announcement(kind: .exception, shipment: unknown, label: nil, language: .english, publicURL: nil)
+        #expect(english.title.hasPrefix("Needs you"))
+        #expect(english.body.hasPrefix("Carrier not known yet (not registered at Yamato Transport, Sagawa Express, Japan Post)"))
+        // Followed at one carrier: its own words.
+        unknown.carriersAsked = [.yamato]
+        let one = Announcement(kind: .exception, shipment: unknown, label: nil, language: .japanese, publicURL: nil)
+        #expect(one.body.hasPrefix("伝票番号未登録"))
+    }
+
     @Test("late and the last day: what each message says, and the redelivery link the day before it goes back")
     func lateAndLastDay() async throws {
         var absent = try await Self.shipment(

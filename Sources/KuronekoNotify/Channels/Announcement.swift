@@ -35,11 +35,18 @@ public struct Announcement: Sendable, Hashable {
         let name = label.map { "\($0) (\(formatted))" } ?? formatted
         let latest = japanese ? shipment.status.label : (shipment.status.labelEnglish ?? shipment.status.label)
         // A parcel going back says so first, whatever its latest row (輸送中 on the way back is not on its way here).
-        let status: String
+        var status: String
         switch shipment.returnLeg {
         case .returning?: status = (japanese ? "返送中" : "Returning to the sender") + (japanese ? "（\(latest)）" : " (\(latest))")
         case .returned?: status = (japanese ? "返送済み" : "Returned to the sender") + (japanese ? "（\(latest)）" : " (\(latest))")
         case nil: status = latest
+        }
+        // A number no carrier knows yet (its carrier not named) names every carrier asked, never the last one's words.
+        if shipment.status.code == .notFound, let asked = shipment.carriersAsked, asked.count > 1 {
+            status =
+                japanese
+                ? "運送会社を確認中（\(asked.map(\.name).joined(separator: "・"))に未登録）"
+                : "Carrier not known yet (not registered at \(asked.map(\.englishName).joined(separator: ", ")))"
         }
         let last = shipment.events.last
         let place = last?.place
