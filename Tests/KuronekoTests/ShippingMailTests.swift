@@ -76,6 +76,12 @@ struct MailShopTests {
         let parcels = ShippingMailReader.read(Data(mail.utf8)).parcels
         #expect(parcels.map(\.shop) == ["白猫書店"])
         #expect(parcels.map(\.order) == ["402853-20261201-0220534167"])
+        #expect(parcels.map(\.product) == [nil])
+        // What was ordered, when the mail names it.
+        let named = mail.replacingOccurrences(of: "[注文番号]", with: "商品名：冬用ブーツ 24cm\r\n[注文番号]")
+        #expect(ShippingMailReader.read(Data(named.utf8)).parcels.map(\.product) == ["冬用ブーツ 24cm"])
+        let priced = mail.replacingOccurrences(of: "[注文番号]", with: "品名：1点\r\n[注文番号]")
+        #expect(ShippingMailReader.read(Data(priced.utf8)).parcels.map(\.product) == [nil])
         // Rakuten's own mails keep the market's name.
         let own = mail.replacingOccurrences(of: "shop.rakuten.co.jp", with: "rakuten.co.jp")
         #expect(ShippingMailReader.read(Data(own.utf8)).parcels.map(\.shop) == ["楽天市場"])

@@ -205,6 +205,28 @@ struct MailSource {
         return nil
     }
 
+    static let productLabels = ["ご注文商品", "商品名", "品名"]
+
+    /// The first product named after a product label on its line (at most 40 characters).
+    var product: String? {
+        for line in sections.joined() {
+            for label in Self.productLabels {
+                guard let range = line.place(of: label) else { continue }
+                // The label as a heading (商品名：…, 【品名】…), not a word in a sentence (ご注文商品はヤマト運輸で…).
+                let separators: Set<Character> = [" ", ":", "：", "]", "】", ")", "）", "\t", "\u{3000}"]
+                let after = line[range.upperBound...]
+                guard let next = after.first, separators.contains(next) else { continue }
+                let name = after.drop { separators.contains($0) }.trimmedOfSpaces
+                // A name, not a number, a price or a sentence (品名: 1点, ¥1,200).
+                guard name.count >= 2, let first = name.first, !first.isNumber, !"¥￥$".contains(first),
+                    !name.contains("。")
+                else { continue }
+                return String(name.prefix(40))
+            }
+        }
+        return nil
+    }
+
     // MARK: Numbers
 
     /// The most number-like runs looked at in one sender's text (a shipping mail has a few dozen), and how far
@@ -221,6 +243,7 @@ struct MailSource {
         var found = FoundParcels(limit: limit)
         let shop = self.shop
         let order = self.order
+        let product = self.product
         let senderCarrier = self.senderCarrier
         let firstCarrierNamed = self.firstCarrierNamed
         let carrierInMail = firstCarrierNamed != nil || senderCarrier != nil || !links.isEmpty
@@ -228,7 +251,7 @@ struct MailSource {
             found.add(
                 FoundParcel(
                     number: number, carrier: carrier, shop: shop, order: order,
-                    evidence: MailEvidence.allCases.filter(evidence.contains)))
+                    evidence: MailEvidence.allCases.filter(evidence.contains), product: product))
         }
         var tokensLeft = Self.tokensPerSource
         for lines in sections where !found.full && tokensLeft > 0 {
@@ -499,7 +522,8 @@ struct FoundParcels {
             parcels[at] = FoundParcel(
                 number: kept.number, carrier: kept.carrier ?? found.carrier, shop: kept.shop ?? found.shop,
                 order: kept.order ?? found.order,
-                evidence: MailEvidence.allCases.filter { kept.evidence.contains($0) || found.evidence.contains($0) })
+                evidence: MailEvidence.allCases.filter { kept.evidence.contains($0) || found.evidence.contains($0) },
+                product: kept.product ?? found.product)
             return true
         }
         guard !full else { return false }

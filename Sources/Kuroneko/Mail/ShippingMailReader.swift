@@ -29,6 +29,8 @@ public struct FoundParcel: Sendable, Hashable {
     /// The shop's order number, when the mail gives one.
     public let order: String?
     public let evidence: [MailEvidence]
+    /// What was ordered, when the mail names it after a product label (商品名, 品名, ご注文商品).
+    public var product: String? = nil
 }
 
 /// Why a number was taken.

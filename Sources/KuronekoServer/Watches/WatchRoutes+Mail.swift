@@ -115,9 +115,10 @@ extension WatchRoutes {
         return change
     }
 
-    /// The shop and the order number, as a label (control characters made spaces, at most 60 characters).
+    /// The shop and what was ordered (else the order number, which the record keeps too), as a label (control
+    /// characters made spaces, at most 60 characters).
     public static func mailLabel(_ parcel: FoundParcel) -> String? {
-        let text = [parcel.shop, parcel.order].compactMap { $0 }.joined(separator: " ")
+        let text = [parcel.shop, parcel.product ?? parcel.order].compactMap { $0 }.joined(separator: " ")
         let plain = String(
             String.UnicodeScalarView(
                 text.unicodeScalars.map { scalar in
