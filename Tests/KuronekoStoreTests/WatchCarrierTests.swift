@@ -39,6 +39,7 @@ struct WatchCarrierTests {
         for index in [
             "watches_arriving", "watches_owner", "watches_owner_active", "watches_owner_family", "watches_owner_code",
             "watches_owner_carrier", "watches_owner_forecast", "watches_late", "watches_reminder",
+            "watches_owner_overdue", "watches_owner_stalled",
         ] {
             try made.write("DROP INDEX \(index)", [[]])
         }

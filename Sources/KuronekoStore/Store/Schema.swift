@@ -227,6 +227,8 @@ public enum SchemaFills {
         ALTER TABLE watches ADD COLUMN reminded_key \(text);
         CREATE INDEX watches_late ON watches (due_at);
         CREATE INDEX watches_reminder ON watches (reminder_at);
+        CREATE INDEX watches_owner_overdue ON watches (owner, overdue_at);
+        CREATE INDEX watches_owner_stalled ON watches (owner, stalled_at);
         """
     }
 
