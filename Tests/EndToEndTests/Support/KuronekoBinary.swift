@@ -10,6 +10,22 @@ enum KuronekoBinary {
         let standardError: String
     }
 
+    /// This process's environment, with the places a user's own data lives (`XDG_DATA_HOME`, where the default
+    /// watch list is, and `XDG_CONFIG_HOME`) moved into a folder of this test run's own: no test reads or
+    /// writes the machine's real `~/.local/share/kuroneko`, which another checkout's tests (at another schema
+    /// version) may be using at the same moment.
+    static let environment: [String: String] = {
+        var environment = ProcessInfo.processInfo.environment
+        let home = FileManager.default.temporaryDirectory.appendingPathComponent(
+            "kuroneko-test-home-\(ProcessInfo.processInfo.processIdentifier)")
+        for (name, folder) in [("XDG_DATA_HOME", "data"), ("XDG_CONFIG_HOME", "config")] where environment[name] == nil {
+            let path = home.appendingPathComponent(folder).path
+            try? FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
+            environment[name] = path
+        }
+        return environment
+    }()
+
     /// The executable SwiftPM built beside this test bundle.
     static var url: URL {
         URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath()
@@ -37,7 +53,7 @@ enum KuronekoBinary {
     private static func runBlocking(
         _ arguments: [String], input: String?, executable: URL?, environment: [String: String]
     ) throws -> Outcome {
-        var merged = ProcessInfo.processInfo.environment
+        var merged = Self.environment
         merged.merge(environment) { $1 }
         // Files, not pipes: a pipe that fills up while nobody reads it would stall the tool.
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent(UUID().uuidString)

@@ -19,7 +19,7 @@ final class RunningTool: Sendable {
         let nothing = try FileHandle(forReadingFrom: URL(fileURLWithPath: "/dev/null"))
         child = try ChildProcess(
             KuronekoBinary.url.path, arguments,
-            environment: ProcessInfo.processInfo.environment.merging(environment) { $1 },
+            environment: KuronekoBinary.environment.merging(environment) { $1 },
             input: nothing.fileDescriptor, output: pipe.fileHandleForWriting.fileDescriptor, error: error.fileDescriptor
         )
         // The child has its own copies; the reader sees the end of the pipe when the child's copy closes.

@@ -32,7 +32,7 @@ final class ServerProcess: Sendable {
         self.errorPipe = errorPipe
         self.log = log
         let nothing = try FileHandle(forUpdating: URL(fileURLWithPath: "/dev/null"))
-        var merged = ProcessInfo.processInfo.environment
+        var merged = KuronekoBinary.environment
         merged.merge(environment) { $1 }
         child = try ChildProcess(
             KuronekoBinary.url.path, arguments + ["--port", "0"], environment: merged, input: nothing.fileDescriptor,
