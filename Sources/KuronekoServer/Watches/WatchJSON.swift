@@ -32,7 +32,8 @@ public enum WatchJSON {
         append(&out, #","page_not_understood_since":"#)
         appendDate(&out, watch.pageRefusedAt)
         append(&out, #","record":"#)
-        if let record = watch.record { out.append(record.json) } else { append(&out, "null") }
+        // Kept as the store wrote it (``ParcelRecord/json``, checked before it was stored).
+        if let record = watch.recordJSON, record.first == UInt8(ascii: "{") { out.append(record) } else { append(&out, "null") }
         append(&out, #","source":"#)
         // Kept as the server wrote it (JSON of the mail's sender, subject, date and mailbox).
         if let source = watch.source, (try? JSONSerialization.jsonObject(with: source)) is [String: Any] {

@@ -133,7 +133,7 @@ extension SQLWatchStore {
             let values: [SQLValue] = [.text(owner.id), .integer(cursor)] + arguments
             let rows = try await database.read { connection in
                 try connection.run(
-                    "SELECT w.id, w.record FROM watches w WHERE w.owner = ? AND w.id > ? AND w.record IS NOT NULL"
+                    "SELECT w.id, w.record FROM watches w WHERE w.owner = ? AND w.id > ? AND w.record LIKE '%\"fields\":%'"
                         + conditions + " ORDER BY w.id LIMIT 2000", values)
             }
             for row in rows {

@@ -110,7 +110,7 @@ public final class SQLWatchStore<Database: SQLDatabase>: WatchStore {
         watch.overdueAt = try row.date("overdue_at")
         watch.pageRefusedAt = try row.date("page_refused_at")
         watch.source = try row.text("source").map { Data($0.utf8) }
-        watch.record = ParcelRecord.decode(try row.text("record").map { Data($0.utf8) })
+        watch.recordJSON = try row.text("record").map { Data($0.utf8) }
         return watch
     }
 

@@ -66,8 +66,15 @@ public struct Watch: Sendable, Hashable {
     public var pageRefusedAt: Date? = nil
     /// The mail it was found in (`{"from", "subject", "date", "mailbox"}`, JSON), when a mailbox brought it.
     public var source: Data? = nil
+    /// What the shop or household knows about the parcel besides its label, as stored (``ParcelRecord/json``):
+    /// served as it is, decoded only where a part is read (``record``).
+    public var recordJSON: Data? = nil
+
     /// What the shop or household knows about the parcel besides its label (``ParcelRecord``).
-    public var record: ParcelRecord? = nil
+    public var record: ParcelRecord? {
+        get { ParcelRecord.decode(recordJSON) }
+        set { recordJSON = newValue?.json }
+    }
 }
 
 /// A number the poller is to check, and where.
