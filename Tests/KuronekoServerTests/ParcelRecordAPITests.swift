@@ -77,7 +77,7 @@ struct ParcelRecordAPITests {
         let number = ValidNumbers.numbers(1)[0].digits
         #expect(await harness.send("POST", "/v1/watches", json: #"{"number": "\#(number)"}"#).status == 201)
         let cases: [(String, String)] = [
-            (#"{"record": "ORD"}"#, "record. is not an object"),
+            (#"{"record": "ORD"}"#, "record is not an object"),
             (#"{"record": {"reference": ["a"]}}"#, "record.reference is not a string or null"),
             (#"{"record": {"handled": "yes"}}"#, "record.handled is not true or false"),
             (#"{"record": {"handled": 1}}"#, "record.handled is not true or false"),

@@ -165,7 +165,8 @@ public struct RecordColumns: Sendable, Equatable {
         }
         var problems: [String] = []
         // A part that is refused is dropped and the rest kept, as many times as there are bad parts.
-        for _ in 0..<12 {
+        // Each pass drops one part: at most every part of the recipient, the other parts and every kept column.
+        for _ in 0..<(ParcelRecordLimits.fields + 10) {
             do {
                 return (try record.validated(), problems)
             } catch {

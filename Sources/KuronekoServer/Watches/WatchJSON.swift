@@ -33,7 +33,11 @@ public enum WatchJSON {
         appendDate(&out, watch.pageRefusedAt)
         append(&out, #","record":"#)
         // Kept as the store wrote it (``ParcelRecord/json``, checked before it was stored).
-        if let record = watch.recordJSON, record.first == UInt8(ascii: "{") { out.append(record) } else { append(&out, "null") }
+        if let record = watch.recordJSON, (try? JSONSerialization.jsonObject(with: record)) is [String: Any] {
+            out.append(record)
+        } else {
+            append(&out, "null")
+        }
         append(&out, #","source":"#)
         // Kept as the server wrote it (JSON of the mail's sender, subject, date and mailbox).
         if let source = watch.source, (try? JSONSerialization.jsonObject(with: source)) is [String: Any] {

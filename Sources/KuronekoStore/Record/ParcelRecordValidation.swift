@@ -48,7 +48,7 @@ public enum ParcelRecordError: Error, Sendable, Equatable, CustomStringConvertib
 
     public var description: String {
         switch self {
-        case .invalid(let field, let problem): "record.\(field) \(problem)"
+        case .invalid(let field, let problem): (field.isEmpty ? "record" : "record.\(field)") + " \(problem)"
         case .tooManyFields(let count):
             "record.fields holds \(count) columns; at most \(ParcelRecordLimits.fields) are kept per parcel"
         case .tooLarge(let size):
