@@ -37,10 +37,12 @@ struct ChannelRequestTests {
             publicURL: Self.publicURL)
         #expect(japanese.kind == .exception)
         #expect(japanese.title == "ご確認ください: 靴 (3277-5445-9830)")
-        // The missed delivery says what to do: kept until the first attempt + 7 days, asked on the carrier's page.
+        // The missed delivery says what to do: kept until the first attempt + 7 days, asked on the carrier's page
+        // or, as Yamato's page names no office's telephone, from its service centre.
         #expect(
             japanese.body
-                == "持戻（ご不在） · 渋谷センター · 12/02 18:05 12月9日頃まで保管されます。再配達は運送会社のページからご依頼ください。")
+                == "持戻（ご不在） · 渋谷センター · 12/02 18:05 12月9日頃まで保管されます。"
+                + "再配達は運送会社のページか、ヤマト運輸サービスセンター（0570-200-000）へご依頼ください。")
         #expect(japanese.link?.absoluteString == "https://parcels.example.jp/parcel/327754459830")
         #expect(
             japanese.actionLink?.absoluteString
@@ -242,9 +244,36 @@ struct ChannelRequestTests {
             announcement, from: try MailAddress(parsing: "kuroneko@example.jp"),
             to: try MailAddress(parsing: "me@example.jp"), date: Self.now)
         #expect(mail.text.contains(redelivery))
-        // Without an office on the page, the carrier's page is where to ask.
+        // Without an office on the page: the carrier's service centre where it has one, else its page alone.
         let plain = Announcement(kind: .exception, shipment: absent, label: nil, language: .japanese, publicURL: nil)
-        #expect(plain.body.hasSuffix("12月9日頃まで保管されます。再配達は運送会社のページからご依頼ください。"))
+        let centre = carrier.definition.keeping.serviceCentre
+        let ask = centre.map { "か、\($0.name)（\($0.telephone ?? "")）へ" } ?? "から"
+        #expect(plain.body.hasSuffix("12月9日頃まで保管されます。再配達は運送会社のページ\(ask)ご依頼ください。"), "\(plain.body)")
+        #expect((centre != nil) == (carrier != .sagawa))
+    }
+
+    @Test("each carrier's keeping rule: its days, a cool (チルド) parcel's, and its service centre as the office to call")
+    func keepingRules() throws {
+        let attempt = JapanDateTime(year: 2026, month: 12, day: 28, time: .init(hour: 11, minute: 0))
+        for (digits, carrier, product, kept) in [
+            ("327754459830", Carrier.yamato, "クール宅急便", JapanDateTime(year: 2026, month: 12, day: 31)),
+            ("800000000004", .sagawa, "飛脚宅配便", JapanDateTime(year: 2027, month: 1, day: 4)),
+            ("900000000001", .japanPost, "チルドゆうパック", JapanDateTime(year: 2026, month: 12, day: 31)),
+            ("900000000001", .japanPost, "ゆうパック", JapanDateTime(year: 2027, month: 1, day: 4)),
+        ] {
+            let shipment = Shipment(
+                trackingNumber: try TrackingNumber(parsing: digits, for: carrier), carrier: carrier,
+                status: ShipmentStatus(
+                    code: .attemptFailed, label: "ご不在", labelEnglish: nil, summary: nil, note: nil, isTerminal: false),
+                product: product, scheduledDelivery: nil,
+                events: [TrackingEvent(label: "ご不在", labelEnglish: nil, code: .attemptFailed, at: attempt, dateText: nil, place: nil)],
+                deliveredAt: nil)
+            let missed = try #require(MissedDelivery(shipment))
+            #expect(missed.keptUntil == kept, "\(carrier) \(product)")
+            #expect(missed.office == carrier.definition.keeping.serviceCentre)
+        }
+        #expect(Carrier.yamato.definition.keeping.serviceCentre?.telephone == "0570-200-000")
+        #expect(Carrier.japanPost.definition.keeping.serviceCentre?.telephone == "0570-046-666")
     }
 
     @Test("a number no carrier knows yet, past the grace: its message names every carrier asked, never Yamato's words")

@@ -14,7 +14,6 @@ Usage: check_channels.py KURONEKO_BINARY
 import email
 import email.header
 import email.policy
-import http.server
 import json
 import warnings
 import os
@@ -29,7 +28,7 @@ from aiosmtpd.smtp import AuthResult, LoginPassword
 from cryptography.hazmat.primitives import serialization
 
 sys.path.insert(0, os.path.dirname(__file__))
-from peers import FOLDER, Lines, api, authority, checked, in_transit, leaf, move_simulator_clock, start, write  # noqa: E402
+from peers import FOLDER, Lines, Receiver, api, authority, checked, in_transit, leaf, move_simulator_clock, start, write  # noqa: E402
 
 warnings.filterwarnings("ignore", message="Session.login_data")  # aiosmtpd warns of its own field
 USER, PASSWORD = "parcels", "s3cret-Passw0rd"
@@ -53,29 +52,6 @@ def authenticate(server, session, envelope, mechanism, auth_data):
     ok = isinstance(auth_data, LoginPassword) and auth_data.login == USER.encode() \
         and auth_data.password == PASSWORD.encode()
     return AuthResult(success=ok, handled=False, auth_data=USER if ok else None)
-
-
-class Hooks:
-    """Plain-http receivers on 127.0.0.1 standing in for ntfy, Slack and Discord: every POST kept by path."""
-
-    def __init__(self):
-        self.posts = {}
-        hooks = self
-
-        class Handler(http.server.BaseHTTPRequestHandler):
-            def do_POST(self):
-                body = self.rfile.read(int(self.headers.get("Content-Length", "0")))
-                hooks.posts.setdefault(self.path, []).append((dict(self.headers), body))
-                self.send_response(200)
-                self.send_header("Content-Length", "0")
-                self.end_headers()
-
-            def log_message(self, *arguments):
-                pass
-
-        self.http = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-        self.origin = f"http://127.0.0.1:{self.http.server_address[1]}"
-        threading.Thread(target=self.http.serve_forever, daemon=True).start()
 
 
 def check_hook_shapes(posts, number, label):
@@ -122,7 +98,7 @@ def main():
     secure.start()
     plain.start()
     credentials = write("smtp-credentials", f"{USER}:{PASSWORD}\n".encode())
-    hooks = Hooks()
+    hooks = Receiver()  # ntfy, Slack and Discord, told apart by path
     simulator, simulator_url = start([binary, "simulate", "--port", "0"])
     processes = [simulator]
     try:
@@ -153,8 +129,9 @@ def main():
         records = api(base, "GET", f"/v1/channels/{channel['id']}/deliveries")[1]["deliveries"]
         assert any(r["state"] == "delivered" for r in records), records
         lines.wait_for(r"^channel id=\d+ kind=(ntfy|slack|discord) .*result=delivered", count=3)
-        assert sorted(hooks.posts) == ["/discord/hook", "/ntfy/parcels", "/slack/hook"], sorted(hooks.posts)
-        check_hook_shapes(hooks.posts, number, "冬のコート")
+        posts = hooks.by_path()
+        assert sorted(posts) == ["/discord/hook", "/ntfy/parcels", "/slack/hook"], sorted(posts)
+        check_hook_shapes(posts, number, "冬のコート")
         message = secure_inbox.messages[0]
         assert message["tls"] and message["user"] == USER, message
         assert message["from"] == "kuroneko@example.jp" and message["to"] == ["ichiro@example.jp"], message

@@ -2,6 +2,7 @@
 `cryptography`, `kuroneko` processes read until they listen, waiting for a line they write (with a deadline),
 the API, and valid Yamato numbers."""
 import datetime
+import http.server
 import ipaddress
 import json
 import os
@@ -158,3 +159,47 @@ def in_transit(binary: str, endpoint: list[str], count: int = 20) -> str:
     shipments = json.loads(tracked.stdout)
     assert [s["tracking_number"] for s in shipments] == candidates, tracked.stdout
     return next(s["tracking_number"] for s in shipments if not s["status"]["terminal"])
+
+
+class Receiver:
+    """A plain-http service on 127.0.0.1 standing in for ntfy, Slack, Discord or LINE: every POST kept as
+    (path, headers, body), each request answered 200 with the JSON `answer(method, path)` gives (none by default)."""
+
+    def __init__(self, answer=lambda method, path: None):
+        self.posts: list[tuple[str, dict, bytes]] = []
+        self.lock = threading.Lock()
+        receiver = self
+
+        class Handler(http.server.BaseHTTPRequestHandler):
+            def do_GET(self):
+                self.reply(answer("GET", self.path))
+
+            def do_POST(self):
+                body = self.rfile.read(int(self.headers.get("Content-Length", "0")))
+                with receiver.lock:
+                    receiver.posts.append((self.path, dict(self.headers), body))
+                self.reply(answer("POST", self.path))
+
+            def reply(self, value):
+                data = b"" if value is None else json.dumps(value).encode()
+                self.send_response(200)
+                if value is not None:
+                    self.send_header("Content-Type", "application/json")
+                self.send_header("Content-Length", str(len(data)))
+                self.end_headers()
+                self.wfile.write(data)
+
+            def log_message(self, *arguments):
+                pass
+
+        self.http = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self.origin = f"http://127.0.0.1:{self.http.server_address[1]}"
+        threading.Thread(target=self.http.serve_forever, daemon=True).start()
+
+    def by_path(self) -> dict[str, list[tuple[dict, bytes]]]:
+        """The POSTs kept so far, (headers, body) by path."""
+        kept: dict[str, list[tuple[dict, bytes]]] = {}
+        with self.lock:
+            for path, headers, body in self.posts:
+                kept.setdefault(path, []).append((headers, body))
+        return kept

@@ -32,13 +32,15 @@ public struct CarrierDefinition: Sendable {
     public let colors: (background: String, text: String)
     /// The fixed words of its pages (labels, headings, status words) that a masked page keeps.
     public let pageWords: [String]
+    /// How long it keeps a parcel after a missed delivery, and whom to call.
+    public let keeping: KeepingRule
 
     public init(
         carrier: Carrier, name: String, englishName: String, aliases: [String], numberForms: [NumberForm],
         numberFormsInWords: String, defaultEndpoint: URL, site: @escaping @Sendable (URL) -> any CarrierSite,
         parser: any CarrierPageParser, politeness: Politeness, trackingLink: LinkTemplate,
         redeliveryLink: LinkTemplate?, mail: MailHints, colors: (background: String, text: String),
-        pageWords: [String] = []
+        pageWords: [String] = [], keeping: KeepingRule = .common
     ) {
         self.carrier = carrier
         self.name = name
@@ -55,6 +57,7 @@ public struct CarrierDefinition: Sendable {
         self.mail = mail
         self.colors = colors
         self.pageWords = pageWords
+        self.keeping = keeping
     }
 
     /// Whether a number of this form may be the carrier's.

@@ -1,8 +1,8 @@
 import Foundation
 
 /// What a person does after a missed delivery: until when the carrier keeps the parcel and whom to call. The
-/// keeping date is the carriers' common rule (public sources, 2026): the day of the first failed attempt plus 7
-/// days, plus 3 for a cool parcel (クール); an estimate, which the carrier's own 保管期限 on its notice overrides.
+/// keeping date follows the carrier's ``KeepingRule`` (public sources, 2026: the day of the first failed attempt
+/// plus 7 days, plus 3 for a cool parcel); an estimate, which the carrier's own 保管期限 on its notice overrides.
 public struct MissedDelivery: Sendable, Hashable {
     /// The day of the first failed attempt since the parcel last moved on (a redelivery that fails again does
     /// not extend the keeping).
@@ -11,33 +11,38 @@ public struct MissedDelivery: Sendable, Hashable {
     public let keptUntil: JapanDateTime
     /// Whether it is a cool parcel, kept a shorter time.
     public let cool: Bool
-    /// The office the page names with a telephone (the delivering one first), when it names one.
+    /// The office the page names with a telephone (the delivering one first), else the carrier's service centre.
     public let office: CarrierOffice?
 
-    /// Days kept after the first failed attempt.
-    public static let keptDays = 7
-    /// Days a cool parcel is kept.
-    public static let coolKeptDays = 3
-
-    /// The missed delivery `shipment` is in, or `nil` when its latest news is not a failed attempt.
+    /// The missed delivery `shipment` is in, or `nil` when its latest news is not a failed attempt (or held
+    /// after one).
     public init?(_ shipment: Shipment) {
-        guard shipment.status.code == .attemptFailed, shipment.returnLeg == nil else { return nil }
+        guard [.attemptFailed, .availableForPickup].contains(shipment.status.code), shipment.returnLeg == nil
+        else { return nil }
         // Back along the rows at the delivering office (attempts, redeliveries, held), the earliest failed
-        // attempt; a row of the parcel moving on ends the search.
+        // attempt; a row of the parcel moving on ends the search. Held straight after going out for delivery
+        // is a failed attempt too (Sagawa writes ↓配達中 ⇒保管中); held on arrival, before any attempt, is not.
         var first: JapanDateTime?
-        for event in shipment.events.reversed() {
+        let events = shipment.events
+        for index in events.indices.reversed() {
+            let event = events[index]
             guard [.attemptFailed, .availableForPickup, .outForDelivery].contains(event.code) else { break }
-            if event.code == .attemptFailed, let at = event.at { first = at }
+            let heldAfterAttempt =
+                event.code == .availableForPickup && index > 0 && events[index - 1].code == .outForDelivery
+            if event.code == .attemptFailed || heldAfterAttempt, let at = event.at { first = at }
         }
         guard let first else { return nil }
-        let cool = shipment.product?.contains("クール") == true
-        let days = cool ? Self.coolKeptDays : Self.keptDays
+        let cool = shipment.product.map { $0.contains("クール") || $0.contains("チルド") } ?? false
+        let rule = shipment.carrier.definition.keeping
+        let days = cool ? rule.coolDays : rule.days
         firstAttempt = first
         let last = JapanDateTime(first.instant.addingTimeInterval(Double(days) * 86_400))
         keptUntil = JapanDateTime(year: last.year, month: last.month, day: last.day) ?? last
         self.cool = cool
         let offices = (shipment.offices ?? []).filter { $0.telephone?.isEmpty == false }
-        office = offices.first { $0.role.contains("配達") || $0.role.lowercased().contains("deliver") } ?? offices.first
+        office =
+            offices.first { $0.role.contains("配達") || $0.role.lowercased().contains("deliver") } ?? offices.first
+            ?? rule.serviceCentre
     }
 
     /// The hour (Japan time) of the reminder the day before the parcel goes back.

@@ -8,10 +8,12 @@ public enum Overdue {
     /// deliver most parcels within one to three days): past it, a parcel with no planned day is late.
     public static let withoutPlan: TimeInterval = 4 * 86_400
 
-    /// The moment after which the parcel is late; `nil` for a finished parcel, one without any dated event or
-    /// plan, or an international one (whose times vary too much to call one late).
+    /// The moment after which the parcel is late; `nil` for a finished parcel, one held for its recipient to
+    /// collect or ask for (it waits on them, not on the carrier), one without any dated event or plan, or an
+    /// international one (whose times vary too much to call one late).
     public static func dueAt(_ shipment: Shipment) -> Date? {
-        guard !shipment.status.isTerminal, shipment.returnLeg == nil else { return nil }
+        guard !shipment.status.isTerminal, shipment.returnLeg == nil, shipment.status.code != .availableForPickup
+        else { return nil }
         if let planned = shipment.requestedDelivery?.date != nil ? shipment.requestedDelivery : shipment.scheduledDelivery,
             let day = planned.date
         {

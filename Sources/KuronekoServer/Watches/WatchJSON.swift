@@ -67,10 +67,11 @@ public enum WatchJSON {
         return out
     }
 
-    /// After a missed delivery, `{"kept_until": "YYYY-MM-DD", "cool": false, "office": {"name", "telephone"}|null}`
-    /// (``MissedDelivery``); `null` otherwise. Only a parcel that needs attention is read for it.
+    /// After a missed delivery, `{"kept_until": "YYYY-MM-DD", "cool": false, "office": {"role", "name", "telephone"}|null}`
+    /// (``MissedDelivery``); `null` otherwise. Only a parcel that needs attention or is held is read for it.
     private static func appendMissedDelivery(_ out: inout Data, _ watch: Watch) {
-        guard watch.family == .problem, let shipment = watch.latest?.shipment, let missed = MissedDelivery(shipment)
+        guard watch.family == .problem || watch.family == .out, let shipment = watch.latest?.shipment,
+            let missed = MissedDelivery(shipment)
         else { return append(&out, "null") }
         append(&out, #"{"cool":"#)
         append(&out, missed.cool ? "true" : "false")
@@ -78,7 +79,9 @@ public enum WatchJSON {
         appendString(&out, TrackingColumns.isoDate(missed.keptUntil))
         append(&out, #","office":"#)
         if let office = missed.office {
-            append(&out, #"{"name":"#)
+            append(&out, #"{"role":"#)
+            appendString(&out, office.role)
+            append(&out, #","name":"#)
             appendString(&out, office.name)
             append(&out, #","telephone":"#)
             appendString(&out, office.telephone)

@@ -32,9 +32,12 @@ public enum SagawaSimulatedPage {
 
                 """
             var detail = "<tr><th class=\"w_25\">お問い合せ送り状No.</th><td>\(digits)</td></tr>"
-            if let parcel = steps, let first = shown.first {
-                _ = parcel
+            if let number, steps != nil, let first = shown.first {
                 detail += "<tr><th>出荷日</th><td>\(first.at.year)年\(two(first.at.month))月\(two(first.at.day))日</td></tr>"
+                for office in SimulatedCarriers.offices(of: number, at: .sagawa) {
+                    detail += "<tr><th>\(office.role)に関するお問い合せ</th><td>\(office.name)  TEL:\(office.telephone ?? "")"
+                        + "</td></tr>"
+                }
                 detail += "</table><table class=\"table_basic table_okurijo_detail2\" summary=\"お荷物の履歴\">"
                 detail += "<tr><th class=\"w_30\">荷物状況</th><th class=\"w_30\">日時</th><th>担当営業所</th></tr>"
                 for (index, step) in shown.enumerated() {
@@ -100,6 +103,7 @@ public enum SagawaSimulatedPage {
         case .inTransit: "ただいま配達営業所へ輸送中です。"
         case .outForDelivery: "ただいまお届けに向かっております。"
         case .delivered: "お荷物のお届けが完了いたしました。"
+        case .availableForPickup: "ご不在のため持ち帰りました。"
         default: "恐れ入りますが、営業所へお問い合わせください。"
         }
     }
@@ -146,6 +150,7 @@ public enum JapanPostSimulatedPage {
                 <tr><th rowspan="2" class="w_120">状態発生日</th><th rowspan="2" class="w_150">配送履歴</th><th rowspan="2" class="w_180">詳細</th><th class="w_105">取扱局</th><th rowspan="2" class="w_105">県名等</th></tr>
                 <tr><th class="w_105">郵便番号</th></tr>
                 \(rows)</table>
+                \(offices(SimulatedCarriers.offices(of: number, at: .japanPost)))
                 """
         } else {
             let message =
@@ -168,6 +173,16 @@ public enum JapanPostSimulatedPage {
             </div></body></html>
             """
         return Data(html.utf8)
+    }
+
+    /// お問い合わせ先: the 窓口店 table, when the page names offices.
+    private static func offices(_ offices: [CarrierOffice]) -> String {
+        guard !offices.isEmpty else { return "" }
+        let rows = offices.map {
+            "<tr><td class=\"w_105\">\($0.role)</td><td class=\"w_120\">\($0.name)</td><td class=\"w_180\">\($0.telephone ?? "")</td></tr>"
+        }
+        return "<h3 class=\"ttl-h3\">お問い合わせ先</h3>\n<table class=\"tableType03 m_b5\" summary=\"窓口店\">\n"
+            + "<tr><th>区分</th><th>取扱局</th><th>電話番号</th></tr>\n" + rows.joined(separator: "\n") + "\n</table>"
     }
 
     private static func two(_ value: Int) -> String { value < 10 ? "0\(value)" : "\(value)" }

@@ -25,7 +25,7 @@ public struct SimulatedCarrierParcel: Sendable, Hashable {
 
     /// The steps shown at `now`, oldest first; empty before the parcel is handed in.
     public func steps(at now: Date) -> [Step] {
-        let journey = SimulatedCarriers.entry(for: carrier)?.journey ?? []
+        let journey = SimulatedCarriers.entry(for: carrier)?.journey(for: number) ?? []
         return journey.compactMap { step in
             let at = registeredAt.addingTimeInterval(step.hours * 3600)
             guard at <= now else { return nil }
@@ -47,6 +47,15 @@ public struct SimulatedCarrierParcel: Sendable, Hashable {
         Leg(label: "輸送中", code: .inTransit, hours: 14, place: "東京中継センター", region: ""),
         Leg(label: "配達中", code: .outForDelivery, hours: 28, place: "城南営業所", region: ""),
         Leg(label: "配達完了", code: .delivered, hours: 32, place: "城南営業所", region: ""),
+    ]
+
+    /// Nobody home at the first attempt: held at the delivering office, and kept there (nobody asks again).
+    static let sagawaAbsent = Array(sagawa.dropLast()) + [
+        Leg(label: "保管中", code: .availableForPickup, hours: 32, place: "城南営業所", region: "")
+    ]
+
+    static let japanPostAbsent = Array(japanPost.dropLast()) + [
+        Leg(label: "ご不在のため持ち戻り", code: .attemptFailed, hours: 30, place: "高輪郵便局", region: "東京都")
     ]
 
     static let japanPost = [

@@ -9,12 +9,21 @@ protocol SimulatedCarrier: Sendable {
     /// Whether a number is this carrier's parcel in the simulator.
     func owns(_ number: TrackingNumber) -> Bool
     var journey: [SimulatedCarrierParcel.Leg] { get }
+    /// The journey one of its parcels follows (``journey`` unless the carrier has more than one).
+    func journey(for number: TrackingNumber) -> [SimulatedCarrierParcel.Leg]
+    /// The offices its page names with a telephone for a parcel (none unless the carrier shows them).
+    func offices(for number: TrackingNumber) -> [CarrierOffice]
     /// Which numbers it owns, in words: "10 digits starting with 7".
     var ownsInWords: String { get }
     /// Adds the carrier's pages to the simulator's routes.
     func addRoutes(to router: inout Router, context: SimulatedCarrierContext)
     /// The page in a layout the parser does not know.
     func changedLayout(_ page: Data) -> Data
+}
+
+extension SimulatedCarrier {
+    func journey(for number: TrackingNumber) -> [SimulatedCarrierParcel.Leg] { journey }
+    func offices(for number: TrackingNumber) -> [CarrierOffice] { [] }
 }
 
 /// What a simulated carrier's pages are made from: the clock, the epoch, and the shared counts and faults.
@@ -56,6 +65,11 @@ public enum SimulatedCarriers {
         registered.first { $0.carrier == carrier }
     }
 
+    /// The offices the page of `carrier` names for a number (with their telephones).
+    static func offices(of number: TrackingNumber, at carrier: Carrier) -> [CarrierOffice] {
+        entry(for: carrier)?.offices(for: number) ?? []
+    }
+
     /// A parcel of `carrier` the simulator knows, and its steps at `now`; `nil` for another carrier's number.
     static func steps(of number: TrackingNumber?, at carrier: Carrier, now: Date, epoch: Date)
         -> [SimulatedCarrierParcel.Step]?
@@ -67,8 +81,25 @@ public enum SimulatedCarriers {
 
 struct SimulatedSagawa: SimulatedCarrier {
     var carrier: Carrier { .sagawa }
-    var ownsInWords: String { "12 digits starting with 8, and 10 digits" }
+    var ownsInWords: String { "12 digits starting with 8 (from 89 nobody is home at the first attempt), and 10 digits" }
     var journey: [SimulatedCarrierParcel.Leg] { SimulatedCarrierParcel.sagawa }
+
+    /// 12-digit numbers starting with 89 find nobody home: ↓配達中 ⇒保管中 at the delivering office.
+    func journey(for number: TrackingNumber) -> [SimulatedCarrierParcel.Leg] {
+        Self.missesDelivery(number) ? SimulatedCarrierParcel.sagawaAbsent : journey
+    }
+
+    func offices(for number: TrackingNumber) -> [CarrierOffice] {
+        guard Self.missesDelivery(number) else { return [] }
+        return [
+            CarrierOffice(role: "集荷", name: "西埼玉営業所", telephone: "03-0000-1801"),
+            CarrierOffice(role: "配達", name: "城南営業所", telephone: "03-0000-1802"),
+        ]
+    }
+
+    static func missesDelivery(_ number: TrackingNumber) -> Bool {
+        number.format == .twelveDigits && number.digits.hasPrefix("89")
+    }
 
     func owns(_ number: TrackingNumber) -> Bool {
         number.format == .tenDigits || (number.format == .twelveDigits && number.digits.hasPrefix("8"))
@@ -81,8 +112,27 @@ struct SimulatedSagawa: SimulatedCarrier {
 
 struct SimulatedJapanPost: SimulatedCarrier {
     var carrier: Carrier { .japanPost }
-    var ownsInWords: String { "12 digits starting with 9, 11 and 13 digits, and international numbers" }
+    var ownsInWords: String {
+        "12 digits starting with 9 (from 99 nobody is home at the first attempt), 11 and 13 digits, and international numbers"
+    }
     var journey: [SimulatedCarrierParcel.Leg] { SimulatedCarrierParcel.japanPost }
+
+    /// 12-digit numbers starting with 99 find nobody home: ご不在のため持ち戻り at the delivering post office.
+    func journey(for number: TrackingNumber) -> [SimulatedCarrierParcel.Leg] {
+        Self.missesDelivery(number) ? SimulatedCarrierParcel.japanPostAbsent : journey
+    }
+
+    func offices(for number: TrackingNumber) -> [CarrierOffice] {
+        guard Self.missesDelivery(number) else { return [] }
+        return [
+            CarrierOffice(role: "引受", name: "新東京郵便局", telephone: "03-0000-9901"),
+            CarrierOffice(role: "配達", name: "高輪郵便局", telephone: "03-0000-9902"),
+        ]
+    }
+
+    static func missesDelivery(_ number: TrackingNumber) -> Bool {
+        number.format == .twelveDigits && number.digits.hasPrefix("99")
+    }
 
     func owns(_ number: TrackingNumber) -> Bool {
         number.format != .twelveDigits && number.format != .tenDigits

@@ -15,12 +15,18 @@ public enum WatchFamily: String, CaseIterable, Sendable {
     /// Back with the sender (``ReturnLeg/returned``), a delivery back included.
     case returned
 
-    /// A shipment's family: its return leg when it goes back, else its status's.
+    /// A shipment's family: its return leg when it goes back, a problem when it is held after a missed
+    /// delivery (Sagawa's ⇒保管中 after ↓配達中: the recipient must act), else its status's.
     public init(_ shipment: Shipment?) {
         switch shipment?.returnLeg {
         case .returning?: self = .returning
         case .returned?: self = .returned
-        case nil: self.init(shipment?.status.code)
+        case nil:
+            if let shipment, shipment.status.code == .availableForPickup, MissedDelivery(shipment) != nil {
+                self = .problem
+            } else {
+                self.init(shipment?.status.code)
+            }
         }
     }
 

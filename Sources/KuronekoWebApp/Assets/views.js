@@ -25,6 +25,8 @@ const SERVER_FAMILIES = new Set(["waiting", "returning", "returned"]);
 /** A watch's family: the server's where it tells more than the status (a parcel going back to its sender
  * whose latest row says 輸送中 is returning, not in transit), else its status's. */
 export function watchFamily(watch) {
+  // Held after a missed delivery, the recipient must act: a problem, whatever the status's own family.
+  if (watch.missed_delivery) return "problem";
   return SERVER_FAMILIES.has(watch.family) ? watch.family : familyOf(watch.shipment && watch.shipment.status);
 }
 
@@ -101,7 +103,7 @@ export function card(watch) {
       window ? h("span", { class: "card-window" }, window) : null,
       watch.stalled_since ? h("span", { class: "card-stalled" }, t("stalledSince", { when: relativeTime(watch.stalled_since) })) : null,
       watch.overdue_since ? h("span", { class: "card-overdue" }, t("overdueSince", { when: relativeTime(watch.overdue_since) })) : null,
-      watch.missed_delivery ? h("span", { class: "card-kept" }, keptUntil(watch.missed_delivery)) : null,
+      watch.missed_delivery ? h("span", { class: "card-kept" }, keptUntil(watch.missed_delivery), whomToCall(watch.missed_delivery)) : null,
       watch.page_not_understood_since ? h("span", { class: "card-unreadable" }, t("pageNotUnderstood")) : null,
       h("span", { class: "card-checked" },
         watch.checked_at ? t("checked", { when: relativeTime(watch.checked_at) }) : t("neverChecked"))));
@@ -123,11 +125,17 @@ export function keptUntil(missed) {
   return t(missed.cool ? "keptUntilCool" : "keptUntil", { month, day });
 }
 
+/** On a card (itself a link, so no tel: link inside): " · 城南営業所 03-…", whom to call after a missed delivery. */
+function whomToCall(missed) {
+  const office = missed.office;
+  return office && office.telephone ? ` · ${office.name} ${office.telephone}` : "";
+}
+
 /** After a missed delivery, what to do: until when it is kept, and where to ask for it again (the carrier's
  * page above, or the office's telephone, which a phone dials). */
 export function nextStep(missed) {
   const office = missed.office && missed.office.telephone ? missed.office : null;
-  return h("p", { id: "next-step", class: "next-step", role: "note" }, keptUntil(missed), " ",
+  return h("p", { id: "next-step", class: "next-step", role: "note" }, keptUntil(missed), t("sentenceEnd"),
     office ? [t("askRedeliveryOrCall", { office: office.name }), " ",
       h("a", { href: `tel:${office.telephone.replace(/[^0-9+]/g, "")}` }, office.telephone)]
       : t("askRedelivery"));
@@ -242,7 +250,7 @@ export function changeDeliveryLink(watch, onCard = false) {
     id: onCard ? null : "change-delivery", href: address, target: "_blank", rel: "noopener noreferrer",
     class: "link-button primary",
     "aria-label": onCard ? `${t("changeDelivery")}: ${watch.label || formatNumber(watch.number)}` : null,
-  }, t("changeDelivery")));
+  }, t(onCard ? "changeDeliveryShort" : "changeDelivery")));
 }
 
 /** A definition list of the fields that have a value. */

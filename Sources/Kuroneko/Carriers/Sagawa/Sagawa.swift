@@ -20,7 +20,9 @@ extension CarrierDefinition {
         mail: MailHints(
             names: ["佐川急便", "飛脚宅配便", "佐川"], senderDomains: ["sagawa-exp.co.jp"], linkHost: "sagawa-exp.co.jp",
             linkFields: ["okurijoNo"]),
-        colors: ("#0b4ea2", "#ffffff"))
+        colors: ("#0b4ea2", "#ffffff"),
+        // The first attempt plus 7 days, 飛脚クール便 plus 3; its page names the delivering office and telephone.
+        keeping: KeepingRule(days: 7, coolDays: 3))
 }
 
 extension SagawaPageParser: CarrierPageParser {}

@@ -21,7 +21,13 @@ extension CarrierDefinition {
             names: ["ヤマト運輸", "クロネコヤマト", "ヤマト宅急便", "宅急便", "ネコポス"],
             senderDomains: ["kuronekoyamato.co.jp"], linkHost: "kuronekoyamato.co.jp",
             linkFields: (1...10).map { String(format: "no%02d", $0) } + ["pno", "id"]),
-        colors: ("#ffd200", "#1a1a1a"))
+        colors: ("#ffd200", "#1a1a1a"),
+        // About 7 days from the first failed attempt, a cool parcel about 3; its pages name no office's telephone,
+        // so the service centre's number for mobile telephones (8:00–21:00; 0120-01-9625 from a fixed line).
+        keeping: KeepingRule(
+            days: 7, coolDays: 3,
+            serviceCentre: CarrierOffice(
+                role: KeepingRule.serviceCentreRole, name: "ヤマト運輸サービスセンター", telephone: "0570-200-000")))
 }
 
 extension TrackingPageParser: CarrierPageParser {}
