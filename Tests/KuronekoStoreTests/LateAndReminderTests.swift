@@ -63,6 +63,12 @@ struct LateAndReminderTests {
         query.overdue = true
         #expect(try await store.watches(owner: .local, matching: query, after: nil, limit: 10, now: Self.at(5, 21).instant).count == 1)
         #expect(try await store.watchSummary(owner: .local, matching: WatchQuery(), now: Self.at(5, 21).instant).overdue == 1)
+        // A searched summary counts the late among what it finds, in the same pass.
+        var searched = WatchQuery()
+        searched.text = "冬靴"
+        #expect(try await store.watchSummary(owner: .local, matching: searched, now: Self.at(5, 21).instant).overdue == 1)
+        searched.text = "夏靴"
+        #expect(try await store.watchSummary(owner: .local, matching: searched, now: Self.at(5, 21).instant).overdue == 0)
         #expect(try await Self.queued(store, channel: channel.id) == [.overdue])
 
         // Checked again with the same plan: still late, said no more.

@@ -71,6 +71,30 @@ struct WatchListQueryTests {
         }
     }
 
+    @Test("many keys sharing their start and their end: only the one holding the whole needle is found",
+        arguments: StoreEngine.available)
+    func keysSharingStartsAndEnds(engine: StoreEngine) async throws {
+        let store = try await engine.makeStore().store
+        let numbers = ValidNumbers.numbers(6)
+        // Each holds the needle's last trigrams (321, 054 and 000) somewhere, one holds the needle.
+        try await add(store, "090-0005-4321", numbers[0])
+        try await add(store, "080-0005-4321", numbers[1])
+        try await add(store, "321 054 000 090", numbers[2])
+        try await add(store, "A-054321", numbers[3])
+        try await add(store, "👨‍👩‍👧 家族の荷物", numbers[4])
+        try await add(store, "家族", numbers[5])
+        #expect(try await found(store, "09000054321") == ["090-0005-4321"])
+        #expect(try await found(store, "0005-4321") == ["090-0005-4321", "080-0005-4321"])
+        #expect(try await found(store, "a-054321") == ["A-054321"])
+        #expect(try await found(store, "054321") == ["090-0005-4321", "080-0005-4321", "A-054321"])
+        // Characters of several scalars: the trigrams are counted in scalars, as the index counts them.
+        #expect(try await found(store, "👨‍👩‍👧 家族") == ["👨‍👩‍👧 家族の荷物"])
+        #expect(try await found(store, "家族") == ["👨‍👩‍👧 家族の荷物", "家族"])
+        #expect(TextMatch.endTrigrams(of: "09000054321") == ["321", "054", "000"])
+        #expect(TextMatch.endTrigrams(of: "ab") == [])
+        #expect(TextMatch.endTrigrams(of: "a\u{301}bc") == ["\u{301}bc"])
+    }
+
     @Test("the normal form: NFKC, case, digits joined across hyphens and spaces only between digits")
     func normalForm() {
         #expect(SearchText.normalized("ＡＢＣ１２３") == "abc123")

@@ -174,28 +174,34 @@ extension SQLWatchStore {
                 }
                 return try connection.run(sql + " GROUP BY family, status_code, active, forecast_date", arguments)
             }
+            // Stalled and late parcels counted in the same pass: the search is run once.
             let (conditions, arguments) = counted.conditions(now: now, match: match)
             return try connection.run(
                 """
                 SELECT w.family, COALESCE(w.status_code, '') AS status_code, w.active,
-                    COALESCE(w.forecast_date, '') AS forecast_date, COUNT(*) AS n
+                    COALESCE(w.forecast_date, '') AS forecast_date, COUNT(*) AS n,
+                    SUM(CASE WHEN w.stalled_at IS NOT NULL AND w.active = 1 THEN 1 ELSE 0 END) AS stalled,
+                    SUM(CASE WHEN w.overdue_at IS NOT NULL AND w.active = 1 THEN 1 ELSE 0 END) AS overdue
                 FROM watches w WHERE w.owner = ?
                 """ + conditions + " GROUP BY w.family, w.status_code, w.active, w.forecast_date",
                 [.text(owner.id)] + arguments)
         }
         var summary = WatchSummary()
-        let (conditions, arguments) = counted.conditions(now: now, match: match)
-        summary.stalled = try await database.read { connection in
-            try Self.scalar(
-                connection.run(
-                    "SELECT COUNT(*) AS n FROM watches w WHERE w.owner = ? AND w.stalled_at IS NOT NULL AND w.active = 1"
-                        + conditions, [.text(owner.id)] + arguments))
-        }
-        summary.overdue = try await database.read { connection in
-            try Self.scalar(
-                connection.run(
-                    "SELECT COUNT(*) AS n FROM watches w WHERE w.owner = ? AND w.overdue_at IS NOT NULL AND w.active = 1"
-                        + conditions, [.text(owner.id)] + arguments))
+        if fromTallies {
+            // Their own indexes answer these two for the whole list (or a state or carrier of it).
+            let (conditions, arguments) = counted.conditions(now: now, match: match)
+            summary.stalled = try await database.read { connection in
+                try Self.scalar(
+                    connection.run(
+                        "SELECT COUNT(*) AS n FROM watches w WHERE w.owner = ? AND w.stalled_at IS NOT NULL AND w.active = 1"
+                            + conditions, [.text(owner.id)] + arguments))
+            }
+            summary.overdue = try await database.read { connection in
+                try Self.scalar(
+                    connection.run(
+                        "SELECT COUNT(*) AS n FROM watches w WHERE w.owner = ? AND w.overdue_at IS NOT NULL AND w.active = 1"
+                            + conditions, [.text(owner.id)] + arguments))
+            }
         }
         for row in rows {
             let count = try row.requiredInt("n")
@@ -208,6 +214,10 @@ extension SQLWatchStore {
             let day = try row.text("forecast_date")
             if active, day == today { summary.forecastToday += count }
             if active, day == tomorrow { summary.forecastTomorrow += count }
+            if !fromTallies {
+                summary.stalled += try row.int("stalled") ?? 0
+                summary.overdue += try row.int("overdue") ?? 0
+            }
         }
         return summary
     }
