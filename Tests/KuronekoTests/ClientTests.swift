@@ -186,6 +186,27 @@ struct ClientTests {
         await budget.release()
     }
 
+    @Test("the local budget: a lookup's further request waits the interval from the last start, keeping its place")
+    func budgetPacesFurtherRequests() async throws {
+        let clock = ManualClock()
+        let budget = LocalUpstreamBudget(maxConcurrent: 1, minimumInterval: .seconds(1), clock: clock)
+        try await budget.acquire()
+        await budget.started()
+        // The lookup's second request: one second after the first, without a second place in flight.
+        let second = Task { try await budget.paced() }
+        await clock.waitForSleeper(until: .seconds(1))
+        clock.advance(by: .seconds(1))
+        try await second.value
+        // The next lookup waits for the place and then a second after that request, not after the first.
+        let next = Task { try await budget.acquire() }
+        await budget.release()
+        await clock.waitForSleeper(until: .seconds(2))
+        clock.advance(by: .seconds(1))
+        try await next.value
+        #expect(clock.uptime == .seconds(2))
+        await budget.release()
+    }
+
     @Test("backoff doubles, is capped, and its jitter stays within half to all of it")
     func backoff() {
         let policy = RetryPolicy(maxRetries: 5, initialBackoff: .seconds(1), maxBackoff: .seconds(8))

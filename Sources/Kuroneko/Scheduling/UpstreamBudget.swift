@@ -12,6 +12,19 @@ public protocol UpstreamBudget: Sendable {
     func started() async
     /// A POST started by ``acquire()`` has ended (or was never sent).
     func release() async
+    /// One more request of a lookup already started (Japan Post's detail page after its list, Sagawa's form
+    /// before its POST): returns once it may go, at least the interval after the last start, and counts it
+    /// as started. The lookup keeps its one place among the requests in flight.
+    /// - Throws: `CancellationError` when the task is cancelled first.
+    func paced() async throws
+}
+
+extension UpstreamBudget {
+    /// A budget whose ``started()`` is itself the gate that spaces requests (the shared one) paces with it.
+    public func paced() async throws {
+        try Task.checkCancellation()
+        await started()
+    }
 }
 
 /// One process's budget: at most `maxConcurrent` POSTs in flight, starts at least `minimumInterval` apart.
@@ -57,6 +70,19 @@ public actor LocalUpstreamBudget: UpstreamBudget {
     public func started() {
         let now = clock.uptime
         lastStart = max(lastStart ?? now, now)
+    }
+
+    public func paced() async throws {
+        // The last start may move later while this one sleeps: look again after waking.
+        while true {
+            let now = clock.uptime
+            let start = lastStart.map { max(now, $0 + minimumInterval) } ?? now
+            guard start > now else {
+                lastStart = start
+                return
+            }
+            try await clock.sleep(until: start)
+        }
     }
 
     public func release() async {

@@ -181,13 +181,14 @@ public actor UpstreamScheduler {
         perform(machine.tick(now: clock.uptime))
     }
 
-    private func finished(_ post: StateMachine.Post, _ outcome: AttemptOutcome, seconds: Double) {
+    private func finished(_ post: StateMachine.Post, _ outcome: AttemptOutcome, seconds: Double, requests: Int) {
         postTasks[post.id] = nil
         let now = clock.uptime
         switch outcome {
         case .answered(let shipments):
             observer?(
-                UpstreamPostReport(numbers: post.numbers.count, seconds: seconds, failed: false, asked: post.numbers))
+                UpstreamPostReport(
+                    numbers: post.numbers.count, seconds: seconds, failed: false, asked: post.numbers, requests: requests))
             perform(machine.postSucceeded(post.id, shipments: shipments, now: now))
         case .failed(let failure):
             var refused: RefusedPage?
@@ -195,7 +196,7 @@ public actor UpstreamScheduler {
             observer?(
                 UpstreamPostReport(
                     numbers: post.numbers.count, seconds: seconds, failed: true, asked: post.numbers,
-                    refusedPage: refused))
+                    refusedPage: refused, requests: requests))
             perform(machine.postFailed(post.id, failure: failure, randomFraction: randomFraction(), now: now))
         case .cancelled:
             perform(machine.postCancelled(post.id, now: now))
@@ -268,13 +269,20 @@ public actor UpstreamScheduler {
             if let last = starts.last { starts.shortestGap = min(starts.shortestGap ?? started - last, started - last) }
             starts.last = started
         }
-        let outcome = await attempt(post)
-        await finished(post, outcome, seconds: (clock.uptime - started) / .seconds(1))
+        let sent = RequestCount()
+        let outcome = await attempt(post, counting: sent)
+        await finished(
+            post, outcome, seconds: (clock.uptime - started) / .seconds(1), requests: sent.value.load(ordering: .relaxed))
     }
 
-    private nonisolated func attempt(_ post: StateMachine.Post) async -> AttemptOutcome {
-        let exchange = UpstreamExchange(userAgent: configuration.userAgent, timeout: post.timeout) { request in
-            try await self.sendWithin(post.timeout, request)
+    /// The lookup, its HTTP requests counted in `sent`.
+    private nonisolated func attempt(_ post: StateMachine.Post, counting sent: RequestCount) async
+        -> AttemptOutcome
+    {
+        // The lookup's first request goes in the place it was granted; each further one waits its turn.
+        let exchange = UpstreamExchange(userAgent: configuration.userAgent, timeout: post.timeout) { [budget] request in
+            if sent.value.add(1, ordering: .relaxed).oldValue > 0 { try await budget.paced() }
+            return try await self.sendWithin(post.timeout, request)
         }
         do {
             return .answered(try await site.lookup(post.numbers, through: exchange, now: clock.now))
@@ -311,4 +319,9 @@ public actor UpstreamScheduler {
             return response
         }
     }
+}
+
+/// The HTTP requests one lookup has sent so far.
+private final class RequestCount: Sendable {
+    let value = Atomic<Int>(0)
 }

@@ -33,10 +33,14 @@ public struct UpstreamPostReport: Sendable, Hashable {
     public let asked: [TrackingNumber]
     /// The page the parser refused, when that is why the attempt failed.
     public let refusedPage: RefusedPage?
+    /// The HTTP requests the attempt sent (a form's state or Japan Post's detail pages besides the first).
+    public let requests: Int
 
     public init(
-        numbers: Int, seconds: Double, failed: Bool, asked: [TrackingNumber] = [], refusedPage: RefusedPage? = nil
+        numbers: Int, seconds: Double, failed: Bool, asked: [TrackingNumber] = [], refusedPage: RefusedPage? = nil,
+        requests: Int = 1
     ) {
+        self.requests = requests
         self.numbers = numbers
         self.seconds = seconds
         self.failed = failed

@@ -65,7 +65,7 @@ public final class Metrics: Sendable {
     func record(_ report: UpstreamPostReport, carrier: Carrier) {
         upstream.withLock { all in
             var upstream = all[carrier] ?? Upstream()
-            upstream.requests += 1
+            upstream.requests += report.requests
             if report.failed { upstream.failures += 1 }
             upstream.duration.observe(report.seconds)
             upstream.batchSize.observe(Double(report.numbers))

@@ -65,6 +65,13 @@ public struct SimulatorResponder: HTTPResponder {
                 for: request.queryValue("reqCodeNo1") ?? "", now: clock.now, epoch: epoch)
             return .content(await state.changed(page, .japanPost), type: "text/html; charset=UTF-8")
         }
+        router.add("GET", "/services/srv/search/") { request, _ in
+            let numbers = (1...10).compactMap { request.queryValue("requestNo\($0)") }
+                .map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty }
+            await state.count(.japanPost, numbers: numbers.count)
+            let page = JapanPostSimulatedPage.search(for: numbers, now: clock.now, epoch: epoch)
+            return .content(await state.changed(page, .japanPost), type: "text/html; charset=UTF-8")
+        }
         let context = SimulatedCarrierContext(clock: clock, epoch: epoch, state: state)
         for simulated in SimulatedCarriers.registered { simulated.addRoutes(to: &router, context: context) }
         router.add("GET", "/admin/stats") { _, _ in .json(await state.statistics) }

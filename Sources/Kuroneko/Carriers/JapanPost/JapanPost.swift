@@ -36,25 +36,56 @@ extension CarrierDefinition {
 
 extension JapanPostPageParser: CarrierPageParser {}
 
-/// Japan Post: one GET of the `direct` page per number, which alone carries the whole history (the list
-/// page of ten numbers shows only each one's latest row).
+/// Japan Post: up to ten numbers in one GET of the search, whose list answer gives each one's latest row; a
+/// number's `direct` page (its whole history) is fetched only when that row differs from the one seen with the
+/// history kept (or the number is new here), so an unchanged batch of ten costs one request. One number alone
+/// is asked on its `direct` page. Every request after a lookup's first waits its turn in the budget.
 struct JapanPostSite: CarrierSite {
     let origin: String
     var carrier: Carrier { .japanPost }
-    var batchSize: Int { 1 }
+    var batchSize: Int { BatchPlan.maximumBatchSize }
     private let parser = JapanPostPageParser()
+    private let histories = JapanPostHistories()
+
+    init(origin: String) {
+        self.origin = origin
+    }
 
     func lookup(_ numbers: [TrackingNumber], through exchange: UpstreamExchange, now: Date) async throws -> [Shipment] {
+        if numbers.count == 1 { return [try await detail(numbers[0], through: exchange, now: now)] }
+        var fields = numbers.enumerated().map { ("requestNo\($0.offset + 1)", $0.element.digits) }
+        fields += [("search", "追跡スタート"), ("locale", "ja")]
+        let url = try Self.url(origin + "/services/srv/search/?" + FormEncoding.encode(fields))
+        let response = try await exchange.fetch(url)
+        let listed = try read(response, from: url) { body, charset throws(TrackingPageError) in
+            try parser.parse(body, charset: charset, expecting: numbers, now: now)
+        }
         var shipments: [Shipment] = []
-        for number in numbers {
-            let query = FormEncoding.encode([("reqCodeNo1", number.digits), ("searchKind", "S002"), ("locale", "ja")])
-            let url = try Self.url(origin + "/services/srv/search/direct?" + query)
-            let response = try await exchange.fetch(url)
-            shipments += try read(response, from: url) { body, charset throws(TrackingPageError) in
-                try parser.parse(body, charset: charset, expecting: [number], now: now)
+        for (shipment, answer) in zip(listed, JapanPostListing.answers(for: listed, kept: histories.history(of:))) {
+            switch answer {
+            case .listed(let listed):
+                histories.keep(listed, row: nil)
+                shipments.append(listed)
+            case .kept(let kept):
+                shipments.append(kept)
+            case .fetch(let row):
+                shipments.append(try await detail(shipment.trackingNumber, through: exchange, now: now, seen: row))
             }
         }
         return shipments
     }
-}
 
+    /// The number's `direct` page, kept with the list row it was fetched for (or its own latest row).
+    private func detail(
+        _ number: TrackingNumber, through exchange: UpstreamExchange, now: Date, seen row: JapanPostListing.Row? = nil
+    ) async throws -> Shipment {
+        let query = FormEncoding.encode([("reqCodeNo1", number.digits), ("searchKind", "S002"), ("locale", "ja")])
+        let url = try Self.url(origin + "/services/srv/search/direct?" + query)
+        let response = try await exchange.fetch(url)
+        let shipments = try read(response, from: url) { body, charset throws(TrackingPageError) in
+            try parser.parse(body, charset: charset, expecting: [number], now: now)
+        }
+        for shipment in shipments { histories.keep(shipment, row: row ?? JapanPostListing.Row(shipment)) }
+        return shipments[0]
+    }
+}
