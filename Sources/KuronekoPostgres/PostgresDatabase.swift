@@ -11,6 +11,8 @@ import Synchronization
 public final class PostgresDatabase: SQLDatabase {
     public static let insertionOrder = "seq"
     public static let lockingRead = " FOR UPDATE"
+    /// Changes are numbered as their transactions write them and committed later: a cursor stops 5 s short.
+    public static let changesSettle: TimeInterval = 5
     public static let leasesClaims = true
     public static let ownerLock: String? = "SELECT pg_advisory_xact_lock(7001, hashtext(?))"
     public static func skippingLocked(of alias: String) -> String { " FOR UPDATE OF \(alias) SKIP LOCKED" }

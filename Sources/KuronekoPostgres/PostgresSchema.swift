@@ -228,6 +228,34 @@ enum PostgresSchema {
         (12, SchemaFills.mailboxesSQL(text: "text", real: "double precision", integer: "bigint"), nil),
         (13, SchemaFills.mailboxMessagesSQL(text: "text", real: "double precision"), nil),
         (14, SchemaFills.recordSQL(text: "text", real: "double precision"), nil),
+        (
+            15,
+            SchemaFills.changesSQL(text: "text", real: "double precision", integer: "bigint") + """
+                CREATE SEQUENCE watch_change_seq;
+                CREATE FUNCTION kuroneko_watch_changed() RETURNS trigger LANGUAGE plpgsql AS $$
+                BEGIN
+                    IF TG_OP = 'DELETE' THEN
+                        INSERT INTO watch_removals (seq, owner, number, removed_at)
+                        VALUES (nextval('watch_change_seq'), OLD.owner, OLD.number, extract(epoch FROM clock_timestamp()));
+                        RETURN OLD;
+                    END IF;
+                    IF TG_OP = 'UPDATE' AND \(SchemaFills.seenColumns.map { "OLD.\($0) IS NOT DISTINCT FROM NEW.\($0)" }
+                        .joined(separator: " AND ")) THEN
+                        RETURN NEW;
+                    END IF;
+                    NEW.changed_seq := nextval('watch_change_seq');
+                    NEW.changed_at := extract(epoch FROM clock_timestamp());
+                    RETURN NEW;
+                END
+                $$;
+                CREATE TRIGGER watches_changed BEFORE INSERT
+                    OR UPDATE OF \(SchemaFills.seenColumns.joined(separator: ", ")) ON watches
+                    FOR EACH ROW EXECUTE FUNCTION kuroneko_watch_changed();
+                CREATE TRIGGER watches_changed_out AFTER DELETE ON watches
+                    FOR EACH ROW EXECUTE FUNCTION kuroneko_watch_changed();
+                """,
+            nil
+        ),
     ]
 
     /// The trigram index that answers a search of a long list without reading it all (pg_trgm).

@@ -1,6 +1,7 @@
 import Foundation
 import Kuroneko
 import KuronekoHTTP
+import KuronekoNotify
 import KuronekoServer
 import KuronekoStore
 import KuronekoTestSupport
@@ -63,6 +64,16 @@ struct Harness {
     /// ``Server/Configuration/keyRefresh``, never in the harness).
     func keysChanged() async {
         await server.keyRing.refresh()
+    }
+
+    /// API keys named `names` (the key of each is `kn_NAME`), in effect at once: their Authorization headers.
+    func keys(_ names: String...) async throws -> [[String: String]] {
+        for name in names {
+            _ = try await store.createKey(
+                name: name, keyHash: Secrets.sha256("kn_\(name)"), calendarHash: Secrets.sha256("cal_\(name)"), now: Date())
+        }
+        await keysChanged()
+        return names.map { ["Authorization": "Bearer kn_\($0)"] }
     }
 
     func get(_ target: String, headers: [String: String] = [:]) async -> HTTPResponse {

@@ -108,15 +108,9 @@ struct ParcelRecordAPITests {
 
     @Test func anotherKeysRecordIsUnreachable() async throws {
         let harness = await Harness()
-        let now = Date()
-        _ = try await harness.store.createKey(
-            name: "shop", keyHash: Secrets.sha256("kn_shop"), calendarHash: Secrets.sha256("cal_shop"), now: now)
-        _ = try await harness.store.createKey(
-            name: "home", keyHash: Secrets.sha256("kn_home"), calendarHash: Secrets.sha256("cal_home"), now: now)
-        await harness.keysChanged()
+        let headers = try await harness.keys("shop", "home")
+        let (shop, home) = (headers[0], headers[1])
         let number = ValidNumbers.numbers(1)[0].digits
-        let shop = ["Authorization": "Bearer kn_shop"]
-        let home = ["Authorization": "Bearer kn_home"]
         let added = await harness.send(
             "POST", "/v1/watches", json: #"{"number": "\#(number)", "record": \#(Self.record)}"#, headers: shop)
         #expect(added.status == 201)

@@ -27,26 +27,33 @@ struct WatchCarrierTests {
         case .sqlite:
             for trigger in [
                 "watches_tally_in", "watches_tally_out", "watches_tally_moved", "watches_search_in",
-                "watches_search_out", "watches_search_moved",
+                "watches_search_out", "watches_search_moved", "watches_changed_in", "watches_changed",
+                "watches_changed_out",
             ] {
                 try made.write("DROP TRIGGER \(trigger)", [[]])
             }
             try made.write("DROP TABLE watch_search", [[]])
+            try made.write("DROP TABLE watch_change_counter", [[]])
         case .postgres:
             try made.write("DROP TRIGGER watches_tallied ON watches", [[]])
             try made.write("DROP FUNCTION kuroneko_tally_watches", [[]])
+            try made.write("DROP TRIGGER watches_changed ON watches", [[]])
+            try made.write("DROP TRIGGER watches_changed_out ON watches", [[]])
+            try made.write("DROP FUNCTION kuroneko_watch_changed", [[]])
+            try made.write("DROP SEQUENCE watch_change_seq", [[]])
         }
         for index in [
             "watches_arriving", "watches_owner", "watches_owner_active", "watches_owner_family", "watches_owner_code",
             "watches_owner_carrier", "watches_owner_forecast", "watches_late", "watches_reminder",
-            "watches_owner_overdue", "watches_owner_stalled",
+            "watches_owner_overdue", "watches_owner_stalled", "watches_owner_changed",
         ] {
             try made.write("DROP INDEX \(index)", [[]])
         }
         for column in [
             "arriving_at", "arriving_window", "announced_window", "claimed_until", "status_code", "family",
             "forecast_date", "last_event_at", "search_text", "dated", "stalled_at", "page_refused_at", "source", "record",
-            "due_at", "overdue_at", "reminder_at", "reminder_key", "reminded_key",
+            "due_at", "overdue_at", "reminder_at", "reminder_key", "reminded_key", "changed_seq", "changed_at",
+            "answer_digest",
         ] {
             try made.write("ALTER TABLE watches DROP COLUMN \(column)", [[]])
         }
@@ -55,7 +62,7 @@ struct WatchCarrierTests {
             try made.write("ALTER TABLE watches DROP COLUMN carrier", [[]])
             for table in [
                 "channel_attempts", "channel_outbox", "channels", "watch_tallies", "refused_pages", "carrier_pages", "mailboxes",
-                "mailbox_messages",
+                "mailbox_messages", "watch_removals", "watch_removals_forgotten",
             ] {
                 try made.write("DROP TABLE \(table)", [[]])
             }
@@ -63,7 +70,9 @@ struct WatchCarrierTests {
         case .postgres:
             try made.write("ALTER TABLE watches DROP COLUMN carrier", [[]])
             try made.write("DROP TABLE channel_attempts, channel_outbox, channels", [[]])
-            try made.write("DROP TABLE watch_tallies, refused_pages, carrier_pages, mailboxes, mailbox_messages", [[]])
+            try made.write(
+                "DROP TABLE watch_tallies, refused_pages, carrier_pages, mailboxes, mailbox_messages, watch_removals, "
+                    + "watch_removals_forgotten", [[]])
             // The shared budget as it was before each carrier had its own.
             for statement in [
                 "ALTER TABLE upstream_slots DROP CONSTRAINT upstream_slots_pkey",

@@ -59,9 +59,15 @@ struct RouteProblem: Error, Sendable {
         RouteProblem(status: 404, title: "Not Found", reason: .notWatched, detail: "\(number) is not on this watch list")
     }
 
-    /// 409: what the store refused (a limit, a race, a number followed at another carrier).
+    /// 409: what the store refused (a limit, a race, a number followed at another carrier); 410 for a changes
+    /// cursor that can no longer be followed.
     static func conflict(_ error: WatchStoreError) -> RouteProblem {
-        RouteProblem(status: 409, title: "Conflict", reason: ProblemReason(error), detail: error.description)
+        switch error {
+        case .changesForgotten, .changesAhead:
+            RouteProblem(status: 410, title: "Gone", reason: ProblemReason(error), detail: error.description)
+        default:
+            RouteProblem(status: 409, title: "Conflict", reason: ProblemReason(error), detail: error.description)
+        }
     }
 
     /// 503 with `Retry-After`: too much of one kind of work at once.

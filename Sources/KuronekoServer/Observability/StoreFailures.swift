@@ -27,6 +27,7 @@ public final class StoreFailures: Sendable {
         case keptReminders = "kept_reminders"
         case promoteWaiting = "promote_waiting"
         case forgetFinished = "forget_finished"
+        case forgetRemovals = "forget_removals"
         case loadKeys = "load_keys"
         case markPageRefused = "mark_page_refused"
         case keepPage = "keep_page"

@@ -89,6 +89,7 @@ struct ArrivalsService: Service {
 /// Every minute, the numbers still unknown to their carrier past the grace become a problem, parcels with no
 /// new event for longer than their status allows are marked stalled, parcels past their planned delivery late,
 /// and parcels kept after a missed delivery whose last day is tomorrow are reminded of; each announced once.
+/// Removals older than ``WatchChanges/removalsKept`` are forgotten.
 struct WaitingService: Service {
     let name = "waiting"
     let store: any WatchStore
@@ -117,6 +118,13 @@ struct WaitingService: Service {
                 if try await store.announceKeptReminders(now: clock.now, limit: 500) > 0 { announced() }
             } catch {
                 failures.report(.keptReminders, error)
+            }
+            do {
+                // Removals older than a changes cursor is followed for (the list then reads again).
+                _ = try await store.forgetRemovals(
+                    before: clock.now.addingTimeInterval(-WatchChanges.removalsKept), limit: 1_000)
+            } catch {
+                failures.report(.forgetRemovals, error)
             }
             try? await clock.sleep(until: clock.uptime + .seconds(60))
         }

@@ -23,6 +23,8 @@ public enum ProblemReason: String, Sendable, CaseIterable {
     /// Another request removed the number while this one added it.
     case removedWhileAdding = "removed_while_adding"
     case duplicateKeyName = "duplicate_key_name"
+    /// A changes cursor that cannot be followed (too old, or not this list's): read the list again (410).
+    case cursorExpired = "cursor_expired"
     case unsupported
     /// Too much of one kind of work at once (503 with `Retry-After`).
     case busy
@@ -39,6 +41,7 @@ public enum ProblemReason: String, Sendable, CaseIterable {
         case .removedWhileAdding: self = .removedWhileAdding
         case .duplicateKeyName: self = .duplicateKeyName
         case .backupUnsupported: self = .unsupported
+        case .changesForgotten, .changesAhead: self = .cursorExpired
         }
     }
 }

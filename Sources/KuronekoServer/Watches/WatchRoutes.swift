@@ -47,6 +47,9 @@ public struct WatchRoutes: Sendable {
         router.add("GET", "/v1/watches/summary") { request, _ in
             await routes.answer(request) { try await routes.summary(request) }
         }
+        router.add("GET", "/v1/watches/changes") { request, _ in
+            await routes.answer(request) { try await routes.changes(request) }
+        }
         router.add("GET", "/v1/watches/{number}") { request, parameters in
             await routes.answer(request) { .jsonData(Self.json(try await routes.lookUp(request, parameters))) }
         }

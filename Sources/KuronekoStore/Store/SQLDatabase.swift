@@ -52,6 +52,7 @@ public protocol SQLDatabase: Sendable {
     static var isRemote: Bool { get }
     /// How a search's needle is looked for in a column of text (``TextMatch``).
     var textMatch: TextMatch { get }
+    static var changesSettle: TimeInterval { get }
     /// `SQLite` or `PostgreSQL`, for `kuroneko db status`.
     static var engineName: String { get }
     /// A query of one row and one integer: the schema version the database is at.
@@ -60,6 +61,9 @@ public protocol SQLDatabase: Sendable {
 
 extension SQLDatabase {
     public static var ownerLock: String? { nil }
+    /// How long after a change is numbered its transaction may still be writing changes numbered before it:
+    /// a changes cursor stops short of what is younger (none on SQLite, whose one writer commits in order).
+    public static var changesSettle: TimeInterval { 0 }
     public var textMatch: TextMatch { .position("instr") }
 
     /// An engine with tools of its own for backups (PostgreSQL: pg_dump).

@@ -17,6 +17,8 @@ extension SQLWatchStore {
         // goes back.
         let due: SQLValue = Overdue.dueAt(shipment).map { .real($0.timeIntervalSince1970) } ?? .null
         let reminder = MissedDelivery(shipment)?.reminder
+        // The answer in short (as read, not when): a check that finds the same answer changes nothing a person sees.
+        let digest = WatchChanges.digest((try? JSONEncoder.kuroneko().encode(shipment)) ?? served)
         // The columns a list is narrowed by (the search text is the label's and the number's: unchanged here).
         let listed = ListColumns(shipment: shipment, label: nil, digits: number.digits)
         // One call on the writer's thread: the watches are read in the transaction that records the answer.
@@ -75,7 +77,7 @@ extension SQLWatchStore {
                 values += listed.values[2..<ListColumns.recorded]
                 values += [
                     due, due, reminder.map { .real($0.at.timeIntervalSince1970) } ?? .null,
-                    reminder.map { .text($0.key) } ?? .null,
+                    reminder.map { .text($0.key) } ?? .null, .text(digest),
                 ]
                 values.append(.integer(watchID))
                 return values
@@ -126,7 +128,7 @@ extension SQLWatchStore {
                         stalled_at = CASE WHEN last_event_at IS DISTINCT FROM ? THEN NULL ELSE stalled_at END,
                         page_refused_at = NULL, forecast_date = ?, last_event_at = ?, dated = ?,
                         due_at = ?, overdue_at = CASE WHEN due_at IS DISTINCT FROM ? THEN NULL ELSE overdue_at END,
-                        reminder_at = ?, reminder_key = ?
+                        reminder_at = ?, reminder_key = ?, answer_digest = ?
                     WHERE id = ?
                     """,
                     updateValues(watchID: watchID, next: next, arriving: arriving))

@@ -210,12 +210,73 @@ enum Schema {
         // 14: what a shop or household knows of a parcel (``ParcelRecord``, JSON; searched through search_text), when
         // it is late and since when, and the reminder before a parcel kept after a missed delivery goes back.
         SQLiteDatabase.Migration(version: 14, sql: SchemaFills.recordSQL(text: "TEXT", real: "REAL")),
+        // 15: what changed in a list since a cursor: each watch's place in one sequence of changes (bumped by a
+        // change a person would see, never by a check that found the same answer), and the removals.
+        SQLiteDatabase.Migration(
+            version: 15,
+            sql: SchemaFills.changesSQL(text: "TEXT", real: "REAL", integer: "INTEGER") + """
+                CREATE TABLE watch_change_counter (id INTEGER PRIMARY KEY CHECK (id = 1), value INTEGER NOT NULL);
+                INSERT INTO watch_change_counter (id, value) VALUES (1, 0);
+                CREATE TRIGGER watches_changed_in AFTER INSERT ON watches BEGIN
+                """ + SchemaFills.sqliteNextChange("UPDATE watches SET changed_seq = ?, changed_at = ? WHERE id = NEW.id;") + """
+                END;
+                CREATE TRIGGER watches_changed AFTER UPDATE OF \(SchemaFills.seenColumns.joined(separator: ", ")) ON watches
+                WHEN \(SchemaFills.seenColumns.map { "OLD.\($0) IS NOT NEW.\($0)" }.joined(separator: " OR "))
+                BEGIN
+                """ + SchemaFills.sqliteNextChange("UPDATE watches SET changed_seq = ?, changed_at = ? WHERE id = NEW.id;") + """
+                END;
+                CREATE TRIGGER watches_changed_out AFTER DELETE ON watches BEGIN
+                """ + SchemaFills.sqliteNextChange(
+                    "INSERT INTO watch_removals (seq, owner, number, removed_at) VALUES (?, OLD.owner, OLD.number, ?);") + """
+                END;
+                """),
     ]
 }
 
 
 /// Steps of migrations written in Swift, for both engines.
 public enum SchemaFills {
+    /// The columns of a watch a person sees in the list: a change to any of them is a change of the list
+    /// (``WatchChanges``); `checked_at` and the poller's own columns are not.
+    public static let seenColumns = [
+        "label", "status_json", "status_code", "family", "forecast_date", "last_event_at", "record", "active",
+        "stalled_at", "overdue_at", "carrier", "page_refused_at", "arriving_window", "answer_digest",
+    ]
+
+    /// Migration 15's tables and columns on either engine.
+    public static func changesSQL(text: String, real: String, integer: String) -> String {
+        """
+        ALTER TABLE watches ADD COLUMN changed_seq \(integer) NOT NULL DEFAULT 0;
+        ALTER TABLE watches ADD COLUMN changed_at \(real);
+        ALTER TABLE watches ADD COLUMN answer_digest \(text);
+        CREATE INDEX watches_owner_changed ON watches (owner, changed_seq);
+        CREATE TABLE watch_removals (
+            seq \(integer) PRIMARY KEY,
+            owner \(text) NOT NULL,
+            number \(text) NOT NULL,
+            removed_at \(real) NOT NULL
+        );
+        CREATE INDEX watch_removals_owner ON watch_removals (owner, seq);
+        CREATE INDEX watch_removals_time ON watch_removals (removed_at);
+        CREATE TABLE watch_removals_forgotten (
+            owner \(text) PRIMARY KEY,
+            seq \(integer) NOT NULL
+        );
+
+        """
+    }
+
+    /// In an SQLite trigger: the next number of the change sequence, then `statement` with it and the time for
+    /// its two `?`.
+    static func sqliteNextChange(_ statement: String) -> String {
+        let next = "(SELECT value FROM watch_change_counter WHERE id = 1)"
+        let now = "((julianday('now') - 2440587.5) * 86400.0)"
+        var parts = statement.components(separatedBy: "?")
+        precondition(parts.count == 3, "two placeholders")
+        parts = [parts[0], next, parts[1], now, parts[2]]
+        return "\nUPDATE watch_change_counter SET value = value + 1 WHERE id = 1;\n" + parts.joined() + "\n"
+    }
+
     /// Migration 14 on either engine.
     public static func recordSQL(text: String, real: String) -> String {
         """

@@ -28,6 +28,9 @@ public enum SchemaVersions {
         14:
             "adds each watch's parcel record (the shop's reference, the recipient, the ship date, a note, handled, other "
             + "columns), when it is late, and the reminder the day before a parcel kept after a missed delivery goes back",
+        15:
+            "adds each watch's place in the list's sequence of changes (what a person would see, not a check that found "
+            + "the same answer) and the removals of the last 7 days, so a page asks only what changed",
     ]
 
     /// The newest version this build knows.

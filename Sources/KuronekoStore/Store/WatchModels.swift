@@ -212,6 +212,13 @@ public protocol WatchStore: Sendable {
     func recordFieldNames(owner: WatchOwner, matching query: WatchQuery, now: Date, limit: Int) async throws -> [String]
     /// Counts of the watches the query keeps (its codes, families and forecast aside: those are counted).
     func watchSummary(owner: WatchOwner, matching query: WatchQuery, now: Date) async throws -> WatchSummary
+    /// What changed in the owner's list after `cursor` (at most `limit` changes), or only the cursor of its
+    /// latest change when `cursor` is `nil`. - Throws: ``WatchStoreError/changesForgotten(_:)`` or
+    /// ``WatchStoreError/changesAhead(_:)`` for a cursor that cannot be followed.
+    func changes(owner: WatchOwner, since cursor: Int64?, limit: Int, now: Date) async throws -> WatchChanges
+    /// Forgets removals older than `before`, at most `limit`; a cursor before them can no longer be followed.
+    /// - Returns: how many were forgotten.
+    func forgetRemovals(before: Date, limit: Int) async throws -> Int
     /// Removes a watch with its changes, subscription and pending deliveries.
     func remove(_ number: TrackingNumber, owner: WatchOwner) async throws -> Bool
     /// Removes watches, in one transaction. - Returns: for each number, whether the owner watched it.
@@ -401,9 +408,19 @@ public enum WatchStoreError: Error, Sendable, Equatable, CustomStringConvertible
     /// The owner follows the number (formatted) at another carrier (named) already.
     case watchedAtAnotherCarrier(String, Carrier)
     case channelLimitReached(Int)
+    /// A changes cursor older than the removals kept.
+    case changesForgotten(Int64)
+    /// A changes cursor past the list's latest change (from another list, or a database restored).
+    case changesAhead(Int64)
 
     public var description: String {
         switch self {
+        case .changesForgotten(let cursor):
+            "the changes since \(cursor) are no longer kept (removals are kept \(Int(WatchChanges.removalsKept / 86_400)) days); "
+                + "read the whole list again and follow from its cursor"
+        case .changesAhead(let cursor):
+            "\(cursor) is past this list's latest change: it is not a cursor of this list; read the whole list again "
+                + "and follow from its cursor"
         case .removedWhileAdding(let number):
             "\(number) was removed by another request at the same moment it was being added; add it again to keep it"
         case .limitReached(let limit):
