@@ -143,8 +143,8 @@ def phone_in_japanese(server: "Server", script: str | None = None):
 class Simulator:
     """One `kuroneko simulate` on a free port of 127.0.0.1, whose clock a test moves (PUT /admin/clock)."""
 
-    def __init__(self):
-        self.process = subprocess.Popen([BINARY, "simulate", "--port", "0"], stdout=subprocess.DEVNULL,
+    def __init__(self, *arguments: str):
+        self.process = subprocess.Popen([BINARY, "simulate", "--port", "0", *arguments], stdout=subprocess.DEVNULL,
                                         stderr=subprocess.PIPE, stdin=subprocess.DEVNULL, text=True)
         for line in self.process.stderr:  # the first lines it writes; it says where it listens
             found = re.search(r"listening on (http://127\.0\.0\.1:\d+)", line)

@@ -85,6 +85,14 @@ export async function listWatches(query, etag, pages = 20) {
   };
 }
 
+/**
+ * What changed in the list after `since` ({cursor, more, watches, removed, summary}); without `since`, only the
+ * cursor to follow from.
+ */
+export async function listChanges(since) {
+  return (await request(`/v1/watches/changes${since === null ? "" : `?since=${encodeURIComponent(since)}`}`)).data;
+}
+
 /** The server's counts of the watches `query` keeps (by family, by status, today's forecasts). */
 export async function watchSummary(query) {
   return (await request(`/v1/watches/summary${query ? `?${query}` : ""}`)).data;

@@ -10,6 +10,7 @@ import { asksToCall, carrierWords, changeLog, deliveryLog, offices, webhookForm 
 import { addAll, addFromText, mailField } from "./adding.js";
 import { recordSection } from "./record.js";
 import { demoOffer, downloadCSV, drawCounts, isDemo } from "./list-parts.js";
+import { followFromNow, listChanged } from "./live.js";
 
 const main = document.getElementById("main");
 const banner = document.getElementById("banner");
@@ -349,7 +350,7 @@ function showList() {
       listControls(), h("p", { id: "count", class: "hint", "aria-live": "polite" }), h("p", { id: "empty", class: "empty" }),
       h("ul", { id: "cards", class: "cards" })));
   if (state.watches) drawCards();
-  return loadList();
+  return followFromNow().then(loadList);
 }
 
 async function loadList() {
@@ -545,10 +546,9 @@ function awaitFirstChecks() {
 // ---- Live updates, settings, start ------------------------------------------------------------------
 
 const pollSeconds = Math.max(2, Number(storage.get("kuroneko.pollSeconds", "20")) || 20);
-
-function poll() {
+async function poll() {
   if (document.hidden || document.getElementById("key-form")) return;
-  if (state.parcel) { if (!state.parcel.removing) loadParcel(); } else if (document.getElementById("cards")) loadList();
+  if (state.parcel) { if (!state.parcel.removing) loadParcel(); } else if (document.getElementById("cards") && await listChanged()) loadList();
 }
 setInterval(poll, pollSeconds * 1000);
 document.addEventListener("visibilitychange", () => { if (!document.hidden) poll(); });

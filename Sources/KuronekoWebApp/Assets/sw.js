@@ -28,7 +28,9 @@ self.addEventListener("fetch", (event) => {
       .then((page) => page || Response.error())));
   } else if (url.pathname.startsWith("/assets/")) {
     event.respondWith(caches.match(request, { cacheName: SHELL }).then((hit) => hit || fetch(request)));
-  } else if (url.pathname.startsWith("/v1/watches")) {
+  } else if (url.pathname.startsWith("/v1/watches") && url.pathname !== "/v1/watches/changes") {
+    // What changed since a cursor is asked live only: a copy of it would say changes that are not there (and a
+    // copy per cursor would grow without end).
     event.respondWith(watchList(request, url));
   }
 });
