@@ -91,6 +91,13 @@ struct WatchListQueryTests {
         #expect(try await found(store, "👨‍👩‍👧 家族") == ["👨‍👩‍👧 家族の荷物"])
         #expect(try await found(store, "家族") == ["👨‍👩‍👧 家族の荷物", "家族"])
         #expect(TextMatch.endTrigrams(of: "09000054321") == ["321", "054", "000"])
+        // On SQLite a search of three characters or more starts from the trigram table's rows, not the owner's.
+        var query = WatchQuery()
+        query.text = "A-054321"
+        #expect(query.ownerCondition(match: .trigramTable("watch_search", then: "instr")) == "+w.owner = ?")
+        #expect(query.ownerCondition(match: .like) == "w.owner = ?")
+        query.text = "髙橋"
+        #expect(query.ownerCondition(match: .trigramTable("watch_search", then: "instr")) == "w.owner = ?")
         #expect(TextMatch.endTrigrams(of: "ab") == [])
         #expect(TextMatch.endTrigrams(of: "a\u{301}bc") == ["\u{301}bc"])
     }

@@ -114,9 +114,11 @@ extension SQLWatchStore {
         async throws -> [Watch]
     {
         let (conditions, arguments) = query.conditions(now: now, match: database.textMatch)
+        let owned = query.ownerCondition(match: database.textMatch)
         let rows = try await database.read { connection in
             try connection.run(
-                Self.watchColumns + " WHERE w.owner = ? AND w.id > ?" + conditions + " ORDER BY w.id LIMIT ?",
+                Self.watchColumns + " WHERE " + owned + " AND w.id > ?"
+                    + conditions + " ORDER BY w.id LIMIT ?",
                 [.text(owner.id), .integer(cursor ?? 0)] + arguments + [.integer(Int64(max(0, limit)))])
         }
         return try rows.map(Self.watch(from:))
@@ -126,6 +128,7 @@ extension SQLWatchStore {
         -> [String]
     {
         let (conditions, arguments) = query.conditions(now: now, match: database.textMatch)
+        let owned = query.ownerCondition(match: database.textMatch)
         var names: [String] = []
         var seen = Set<String>()
         var cursor: Int64 = 0
@@ -133,7 +136,8 @@ extension SQLWatchStore {
             let values: [SQLValue] = [.text(owner.id), .integer(cursor)] + arguments
             let rows = try await database.read { connection in
                 try connection.run(
-                    "SELECT w.id, w.record FROM watches w WHERE w.owner = ? AND w.id > ? AND w.record LIKE '%\"fields\":%'"
+                    "SELECT w.id, w.record FROM watches w WHERE " + owned
+                        + " AND w.id > ? AND w.record LIKE '%\"fields\":%'"
                         + conditions + " ORDER BY w.id LIMIT 2000", values)
             }
             for row in rows {
@@ -182,8 +186,8 @@ extension SQLWatchStore {
                     COALESCE(w.forecast_date, '') AS forecast_date, COUNT(*) AS n,
                     SUM(CASE WHEN w.stalled_at IS NOT NULL AND w.active = 1 THEN 1 ELSE 0 END) AS stalled,
                     SUM(CASE WHEN w.overdue_at IS NOT NULL AND w.active = 1 THEN 1 ELSE 0 END) AS overdue
-                FROM watches w WHERE w.owner = ?
-                """ + conditions + " GROUP BY w.family, w.status_code, w.active, w.forecast_date",
+                FROM watches w WHERE
+                """ + " " + counted.ownerCondition(match: match) + conditions + " GROUP BY w.family, w.status_code, w.active, w.forecast_date",
                 [.text(owner.id)] + arguments)
         }
         var summary = WatchSummary()

@@ -115,6 +115,16 @@ public struct WatchQuery: Sendable, Equatable {
     /// The `WHERE` conditions (after the owner's) and their arguments, for rows of `watches` aliased `w`.
     /// Codes and families are kept in their own columns; the text is looked for as the engine does it
     /// (``TextMatch``), `%`, `_` and `\` meaning themselves.
+    /// The owner's condition, one `?`. A search through SQLite's trigram table starts from the rows the table
+    /// names, not from the owner's whole list: `+` keeps the planner, which has no statistics, off the owner's
+    /// index (there it would read every row of a 100,000-watch list to keep one).
+    func ownerCondition(match: TextMatch) -> String {
+        guard case .trigramTable = match, let text, let needle = SearchText.needle(text),
+            !TextMatch.endTrigrams(of: needle).isEmpty
+        else { return "w.owner = ?" }
+        return "+w.owner = ?"
+    }
+
     func conditions(now: Date, match: TextMatch) -> (sql: String, arguments: [SQLValue]) {
         var sql = ""
         var arguments: [SQLValue] = []
