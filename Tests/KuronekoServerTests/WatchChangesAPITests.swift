@@ -63,7 +63,8 @@ struct WatchChangesAPITests {
         for (query, named) in [
             ("since=-1", "since \"-1\""), ("since=abc", "since \"abc\""), ("since=99999999999999999999", "since \""),
             ("since=1e3", "since \"1e3\""), ("limit=0", "limit \"0\""), ("limit=1001", "limit \"1001\""),
-            ("limit=%00", "limit \""), ("cursor=3", "\"cursor\" is not a parameter"),
+            ("limit=%00", "limit \""), ("cursor=3", "\"cursor\" is not a parameter"), ("since=0&wait=26", "wait \"26\""),
+            ("since=0&wait=-1", "wait \"-1\""), ("since=0&wait=x", "wait \"x\""), ("seen=-2", "seen \"-2\""),
         ] {
             let answer = await harness.get("/v1/watches/changes?\(query)")
             #expect(answer.status == 400, "\(query)")
@@ -75,6 +76,32 @@ struct WatchChangesAPITests {
         #expect(ahead.status == 410)
         #expect(try JSON(data: ahead.body)["reason"] == .string("cursor_expired"))
         #expect(await harness.send("POST", "/v1/watches/changes", json: "{}").status == 405)
+    }
+
+    @Test("wait: the answer waits for a change (a long poll), and says nothing changed when none came in time")
+    func waitsForAChange() async throws {
+        let harness = await Harness()
+        let start = try #require(try JSON(data: await harness.get("/v1/watches/changes").body)["cursor"]?.int)
+        // Nothing changes: it looks once a second, three times, then answers that nothing did.
+        let began = harness.clock.uptime
+        let quiet = Task { await harness.get("/v1/watches/changes?since=\(start)&wait=3") }
+        for second in 1...3 {
+            await harness.clock.waitForSleeper(until: began + .seconds(second))
+            harness.clock.advance(by: .seconds(1))
+        }
+        let nothing = try JSON(data: await quiet.value.body)
+        #expect(nothing["watches"]?.elements.isEmpty == true && nothing["cursor"]?.int == start)
+
+        // A watch is added while it waits: its next look answers with it.
+        let waitingFrom = harness.clock.uptime
+        let waiting = Task { await harness.get("/v1/watches/changes?since=\(start)&wait=25") }
+        await harness.clock.waitForSleeper(until: waitingFrom + .seconds(1))
+        let number = ValidNumbers.numbers(1)[0].digits
+        #expect(await harness.send("POST", "/v1/watches", json: #"{"number": "\#(number)"}"#).status == 201)
+        harness.clock.advance(by: .seconds(1))
+        let changed = try JSON(data: await waiting.value.body)
+        #expect(changed["watches"]?.elements.first?["number"] == .string(number))
+        #expect(changed["latest"]?.int == changed["cursor"]?.int)
     }
 
     @Test func anotherKeysChangesAreNotShown() async throws {

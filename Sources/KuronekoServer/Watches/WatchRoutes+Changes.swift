@@ -3,25 +3,28 @@ import KuronekoHTTP
 import KuronekoStore
 
 /// `GET /v1/watches/changes`: what changed in the owner's list after a cursor, so a page that holds the list
-/// asks only for what changed. Without `since`, only the cursor to follow from (read it, then the list).
+/// asks only for what changed. Without `since`, only the cursor to follow from (read it, then the list). With
+/// `wait`, the answer waits up to that many seconds for a change newer than `seen` (a long poll: a page learns
+/// of a change within about a second and an idle one asks twice a minute).
 extension WatchRoutes {
     /// Changes an answer gives unless `limit` says fewer.
     static let changesPerAnswer = 500
+    /// The longest an answer waits for a change.
+    static let longestChangesWait = 25
+    /// The most answers waiting for a change at once, on one server.
+    static let changesWaitingLimit = 256
+    /// How often a waiting answer looks for a change (any server on the database may have made it).
+    static let changesLookEvery: Duration = .seconds(1)
 
     func changes(_ request: HTTPRequest) async throws -> HTTPResponse {
         let owner = Self.owner(of: request)
-        let known: Set<String> = ["since", "limit"]
+        let known: Set<String> = ["since", "limit", "wait", "seen"]
         if let unknown = request.query.first(where: { !known.contains($0.name) }) {
-            throw RouteProblem.bad("\"\(unknown.name.prefix(30))\" is not a parameter here; it takes since and limit")
+            throw RouteProblem.bad(
+                "\"\(unknown.name.prefix(30))\" is not a parameter here; it takes since, seen, wait and limit")
         }
-        var since: Int64?
-        if let text = request.queryValue("since") {
-            guard let value = Int64(text), value >= 0 else {
-                throw RouteProblem.bad(
-                    "since \"\(text.prefix(20))\" is not a cursor this server gave; use the cursor of the last answer")
-            }
-            since = value
-        }
+        let since = try Self.cursor(request, "since")
+        let seen = try Self.cursor(request, "seen") ?? since
         var limit = Self.changesPerAnswer
         if let text = request.queryValue("limit") {
             guard let value = Int(text), (1...WatchChanges.maximumLimit).contains(value) else {
@@ -29,10 +32,43 @@ extension WatchRoutes {
             }
             limit = value
         }
-        let (store, now) = (self.store, clock.now)
-        let changes = try await store.changes(owner: owner, since: since, limit: limit, now: now)
+        var wait = 0
+        if let text = request.queryValue("wait") {
+            guard let value = Int(text), (0...Self.longestChangesWait).contains(value) else {
+                throw RouteProblem.bad(
+                    "wait \"\(text.prefix(20))\" is not a number of seconds from 0 to \(Self.longestChangesWait)")
+            }
+            wait = since == nil ? 0 : value
+        }
+        let store = self.store
+        var changes = try await store.changes(owner: owner, since: since, limit: limit, now: clock.now)
+        // At most ``changesWaiting`` answers wait at once; past it one does not (the page pauses before asking again).
+        if wait > 0, changes.latest <= seen ?? 0, changesWaiting.enter() {
+            defer { changesWaiting.leave() }
+            let deadline = clock.uptime + .seconds(wait)
+            while changes.latest <= seen ?? 0, clock.uptime < deadline {
+                // Cancelled (the server stopping, the client gone): answered with what there is.
+                do { try await clock.sleep(until: min(deadline, clock.uptime + Self.changesLookEvery)) } catch { break }
+                changes = try await store.changes(owner: owner, since: since, limit: limit, now: clock.now)
+            }
+        }
+        return .jsonData(try await body(of: changes, owner: owner))
+    }
+
+    private static func cursor(_ request: HTTPRequest, _ name: String) throws -> Int64? {
+        guard let text = request.queryValue(name) else { return nil }
+        guard let value = Int64(text), value >= 0 else {
+            throw RouteProblem.bad(
+                "\(name) \"\(text.prefix(20))\" is not a cursor this server gave; use the cursor of the last answer")
+        }
+        return value
+    }
+
+    private func body(of changes: WatchChanges, owner: WatchOwner) async throws -> Data {
         var body = Data(#"{"cursor":"#.utf8)
         body.append(Data(String(changes.cursor).utf8))
+        body.append(Data(#","latest":"#.utf8))
+        body.append(Data(String(changes.latest).utf8))
         body.append(Data(#","more":"#.utf8))
         body.append(Data((changes.more ? "true" : "false").utf8))
         body.append(Data(#","watches":["#.utf8))
@@ -50,9 +86,10 @@ extension WatchRoutes {
         if changes.watches.isEmpty && changes.removed.isEmpty {
             body.append(Data("null".utf8))
         } else {
+            let (store, now) = (self.store, clock.now)
             body.append(Self.object(try await store.watchSummary(owner: owner, matching: WatchQuery(), now: now).json))
         }
         body.append(UInt8(ascii: "}"))
-        return .jsonData(body)
+        return body
     }
 }

@@ -18,6 +18,8 @@ public struct WatchRoutes: Sendable {
     let channels: ChannelOffer
     /// CSV exports being written (at most ``WatchListExport/concurrentExports``).
     let exports = ConcurrencyLimit(WatchListExport.concurrentExports)
+    /// Answers of `GET /v1/watches/changes` waiting for a change (at most ``changesWaitingLimit``).
+    let changesWaiting = ConcurrencyLimit(WatchRoutes.changesWaitingLimit)
     /// Where store failures met by a request are logged and counted.
     let failures: StoreFailures
     /// Where uploaded mail is read (off the cooperative pool, a few at a time).

@@ -62,7 +62,7 @@ extension SQLWatchStore {
                 }
             }
             return WatchChanges(
-                cursor: next,
+                cursor: next, latest: kept.last?.seq,
                 watches: kept.compactMap(\.watch).filter { watches[$0.number.digits] != nil },
                 removed: removedNumbers.sorted { $0.value < $1.value }.map(\.key), more: more)
         }

@@ -5,14 +5,17 @@ import Foundation
 public struct WatchChanges: Sendable, Equatable {
     /// Where the next question starts: the last change given (a change too recent to be sure of comes again).
     public let cursor: Int64
+    /// The newest change given (the cursor when none was): past the cursor while a change is too recent.
+    public let latest: Int64
     public let watches: [Watch]
     /// The numbers removed (and not watched again since), in the order removed.
     public let removed: [String]
     /// Whether more changes follow the ones given.
     public let more: Bool
 
-    public init(cursor: Int64, watches: [Watch], removed: [String], more: Bool) {
+    public init(cursor: Int64, latest: Int64? = nil, watches: [Watch], removed: [String], more: Bool) {
         self.cursor = cursor
+        self.latest = max(cursor, latest ?? cursor)
         self.watches = watches
         self.removed = removed
         self.more = more

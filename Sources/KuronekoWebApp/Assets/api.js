@@ -86,11 +86,12 @@ export async function listWatches(query, etag, pages = 20) {
 }
 
 /**
- * What changed in the list after `since` ({cursor, more, watches, removed, summary}); without `since`, only the
- * cursor to follow from.
+ * What changed in the list after `since` ({cursor, latest, more, watches, removed, summary}), the answer waiting up
+ * to `wait` seconds for a change newer than `seen`; without `since`, only the cursor to follow from.
  */
-export async function listChanges(since) {
-  return (await request(`/v1/watches/changes${since === null ? "" : `?since=${encodeURIComponent(since)}`}`)).data;
+export async function listChanges(since, { wait = 0, seen = since } = {}) {
+  const query = since === null ? "" : `?since=${encodeURIComponent(since)}&seen=${encodeURIComponent(seen)}&wait=${wait}`;
+  return (await request(`/v1/watches/changes${query}`)).data;
 }
 
 /** The server's counts of the watches `query` keeps (by family, by status, today's forecasts). */

@@ -10,7 +10,7 @@ import { asksToCall, carrierWords, changeLog, deliveryLog, offices, webhookForm 
 import { addAll, addFromText, mailField } from "./adding.js";
 import { recordSection } from "./record.js";
 import { demoOffer, downloadCSV, drawCounts, isDemo } from "./list-parts.js";
-import { followFromNow, listChanged } from "./live.js";
+import { follow, followFromNow } from "./live.js";
 
 const main = document.getElementById("main");
 const banner = document.getElementById("banner");
@@ -350,7 +350,7 @@ function showList() {
       listControls(), h("p", { id: "count", class: "hint", "aria-live": "polite" }), h("p", { id: "empty", class: "empty" }),
       h("ul", { id: "cards", class: "cards" })));
   if (state.watches) drawCards();
-  return followFromNow().then(loadList);
+  return followFromNow().then(loadList).then(followList);
 }
 
 async function loadList() {
@@ -546,12 +546,11 @@ function awaitFirstChecks() {
 // ---- Live updates, settings, start ------------------------------------------------------------------
 
 const pollSeconds = Math.max(2, Number(storage.get("kuroneko.pollSeconds", "20")) || 20);
-async function poll() {
-  if (document.hidden || document.getElementById("key-form")) return;
-  if (state.parcel) { if (!state.parcel.removing) loadParcel(); } else if (document.getElementById("cards") && await listChanged()) loadList();
-}
+const listShown = () => !document.hidden && !state.parcel && Boolean(document.getElementById("cards"));
+function followList() { follow(listShown, loadList, pollSeconds); } // the list: what changed, as it changes
+function poll() { if (!document.hidden && state.parcel && !state.parcel.removing) loadParcel(); } // a parcel's page
 setInterval(poll, pollSeconds * 1000);
-document.addEventListener("visibilitychange", () => { if (!document.hidden) poll(); });
+document.addEventListener("visibilitychange", () => { if (!document.hidden) { poll(); if (listShown()) followList(); } });
 
 function redraw() {
   translateStatic();
