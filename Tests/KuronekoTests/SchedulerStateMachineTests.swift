@@ -118,6 +118,30 @@ struct SchedulerStateMachineTests {
         #expect(next.numbers.count == 10)
     }
 
+    @Test("a lookup of several requests (a list, then pages waiting their turn) counts as its time per request")
+    func durationPerRequest() throws {
+        var machine = Self.machine()
+        let numbers = Self.numbers(10)
+        for (index, number) in numbers.enumerated() {
+            _ = machine.want(number, waiter: UInt64(index), priority: .interactive, deadline: nil, now: .zero)
+        }
+        let post = try #require(Self.sent(machine.slotGranted(now: .milliseconds(20))).first)
+        // Eleven requests a second apart took 11 s: one request takes one.
+        _ = machine.postSucceeded(
+            post.id, shipments: try Self.shipments(for: post.numbers), requests: 11, now: .seconds(11) + .milliseconds(20))
+        #expect(machine.estimatedWait(priority: .interactive, now: .seconds(20)) == .seconds(1))
+        // A lookup on a carrier's behalf names that carrier when it is shed.
+        var policy = Self.machine().policy
+        policy.carrierName = "Japan Post"
+        var japanPost = Machine(policy: policy)
+        for (index, number) in Self.numbers(95).enumerated() {
+            _ = japanPost.want(number, waiter: UInt64(index), priority: .interactive, deadline: nil, now: .zero)
+        }
+        let late = Self.numbers(1, from: 60_000_000_000)[0]
+        let shed = try #require(Self.failures(japanPost.want(late, waiter: 500, priority: .interactive, deadline: .seconds(5), now: .zero)).first)
+        #expect(shed.error.message.hasPrefix("about 9 s of lookups to Japan Post are queued ahead"))
+    }
+
     @Test("a number whose estimated wait exceeds its deadline is shed at once with that estimate")
     func shedding() throws {
         var machine = Self.machine()

@@ -61,20 +61,22 @@ public struct TrackingError: Error, Hashable, Sendable, CustomStringConvertible 
 
     public var description: String { message }
 
-    static func overloaded(estimatedWait: Duration, deadline: Duration?, queueFull: Bool) -> TrackingError {
+    static func overloaded(estimatedWait: Duration, deadline: Duration?, queueFull: Bool, carrier: String = "Yamato")
+        -> TrackingError
+    {
         let wait = seconds(estimatedWait)
         let reason =
             queueFull
             ? "the upstream queue is full"
-            : "about \(wait) s of lookups to Yamato are queued ahead, more than the \(seconds(deadline ?? .zero)) s "
+            : "about \(wait) s of lookups to \(carrier) are queued ahead, more than the \(seconds(deadline ?? .zero)) s "
                 + "deadline allows"
         return TrackingError(.overloaded, "\(reason); try again in \(wait) s", retryAfter: estimatedWait)
     }
 
-    static func circuitOpen(retryAfter: Duration, failures: Int) -> TrackingError {
+    static func circuitOpen(retryAfter: Duration, failures: Int, carrier: String = "Yamato") -> TrackingError {
         TrackingError(
             .circuitOpen,
-            "Yamato's page failed \(failures) times in a row; lookups are paused for \(seconds(retryAfter)) s "
+            "\(carrier)'s page failed \(failures) times in a row; lookups are paused for \(seconds(retryAfter)) s "
                 + "to let it recover",
             retryAfter: retryAfter)
     }

@@ -24,6 +24,8 @@ extension UpstreamScheduler {
             var breaker: CircuitBreakerPolicy
             /// The most numbers queued (not yet in a POST); more are shed.
             var queueCapacity: Int
+            /// The carrier's name in English, for the messages (Yamato, Sagawa Express…).
+            var carrierName = "Yamato"
         }
 
         typealias WaiterID = UInt64
@@ -146,7 +148,10 @@ extension UpstreamScheduler {
             if let retryAfter = breaker.retryAfter(at: now) {
                 counters.rejectedWhileOpen += 1
                 actions.append(
-                    .fail([waiter], .circuitOpen(retryAfter: retryAfter, failures: policy.breaker.failureThreshold)))
+                    .fail(
+                        [waiter],
+                        .circuitOpen(
+                            retryAfter: retryAfter, failures: policy.breaker.failureThreshold, carrier: policy.carrierName)))
                 return actions
             }
             if var entry = wanted[number] {
@@ -166,7 +171,10 @@ extension UpstreamScheduler {
                 counters.shed += 1
                 let allowed = deadline.map { $0 - now }
                 actions.append(
-                    .fail([waiter], .overloaded(estimatedWait: wait, deadline: allowed, queueFull: queueFull)))
+                    .fail(
+                        [waiter],
+                        .overloaded(
+                            estimatedWait: wait, deadline: allowed, queueFull: queueFull, carrier: policy.carrierName)))
                 return actions
             }
             let phase = enqueue(number, priority: priority, now: now)
@@ -221,10 +229,12 @@ extension UpstreamScheduler {
         }
 
         /// A POST answered with the shipments of its numbers, in form order.
-        mutating func postSucceeded(_ id: PostID, shipments: [Shipment], now: Duration) -> [Action] {
+        /// A POST answered; it sent `requests` HTTP requests (its time is observed per request: a lookup whose
+        /// further requests waited their turn in the budget says nothing of how long one request takes).
+        mutating func postSucceeded(_ id: PostID, shipments: [Shipment], requests: Int = 1, now: Duration) -> [Action] {
             var actions = endAttempt(id)
             if let post = posts.removeValue(forKey: id) {
-                if case .inFlight(let startedAt) = post.phase { observeDuration(now - startedAt) }
+                if case .inFlight(let startedAt) = post.phase { observeDuration((now - startedAt) / max(1, requests)) }
                 breaker.postSucceeded()
                 for (number, shipment) in zip(post.numbers, shipments) {
                     guard let entry = wanted.removeValue(forKey: number) else { continue }
@@ -543,7 +553,10 @@ extension UpstreamScheduler {
             }
             let retryAfter = breaker.retryAfter(at: now) ?? policy.breaker.coolDown
             actions += failNumbers(
-                queued, with: error ?? .circuitOpen(retryAfter: retryAfter, failures: policy.breaker.failureThreshold))
+                queued,
+                with: error
+                    ?? .circuitOpen(
+                        retryAfter: retryAfter, failures: policy.breaker.failureThreshold, carrier: policy.carrierName))
             return actions
         }
 

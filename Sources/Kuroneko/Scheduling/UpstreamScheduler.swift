@@ -55,6 +55,7 @@ public actor UpstreamScheduler {
                 retry: configuration.retry, breaker: configuration.circuitBreaker,
                 queueCapacity: configuration.queueCapacity)
         policy.batchSize = site.batchSize
+        policy.carrierName = configuration.carrier.englishName
         machine = StateMachine(policy: policy)
     }
 
@@ -189,7 +190,7 @@ public actor UpstreamScheduler {
             observer?(
                 UpstreamPostReport(
                     numbers: post.numbers.count, seconds: seconds, failed: false, asked: post.numbers, requests: requests))
-            perform(machine.postSucceeded(post.id, shipments: shipments, now: now))
+            perform(machine.postSucceeded(post.id, shipments: shipments, requests: requests, now: now))
         case .failed(let failure):
             var refused: RefusedPage?
             if case .page(let page) = failure { refused = page }
