@@ -55,11 +55,19 @@ struct SchedulerTests {
         for number in ValidNumbers.numbers(4, from: 52_000_000_000) {
             #expect(try await HTTPClient.send("GET", server.baseURL + "/v1/shipments/\(number.digits)").status == 502)
         }
-        #expect(try await HTTPClient.send("GET", server.baseURL + "/readyz").status == 503)
+        let opened = ContinuousClock.now
+        let readiness = try await HTTPClient.send("GET", server.baseURL + "/readyz").status
         let refused = try await HTTPClient.send("GET", server.baseURL + "/v1/shipments/327754459830")
-        #expect(refused.status == 503)
+        let state = try await Self.metric("kuroneko_upstream_circuit_state", of: server)
+        // Open for the 10 s cool-down; a machine so loaded that these three took longer sees it half-open (1).
+        if ContinuousClock.now - opened < .seconds(9) {
+            #expect(readiness == 503)
+            #expect(refused.status == 503)
+            #expect(state == 2)
+        } else {
+            #expect(state == 1 || state == 2, "\(String(describing: state))")
+        }
         #expect(try await Self.stats(simulator)["posts"] == .number(5), "nothing is sent while the circuit is open")
-        #expect(try await Self.metric("kuroneko_upstream_circuit_state", of: server) == 2)
 
         // No lookup arrives; readiness comes back on its own after the 10 s cool-down, half-open (long enough that a loaded machine checks the open circuit before it ends).
         let recovered = try await Self.waitFor(
