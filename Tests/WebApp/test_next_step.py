@@ -16,7 +16,7 @@ sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "Simulator"))
 from server import ROOT, Server, chromium, screenshot  # noqa: E402
 from simulated_parcels import absent_number  # noqa: E402
 from test_list_at_scale import wait  # noqa: E402
-from test_webapp import serious_violations  # noqa: E402
+from test_webapp import serious_violations, snapshot  # noqa: E402
 
 OUTPUT = os.environ.get("WEBAPP_OUTPUT", os.path.join(ROOT, ".build", "webapp-test-output"))
 # Whom to call: the office the simulated Sagawa and Japan Post pages name, Yamato's service centre.
@@ -62,18 +62,20 @@ class NextStepTests(unittest.TestCase):
         for carrier, number in self.numbers.items():
             office, telephone = CALL[carrier]
             card = f"#cards li[data-number='{number}']"
-            line = wait(lambda: self.d.find_elements(By.CSS_SELECTOR, f"{card} .card-kept"),
-                        f"no keeping date on the {carrier} card")[0]
-            self.assertIn(self.kept(carrier), line.text)
-            self.assertIn(f"{office} {telephone}", line.text)
-            action = self.d.find_element(By.CSS_SELECTOR, f"{card} .card-action a")
-            self.assertEqual(action.get_attribute("href"), self.redelivery[carrier])
-            # The action sits at the card's foot, below its last line, never over it.
-            checked = self.d.find_element(By.CSS_SELECTOR, f"{card} .card-checked").rect
-            self.assertGreaterEqual(action.rect["y"], checked["y"] + checked["height"] - 1, f"the {carrier} card's "
-                                    "action covers its last line")
+            line = wait(lambda: snapshot(self.d, f"{card} .card-kept"), f"no keeping date on the {carrier} card")
+            self.assertIn(self.kept(carrier), line)
+            self.assertIn(f"{office} {telephone}", line)
+            # The action sits at the card's foot, below its last line, never over it (read at one moment).
+            foot = wait(lambda: snapshot(self.d, card, """
+                const action = e.querySelector('.card-action a');
+                return action && {href: action.href, top: action.getBoundingClientRect().top,
+                                  checked: e.querySelector('.card-checked').getBoundingClientRect().bottom};"""),
+                        f"no action on the {carrier} card")
+            self.assertEqual(foot["href"], self.redelivery[carrier])
+            self.assertGreaterEqual(foot["top"], foot["checked"] - 1, f"the {carrier} card's action covers its last line")
         # Held after a missed delivery (Sagawa's ⇒保管中) needs its recipient as much as 持戻: all three count there.
-        self.assertEqual(self.d.find_element(By.ID, "count-problem").text, "Needs attention 3")
+        wait(lambda: snapshot(self.d, "#count-problem") == "Needs attention 3",
+             lambda: f"the attention chip says {snapshot(self.d, '#count-problem')!r}, not Needs attention 3")
         self.assertEqual(self.d.find_elements(By.ID, "count-out"), [])
         screenshot(self, self.d, OUTPUT, "next-step-cards", 1200, whole=True)
         self.assertEqual(serious_violations(self.d), [])

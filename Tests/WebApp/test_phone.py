@@ -27,7 +27,7 @@ from selenium.webdriver.support.select import Select
 sys.path.insert(0, os.path.dirname(__file__))
 from push_support import STUB, FakePushService, b64url, deliver_push, wait  # noqa: E402
 from server import ROOT, Server, Simulator, chromium, phone_in_japanese, screenshot, tracking_numbers  # noqa: E402
-from test_webapp import redelivery_number, serious_violations  # noqa: E402
+from test_webapp import redelivery_number, serious_violations, snapshot  # noqa: E402
 
 OUTPUT = os.environ.get("WEBAPP_OUTPUT", os.path.join(ROOT, ".build", "webapp-test-output"))
 SCREENSHOTS = os.path.join(ROOT, "docs", "screenshots")
@@ -135,10 +135,9 @@ class PhoneOverHTTPSTests(unittest.TestCase):
             status, body = self.server.api("POST", f"/v1/watches/{number}/refresh")
             self.assertEqual(status, 200, body)
         self.d.get(self.origin + "/")
-        card = wait(lambda: self.d.find_elements(By.CSS_SELECTOR, f"#cards li[data-number='{self.absent}']"),
-                    "no card for the parcel brought back")[0]
-        action = wait(lambda: card.find_elements(By.CSS_SELECTOR, ".card-action a"), "the card offers no action")[0]
-        self.assertIn("変更", action.text)
+        action = wait(lambda: snapshot(self.d, f"#cards li[data-number='{self.absent}'] .card-action a"),
+                      "the card of the parcel brought back offers no action")
+        self.assertIn("変更", action)
         # The list comes first: the first card starts on the first screen, the tools folded behind one control.
         first_top = self.d.execute_script(
             "return document.querySelector('#cards li').getBoundingClientRect().top - window.scrollY")
@@ -146,11 +145,10 @@ class PhoneOverHTTPSTests(unittest.TestCase):
                         f"the first card starts at {first_top} px, below the first screen")
         self.assertFalse(self.d.find_element(By.ID, "download").is_displayed(), "the tools are not folded away")
         # Nothing covers the badge: the selection box and the badge do not overlap.
-        overlap = self.d.execute_script("""
-            const li = arguments[0];
-            const a = li.querySelector('.badge').getBoundingClientRect();
-            const b = li.querySelector('.select').getBoundingClientRect();
-            return !(a.right <= b.left || b.right <= a.left || a.bottom <= b.top || b.bottom <= a.top);""", card)
+        overlap = snapshot(self.d, f"#cards li[data-number='{self.absent}']", """
+            const a = e.querySelector('.badge').getBoundingClientRect();
+            const b = e.querySelector('.select').getBoundingClientRect();
+            return !(a.right <= b.left || b.right <= a.left || a.bottom <= b.top || b.bottom <= a.top);""")
         self.assertFalse(overlap, "the selection box covers the badge")
         self.assertNotIn("null", self.body_text())
         self.assertEqual(serious_violations(self.d), [])

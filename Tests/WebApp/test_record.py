@@ -14,7 +14,7 @@ from selenium.webdriver.common.by import By
 sys.path.insert(0, os.path.dirname(__file__))
 from server import ROOT, Server, phone_in_japanese, screenshot, tracking_numbers  # noqa: E402
 from test_list_at_scale import wait  # noqa: E402
-from test_webapp import serious_violations  # noqa: E402
+from test_webapp import serious_violations, snapshot  # noqa: E402
 
 OUTPUT = os.environ.get("WEBAPP_OUTPUT", os.path.join(ROOT, ".build", "webapp-test-output"))
 
@@ -44,10 +44,10 @@ class ParcelRecordTests(unittest.TestCase):
 
     def test_1_the_card_and_the_search(self):
         self.d.get(self.server.url + "/")
-        line = wait(lambda: self.d.find_elements(By.CSS_SELECTOR, f"#cards li[data-number='{self.numbers[0]}'] .card-record"),
-                    "no record on the card")[0]
-        self.assertIn("ORD-0042", line.text)
-        self.assertIn("髙橋 花子", line.text)
+        line = wait(lambda: snapshot(self.d, f"#cards li[data-number='{self.numbers[0]}'] .card-record"),
+                    "no record on the card")
+        self.assertIn("ORD-0042", line)
+        self.assertIn("髙橋 花子", line)
         search = self.d.find_element(By.ID, "search")
         search.send_keys("09012345678")
         wait(lambda: [li.get_attribute("data-number") for li in self.d.find_elements(By.CSS_SELECTOR, "#cards > li")]

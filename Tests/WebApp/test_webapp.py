@@ -41,6 +41,13 @@ def cards(driver):
             title: li.querySelector('.card-title').textContent, badge: li.querySelector('.badge').textContent}));""")
 
 
+def snapshot(driver, selector, script="return e.innerText"):
+    """What `script` returns of the first element `selector` names, read at one moment, or None where there is none.
+    The page redraws its cards as the list changes, so an element held from one step to the next may be gone."""
+    return driver.execute_script(f"const e = document.querySelector(arguments[0]); if (!e) return null; {script}",
+                                 selector)
+
+
 def formatted(number):
     return f"{number[:4]}-{number[4:8]}-{number[8:]}"
 
