@@ -27,8 +27,11 @@ public struct WatchListExport: Sendable {
         var fieldNames: [String] = []
     }
 
-    /// Writes the export; the file is the response's body.
-    func write(owner: WatchOwner, query: WatchQuery, format: Format, now: Date) async throws -> ResponseFile {
+    /// Writes the export, in the order added or in `order` (the order on a person's screen); the file is the
+    /// response's body.
+    func write(owner: WatchOwner, query: WatchQuery, order: WatchOrder? = nil, format: Format, now: Date) async throws
+        -> ResponseFile
+    {
         guard gate.enter() else {
             throw RouteProblem.busy(
                 "\(Self.concurrentExports) exports are being written already; try again in a moment")
@@ -42,24 +45,23 @@ public struct WatchListExport: Sendable {
         var header = format.excel ? "\u{FEFF}" : ""
         header += Self.header(english: !format.japaneseNames, fieldNames: format.fieldNames) + end
         try file.append(header)
-        let store = self.store
-        let read = { @Sendable (after: Int64) async throws -> [Watch] in
-            try await store.watches(owner: owner, matching: query, after: after, limit: Self.pageSize, now: now)
-        }
+        let pages = try await Pages(store: store, owner: owner, query: query, order: order, now: now)
         // The next page is read (on the store's thread) while this one is turned into lines, in two halves at
         // once (decoding each shipment's JSON is most of the work): the two cores both busy.
-        var page = try await read(0)
+        var page = try await pages.read(0, after: 0)
+        var index = 0
         while true {
             try Task.checkCancellation()
             let current = page
-            let more = current.count == Self.pageSize
-            async let next: [Watch] = more ? read(current.last?.id ?? 0) : []
+            let (more, following) = (pages.more(after: index, count: current.count), index + 1)
+            async let next: [Watch] = more ? pages.read(following, after: current.last?.id ?? 0) : []
             let half = current.count / 2
             let format = format
             async let first = Self.lines(current[..<half], format: format)
             let second = Self.lines(current[half...], format: format)
             try file.append(await first + second)
             page = try await next
+            index += 1
             guard more, !page.isEmpty else { break }
         }
         return try file.finish()
@@ -67,6 +69,39 @@ public struct WatchListExport: Sendable {
 }
 
 extension WatchListExport {
+    /// The list a page at a time: after the last id read (the order added), or a slice of the ids in a
+    /// person's order, read once at the start (8 bytes a watch).
+    struct Pages: Sendable {
+        let store: any WatchStore
+        let owner: WatchOwner
+        let query: WatchQuery
+        let now: Date
+        let ordered: [Int64]?
+
+        init(store: any WatchStore, owner: WatchOwner, query: WatchQuery, order: WatchOrder?, now: Date) async throws {
+            (self.store, self.owner, self.query, self.now) = (store, owner, query, now)
+            if let order {
+                ordered = try await store.watchIDs(
+                    owner: owner, matching: query, ordered: order, limit: WatchLimits.maxWatchesPerOwnerSetting, now: now)
+            } else {
+                ordered = nil
+            }
+        }
+
+        func read(_ index: Int, after: Int64) async throws -> [Watch] {
+            guard let ordered else {
+                return try await store.watches(owner: owner, matching: query, after: after, limit: pageSize, now: now)
+            }
+            let start = min(ordered.count, index * pageSize)
+            return try await store.watches(owner: owner, ids: Array(ordered[start..<min(ordered.count, start + pageSize)]))
+        }
+
+        func more(after index: Int, count: Int) -> Bool {
+            guard let ordered else { return count == pageSize }
+            return (index + 1) * pageSize < ordered.count
+        }
+    }
+
     /// The sheet's header: the watch's own columns, the tracking columns, the family the list counts it in
     /// (`returning` for a parcel on its way back, whatever its status says), the record's columns (named as the
     /// import recognises them, so a download read back keeps every part) and the sheet's own kept columns (the

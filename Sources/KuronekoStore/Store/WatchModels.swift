@@ -207,6 +207,16 @@ public protocol WatchStore: Sendable {
     /// saying which day today is.
     func watches(owner: WatchOwner, matching query: WatchQuery, after cursor: Int64?, limit: Int, now: Date) async throws
         -> [Watch]
+    /// Watches the query keeps in `order`, skipping the first `offset`, at most `limit`; and how many the query
+    /// keeps in all.
+    func watches(
+        owner: WatchOwner, matching query: WatchQuery, ordered order: WatchOrder, offset: Int, limit: Int, now: Date
+    ) async throws -> (watches: [Watch], total: Int)
+    /// The ids of the watches the query keeps, in `order`, at most `limit` (a download in a person's order).
+    func watchIDs(owner: WatchOwner, matching query: WatchQuery, ordered order: WatchOrder, limit: Int, now: Date)
+        async throws -> [Int64]
+    /// The owner's watches among `ids`, in their order (one that went in between is left out).
+    func watches(owner: WatchOwner, ids: [Int64]) async throws -> [Watch]
     /// The names of the sheet columns kept in the records of the watches the query keeps (``ParcelRecord/fields``),
     /// in the order first met, at most `limit`: the columns of a download. Reads only the records.
     func recordFieldNames(owner: WatchOwner, matching query: WatchQuery, now: Date, limit: Int) async throws -> [String]
