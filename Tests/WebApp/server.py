@@ -10,6 +10,7 @@ import subprocess
 import tempfile
 import threading
 import time
+import unittest
 import urllib.request
 
 ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
@@ -198,3 +199,16 @@ def screenshot(test, driver, output: str, name: str, width: int, whole: bool = F
         driver.save_screenshot(os.path.join(output, f"{name}-{width}.png"))
     finally:
         driver.execute_cdp_cmd("Emulation.clearDeviceMetricsOverride", {})
+
+
+class BrowserTestCase(unittest.TestCase):
+    """Tests sharing one server (`cls.server`) and one browser (`cls.driver`, `self.d` in a test), both made by the
+    class's `setUpClass` and stopped after its last test."""
+
+    @classmethod
+    def tearDownClass(cls):
+        cls.driver.quit()
+        cls.server.stop()
+
+    def setUp(self):
+        self.d = self.driver

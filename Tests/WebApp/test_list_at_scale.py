@@ -16,7 +16,7 @@ from selenium.webdriver.support.select import Select
 from selenium.webdriver.support.ui import WebDriverWait
 
 sys.path.insert(0, os.path.dirname(__file__))
-from server import ROOT, Server, chromium, screenshot, tracking_numbers  # noqa: E402
+from server import BrowserTestCase, ROOT, Server, chromium, screenshot, tracking_numbers  # noqa: E402
 from test_webapp import cards, serious_violations  # noqa: E402
 
 OUTPUT = os.environ.get("WEBAPP_OUTPUT", os.path.join(ROOT, ".build", "webapp-test-output"))
@@ -32,7 +32,7 @@ def wait(condition, message, timeout=WAIT):
         raise AssertionError(message() if callable(message) else message)
 
 
-class ListAtScaleTests(unittest.TestCase):
+class ListAtScaleTests(BrowserTestCase):
     @classmethod
     def setUpClass(cls):
         os.makedirs(OUTPUT, exist_ok=True)
@@ -48,14 +48,6 @@ class ListAtScaleTests(unittest.TestCase):
         cls.driver.execute_script("localStorage.setItem('kuroneko.pollSeconds', '60')")
         cls.driver.get(cls.server.url + "/")
         wait(lambda: len(cards(cls.driver)) == 30, "the 30 parcels were not listed")
-
-    @classmethod
-    def tearDownClass(cls):
-        cls.driver.quit()
-        cls.server.stop()
-
-    def setUp(self):
-        self.d = self.driver
 
     def type_into(self, field, text):
         """Text as typed (chromedriver cannot send Japanese keys), one input event."""

@@ -13,7 +13,7 @@ from selenium.webdriver.common.by import By
 
 sys.path.insert(0, os.path.dirname(__file__))
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "Simulator"))
-from server import ROOT, Server, chromium, screenshot  # noqa: E402
+from server import BrowserTestCase, ROOT, Server, chromium, screenshot  # noqa: E402
 from simulated_parcels import absent_number  # noqa: E402
 from test_list_at_scale import wait  # noqa: E402
 from test_webapp import serious_violations, snapshot  # noqa: E402
@@ -24,7 +24,7 @@ CALL = {"yamato": ("ヤマト運輸サービスセンター", "0570-200-000"), "
         "japanpost": ("高輪郵便局", "03-0000-9902")}
 
 
-class NextStepTests(unittest.TestCase):
+class NextStepTests(BrowserTestCase):
     @classmethod
     def setUpClass(cls):
         os.makedirs(OUTPUT, exist_ok=True)
@@ -42,14 +42,6 @@ class NextStepTests(unittest.TestCase):
             assert status == 200, body
             cls.watches[carrier] = json.loads(body)
         cls.driver = chromium()
-
-    @classmethod
-    def tearDownClass(cls):
-        cls.driver.quit()
-        cls.server.stop()
-
-    def setUp(self):
-        self.d = self.driver
 
     def kept(self, carrier: str) -> str:
         missed = self.watches[carrier]["missed_delivery"]

@@ -26,7 +26,7 @@ from selenium.webdriver.support.select import Select
 
 sys.path.insert(0, os.path.dirname(__file__))
 from push_support import STUB, FakePushService, b64url, deliver_push, wait  # noqa: E402
-from server import ROOT, Server, Simulator, chromium, phone_in_japanese, screenshot, tracking_numbers  # noqa: E402
+from server import BrowserTestCase, ROOT, Server, Simulator, chromium, phone_in_japanese, screenshot, tracking_numbers  # noqa: E402
 from test_webapp import redelivery_number, serious_violations, snapshot  # noqa: E402
 
 OUTPUT = os.environ.get("WEBAPP_OUTPUT", os.path.join(ROOT, ".build", "webapp-test-output"))
@@ -231,21 +231,13 @@ class PhoneOverHTTPSTests(unittest.TestCase):
             shutil.copyfile(os.path.join(OUTPUT, f"{name}-360.png"), os.path.join(SCREENSHOTS, f"{name}-360.png"))
 
 
-class RefusalsInJapaneseTests(unittest.TestCase):
+class RefusalsInJapaneseTests(BrowserTestCase):
     """A plain server with no SMTP that refuses private addresses, in Japanese."""
 
     @classmethod
     def setUpClass(cls):
         cls.server = Server().start()
         cls.driver = phone_in_japanese(cls.server, STUB)
-
-    @classmethod
-    def tearDownClass(cls):
-        cls.driver.quit()
-        cls.server.stop()
-
-    def setUp(self):
-        self.d = self.driver
 
     def test_a_refused_ntfy_url_is_explained_and_email_is_not_offered(self):
         self.d.get(self.server.url + "/settings")

@@ -12,14 +12,14 @@ import unittest
 from selenium.webdriver.common.by import By
 
 sys.path.insert(0, os.path.dirname(__file__))
-from server import ROOT, Server, phone_in_japanese, screenshot, tracking_numbers  # noqa: E402
+from server import BrowserTestCase, ROOT, Server, phone_in_japanese, screenshot, tracking_numbers  # noqa: E402
 from test_list_at_scale import wait  # noqa: E402
 from test_webapp import serious_violations, snapshot  # noqa: E402
 
 OUTPUT = os.environ.get("WEBAPP_OUTPUT", os.path.join(ROOT, ".build", "webapp-test-output"))
 
 
-class ParcelRecordTests(unittest.TestCase):
+class ParcelRecordTests(BrowserTestCase):
     @classmethod
     def setUpClass(cls):
         os.makedirs(OUTPUT, exist_ok=True)
@@ -33,14 +33,6 @@ class ParcelRecordTests(unittest.TestCase):
         status, body = cls.server.api("POST", "/v1/watches", json.dumps({"number": cls.numbers[1]}).encode())
         assert status == 201, body
         cls.driver = phone_in_japanese(cls.server)
-
-    @classmethod
-    def tearDownClass(cls):
-        cls.driver.quit()
-        cls.server.stop()
-
-    def setUp(self):
-        self.d = self.driver
 
     def test_1_the_card_and_the_search(self):
         self.d.get(self.server.url + "/")

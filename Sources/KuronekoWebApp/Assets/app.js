@@ -2,15 +2,16 @@
 
 import { ApiError, listWatches, request, storeKey, storedKey, watchPath, watchSummary } from "./api.js";
 import { formatDate, formatTime, language, refusal, relativeTime, setLanguage, statusLabel, t, translateStatic } from "./i18n.js";
-import { checkNumber, formatNumber, splitNumbers } from "./numbers.js";
+import { checkNumber, formatNumber } from "./numbers.js";
 import { ALL, pushControl } from "./notify.js";
 import { showSettings } from "./settings.js";
 import { card, carrierChip, carrierOf, carrierSite, changeDeliveryLink, deliveryWindow, facts, goesBack, h, nextStep, progress, setCarriers, timeline, watchFamily } from "./views.js";
 import { asksToCall, carrierWords, changeLog, deliveryLog, offices, webhookForm } from "./parcel-parts.js";
-import { addAll, addFromText, mailField } from "./adding.js";
+import { addForm } from "./add-form.js";
 import { recordSection } from "./record.js";
 import { demoOffer, downloadCSV, drawCounts, isDemo } from "./list-parts.js";
 import { follow, followFromNow } from "./live.js";
+import { WatchTable } from "./table.js";
 
 const main = document.getElementById("main");
 const banner = document.getElementById("banner");
@@ -22,6 +23,7 @@ const storage = {
 const state = {
   watches: null, etag: null, listKey: null, summary: null, more: false, savedAt: null, loadedAt: null,
   sort: storage.get("kuroneko.sort", "status"), filter: storage.get("kuroneko.filter", "all"),
+  view: storage.get("kuroneko.view", "auto"), tableSort: storage.get("kuroneko.tableSort", "status"), table: null,
   parcel: null, parcelEtag: null, message: "",
   family: "all", today: false, stalled: false, overdue: false, query: "", selected: new Set(), awaiting: new Set(),
 };
@@ -137,86 +139,21 @@ function visibleWatches() {
   return watches.sort((a, b) => rank(a) - rank(b) || byDate(a, b));
 }
 
-function addForm() {
-  const numbers = h("textarea", {
-    id: "numbers", name: "numbers", rows: "2", autocomplete: "off", spellcheck: "false", inputmode: "numeric",
-    "aria-describedby": "numbers-hint number-errors",
-  });
-  const errors = h("ul", { id: "number-errors", class: "errors", "aria-live": "polite" });
-  const ready = h("span", { id: "ready-count", class: "hint" });
-  const label = h("input", { id: "label", name: "label", maxlength: "200", autocomplete: "off" });
-  const webhook = h("input", { id: "webhook-url", name: "webhook_url", type: "url", inputmode: "url" });
-  const button = h("button", { id: "add-button", type: "submit" }, t("add"));
-  const result = h("div", { id: "add-result", role: "status" }, state.message);
-  state.message = "";
-  const validate = () => {
-    const checks = splitNumbers(numbers.value).map(checkNumber);
-    const bad = checks.filter((check) => check.error);
-    const words = (check) => (check.error.code === "notDigits" && /[0-9]/.test(check.input) ? "readAsText" : check.error.code);
-    errors.replaceChildren(...bad.map((check) => h("li", {}, t(`error.${words(check)}`, { input: check.input, ...check.error }))));
-    numbers.setAttribute("aria-invalid", bad.length ? "true" : "false");
-    const good = checks.length - bad.length;
-    ready.textContent = good ? t("readyCount", { n: good }) : "";
-    return checks;
-  };
-  numbers.addEventListener("input", validate);
-
-  const form = h("form", { id: "add-form", class: "panel", novalidate: true },
-    h("h2", { id: "add-title" }, t("addTitle")),
-    h("label", { for: "numbers" }, t("numbersLabel")), numbers,
-    h("p", { id: "numbers-hint", class: "hint" }, t("numbersHint")), errors,
-    h("div", { class: "row" },
-      h("span", { class: "grow" }, h("label", { for: "label" }, t("labelLabel")), label),
-      h("span", { class: "actions" }, ready, button)),
-    h("details", { id: "more-options" }, h("summary", {}, t("moreOptions")), h("label", { for: "webhook-url" }, t("webhookLabel")), webhook),
-    mailField(result, {
-      onKey: showKeyForm,
-      added: async (numbers) => {
-        state.etag = null;
-        for (const number of numbers) state.awaiting.add(number);
-        await loadList();
-        awaitFirstChecks();
-      },
-    }),
-    result);
-
-  form.addEventListener("submit", async (event) => {
-    event.preventDefault();
-    const checks = validate();
-    const good = [...new Set(checks.filter((check) => !check.error).map((check) => check.digits))];
-    // A line with words and digits (copied from a mail) is read by the server, by the mail reader's rules.
-    const texts = checks.filter((check) => check.error && check.error.code === "notDigits" && /[0-9]/.test(check.input));
-    if (!good.length && !texts.length) { numbers.focus(); return; }
-    [button.disabled, button.textContent] = [true, t("adding")];
-    const outcome = good.length ? await addAll(good, label.value.trim(), webhook.value.trim(), showKeyForm) : { created: 0, existing: 0, failed: [], secrets: [] };
-    const read = texts.length && !outcome.stop ? await addFromText(texts.map((check) => check.input).join("\n"), showKeyForm) : null;
-    [button.disabled, button.textContent] = [false, t("add")];
-    if (outcome.stop || (read && read.stop)) return;
-    if (read) { outcome.created += read.created; outcome.existing += read.existing; outcome.failed.push(...read.failed); }
-    // What could not be added stays in the field, so it can be corrected (a line read for its numbers goes).
-    numbers.value = checks.filter((check) => check.error && !(read && read.found.length && texts.includes(check)))
-      .map((check) => check.input).concat(outcome.failed.map((failure) => failure.digits)).join("\n");
-    if (!outcome.failed.length) label.value = "";
-    validate();
-    const lines = [];
-    if (outcome.created) lines.push(t("added", { n: outcome.created }));
-    if (outcome.existing) lines.push(t("alreadyThere", { n: outcome.existing }));
-    result.replaceChildren(...lines.map((line) => h("p", {}, line)),
-      ...outcome.secrets.map((line) => h("p", { class: "secret" }, line)),
-      ...outcome.failed.map((failure) => h("p", { class: "error" }, t("addFailed", { number: formatNumber(failure.digits), detail: failure.detail }))));
-    state.etag = null;
-    for (const digits of good.concat(read ? read.found : [])) state.awaiting.add(digits);
-    await loadList();
-    awaitFirstChecks();
-  });
-  return form;
-}
-
 function listControls() {
-  const sort = h("select", { id: "sort" },
-    h("option", { value: "status" }, t("sortStatus")), h("option", { value: "date" }, t("sortDate")));
-  sort.value = state.sort;
-  sort.addEventListener("change", () => { state.sort = sort.value; storage.set("kuroneko.sort", sort.value); drawCards(); });
+  // The cards are sorted here (the list they hold is read whole); the table's order is the server's.
+  const sorts = state.table
+    ? ["status", "-status", "-event", "event", "expected", "-expected", "number", "-number"]
+      .map((value) => [value, `${t(`column.${value.replace("-", "")}`)} ${value.startsWith("-") ? "↓" : "↑"}`])
+    : [["status", t("sortStatus")], ["date", t("sortDate")]];
+  const sort = h("select", { id: "sort" }, sorts.map(([value, words]) => h("option", { value }, words)));
+  sort.value = state.table ? state.tableSort : state.sort;
+  sort.addEventListener("change", () => {
+    if (state.table) { tableSorted(sort.value); state.table.setSort(sort.value); return; }
+    state.sort = sort.value; storage.set("kuroneko.sort", sort.value); drawCards();
+  });
+  const view = h("select", { id: "view" }, h("option", { value: "cards" }, t("viewCards")), h("option", { value: "table" }, t("viewTable")));
+  view.value = state.table ? "table" : "cards";
+  view.addEventListener("change", () => { state.view = view.value; storage.set("kuroneko.view", view.value); showList(); });
   const filters = h("fieldset", { class: "filters" }, h("legend", {}, t("filterLabel")),
     ["all", "active", "finished"].map((value) => h("label", {},
       h("input", {
@@ -236,7 +173,9 @@ function listControls() {
     typing = setTimeout(loadList, 200);
   });
   const download = h("button", { type: "button", id: "download", class: "secondary" }, t("download"));
-  download.addEventListener("click", () => downloadCSV(explain, listQuery()));
+  // The download is the list as on screen: narrowed and in its order.
+  const order = () => (state.table ? state.tableSort : state.sort === "date" ? "-event" : "status");
+  download.addEventListener("click", () => downloadCSV(explain, `${listQuery()}&sort=${encodeURIComponent(order())}`));
   const removeSelected = h("button", { type: "button", id: "remove-selected", class: "danger", hidden: true });
   removeSelected.addEventListener("click", () => removeMany([...state.selected]));
   const removeFinished = h("button", { type: "button", id: "remove-finished", class: "secondary" }, t("removeFinished"));
@@ -251,8 +190,9 @@ function listControls() {
   // Search and counts stay in sight; the rest folds away on a phone, so a parcel is on the first screen.
   const tools = h("details", { id: "list-tools", class: "list-tools" }, h("summary", { id: "tools-toggle" }, t("listTools")),
     h("div", { class: "row" }, download, removeFinished,
-      h("label", { class: "check", for: "select-all" }, selectAll, t("selectAll"))),
-    h("div", { class: "row" }, h("label", { class: "sort" }, h("span", {}, t("sortLabel")), sort), filters));
+      state.table ? null : h("label", { class: "check", for: "select-all" }, selectAll, t("selectAll"))),
+    h("div", { class: "row" }, h("label", { class: "sort" }, h("span", {}, t("sortLabel")), sort),
+      h("label", { class: "sort" }, h("span", {}, t("viewLabel")), view), filters));
   tools.open = window.matchMedia("(min-width: 700px)").matches;
   return h("div", { class: "controls" },
     h("div", { class: "row" },
@@ -263,7 +203,10 @@ function listControls() {
 async function removeMany(numbers) {
   if (!numbers.length || !window.confirm(t("confirmRemoveMany", { n: numbers.length }))) return;
   try {
-    await request("/v1/watches/remove", { method: "POST", body: { numbers } });
+    // The server takes 1,000 numbers a request; a selection across many pages of the table may hold more.
+    for (let start = 0; start < numbers.length; start += 1000) {
+      await request("/v1/watches/remove", { method: "POST", body: { numbers: numbers.slice(start, start + 1000) } });
+    }
     state.selected.clear();
     state.watches = (state.watches || []).filter((watch) => !numbers.includes(watch.number));
     state.etag = null;
@@ -278,7 +221,8 @@ async function removeMany(numbers) {
 function drawSelection() {
   const button = document.getElementById("remove-selected");
   if (!button) return;
-  const count = [...state.selected].filter((number) => (state.watches || []).some((w) => w.number === number)).length;
+  const count = state.table ? state.selected.size
+    : [...state.selected].filter((number) => (state.watches || []).some((w) => w.number === number)).length;
   button.hidden = count === 0;
   button.textContent = t("removeSelected", { n: count });
   const all = document.getElementById("select-all");
@@ -335,25 +279,42 @@ function drawCards() {
   requestAnimationFrame(() => setTimeout(() => performance.mark("kuroneko:cards-painted")));
 }
 
+/** The table where the screen is wide enough for its columns (or where the person chose it), else the cards. */
+const tableWide = window.matchMedia("(min-width: 1280px)");
+tableWide.addEventListener("change", () => { if (state.view === "auto" && !state.parcel && document.getElementById("count")) showList(); });
+const tableMode = () => state.view === "table" || (state.view === "auto" && tableWide.matches);
+function tableSorted(sort) { state.tableSort = sort; storage.set("kuroneko.tableSort", sort); }
+
 function showList() {
   state.parcel = null;
   document.title = `${t("listTitle")} · Kuroneko`;
+  state.table = tableMode() ? new WatchTable({
+    query: listQuery, sort: state.tableSort, selected: state.selected, onSelect: drawSelection, explain,
+    onSort: (sort) => { tableSorted(sort); const select = document.getElementById("sort"); if (select) select.value = sort; },
+    onTotal: (total) => {
+      document.getElementById("count").textContent = t("count", { shown: total, total: state.summary ? state.summary.total : total });
+      document.getElementById("empty").textContent = state.summary && state.summary.total === 0 ? t("empty") : "";
+    },
+  }) : null;
+  state.tableKey = listQuery();
   // On a phone the list comes first and adding folds away behind its summary; wider, it stays open.
-  const panel = h("details", { id: "add-panel", class: "add-panel" }, h("summary", { id: "add-toggle" }, t("addTitle")), addForm());
+  const panel = h("details", { id: "add-panel", class: "add-panel" }, h("summary", { id: "add-toggle" }, t("addTitle")), addForm({ state, loadList, awaitFirstChecks, showKeyForm }));
   const wide = window.matchMedia("(min-width: 700px)");
-  panel.open = wide.matches || (state.watches !== null && state.watches.length === 0);
+  // Beside a table (a long list, read for work) adding folds away too.
+  panel.open = (wide.matches && !state.table) || (state.watches !== null && state.watches.length === 0);
   wide.onchange = (event) => { if (event.matches) panel.open = true; };
   main.replaceChildren(
     h("h1", {}, t("listTitle")), pushControl(ALL), panel,
     h("section", { "aria-labelledby": "list-title", class: "list" },
       h("h2", { id: "list-title", class: "visually-hidden" }, t("listTitle")),
       listControls(), h("p", { id: "count", class: "hint", "aria-live": "polite" }), h("p", { id: "empty", class: "empty" }),
-      h("ul", { id: "cards", class: "cards" })));
-  if (state.watches) drawCards();
+      state.table ? state.table.element : h("ul", { id: "cards", class: "cards" })));
+  if (state.watches && !state.table) drawCards();
   return followFromNow().then(loadList).then(followList);
 }
 
 async function loadList() {
+  if (state.table) return loadTable();
   const key = listQuery();
   try {
     const [answer, summary] = await Promise.all([
@@ -380,6 +341,19 @@ async function loadList() {
   } catch (error) {
     explain(error);
   }
+}
+
+/** The table's counts, and its rows: from the start for a new filter or search, else those in sight again. */
+async function loadTable() {
+  const key = listQuery();
+  const summary = await watchSummary(listQuery({ counted: true })).catch(() => null);
+  if (!state.table || !state.table.shown) return;
+  state.summary = summary;
+  drawCounts(state, loadList);
+  drawSelection();
+  if (state.tableKey === key) { state.table.refresh(); return; }
+  state.tableKey = key;
+  state.table.reload();
 }
 
 /** Clears the offline banner, or puts it up when the service worker answered from its copy. */
@@ -546,7 +520,7 @@ function awaitFirstChecks() {
 // ---- Live updates, settings, start ------------------------------------------------------------------
 
 const pollSeconds = Math.max(2, Number(storage.get("kuroneko.pollSeconds", "20")) || 20);
-const listShown = () => !document.hidden && !state.parcel && Boolean(document.getElementById("cards"));
+const listShown = () => !document.hidden && !state.parcel && Boolean(document.getElementById("cards") || document.getElementById("table"));
 function followList() { follow(listShown, loadList, pollSeconds); } // the list: what changed, as it changes
 function poll() { if (!document.hidden && state.parcel && !state.parcel.removing) loadParcel(); } // a parcel's page
 setInterval(poll, pollSeconds * 1000);

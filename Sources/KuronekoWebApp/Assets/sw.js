@@ -35,12 +35,16 @@ self.addEventListener("fetch", (event) => {
   }
 });
 
-/** Network first; a 200 is saved (keyed by address alone), a failure answered from the saved copy. */
+/** Network first; a 200 is saved (keyed by address alone; a table's first page only), a failure answered from
+ * the saved copy. */
 async function watchList(request, url) {
   const key = url.pathname + url.search;
   try {
     const response = await fetch(request);
-    if (response.status === 200) {
+    // The table's deeper pages are not kept: a list of 100,000 read by scrolling would fill the cache. Its
+    // first page is, as the cards' list is, so the offline copy starts where the table does.
+    const deeper = Number(url.searchParams.get("offset") || "0") > 0;
+    if (response.status === 200 && !deeper) {
       const body = await response.clone().arrayBuffer();
       const headers = new Headers(response.headers);
       headers.set("X-Kuroneko-Saved-At", new Date().toISOString());
