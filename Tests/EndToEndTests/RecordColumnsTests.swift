@@ -59,7 +59,7 @@ struct RecordColumnsTests {
         #expect(record?.reference == "#1001" && record?.recipient?.name == "Ann" && record?.note == "x")
         #expect(record?.recipient?.telephone == nil)
         #expect(sheet.record.carrier(of: ["", "", "", "", "ゆうパケット", ""]) == .japanPost)
-        #expect(throws: CommandFailure.self) {
+        #expect(throws: SheetLayoutError.self) {
             try ImportSheet(first: header, column: nil, labelColumn: nil, chosen: [.email: "E-mail"])
         }
     }

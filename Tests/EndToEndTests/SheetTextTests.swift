@@ -107,7 +107,7 @@ struct SheetTextTests {
         #expect(sheet.written(rows[2], tracking: ["x"]) == ["A2", "12", "x"])
         let headless = try ImportSheet(first: ["327754459830"], column: "1", labelColumn: nil)
         #expect(headless.header == nil && headless.writtenHeader(english: true).first == "column_1")
-        #expect(throws: CommandFailure.self) { try ImportSheet(first: rows[0], column: "missing", labelColumn: nil) }
+        #expect(throws: SheetLayoutError.self) { try ImportSheet(first: rows[0], column: "missing", labelColumn: nil) }
     }
 
     @Test("CSV read as it comes: pieces cut anywhere give the same rows; a row past 64 KiB is not kept")

@@ -386,6 +386,7 @@ public final class Server: Sendable {
         var served = configuration.http
         // A saved mail is larger than the other bodies.
         served.largerBodies[WatchRoutes.mailPath] = WatchRoutes.mailBytes
+        served.largerBodies[WatchRoutes.importPath] = WatchRoutes.importBytes
         // The keys in force before the first request (a ring never read lets nobody in).
         await keyRing.refresh()
         let http = try HTTPServer(configuration: served, application: application)

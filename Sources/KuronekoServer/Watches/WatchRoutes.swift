@@ -18,6 +18,8 @@ public struct WatchRoutes: Sendable {
     let channels: ChannelOffer
     /// CSV exports being written (at most ``WatchListExport/concurrentExports``).
     let exports = ConcurrencyLimit(WatchListExport.concurrentExports)
+    /// Sheets being imported (at most ``concurrentImports``).
+    let imports = ConcurrencyLimit(WatchRoutes.concurrentImports)
     /// Answers of `GET /v1/watches/changes` waiting for a change (at most ``changesWaitingLimit``).
     let changesWaiting = ConcurrencyLimit(WatchRoutes.changesWaitingLimit)
     /// Where store failures met by a request are logged and counted.
@@ -46,6 +48,7 @@ public struct WatchRoutes: Sendable {
         router.add("GET", "/v1/watches") { request, _ in await routes.answer(request) { try await routes.list(request) } }
         registerBulk(into: &router)
         registerMail(into: &router)
+        registerImport(into: &router)
         router.add("GET", "/v1/watches/summary") { request, _ in
             await routes.answer(request) { try await routes.summary(request) }
         }

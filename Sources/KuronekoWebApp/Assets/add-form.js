@@ -1,6 +1,6 @@
 // The add form: numbers typed or pasted (checked as they are typed), a label, a webhook, a saved shipping mail.
 
-import { addAll, addFromText, mailField } from "./adding.js";
+import { addAll, addFromText, mailField, sheetField } from "./adding.js";
 import { t } from "./i18n.js";
 import { checkNumber, formatNumber, splitNumbers } from "./numbers.js";
 import { h } from "./views.js";
@@ -50,6 +50,7 @@ export function addForm({ state, loadList, awaitFirstChecks, showKeyForm }) {
         awaitFirstChecks();
       },
     }),
+    sheetField({ onKey: showKeyForm, imported: async () => { state.etag = null; await loadList(); } }),
     result);
 
   form.addEventListener("submit", async (event) => {

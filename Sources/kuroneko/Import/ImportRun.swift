@@ -112,9 +112,14 @@ struct ImportRun {
             case .cells(let found): cells = found
             case .oversized: throw CommandFailure.usage("import: the first row is longer than 64 KiB; is this a CSV sheet?")
             }
-            let layout = try ImportSheet(
-                first: cells, column: command.columns.number, labelColumn: command.arguments.text(.labelColumn),
-                chosen: command.columns.roles)
+            let layout: ImportSheet
+            do {
+                layout = try ImportSheet(
+                    first: cells, column: command.columns.number, labelColumn: command.arguments.text(.labelColumn),
+                    chosen: command.columns.roles)
+            } catch {
+                throw CommandFailure.usage("import: \(error)")
+            }
             sheet = layout
             if command.watch, !command.quiet, layout.header != nil {
                 let taken = layout.record.report.map { ", " + $0 } ?? ""

@@ -3,12 +3,12 @@ import Glibc
 
 /// The encodings a sheet is read in: UTF-8 (with or without a BOM), UTF-16 (by its BOM), and Shift_JIS as
 /// Windows writes it (CP932), what Excel and most Japanese shop and shipping systems export.
-enum SheetEncoding: String, CaseIterable {
+public enum SheetEncoding: String, CaseIterable {
     case utf8 = "utf-8"
     case utf16 = "utf-16"
     case cp932
 
-    var name: String {
+    public var name: String {
         switch self {
         case .utf8: "UTF-8"
         case .utf16: "UTF-16"
@@ -18,16 +18,16 @@ enum SheetEncoding: String, CaseIterable {
 }
 
 /// Why a sheet's bytes were not read, naming the row of the first byte that does not read.
-struct SheetTextError: Error, CustomStringConvertible {
-    let description: String
+public struct SheetTextError: Error, CustomStringConvertible {
+    public let description: String
 }
 
 /// Bytes to text and back, never guessing silently: a file is read as what its BOM says, else as UTF-8 when
 /// it is valid UTF-8, else as CP932 when it is valid CP932 (the caller says so), else refused.
-enum SheetText {
+public enum SheetText {
     /// The text in `encoding` (UTF-8 or CP932); a character CP932 lacks is written `?`. - Returns: the
     /// bytes and how many characters were replaced.
-    static func encode(_ text: String, as encoding: SheetEncoding) -> (Data, replaced: Int) {
+    public static func encode(_ text: String, as encoding: SheetEncoding) -> (Data, replaced: Int) {
         guard encoding == .cp932 else { return (Data(text.utf8), 0) }
         let converter = iconv_open("CP932", "UTF-8")
         guard converter != iconv_t(bitPattern: -1) else { return (Data(text.utf8), 0) }

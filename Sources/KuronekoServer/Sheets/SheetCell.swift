@@ -3,14 +3,14 @@ import Foundation
 /// A spreadsheet's cell as Excel writes it into a CSV: `="123456789012"` (a formula that keeps the digits
 /// as text), `'123456789012` (a leading apostrophe), or plain; `1.23457E+11` is Excel's rounded display of a
 /// long number, whose digits are lost, and is refused.
-enum SheetCell {
-    enum Problem: Error, Equatable {
+public enum SheetCell {
+    public enum Problem: Error, Equatable {
         case empty
         case rounded(String)
     }
 
     /// The cell's text with Excel's wrapping taken off.
-    static func number(in cell: String) -> Result<String, Problem> {
+    public static func number(in cell: String) -> Result<String, Problem> {
         var text = cell.trimmingCharacters(in: .whitespaces)
         if text.hasPrefix("=\""), text.hasSuffix("\""), text.count >= 3 {
             text = String(text.dropFirst(2).dropLast())
@@ -27,7 +27,7 @@ enum SheetCell {
 extension SheetCell {
     /// Excel's rounded display of a long number: a digit, optionally a point and digits, then E, an optional +
     /// and one or two digits (`1.23457E+11`). Read by hand: a pattern costs more than the rest of a row.
-    static func isRounded(_ text: String) -> Bool {
+    public static func isRounded(_ text: String) -> Bool {
         let bytes = Array(text.utf8)
         func digit(_ index: Int) -> Bool { index < bytes.count && bytes[index] >= 0x30 && bytes[index] <= 0x39 }
         guard digit(0) else { return false }
@@ -49,7 +49,7 @@ extension SheetCell {
 }
 
 extension SheetCell.Problem: CustomStringConvertible {
-    var description: String {
+    public var description: String {
         switch self {
         case .empty: "has no tracking number"
         case .rounded(let text):

@@ -1,14 +1,19 @@
 import Foundation
 import Kuroneko
-import KuronekoServer
 import KuronekoStore
 
 /// How a sheet read for import is laid out, from its first row: its header (when the first row is one), the
 /// column holding the numbers (and the one holding labels, for `--watch`), and how many columns its rows have
 /// before the tracking ones. Rows are read one at a time (``entry(of:row:carrier:)``), never all at once.
-struct ImportSheet {
+/// Why a sheet's first row cannot be laid out: a named column that is not there, columns that cannot be told
+/// apart. One line naming the column and what the sheet has.
+public struct SheetLayoutError: Error, CustomStringConvertible {
+    public let description: String
+}
+
+public struct ImportSheet {
     /// What a row's number cell holds.
-    enum Entry {
+    public enum Entry {
         case number(TrackingNumber)
         /// Why the row is skipped, in words that name the cell.
         case skipped(String)
@@ -16,16 +21,16 @@ struct ImportSheet {
         case blank
     }
 
-    let header: [String]?
+    public let header: [String]?
     /// The file row of the first row after the header (1-based).
-    let firstRow: Int
-    let column: Int
-    let labelColumn: Int?
+    public let firstRow: Int
+    public let column: Int
+    public let labelColumn: Int?
     /// Where each row's record is read from (``RecordColumns``): columns recognised by their header or chosen.
-    let record: RecordColumns
+    public let record: RecordColumns
     /// How many columns every written row has before the tracking ones (the first row's; a longer row keeps
     /// its extra cells, which push its tracking columns along).
-    let width: Int
+    public let width: Int
 
     /// - Parameters:
     ///   - first: the sheet's first row.
@@ -33,21 +38,21 @@ struct ImportSheet {
     ///     (伝票番号, お問い合わせ番号, tracking number…), else the first.
     ///   - labelColumn: the same, for the labels `--watch` gives; `nil` for a column recognised as one (品名).
     ///   - chosen: the columns `--column role=HEADER` names.
-    init(first: [String], column chosenColumn: String?, labelColumn labelName: String?, chosen: [RecordRole: String] = [:])
-        throws(CommandFailure)
+    public init(first: [String], column chosenColumn: String?, labelColumn labelName: String?, chosen: [RecordRole: String] = [:])
+        throws(SheetLayoutError)
     {
         let recognised = (try? RecordColumns(header: first, chosen: [:]))?.roles[.number]
         let column = chosenColumn ?? recognised.map { String($0 + 1) } ?? "1"
-        func index(of name: String, option: String, headerRow: [String]) throws(CommandFailure) -> Int {
+        func index(of name: String, option: String, headerRow: [String]) throws(SheetLayoutError) -> Int {
             if let number = Int(name) {
                 guard number >= 1, number <= headerRow.count else {
-                    throw .usage("import: \(option) \(number) is beyond the file's \(headerRow.count) columns")
+                    throw SheetLayoutError(description: "\(option) \(number) is beyond the file's \(headerRow.count) columns")
                 }
                 return number - 1
             }
             guard let found = headerRow.firstIndex(where: { $0.trimmingCharacters(in: .whitespaces) == name }) else {
                 let shown = headerRow.prefix(30).map { String($0.prefix(40)) }.joined(separator: ", ")
-                throw .usage("import: \(option): no column named \"\(name.prefix(80))\"; the header has \(shown)")
+                throw SheetLayoutError(description: "\(option): no column named \"\(name.prefix(80))\"; the header has \(shown)")
             }
             return found
         }
@@ -58,7 +63,7 @@ struct ImportSheet {
             Int(column) == nil
             || (try? SheetCell.number(in: firstCell).get()).flatMap { try? TrackingNumber(parsing: $0) } == nil
         self.column = numberColumn
-        let chosenLabel = try labelName.map { name throws(CommandFailure) in
+        let chosenLabel = try labelName.map { name throws(SheetLayoutError) in
             try index(of: name, option: "--label-column", headerRow: first)
         }
         header = hasHeader ? first : nil
@@ -70,14 +75,14 @@ struct ImportSheet {
         do {
             record = try RecordColumns(header: header, width: first.count, chosen: roles)
         } catch {
-            throw .usage("import: \(error)")
+            throw SheetLayoutError(description: "\(error)")
         }
         labelColumn = chosenLabel ?? record.roles[.label]
     }
 
     /// What a row's number cell holds (`row` its 1-based row in the file); checked for `carrier` when one is
     /// named (`--carrier`, else the row's carrier column).
-    func entry(of cells: [String], row: Int, carrier named: Carrier?) -> Entry {
+    public func entry(of cells: [String], row: Int, carrier named: Carrier?) -> Entry {
         let carrier = named ?? record.carrier(of: cells)
         if cells.allSatisfy({ $0.trimmingCharacters(in: .whitespaces).isEmpty }) { return .blank }
         let cell = cells.count > column ? cells[column] : ""
@@ -96,26 +101,26 @@ struct ImportSheet {
     }
 
     /// The label `--label-column` gives a row, when it is one a watch can have.
-    func label(of cells: [String]) -> String? {
+    public func label(of cells: [String]) -> String? {
         guard let labelColumn, cells.count > labelColumn else { return nil }
         let text = cells[labelColumn].trimmingCharacters(in: .whitespaces)
         return text.isEmpty ? nil : (try? WatchLabel.validated(String(text.prefix(200))))
     }
 
     /// The row as written: its own cells (padded to the sheet's width), then the tracking ones.
-    func written(_ cells: [String], tracking: [String]) -> [String] {
+    public func written(_ cells: [String], tracking: [String]) -> [String] {
         cells + Array(repeating: "", count: max(0, width - cells.count)) + tracking
     }
 
     /// The shop's header, then the tracking columns' in the output's language.
-    func writtenHeader(english: Bool) -> [String] {
+    public func writtenHeader(english: Bool) -> [String] {
         let own = header ?? (1...max(1, width)).map { "column_\($0)" }
         return own + Array(repeating: "", count: max(0, width - own.count)) + TrackingColumns.names(english: english)
     }
 
-    static func cells(for shipment: Shipment, english: Bool, known: Carrier?) -> [String] {
+    public static func cells(for shipment: Shipment, english: Bool, known: Carrier?) -> [String] {
         TrackingColumns.cells(for: shipment, english: english, known: known)
     }
 
-    static func cells(error: String) -> [String] { TrackingColumns.cells(error: error) }
+    public static func cells(error: String) -> [String] { TrackingColumns.cells(error: error) }
 }

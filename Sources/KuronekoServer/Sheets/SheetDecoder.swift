@@ -4,8 +4,8 @@ import Foundation
 /// mark, `--encoding`, else UTF-8 when the first piece reads as UTF-8 and Shift_JIS (CP932) when it does not),
 /// a character cut at a piece's end carried into the next. A byte that does not read is an error naming the
 /// row it is on (the caller says how many rows came before).
-final class SheetDecoder {
-    let encoding: SheetEncoding
+public final class SheetDecoder {
+    public let encoding: SheetEncoding
     private var carried: [UInt8] = []
     private let converter: iconv_t?
     private let name: String
@@ -14,7 +14,7 @@ final class SheetDecoder {
 
     /// - Parameters:
     ///   - first: the sheet's first bytes (its byte order mark, if any, is dropped from them by ``decode``).
-    init(first: [UInt8], forced: SheetEncoding?) throws(SheetTextError) {
+    public init(first: [UInt8], forced: SheetEncoding?) throws(SheetTextError) {
         guessed = forced == nil
         var chosen = forced
         let utf8BOM = first.starts(with: [0xEF, 0xBB, 0xBF])
@@ -55,13 +55,13 @@ final class SheetDecoder {
     }
 
     /// Whether `bytes` are UTF-8, but for a character cut off at their end.
-    static func readsAsUTF8(_ bytes: [UInt8]) -> Bool {
+    public static func readsAsUTF8(_ bytes: [UInt8]) -> Bool {
         let complete = bytes.count - incompleteTail(bytes)
         return String(validating: bytes.prefix(complete), as: UTF8.self) != nil
     }
 
     /// How many bytes at the end of `bytes` begin a UTF-8 character that continues past them.
-    static func incompleteTail(_ bytes: [UInt8]) -> Int {
+    public static func incompleteTail(_ bytes: [UInt8]) -> Int {
         for back in 1...min(3, max(1, bytes.count)) where bytes.count >= back {
             let byte = bytes[bytes.count - back]
             if byte & 0xC0 == 0x80 { continue }
@@ -73,7 +73,7 @@ final class SheetDecoder {
 
     /// The text of the next piece; `last` says no more follows (a character cut off there is an error).
     /// - Parameter row: the row the piece starts on, for an error's words.
-    func decode(_ piece: [UInt8], last: Bool, row: Int) throws(SheetTextError) -> String {
+    public func decode(_ piece: [UInt8], last: Bool, row: Int) throws(SheetTextError) -> String {
         var bytes = carried + piece
         carried = []
         if skip > 0 {

@@ -4,14 +4,16 @@ import Foundation
 /// at a time, each row handed on as soon as it ends. Bounded: a row of more than ``maximumRowScalars``
 /// characters is not kept (its place is handed on as an oversized row), so no input, however shaped (a flood
 /// of line breaks, an endless quoted field), holds more than one row in memory.
-struct CSVStream {
+public struct CSVStream {
     /// One row as read: its cells, or that it was too long to keep.
-    enum Row {
+    public enum Row {
         case cells([String])
         case oversized
     }
 
-    static let maximumRowScalars = 65_536
+    public static let maximumRowScalars = 65_536
+
+    public init() {}
 
     private var row: [String] = []
     private var field = String.UnicodeScalarView()
@@ -24,7 +26,7 @@ struct CSVStream {
     private var started = false
 
     /// Reads `text`, calling `emit` for every row it ends.
-    mutating func feed(_ text: String, emit: (Row) throws -> Void) rethrows {
+    public mutating func feed(_ text: String, emit: (Row) throws -> Void) rethrows {
         for scalar in text.unicodeScalars {
             if afterCR {
                 afterCR = false
@@ -63,7 +65,7 @@ struct CSVStream {
     }
 
     /// Ends the input: the last row, when it has anything.
-    mutating func finish(emit: (Row) throws -> Void) rethrows {
+    public mutating func finish(emit: (Row) throws -> Void) rethrows {
         quoted = false
         quoteSeen = false
         if started || !field.isEmpty || !row.isEmpty || oversized { try endRow(emit) }

@@ -1,0 +1,124 @@
+import Foundation
+import Kuroneko
+import KuronekoHTTP
+import KuronekoStore
+
+/// `POST /v1/watches/import`: a shop's sheet (the CSV a spreadsheet or a label tool saves, UTF-8, UTF-16 or
+/// Shift_JIS) in the body, read as `kuroneko import --watch` reads it: the columns recognised by their headers
+/// (the number, the label, the record's, the carrier), every valid number watched with its row's label and
+/// record, at its row's carrier or found at its first check (never guessed). Read a piece at a time; the
+/// answer is the report. The first checks come from the poller at its pace, as for any new watch.
+extension WatchRoutes {
+    public static let importPath = "/v1/watches/import"
+    /// The largest sheet taken (about 100,000 rows of a label tool's columns).
+    public static let importBytes = 16 << 20
+    /// Sheets read at once; another is answered 503.
+    static let concurrentImports = 2
+    /// Bytes decoded at a time.
+    static let importPiece = 1 << 16
+
+    func registerImport(into router: inout Router) {
+        let routes = self
+        router.add("POST", Self.importPath) { request, _ in
+            await routes.answer(request) { try await routes.importSheet(request) }
+        }
+    }
+
+    func importSheet(_ request: HTTPRequest) async throws -> HTTPResponse {
+        let owner = Self.owner(of: request)
+        var named: Carrier?
+        if let text = request.queryValue("carrier") {
+            guard let carrier = Carrier(rawValue: text) else {
+                throw RouteProblem.bad("carrier \"\(text.prefix(20).visibleInOneLine)\" is not \(CarrierRegistry.namesInWords)")
+            }
+            named = carrier
+        }
+        var forced: SheetEncoding?
+        if let text = request.queryValue("encoding") {
+            guard let encoding = SheetEncoding(rawValue: text) else {
+                throw RouteProblem.bad("encoding \"\(text.prefix(20).visibleInOneLine)\" is not utf-8, utf-16 or cp932")
+            }
+            forced = encoding
+        }
+        guard !request.body.isEmpty, request.body.count <= Self.importBytes else {
+            throw RouteProblem.bad(
+                "send the sheet itself (a CSV file as a spreadsheet saves it, 1 byte to \(Self.importBytes >> 20) MiB)")
+        }
+        guard imports.enter() else {
+            throw RouteProblem.busy("\(Self.concurrentImports) sheets are being imported already; try again in a moment")
+        }
+        defer { imports.leave() }
+        let bytes = [UInt8](request.body)
+        // Read through once before anything is watched: a sheet with a byte that does not read adds nothing.
+        try await Self.sheetText(bytes, forced: forced) { _ in true }
+        var reading = SheetImportReading(named: named)
+        let (store, now) = (self.store, clock.now)
+        let encoding = try await Self.sheetText(bytes, forced: forced) { rows in
+            for (number, row) in rows {
+                guard let wanted = try reading.read(row, number: number) else { continue }
+                do {
+                    let added = try await store.add(
+                        wanted.number, carrier: wanted.carrier, label: wanted.label,
+                        record: wanted.record.map(ParcelRecordChange.init(filling:)), owner: owner, webhook: nil, now: now)
+                    reading.report.added(created: added.created)
+                } catch WatchStoreError.limitReached(let limit) {
+                    reading.report.stopped = "row \(number): the list holds its \(limit) watches, the most it may; "
+                        + "the rows after it were not read"
+                    return false
+                } catch let error as WatchStoreError {
+                    reading.report.skip("row \(number): \(error)")
+                } catch let error as ParcelRecordError {
+                    reading.report.skip("row \(number): \(error)")
+                }
+            }
+            return true
+        }
+        guard reading.sheet != nil, reading.report.rows + reading.report.skipped > 0 else {
+            throw RouteProblem.bad("the sheet has no rows (a header at most); is it the right file?")
+        }
+        var response = HTTPResponse.jsonData(Self.object(reading.report.json(encoding: encoding.name)))
+        response.headers.append(("Cache-Control", "no-store"))
+        return response
+    }
+
+    /// Decodes and splits the sheet a piece at a time, handing each piece's rows (numbered from 1) to `rows`,
+    /// which says whether to go on. - Returns: the encoding read.
+    @discardableResult
+    static func sheetText(
+        _ bytes: [UInt8], forced: SheetEncoding?, rows: ([(Int, CSVStream.Row)]) async throws -> Bool
+    ) async throws -> SheetEncoding {
+        let decoder: SheetDecoder
+        do {
+            decoder = try SheetDecoder(first: Array(bytes.prefix(importPiece)), forced: forced)
+        } catch {
+            throw RouteProblem.bad("the sheet \(error)")
+        }
+        var parser = CSVStream()
+        var count = 0
+        var start = 0
+        while start < bytes.count {
+            let end = min(bytes.count, start + importPiece)
+            let text: String
+            do {
+                text = try decoder.decode(Array(bytes[start..<end]), last: end == bytes.count, row: count + 1)
+            } catch {
+                throw RouteProblem.bad("the sheet \(error)")
+            }
+            var piece: [(Int, CSVStream.Row)] = []
+            parser.feed(text) { row in
+                count += 1
+                piece.append((count, row))
+            }
+            if end == bytes.count {
+                parser.finish { row in
+                    count += 1
+                    piece.append((count, row))
+                }
+            }
+            guard try await rows(piece) else { break }
+            start = end
+            await Task.yield()
+        }
+        return decoder.encoding
+    }
+}

@@ -1,0 +1,85 @@
+import Foundation
+import Kuroneko
+import KuronekoHTTP
+import KuronekoTestSupport
+import Testing
+
+@testable import KuronekoServer
+@testable import KuronekoStore
+
+/// `POST /v1/watches/import`: a shop's sheet in, its parcels watched with their rows' labels and records, the
+/// report out; a sheet that cannot be read adds nothing, and every refusal is one clear 4xx.
+@Suite("API: a sheet imported", .timeLimit(.minutes(10)))
+struct WatchImportAPITests {
+    static func post(_ harness: Harness, _ body: Data, query: String = "") async -> HTTPResponse {
+        await harness.api.respond(
+            to: HTTPRequest(method: "POST", target: WatchRoutes.importPath + query, headers: ["content-type": "text/csv"], body: body))
+    }
+
+    static func sheet(_ numbers: [TrackingNumber], extra: [String] = []) -> Data {
+        var lines = ["お客様管理番号,お届け先名,お届け先電話番号,品名,伝票番号"]
+        for (index, number) in numbers.enumerated() {
+            lines.append("A-\(index),山田 \(index),090-0000-\(String(format: "%04d", index)),靴 \(index),\(number.digits)")
+        }
+        lines += extra
+        return SheetText.encode(lines.joined(separator: "\r\n") + "\r\n", as: .cp932).0
+    }
+
+    @Test("a Shift_JIS sheet: every number watched with its label and record; bad rows skipped by name; again, existing")
+    func imported() async throws {
+        let harness = await Harness()
+        let numbers = ValidNumbers.numbers(30)
+        let body = Self.sheet(numbers, extra: [",,,,", "A-x,誰か,,,1234-5678-9015", "A-y,誰か,,,1.23457E+11"])
+        let answer = await Self.post(harness, body)
+        #expect(answer.status == 200, "\(String(decoding: answer.body, as: UTF8.self))")
+        let report = try JSON(data: answer.body)
+        #expect(report["rows"]?.int == 30 && report["watched"]?.int == 30 && report["existing"]?.int == 0)
+        #expect(report["skipped"]?.int == 2 && report["encoding"]?.string == "Shift_JIS (CP932)")
+        let problems = report["problems"]?.elements.compactMap(\.string) ?? []
+        #expect(problems.count == 2 && problems[0].hasPrefix("row 33:") && problems[1].hasPrefix("row 34:"), "\(problems)")
+        #expect(report["columns"]?.string?.contains("number ← 伝票番号") == true, "\(report)")
+        let watch = try #require(try await harness.store.watch(numbers[7], owner: .local))
+        #expect(watch.label == "靴 7")
+        #expect(watch.record?.reference == "A-7" && watch.record?.recipient?.name == "山田 7")
+        #expect(watch.record?.recipient?.telephone == "090-0000-0007")
+        #expect(watch.carrier == nil, "a number no row names a carrier for is found at its first check")
+
+        let again = try JSON(data: await Self.post(harness, body).body)
+        #expect(again["watched"]?.int == 0 && again["existing"]?.int == 30)
+    }
+
+    @Test("a byte that does not read adds nothing; the list's limit stops the import where it was reached")
+    func nothingHalfDone() async throws {
+        let harness = await Harness(maxWatchesPerOwner: 10)
+        let numbers = ValidNumbers.numbers(12)
+        var broken = Self.sheet(numbers)
+        broken.append(contentsOf: [0x82, 0xFF, 0x0D, 0x0A])
+        let refused = await Self.post(harness, broken, query: "?encoding=cp932")
+        #expect(refused.status == 400)
+        #expect(try JSON(data: refused.body)["detail"]?.string?.hasPrefix("the sheet ") == true)
+        #expect(try await harness.store.watches(owner: .local, filter: .all, after: nil, limit: 100).isEmpty)
+
+        let answer = try JSON(data: await Self.post(harness, Self.sheet(numbers)).body)
+        #expect(answer["watched"]?.int == 10)
+        #expect(answer["stopped"]?.string?.hasPrefix("row 12: the list holds its 10 watches") == true, "\(answer)")
+    }
+
+    @Test(
+        "refused at once, one line each: nothing, a bad carrier or encoding, a sheet without rows, a first row of 64 KiB",
+        arguments: [
+            ("", Data(), "send the sheet itself"),
+            ("?carrier=dhl", Data("伝票番号\r\n".utf8), "carrier \"dhl\" is not"),
+            ("?encoding=latin1", Data("伝票番号\r\n".utf8), "encoding \"latin1\" is not utf-8, utf-16 or cp932"),
+            ("?encoding=utf-16", Data("伝票番号\r\n".utf8), "the sheet has no UTF-16 byte order mark"),
+            ("", Data(String(repeating: "x", count: 70_000).utf8), "the sheet's first row is longer than 64 KiB"),
+            ("", Data("\r\n".utf8), "the sheet has no rows"),
+        ])
+    func refused(query: String, body: Data, detail: String) async throws {
+        let harness = await Harness()
+        let answer = await Self.post(harness, body, query: query)
+        #expect(answer.status == 400)
+        let text = try JSON(data: answer.body)["detail"]?.string ?? ""
+        #expect(text.contains(detail), "\(text)")
+        #expect(!text.contains("\n"))
+    }
+}
