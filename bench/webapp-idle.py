@@ -6,7 +6,11 @@ opened and left alone for SECONDS (60 by default): what it asked and received me
 (bytes received: headers and body as sent), and how many checks the server made in that time. Then the
 simulator's clock moves a day and one parcel is checked: the time from the check's answer to its card changing.
 
-Usage: python3 bench/webapp-idle.py [PARCELS] [SECONDS]   (KURONEKO_BINARY picks the binary; release build)
+With VIEW `table` (the default at 1366 px) the page is the table, and the change timed is a parcel removed
+through the API, from its removal to the table's row count saying so; with `cards`, the cards.
+
+Usage: python3 bench/webapp-idle.py [PARCELS] [SECONDS] [table|cards]   (KURONEKO_BINARY picks the binary;
+release build)
 """
 import json
 import os
@@ -19,6 +23,8 @@ from server import Server, Simulator, chromium, tracking_numbers  # noqa: E402
 
 PARCELS = int(sys.argv[1]) if len(sys.argv) > 1 else 1_000
 SECONDS = float(sys.argv[2]) if len(sys.argv) > 2 else 60.0
+VIEW = sys.argv[3] if len(sys.argv) > 3 else "table"
+ROW_COUNT = "return Number(document.querySelector('#table table')?.getAttribute('aria-rowcount') || 1) - 1"
 
 RECEIVED = """return performance.getEntriesByType('resource')
     .filter((entry) => new URL(entry.name).pathname.startsWith('/v1/'))
@@ -46,7 +52,10 @@ def main():
         for number in numbers[:10]:
             assert server.api("POST", f"/v1/watches/{number}/refresh")[0] == 200
         driver.get(server.url + "/")
-        shown = lambda: driver.execute_script("return document.querySelectorAll('#cards > li').length")
+        driver.execute_script(f"localStorage.setItem('kuroneko.view', '{VIEW}')")
+        driver.get(server.url + "/")
+        shown = lambda: driver.execute_script(
+            ROW_COUNT if VIEW == "table" else "return document.querySelectorAll('#cards > li').length")
         deadline = time.monotonic() + 120
         while shown() < PARCELS and time.monotonic() < deadline:
             time.sleep(0.2)
@@ -62,6 +71,16 @@ def main():
               f"{len(received)} requests answered ({', '.join(paths) or 'none'}), {total:,} bytes received: "
               f"{total / SECONDS * 60:,.0f} bytes a minute")
 
+        if VIEW == "table":
+            # A change: one parcel removed, from the removal to the table saying one fewer.
+            assert server.api("DELETE", f"/v1/watches/{numbers[-1]}")[0] == 204
+            removed = time.monotonic()
+            while shown() != PARCELS - 1:
+                if time.monotonic() - removed > 30:
+                    raise AssertionError("the removal did not reach the table in 30 s")
+                time.sleep(0.02)
+            print(f"a removal on the table {time.monotonic() - removed:.2f} s after it was made")
+            return
         # A change: the simulator's clock a day on, then parcels checked one by one until one's answer moved on:
         # from that answer recorded to its card saying so.
         simulator.move_clock(86_400)
