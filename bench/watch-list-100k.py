@@ -12,7 +12,8 @@ memory above what the server held before the first CSV.
 
 Usage: python3 bench/watch-list-100k.py [sqlite|postgres] [WATCHES] [REQUESTS]
        (from the package root, after `swift build -c release`; KURONEKO_BINARY picks another binary; postgres
-       starts a throwaway server of its own with scripts/test-postgres)
+       starts a throwaway server of its own with scripts/test-postgres, removed at the end unless
+       KURONEKO_KEEP_LIST=1; the SQLite list's folder is always left in /tmp)
 """
 import http.client
 import json
@@ -174,7 +175,11 @@ def main():
             if process is not None:
                 process.terminate()
                 process.wait(timeout=30)
-        if postgres:
+        if postgres and os.environ.get("KURONEKO_KEEP_LIST") == "1":
+            # Kept for other benches (bench/webapp-table.py): stopped, its data left in place.
+            subprocess.run(["scripts/test-postgres", "pause", postgres])
+            print(f"kept: scripts/test-postgres resume {postgres}, then --db 'postgres://postgres@/postgres?host={postgres}'")
+        elif postgres:
             subprocess.run(["scripts/test-postgres", "stop", postgres])
 
 
