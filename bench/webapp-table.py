@@ -65,8 +65,9 @@ def main():
     binary, database = sys.argv[1], sys.argv[2]
     server, base = start([binary, "serve", "--port", "0", "--db", database, "--endpoint",
                           "http://127.0.0.1:9/cgi-bin/tneko", "--poll-speed", "0.001"])
-    driver = chromium(1366, 900)
+    driver = None
     try:
+        driver = chromium(1366, 900)
         driver.get(base + "/")
         driver.execute_script("localStorage.setItem('kuroneko.view', 'table'); localStorage.setItem('kuroneko.tableSort', 'status')")
         loads = []
@@ -91,7 +92,8 @@ def main():
             print(f"sorted by {order}: first rows drawn after {took:.0f} ms" if took is not None else f"{order}: none")
         print("browser errors:", json.dumps([e["message"][:120] for e in driver.get_log("browser") if e["level"] == "SEVERE"]))
     finally:
-        driver.quit()
+        if driver is not None:
+            driver.quit()
         server.terminate()
         server.wait()
 

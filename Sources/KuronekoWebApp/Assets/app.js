@@ -297,6 +297,7 @@ function showList() {
     },
   }) : null;
   state.tableKey = listQuery();
+  state.tableFresh = state.table !== null;
   // On a phone the list comes first and adding folds away behind its summary; wider, it stays open.
   const panel = h("details", { id: "add-panel", class: "add-panel" }, h("summary", { id: "add-toggle" }, t("addTitle")), addForm({ state, loadList, awaitFirstChecks, showKeyForm }));
   const wide = window.matchMedia("(min-width: 700px)");
@@ -351,6 +352,8 @@ async function loadTable() {
   state.summary = summary;
   drawCounts(state, loadList);
   drawSelection();
+  // Just made, the table is reading its rows already: the first load after it reads only the counts.
+  if (state.tableFresh) { state.tableFresh = false; if (state.tableKey === key) return; }
   if (state.tableKey === key) { state.table.refresh(); return; }
   state.tableKey = key;
   state.table.reload();
