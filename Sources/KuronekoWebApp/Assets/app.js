@@ -193,7 +193,8 @@ function listControls() {
       state.table ? null : h("label", { class: "check", for: "select-all" }, selectAll, t("selectAll"))),
     h("div", { class: "row" }, h("label", { class: "sort" }, h("span", {}, t("sortLabel")), sort),
       h("label", { class: "sort" }, h("span", {}, t("viewLabel")), view), filters));
-  tools.open = window.matchMedia("(min-width: 700px)").matches;
+  // Beside the table they fold away too: its rows come first.
+  tools.open = window.matchMedia("(min-width: 700px)").matches && !state.table;
   return h("div", { class: "controls" },
     h("div", { class: "row" },
       h("label", { class: "grow search" }, h("span", { class: "visually-hidden" }, t("search")), search), removeSelected),
