@@ -62,7 +62,8 @@ public struct WatchListExport: Sendable {
             try file.append(await first + second)
             page = try await next
             index += 1
-            guard more, !page.isEmpty else { break }
+            // In a person's order a slice whose watches all went meanwhile is empty, and the rest still follows.
+            guard more, !page.isEmpty || pages.ordered != nil else { break }
         }
         return try file.finish()
     }

@@ -35,12 +35,7 @@ extension WatchRoutes {
         let shown = Array(page.prefix(limit))
         var body = Data(#"{"next_cursor":"#.utf8)
         WatchJSON.appendString(&body, page.count > limit ? String(shown.last?.id ?? 0) : nil)
-        body.append(Data(#","watches":["#.utf8))
-        for (index, watch) in shown.enumerated() {
-            if index > 0 { body.append(UInt8(ascii: ",")) }
-            body.append(WatchJSON.encode(watch))
-        }
-        body.append(Data("]}".utf8))
+        Self.appendWatches(&body, shown)
         return .jsonData(body)
     }
 
@@ -67,13 +62,18 @@ extension WatchRoutes {
         var body = Data(#"{"next_cursor":null,"sort":"#.utf8)
         WatchJSON.appendString(&body, order.text)
         body.append(Data(",\"offset\":\(offset),\"total\":\(page.total),\"next_offset\":\(next.map(String.init) ?? "null")".utf8))
+        Self.appendWatches(&body, page.watches)
+        return .jsonData(body)
+    }
+
+    /// `,"watches":[…]}`: the page's watches and the end of its object.
+    static func appendWatches(_ body: inout Data, _ watches: [Watch]) {
         body.append(Data(#","watches":["#.utf8))
-        for (index, watch) in page.watches.enumerated() {
+        for (index, watch) in watches.enumerated() {
             if index > 0 { body.append(UInt8(ascii: ",")) }
             body.append(WatchJSON.encode(watch))
         }
         body.append(Data("]}".utf8))
-        return .jsonData(body)
     }
 
     /// `?sort=` (or `?offset=` alone, the order added): `nil` for the order added paged by cursor.
