@@ -256,6 +256,13 @@ enum PostgresSchema {
                 """,
             nil
         ),
+        (
+            16,
+            SchemaFills.noticesSQL(
+                text: "text", real: "double precision", integer: "bigint", blob: "bytea",
+                id: "bigint GENERATED ALWAYS AS IDENTITY PRIMARY KEY"),
+            nil
+        ),
     ]
 
     /// The trigram index that answers a search of a long list without reading it all (pg_trgm).

@@ -59,6 +59,7 @@ struct ServeCommand: Command {
         configuration.corsOrigins = try Self.origins(arguments.text(.corsOrigins))
         configuration.shutdownTimeout = try arguments.seconds(.shutdownTimeout) ?? configuration.shutdownTimeout
         configuration.pollSpeed = try arguments.number(.pollSpeed) ?? configuration.pollSpeed
+        configuration.noticeRate = try arguments.number(.noticeRate) ?? configuration.noticeRate
         configuration.maxWatchesPerOwner =
             try arguments.number(.maxWatchesPerOwner).map { Int($0) } ?? configuration.maxWatchesPerOwner
         configuration.publicURL = try arguments.url(.publicUrl)

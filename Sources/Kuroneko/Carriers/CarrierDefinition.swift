@@ -26,6 +26,9 @@ public struct CarrierDefinition: Sendable {
     public let trackingLink: LinkTemplate
     /// Where the recipient changes a delivery or asks for it again; `nil` where the carrier has no such page.
     public let redeliveryLink: LinkTemplate?
+    /// A link to the parcel that works from an e-mail (a GET), where ``trackingLink`` is a form's POST: the
+    /// style the carrier's own mails use.
+    public let mailLink: LinkTemplate?
     /// How its shipping mails name it.
     public let mail: MailHints
     /// The chip's colours in the web app (CSS colours).
@@ -40,8 +43,9 @@ public struct CarrierDefinition: Sendable {
         numberFormsInWords: String, defaultEndpoint: URL, site: @escaping @Sendable (URL) -> any CarrierSite,
         parser: any CarrierPageParser, politeness: Politeness, trackingLink: LinkTemplate,
         redeliveryLink: LinkTemplate?, mail: MailHints, colors: (background: String, text: String),
-        pageWords: [String] = [], keeping: KeepingRule = .common
+        pageWords: [String] = [], keeping: KeepingRule = .common, mailLink: LinkTemplate? = nil
     ) {
+        self.mailLink = mailLink
         self.carrier = carrier
         self.name = name
         self.englishName = englishName
@@ -58,6 +62,12 @@ public struct CarrierDefinition: Sendable {
         self.colors = colors
         self.pageWords = pageWords
         self.keeping = keeping
+    }
+
+    /// The parcel on the carrier's site as a link a customer can open from an e-mail; `nil` where there is none.
+    public func link(forMail number: TrackingNumber) -> URL? {
+        if let mailLink { return mailLink.url(for: number) }
+        return trackingLink.method == .get ? trackingLink.url(for: number) : nil
     }
 
     /// Whether a number of this form may be the carrier's.

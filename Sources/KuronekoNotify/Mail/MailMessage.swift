@@ -1,9 +1,16 @@
 import Foundation
 
-/// One e-mail: an announcement as a `multipart/alternative` message (RFC 5322 and 2045-2047) with a plain
-/// text part and an HTML part, both UTF-8 in base64, the subject an encoded word when it is not ASCII.
+/// One e-mail: an announcement or a customer notice as a `multipart/alternative` message (RFC 5322 and
+/// 2045-2047) with a plain text part and an HTML part, UTF-8 in base64 or ISO-2022-JP in 7 bits, the subject
+/// and the sender's name encoded words when they are not ASCII.
 public struct MailMessage: Sendable, Hashable {
     public let from: MailAddress
+    /// The sender's name shown before the address (a shop's name); `nil`: the address alone.
+    public var fromName: String?
+    /// The parts' and the encoded words' character set.
+    public var charset: MailCharset = .utf8
+    /// More header fields, in order (`Reply-To`, `List-Unsubscribe`): values already checked, ASCII.
+    public var extraHeaders: [MailHeaderField] = []
     public let to: MailAddress
     public let subject: String
     public let text: String
@@ -51,38 +58,59 @@ public struct MailMessage: Sendable, Hashable {
     /// The message as it goes over SMTP: CRLF line ends, no line over 78 characters.
     public var rendered: Data {
         let boundary = "kuroneko-" + messageID.filter { $0.isLetter || $0.isNumber }.prefix(24)
-        let headers = [
-            "From: \(from.text)", "To: \(to.text)", "Subject: \(Self.headerText(subject))",
-            "Date: \(Self.rfc5322Date(date))", "Message-ID: \(messageID)", "MIME-Version: 1.0",
-            "Content-Type: multipart/alternative; boundary=\"\(boundary)\"", "Auto-Submitted: auto-generated",
-        ]
-        var lines = headers + [""]
-        for (type, body) in [("text/plain", text), ("text/html", html)] {
-            lines += [
-                "--\(boundary)", "Content-Type: \(type); charset=UTF-8", "Content-Transfer-Encoding: base64", "",
+        let sender = fromName.map { Self.headerText($0, charset: charset) + " <\(from.text)>" } ?? from.text
+        let headers =
+            [
+                "From: \(sender)", "To: \(to.text)", "Subject: \(Self.headerText(subject, charset: charset))",
+                "Date: \(Self.rfc5322Date(date))", "Message-ID: \(messageID)",
+            ] + extraHeaders.map { "\($0.name): \($0.value)" } + [
+                "MIME-Version: 1.0", "Content-Type: multipart/alternative; boundary=\"\(boundary)\"",
+                "Auto-Submitted: auto-generated",
             ]
-            lines += Self.wrapped(Data(body.utf8).base64EncodedString())
+        var out = Data((headers + [""]).joined(separator: "\r\n").utf8)
+        for (type, body) in [("text/plain", text), ("text/html", html)] {
+            switch charset {
+            case .utf8:
+                let lines =
+                    ["", "--\(boundary)", "Content-Type: \(type); charset=UTF-8", "Content-Transfer-Encoding: base64", ""]
+                    + Self.wrapped(Data(body.utf8).base64EncodedString())
+                out.append(Data(lines.joined(separator: "\r\n").utf8))
+            case .iso2022JP:
+                let head = ["", "--\(boundary)", "Content-Type: \(type); charset=ISO-2022-JP", "Content-Transfer-Encoding: 7bit", ""]
+                out.append(Data(head.joined(separator: "\r\n").utf8))
+                // Each line its own ISO-2022-JP run, back in ASCII at its end (RFC 1468).
+                for line in body.split(separator: "\n", omittingEmptySubsequences: false) {
+                    out.append(Data("\r\n".utf8))
+                    out.append(JapaneseMailText.encoded(String(line)) ?? Data(String(line).utf8))
+                }
+            }
         }
-        lines += ["--\(boundary)--", ""]
-        return Data(lines.joined(separator: "\r\n").utf8)
+        out.append(Data("\r\n--\(boundary)--\r\n".utf8))
+        return out
     }
 
     /// A header value: control characters made spaces; beyond ASCII, RFC 2047 encoded words of at most 75
     /// characters each (so that "Subject: " and the first stay within 78), split between characters.
-    static func headerText(_ value: String) -> String {
+    /// In ISO-2022-JP each word is a whole run (ending back in ASCII), at most 42 bytes before base64.
+    static func headerText(_ value: String, charset: MailCharset = .utf8) -> String {
         let clean = String(value.unicodeScalars.map { $0.value < 0x20 || $0.value == 0x7F ? " " : Character($0) })
         guard !clean.unicodeScalars.allSatisfy(\.isASCII) else { return clean }
-        var words: [String] = []
+        let bytes: (String) -> Data? =
+            charset == .utf8 ? { Data($0.utf8) } : { JapaneseMailText.encoded($0) }
+        let limit = charset == .utf8 ? 39 : 42
+        var words: [Data] = []
         var chunk = ""
         for character in clean {
-            if Data((chunk + String(character)).utf8).count > 39 {
-                words.append(chunk)
+            let longer = chunk + String(character)
+            if let encoded = bytes(longer), encoded.count > limit, let done = bytes(chunk), !chunk.isEmpty {
+                words.append(done)
                 chunk = ""
             }
             chunk.append(character)
         }
-        if !chunk.isEmpty { words.append(chunk) }
-        return words.map { "=?UTF-8?B?" + Data($0.utf8).base64EncodedString() + "?=" }.joined(separator: "\r\n ")
+        if !chunk.isEmpty { words.append(bytes(chunk) ?? Data(chunk.utf8)) }
+        let name = charset == .utf8 ? "UTF-8" : "ISO-2022-JP"
+        return words.map { "=?\(name)?B?" + $0.base64EncodedString() + "?=" }.joined(separator: "\r\n ")
     }
 
     static func rfc5322Date(_ date: Date) -> String {
@@ -103,6 +131,9 @@ public struct MailMessage: Sendable, Hashable {
         return lines
     }
 
+    /// HTML-escaped text, for a page.
+    public static func escapedForPage(_ text: String) -> String { escaped(text) }
+
     static func escaped(_ text: String) -> String {
         var out = ""
         for character in text {
@@ -115,5 +146,23 @@ public struct MailMessage: Sendable, Hashable {
             }
         }
         return out
+    }
+}
+
+/// A message's character set: UTF-8 (base64), or ISO-2022-JP (7 bits), which older Japanese mail programs and
+/// phones read best.
+public enum MailCharset: String, Sendable, Hashable, Codable, CaseIterable {
+    case utf8 = "utf-8"
+    case iso2022JP = "iso-2022-jp"
+}
+
+/// One header field a message adds: a name and an ASCII value without line breaks.
+public struct MailHeaderField: Sendable, Hashable {
+    public let name: String
+    public let value: String
+
+    public init(name: String, value: String) {
+        self.name = name
+        self.value = String(value.unicodeScalars.filter { $0.isASCII && $0.value >= 0x20 && $0.value != 0x7F })
     }
 }

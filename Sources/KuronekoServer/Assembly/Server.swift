@@ -79,6 +79,8 @@ public final class Server: Sendable {
         public var caFile: String?
         /// The SMTP server e-mail channels are sent through (`--smtp-url`, `--smtp-from`); `nil`: no e-mail.
         public var smtp: SMTPSettings?
+        /// Customer notices sent per second at most, across every shop on this server (`--notice-rate`).
+        public var noticeRate = CustomerNoticeDeliverer.defaultRate
         /// A number per carrier the operator knows (`--canary CARRIER=NUMBER`), asked every ``canaryInterval`` so
         /// that a changed page is noticed even when nobody looks anything up.
         public var canaries: [Carrier: TrackingNumber] = [:]
@@ -136,6 +138,8 @@ public final class Server: Sendable {
         public let store: any WatchStore
         /// The server's Web Push identity: made once, kept in the database, the same for every server on it.
         public let vapid: VAPID?
+        /// The key that signs customer notices' stop links: made once, kept in the database.
+        public var noticeKey = ""
     }
 
     /// Opens the database (saying what its migrations did to `notices`) and reads or makes the VAPID key.
@@ -150,7 +154,9 @@ public final class Server: Sendable {
         let vapid = try Base64URL.decode(secret).map { try P256KeyPair(privateKey: $0) }.map {
             VAPID(keys: $0, subject: configuration.vapidSubject)
         }
-        return Resources(store: store, vapid: vapid)
+        var resources = Resources(store: store, vapid: vapid)
+        resources.noticeKey = try await store.setting("notice_stop_key", otherwise: Secrets.random(bytes: 32))
+        return resources
     }
 
     /// Opens what the server needs (``open(_:notices:)``), assembles it, and reads the API keys once, so the
@@ -292,7 +298,14 @@ public final class Server: Sendable {
             clock: clock, vapid: vapid, publicURL: configuration.publicURL, offer: channelOffer,
             lease: max(15, WebhookDeliverer.defaultLease / schedule.speed), failures: failures, log: attemptLog)
         let tick = Duration.milliseconds(Int64(max(50, min(1_000, 1_000 / schedule.speed))))
-        let outbox = OutboxDeliverer(lanes: [deliverer, channelDeliverer], clock: clock)
+        let noticeMail = Self.noticeMail(configuration, key: resources.noticeKey, sender: mailSender)
+        let noticeDeliverer = noticeMail.map { mail in
+            CustomerNoticeDeliverer(
+                store: store, mail: mail, clock: clock, perSecond: configuration.noticeRate,
+                lease: max(15, WebhookDeliverer.defaultLease / schedule.speed), failures: failures, log: attemptLog)
+        }
+        let outbox = OutboxDeliverer(
+            lanes: [deliverer, channelDeliverer] + (noticeDeliverer.map { [$0] } ?? []), clock: clock)
         let keyRing = APIKeyRing(store: store, maxAge: configuration.keyRefresh, clock: clock, failures: failures)
         self.keyRing = keyRing
         var background: [any Service] = [
@@ -338,13 +351,14 @@ public final class Server: Sendable {
             corsOrigins: configuration.corsOrigins, log: sink, logFormat: configuration.logFormat,
             watches: WatchRoutes(
                 store: store, service: service, clock: clock, allowPrivateWebhooks: configuration.allowPrivateWebhooks,
-                vapid: vapid, channels: channelOffer, failures: failures, mailLanes: mailLanes),
+                vapid: vapid, channels: channelOffer, failures: failures, mailLanes: mailLanes, notices: noticeMail),
             keys: APIKeyMiddleware(ring: keyRing, required: configuration.requireAPIKey),
             webApp: configuration.webApp ? Self.webApp(demo: configuration.demo) : nil,
             pageWatch: pageWatch, mailbox: mailboxReader,
             moreMetrics: {
                 await WatchListMetrics.lines(
-                    poller: poller, deliverer: deliverer, store: store, failures: failures, recorder: recorder)
+                    poller: poller, deliverer: deliverer, store: store, failures: failures, recorder: recorder,
+                    notices: noticeDeliverer)
             })
     }
 
@@ -360,6 +374,16 @@ public final class Server: Sendable {
             }
         ).sorted()
         return app
+    }
+
+    /// What customer notices go out with: the SMTP server and `--public-url` (for the stop link), or `nil`.
+    private static func noticeMail(_ configuration: Configuration, key: String, sender: (any MailSender)?)
+        -> CustomerNoticeMail?
+    {
+        guard var smtp = configuration.smtp, let publicURL = configuration.publicURL, !key.isEmpty else { return nil }
+        if smtp.caFile == nil { smtp.caFile = configuration.caFile }
+        return CustomerNoticeMail(
+            sender: sender ?? CurlMailSender(settings: smtp), from: smtp.from, publicURL: publicURL, stopKey: key)
     }
 
     private static func mail(_ configuration: Configuration, sender: (any MailSender)?) -> ChannelDeliverer.Mail? {

@@ -5,7 +5,7 @@ import KuronekoStore
 enum WatchListMetrics {
     static func lines(
         poller: WatchPoller, deliverer: WebhookDeliverer, store: any WatchStore, failures: StoreFailures,
-        recorder: AnswerRecorder
+        recorder: AnswerRecorder, notices: CustomerNoticeDeliverer? = nil
     ) async -> [String] {
         let polls = poller.statistics
         let deliveries = deliverer.statistics
@@ -37,6 +37,18 @@ enum WatchListMetrics {
             "# HELP kuroneko_answers_waiting_to_be_recorded Fresh answers whose recording failed, to be tried again.",
             "# TYPE kuroneko_answers_waiting_to_be_recorded gauge",
             "kuroneko_answers_waiting_to_be_recorded \(recorder.waitingCount)",
-        ] + failures.prometheusLines
+        ] + noticeLines(notices) + failures.prometheusLines
+    }
+
+    /// Customer notices by how each ended (`retried`: an attempt to be tried again); zeros on a server that
+    /// sends none, so a dashboard's query always finds the series.
+    static func noticeLines(_ notices: CustomerNoticeDeliverer?) -> [String] {
+        let counts = notices?.statistics ?? [:]
+        return [
+            "# HELP kuroneko_customer_notices_total Customer notices, by result.",
+            "# TYPE kuroneko_customer_notices_total counter",
+        ] + ["sent", "retried", "refused", "stopped", "failed"].map { result in
+            "kuroneko_customer_notices_total{result=\"\(result)\"} \(counts[result] ?? 0)"
+        }
     }
 }

@@ -21,6 +21,8 @@ public final class StoreFailures: Sendable {
         case claimChannelDeliveries = "claim_channel_deliveries"
         case recordChannelAttempt = "record_channel_attempt"
         case endChannel = "end_channel"
+        /// Claiming, reading for and recording customer notices.
+        case customerNotices = "customer_notices"
         case announceArrivals = "announce_arrivals"
         case markStalled = "mark_stalled"
         case markOverdue = "mark_overdue"

@@ -10,6 +10,10 @@ public enum ProblemReason: String, Sendable, CaseIterable {
     /// A parcel record part that is not what it should be (the detail names the part).
     case invalidRecord = "invalid_record"
     case invalidWebhook = "invalid_webhook"
+    /// Customer-notice settings that are not what they should be (the detail names the setting).
+    case invalidNoticeSettings = "invalid_notice_settings"
+    /// Customer notices asked of a server without `--smtp-url` and `--public-url`.
+    case noticesUnavailable = "notices_unavailable"
     /// A webhook or channel URL that leads to a loopback or private address, on a server that refuses them.
     case privateAddress = "private_address"
     /// A kind of channel this server cannot send (e-mail without SMTP, Web Push without a VAPID key).

@@ -26,12 +26,15 @@ public struct WatchRoutes: Sendable {
     let failures: StoreFailures
     /// Where uploaded mail is read (off the cooperative pool, a few at a time).
     let mailLanes: MailReadingLanes
+    /// What customer notices are sent with; `nil` on a server without SMTP and a public URL.
+    let notices: CustomerNoticeMail?
 
     public init(
         store: any WatchStore, service: ShipmentService, clock: any TrackingClock, allowPrivateWebhooks: Bool,
         vapid: VAPID? = nil, channels: ChannelOffer = ChannelOffer(), failures: StoreFailures = StoreFailures(),
-        mailLanes: MailReadingLanes = MailReadingLanes()
+        mailLanes: MailReadingLanes = MailReadingLanes(), notices: CustomerNoticeMail? = nil
     ) {
+        self.notices = notices
         self.failures = failures
         self.mailLanes = mailLanes
         self.vapid = vapid
@@ -91,6 +94,7 @@ public struct WatchRoutes: Sendable {
         }
         router.add("GET", "/v1/calendar.ics") { request, _ in await routes.answer(request) { try await routes.calendar(request) } }
         ChannelRoutes(watches: routes, vapid: vapid, offer: channels).register(into: &router)
+        NoticeRoutes(watches: routes, mail: notices).register(into: &router)
     }
 
     /// Runs a route; any error it throws is answered as the problem it is (``RouteProblem``): a thrown

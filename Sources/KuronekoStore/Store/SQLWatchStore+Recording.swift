@@ -60,6 +60,8 @@ extension SQLWatchStore {
             try self.database.announceFetched(
                 LatestShipment(fetchedAt: fetchedAt, json: served), digits: number.digits, on: connection)
             var changes: [StatusChange] = []
+            // Each owner's customer-notice milestones, read once per answer.
+            var noticeChoices: [String: Set<CustomerMilestone>?] = [:]
             let notFound = shipment.status.code == .notFound
             let graceStart = fetchedAt.timeIntervalSince1970 - self.unregisteredGrace
             func updateValues(watchID: Int64, next: Date?, arriving: (key: String, start: Date)?) -> [SQLValue] {
@@ -92,6 +94,11 @@ extension SQLWatchStore {
                 guard let row = current.first, try (row.double("checked_at") ?? 0) <= fetchedAt.timeIntervalSince1970
                 else {
                     continue
+                }
+                if let watch = byID[watchID] {
+                    try self.queueCustomerNotice(
+                        shipment, served: served, watch: watch, firstAnswer: try row.text("status_label") == nil,
+                        at: fetchedAt, on: connection, choices: &noticeChoices)
                 }
                 if let previousLabel = try row.text("status_label"), previousLabel != shipment.status.label {
                     let change = StatusChange(

@@ -230,6 +230,10 @@ enum Schema {
                     "INSERT INTO watch_removals (seq, owner, number, removed_at) VALUES (?, OLD.owner, OLD.number, ?);") + """
                 END;
                 """),
+        SQLiteDatabase.Migration(
+            version: 16,
+            sql: SchemaFills.noticesSQL(
+                text: "TEXT", real: "REAL", integer: "INTEGER", blob: "BLOB", id: "INTEGER PRIMARY KEY")),
     ]
 }
 

@@ -31,6 +31,9 @@ public enum SchemaVersions {
         15:
             "adds each watch's place in the list's sequence of changes (what a person would see, not a check that found "
             + "the same answer) and the removals of the last 7 days, so a page asks only what changed",
+        16:
+            "adds customer notices: each owner's settings, the notices queued for parcels' recipients and their "
+            + "outcome, and the addresses that asked for no more",
     ]
 
     /// The newest version this build knows.

@@ -302,6 +302,19 @@ public protocol WatchStore: Sendable {
     func addChannel(_ channel: NewChannel, owner: WatchOwner, now: Date) async throws -> ChannelRecord
     func channels(owner: WatchOwner) async throws -> [ChannelRecord]
     func removeChannel(_ id: Int64, owner: WatchOwner) async throws -> Bool
+    /// The owner's customer-notice settings as stored (JSON), or `nil` when never set.
+    func noticeSettingsJSON(owner: WatchOwner) async throws -> Data?
+    func saveNoticeSettings(_ json: Data, owner: WatchOwner, at: Date) async throws
+    /// The oldest pending customer notice of each parcel due now (none of `busy`), leased until `leaseUntil`.
+    func claimCustomerNotices(at now: Date, limit: Int, leaseUntil: Date, excludingWatches busy: Set<Int64>)
+        async throws -> [CustomerNoticeRecord]
+    func recordCustomerNotice(
+        _ id: Int64, state: String, at: Date, status: Int?, error: String?, retryAt: Date?, attempted: Bool
+    ) async throws
+    func stopCustomerNotices(owner: String, addressHash: String, reason: String, at: Date) async throws
+    func customerNoticeStop(owner: String, addressHash: String) async throws -> String?
+    func customerNotices(watchID: Int64, owner: WatchOwner) async throws -> [CustomerNoticeRecord]
+    func customerNoticeDays(owner: WatchOwner, since: Date) async throws -> [CustomerNoticeDay]
     /// The oldest pending announcement of each channel due now (none of `busy`), leased until `leaseUntil`.
     func claimChannelDeliveries(at now: Date, limit: Int, leaseUntil: Date, excludingChannels busy: Set<Int64>)
         async throws -> [PendingChannelDelivery]

@@ -125,6 +125,10 @@ extension CommandCatalog {
                 "how long before a forecast window starts arriving_soon is announced"),
             lineOrigin, channelSetting,
             .value(
+                "--notice-rate", "PER_SECOND", .number(0.1...1_000), default: number(serverDefaults.noticeRate),
+                environment: "KURONEKO_NOTICE_RATE",
+                "customer notices sent per second at most, every shop together (they need --smtp-url and --public-url)"),
+            .value(
                 "--vapid-subject", "URL", default: serverDefaults.vapidSubject, environment: "KURONEKO_VAPID_SUBJECT",
                 "the mailto: or https: contact Web Push services may use to reach the operator"),
             .value(

@@ -11,7 +11,7 @@ enum CommandCatalog {
     static let commands: [any Command.Type] = [
         TrackCommand.self, ParseCommand.self, AddCommand.self, ListCommand.self, ShowCommand.self,
         RemoveCommand.self, RefreshCommand.self, WatchCommand.self, ImportCommand.self, IntakeCommand.self, KeysCommand.self,
-        ChannelsCommand.self, NotifyTestCommand.self, PagesCommand.self, DatabaseCommand.self, ServeCommand.self, SimulateCommand.self,
+        ChannelsCommand.self, NotifyTestCommand.self, PagesCommand.self, NoticesCommand.self, DatabaseCommand.self, ServeCommand.self, SimulateCommand.self,
         CompletionCommand.self, HelpCommand.self,
     ]
 
@@ -357,6 +357,37 @@ enum CommandCatalog {
         examples: [
             ("kuroneko pages list", "the kept pages, newest first"),
             ("kuroneko pages export 3 yamato-page.html", "the page to attach to a report"),
+        ])
+
+    static let notices = CommandSpec(
+        name: "notices", synopsis: "settings [FILE] | preview NUMBER --milestone MILESTONE",
+        summary: "the shop's notices to its customers: settings, and a parcel's notice as it is sent",
+        description: [
+            "kuroneko serve (with --smtp-url, --smtp-from and --public-url) tells each parcel's recipient, by the "
+                + "e-mail of its record, at the milestones chosen: shipped, out_for_delivery, delivered, "
+                + "missed_delivery, problem; each at most once, none for a parcel already delivered when added or news "
+                + "over 7 days old. settings prints the local owner's settings as JSON; settings FILE sets them from "
+                + "a JSON file (the same keys as PUT /v1/notices/settings). preview renders a watched parcel's notice "
+                + "as the server does (the queued one as it is sent): give --smtp-from and --public-url as the server "
+                + "has them for the same From and stop link."
+        ],
+        options: [
+            database,
+            .value(
+                "--milestone", "MILESTONE", .choice(CustomerMilestone.allCases.map(\.rawValue)),
+                "the milestone to preview"),
+            .value("--lang", "LANG", .choice(["ja", "en"]), "the notice's language (default: the settings')"),
+            .value(
+                "--charset", "CHARSET", .choice(MailCharset.allCases.map(\.rawValue)),
+                "the notice's character set (default: the settings')"),
+            .flag("--raw", "print the whole message as it goes over SMTP"),
+            .value("--smtp-from", "ADDRESS", "the address the server sends from"),
+            .value("--public-url", "URL", .url, "the server's --public-url (the stop link)"),
+        ],
+        operands: .choices(["settings", "preview"]),
+        examples: [
+            ("kuroneko notices settings shop.json", "set the shop's name, address, contact and milestones"),
+            ("kuroneko notices preview 4912-3456-7890 --milestone shipped", "the shipped notice of one parcel"),
         ])
 
     static let channels = channels(kinds: .standard)

@@ -96,6 +96,7 @@ extension OptionKey where Kind == FlagOption {
     static let fail = OptionKey("--fail")
     static let finished = OptionKey("--finished")
     static let json = OptionKey("--json")
+    static let raw = OptionKey("--raw")
     static let jsonl = OptionKey("--jsonl")
     static let mailboxMarkSeen = OptionKey("--mailbox-mark-seen")
     static let man = OptionKey("--man")
@@ -155,6 +156,8 @@ extension OptionKey where Kind == ChoiceOption {
     static let format = OptionKey("--format")
     static let kind = OptionKey("--kind")
     static let lang = OptionKey("--lang")
+    static let milestone = OptionKey("--milestone")
+    static let charset = OptionKey("--charset")
     static let logFormat = OptionKey("--log-format")
     static let output = OptionKey("--output")
     static let outputEncoding = OptionKey("--output-encoding")
@@ -173,6 +176,7 @@ extension OptionKey where Kind == NumberOption {
     static let maxConcurrent = OptionKey("--max-concurrent")
     static let maxConnections = OptionKey("--max-connections")
     static let maxWatchesPerOwner = OptionKey("--max-watches-per-owner")
+    static let noticeRate = OptionKey("--notice-rate")
     static let pollSpeed = OptionKey("--poll-speed")
     static let port = OptionKey("--port")
     static let queueCapacity = OptionKey("--queue-capacity")
@@ -216,6 +220,7 @@ extension OptionKey where Kind == CertificatesOption {
 enum OptionKeys {
     static let all: [(name: String, matches: @Sendable (OptionSpec.Kind) -> Bool)] = [
         ("--all", FlagOption.matches),
+        ("--raw", FlagOption.matches),
         ("--allow-private", FlagOption.matches),
         ("--allow-private-webhooks", FlagOption.matches),
         ("--changed-layout", FlagOption.matches),
@@ -283,6 +288,8 @@ enum OptionKeys {
         ("--format", ChoiceOption.matches),
         ("--kind", ChoiceOption.matches),
         ("--lang", ChoiceOption.matches),
+        ("--milestone", ChoiceOption.matches),
+        ("--charset", ChoiceOption.matches),
         ("--log-format", ChoiceOption.matches),
         ("--output", ChoiceOption.matches),
         ("--output-encoding", ChoiceOption.matches),
@@ -298,6 +305,7 @@ enum OptionKeys {
         ("--max-concurrent", NumberOption.matches),
         ("--max-connections", NumberOption.matches),
         ("--max-watches-per-owner", NumberOption.matches),
+        ("--notice-rate", NumberOption.matches),
         ("--poll-speed", NumberOption.matches),
         ("--port", NumberOption.matches),
         ("--queue-capacity", NumberOption.matches),

@@ -27,7 +27,9 @@ extension CarrierDefinition {
         keeping: KeepingRule(
             days: 7, coolDays: 3,
             serviceCentre: CarrierOffice(
-                role: KeepingRule.serviceCentreRole, name: "ヤマト運輸サービスセンター", telephone: "0570-200-000")))
+                role: KeepingRule.serviceCentreRole, name: "ヤマト運輸サービスセンター", telephone: "0570-200-000")),
+        // The link its own notification mails carry (the form's page answers a GET of this style).
+        mailLink: .get("https://toi.kuronekoyamato.co.jp/cgi-bin/tneko?type=1&no01={number}"))
 }
 
 extension TrackingPageParser: CarrierPageParser {}

@@ -1,0 +1,104 @@
+import Foundation
+import Kuroneko
+import KuronekoNotify
+import KuronekoServer
+import KuronekoStore
+
+/// `kuroneko notices`: the local owner's customer-notice settings shown or set from a JSON file, and one
+/// parcel's notice previewed as the server renders it (the queued one as it is sent).
+struct NoticesCommand: ArgumentsCommand {
+    static let spec = CommandCatalog.notices
+    let arguments: ArgumentList
+    let terminal: Terminal
+
+    func run() async throws {
+        let operands = arguments.operands
+        switch operands.first {
+        case "settings"?:
+            guard operands.count <= 2 else {
+                throw CommandFailure.usage("notices: usage: kuroneko notices settings [FILE]")
+            }
+            let session = try WatchListSession(arguments, terminal: terminal)
+            if operands.count == 2 {
+                let path = operands[1]
+                guard let data = path == "-" ? FileHandle.standardInput.readDataToEndOfFile()
+                    : FileManager.default.contents(atPath: path), data.count <= 65_536
+                else {
+                    throw CommandFailure.usage("notices: \(path) cannot be read (or is over 64 KiB); expected a JSON file")
+                }
+                let settings: NoticeSettings
+                do { settings = try NoticeSettings.parse(data) } catch {
+                    throw CommandFailure.usage("notices: \(path): \(error.description)")
+                }
+                if settings.enabled, !settings.missingForSending.isEmpty {
+                    throw CommandFailure.usage(
+                        "notices: \(path): \(settings.missingForSending.joined(separator: ", ")) must be given to "
+                            + "send notices (a mail to customers names the shop, its address and a contact)")
+                }
+                try await session.store.saveNoticeSettings(settings.data, owner: .local, at: Date())
+            }
+            let stored = NoticeSettings.stored(try await session.store.noticeSettingsJSON(owner: .local))
+            terminal.print(String(decoding: stored.data, as: UTF8.self))
+        case "preview"?:
+            guard operands.count == 2 else {
+                throw CommandFailure.usage("notices: usage: kuroneko notices preview NUMBER --milestone MILESTONE")
+            }
+            try await preview(operands[1])
+        case let other:
+            let hint = other.flatMap { Suggestion.closest(to: $0, among: ["settings", "preview"]) }
+                .map { "did you mean '\($0)'? " } ?? ""
+            throw CommandFailure.usage(
+                "notices: \(other.map { "unknown action '\($0.prefix(40))'; " } ?? "")\(hint)use settings [FILE] or "
+                    + "preview NUMBER --milestone MILESTONE")
+        }
+    }
+
+    private func preview(_ text: String) async throws {
+        let number: TrackingNumber
+        do { number = try TrackingNumber(parsing: text) } catch {
+            throw CommandFailure.usage("notices: \"\(text.prefix(40))\" \(error)")
+        }
+        guard let milestone = try arguments.choice(.milestone).flatMap(CustomerMilestone.init(rawValue:)) else {
+            throw CommandFailure.usage(
+                "notices: preview needs --milestone, one of "
+                    + CustomerMilestone.allCases.map(\.rawValue).joined(separator: ", "))
+        }
+        let session = try WatchListSession(arguments, terminal: terminal)
+        let store = session.store
+        guard let watch = try await store.watch(number, owner: .local) else {
+            throw CommandFailure.usage("notices: \(number.formatted) is not on the watch list; kuroneko list shows it")
+        }
+        var settings = NoticeSettings.stored(try await store.noticeSettingsJSON(owner: .local))
+        if let language = try arguments.choice(.lang).flatMap(AnnouncementLanguage.init(rawValue:)) {
+            settings.language = language
+        }
+        if let charset = try arguments.choice(.charset).flatMap(MailCharset.init(rawValue:)) { settings.charset = charset }
+        guard let (notice, _) = try await CustomerNoticeMail.notice(for: watch, milestone: milestone, store: store, now: Date())
+        else {
+            throw CommandFailure.usage("notices: \(number.formatted) has no answer from its carrier yet; kuroneko refresh checks it")
+        }
+        var from = "notices@example.invalid"
+        if let text = arguments.text(.smtpFrom) { from = text }
+        let address: MailAddress
+        do { address = try MailAddress(parsing: from) } catch {
+            throw CommandFailure.usage("notices: --smtp-from \"\(from.prefix(80))\" \(error)")
+        }
+        let publicURL = try arguments.url(.publicUrl) ?? URL(string: "https://kuroneko.example.invalid")!
+        let key = try await store.setting("notice_stop_key", otherwise: Secrets.random(bytes: 32))
+        let mail = CustomerNoticeMail(sender: NoMail(), from: address, publicURL: publicURL, stopKey: key)
+        guard let rendered = mail.render(notice, settings: settings) else {
+            throw CommandFailure.usage("notices: the parcel's recipient address or answer cannot be read for a notice")
+        }
+        if arguments.flag(.raw) {
+            terminal.print(String(decoding: rendered.message.rendered, as: UTF8.self))
+            return
+        }
+        terminal.print("To: \(notice.address)\nSubject: \(rendered.subject)\nCharset: \(rendered.charset.rawValue)\n")
+        terminal.print(rendered.text)
+    }
+}
+
+/// Previews send nothing.
+private struct NoMail: MailSender {
+    func send(_ message: MailMessage) async -> DeliveryOutcome { DeliveryOutcome(status: nil, error: "not sent") }
+}
