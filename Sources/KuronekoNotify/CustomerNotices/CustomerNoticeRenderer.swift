@@ -37,7 +37,7 @@ public struct RenderedNotice: Sendable, Hashable {
     public let text: String
     public let html: String
     /// The character set used: the shop's, or UTF-8 when the text holds what ISO-2022-JP cannot write.
-    public let charset: MailCharset
+    public let charset: MessageCharset
     public let message: MailMessage
 }
 
@@ -147,7 +147,7 @@ public enum CustomerNoticeRenderer {
         var day = delivery.raw
         if let date = delivery.date { day = japanese ? "\(date.month)月\(date.day)日" : "\(date.month)/\(date.day)" }
         guard let start = delivery.windowStart else { return day }
-        return day + " " + start + (japanese ? "〜" : "–") + (delivery.windowEnd ?? "")
+        return day + " " + start + (japanese ? "〜" : "-") + (delivery.windowEnd ?? "")
     }
 
     static func footer(_ settings: NoticeSettings, stopLink: URL, language: AnnouncementLanguage) -> String {

@@ -8,7 +8,7 @@ public struct NoticeSettings: Sendable, Hashable {
     public var shop = Shop()
     public var milestones: [CustomerMilestone] = [.shipped, .outForDelivery, .delivered, .missedDelivery, .problem]
     public var language: AnnouncementLanguage = .japanese
-    public var charset: MailCharset = .iso2022JP
+    public var charset: MessageCharset = .iso2022JP
     /// The shop's own templates by language; a language without one uses ``NoticeTemplate/standard(_:)``.
     public var templates: [AnnouncementLanguage: NoticeTemplate] = [:]
 
@@ -121,7 +121,7 @@ public struct NoticeSettings: Sendable, Hashable {
             settings.language = language
         }
         if let value = object["charset"] {
-            guard let text = (value as? String)?.lowercased(), let charset = MailCharset(rawValue: text) else {
+            guard let text = (value as? String)?.lowercased(), let charset = MessageCharset(rawValue: text) else {
                 throw NoticeSettingsError(field: "charset", message: "is not \"iso-2022-jp\" or \"utf-8\"")
             }
             settings.charset = charset

@@ -8,7 +8,7 @@ public struct MailMessage: Sendable, Hashable {
     /// The sender's name shown before the address (a shop's name); `nil`: the address alone.
     public var fromName: String?
     /// The parts' and the encoded words' character set.
-    public var charset: MailCharset = .utf8
+    public var charset: MessageCharset = .utf8
     /// More header fields, in order (`Reply-To`, `List-Unsubscribe`): values already checked, ASCII.
     public var extraHeaders: [MailHeaderField] = []
     public let to: MailAddress
@@ -92,7 +92,7 @@ public struct MailMessage: Sendable, Hashable {
     /// A header value: control characters made spaces; beyond ASCII, RFC 2047 encoded words of at most 75
     /// characters each (so that "Subject: " and the first stay within 78), split between characters.
     /// In ISO-2022-JP each word is a whole run (ending back in ASCII), at most 42 bytes before base64.
-    static func headerText(_ value: String, charset: MailCharset = .utf8) -> String {
+    static func headerText(_ value: String, charset: MessageCharset = .utf8) -> String {
         let clean = String(value.unicodeScalars.map { $0.value < 0x20 || $0.value == 0x7F ? " " : Character($0) })
         guard !clean.unicodeScalars.allSatisfy(\.isASCII) else { return clean }
         let bytes: (String) -> Data? =
@@ -151,7 +151,7 @@ public struct MailMessage: Sendable, Hashable {
 
 /// A message's character set: UTF-8 (base64), or ISO-2022-JP (7 bits), which older Japanese mail programs and
 /// phones read best.
-public enum MailCharset: String, Sendable, Hashable, Codable, CaseIterable {
+public enum MessageCharset: String, Sendable, Hashable, Codable, CaseIterable {
     case utf8 = "utf-8"
     case iso2022JP = "iso-2022-jp"
 }

@@ -113,7 +113,7 @@ struct NoticeRoutes: Sendable {
             settings.language = language
         }
         if let value = object["charset"] {
-            guard let text = (value as? String)?.lowercased(), let charset = MailCharset(rawValue: text) else {
+            guard let text = (value as? String)?.lowercased(), let charset = MessageCharset(rawValue: text) else {
                 throw RouteProblem.bad("charset is not \"iso-2022-jp\" or \"utf-8\"")
             }
             settings.charset = charset
