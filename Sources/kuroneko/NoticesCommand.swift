@@ -72,7 +72,7 @@ struct NoticesCommand: ArgumentsCommand {
         if let language = try arguments.choice(.lang).flatMap(AnnouncementLanguage.init(rawValue:)) {
             settings.language = language
         }
-        if let charset = try arguments.choice(.charset).flatMap(MessageCharset.init(rawValue:)) { settings.charset = charset }
+        if let charset = try arguments.choice(.mailCharset).flatMap(MessageCharset.init(rawValue:)) { settings.charset = charset }
         guard let (notice, _) = try await CustomerNoticeMail.notice(for: watch, milestone: milestone, store: store, now: Date())
         else {
             throw CommandFailure.usage("notices: \(number.formatted) has no answer from its carrier yet; kuroneko refresh checks it")

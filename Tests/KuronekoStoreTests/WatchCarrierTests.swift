@@ -61,7 +61,7 @@ struct WatchCarrierTests {
         case .sqlite:
             try made.write("ALTER TABLE watches DROP COLUMN carrier", [[]])
             for table in [
-                "channel_attempts", "channel_outbox", "channels", "watch_tallies", "refused_pages", "carrier_pages", "mailboxes",
+                "customer_notices", "notice_settings", "notice_stops", "channel_attempts", "channel_outbox", "channels", "watch_tallies", "refused_pages", "carrier_pages", "mailboxes",
                 "mailbox_messages", "watch_removals", "watch_removals_forgotten",
             ] {
                 try made.write("DROP TABLE \(table)", [[]])
@@ -69,6 +69,7 @@ struct WatchCarrierTests {
             try made.write("PRAGMA user_version = 4", [[]])
         case .postgres:
             try made.write("ALTER TABLE watches DROP COLUMN carrier", [[]])
+            try made.write("DROP TABLE customer_notices, notice_settings, notice_stops", [[]])
             try made.write("DROP TABLE channel_attempts, channel_outbox, channels", [[]])
             try made.write(
                 "DROP TABLE watch_tallies, refused_pages, carrier_pages, mailboxes, mailbox_messages, watch_removals, "

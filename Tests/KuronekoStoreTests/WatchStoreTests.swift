@@ -91,6 +91,8 @@ struct WatchStoreTests {
             "migrating \(path) from schema version 14 to 15: adds each watch's place in the list's sequence of "
                 + "changes (what a person would see, not a check that found the same answer) and the removals of the "
                 + "last 7 days, so a page asks only what changed",
+            "migrating \(path) from schema version 15 to 16: adds customer notices: each owner's settings, the notices "
+                + "queued for parcels' recipients and their outcome, and the addresses that asked for no more",
         ]
         #expect(lines.withLock { $0 } == expected)
         lines.withLock { $0.removeAll() }

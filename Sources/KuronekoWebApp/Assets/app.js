@@ -8,6 +8,7 @@ import { showSettings } from "./settings.js";
 import { card, carrierChip, carrierOf, carrierSite, changeDeliveryLink, deliveryWindow, facts, goesBack, h, nextStep, progress, setCarriers, timeline, watchFamily } from "./views.js";
 import { asksToCall, carrierWords, changeLog, deliveryLog, offices, webhookForm } from "./parcel-parts.js";
 import { addForm } from "./add-form.js";
+import { noticeSection } from "./notices.js";
 import { recordSection } from "./record.js";
 import { demoOffer, downloadCSV, drawCounts, isDemo } from "./list-parts.js";
 import { follow, followFromNow } from "./live.js";
@@ -481,6 +482,7 @@ function drawParcel() {
     confirmBox, pushControl(watch.number),
     h("section", { "aria-labelledby": "timeline-title" }, h("h2", { id: "timeline-title" }, t("timeline")), timeline(shipment)),
     recordSection(watch),
+    noticeSection(watch),
     h("section", { "aria-labelledby": "changes-title" }, h("h2", { id: "changes-title" }, t("changes")), changeLog(changes)),
     h("section", { "aria-labelledby": "webhook-title", id: "webhook-section" }, h("h2", { id: "webhook-title" }, t("webhookTitle")),
       webhookForm(watch),

@@ -5,6 +5,7 @@
 
 import { ApiError, request } from "./api.js";
 import { formatTime, language, refusal, t } from "./i18n.js";
+import { shopNoticesPanel } from "./notices.js";
 import { ALL, forgetDeviceChannel, pushControl } from "./notify.js";
 import { h } from "./views.js";
 
@@ -40,7 +41,7 @@ export async function showSettings(main, explain) {
       h("h2", { id: "device-title" }, t("settings.device")), pushControl(ALL)),
     h("section", { "aria-labelledby": "channels-title" },
       h("h2", { id: "channels-title" }, t("settings.channels")), empty, list),
-    form);
+    form, shopNoticesPanel(explain));
 
   async function load() {
     try {

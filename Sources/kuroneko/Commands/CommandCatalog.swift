@@ -378,7 +378,7 @@ enum CommandCatalog {
                 "the milestone to preview"),
             .value("--lang", "LANG", .choice(["ja", "en"]), "the notice's language (default: the settings')"),
             .value(
-                "--charset", "CHARSET", .choice(MessageCharset.allCases.map(\.rawValue)),
+                "--mail-charset", "CHARSET", .choice(MessageCharset.allCases.map(\.rawValue)),
                 "the notice's character set (default: the settings')"),
             .flag("--raw", "print the whole message as it goes over SMTP"),
             .value("--smtp-from", "ADDRESS", "the address the server sends from"),

@@ -157,7 +157,7 @@ extension OptionKey where Kind == ChoiceOption {
     static let kind = OptionKey("--kind")
     static let lang = OptionKey("--lang")
     static let milestone = OptionKey("--milestone")
-    static let charset = OptionKey("--charset")
+    static let mailCharset = OptionKey("--mail-charset")
     static let logFormat = OptionKey("--log-format")
     static let output = OptionKey("--output")
     static let outputEncoding = OptionKey("--output-encoding")
@@ -289,7 +289,7 @@ enum OptionKeys {
         ("--kind", ChoiceOption.matches),
         ("--lang", ChoiceOption.matches),
         ("--milestone", ChoiceOption.matches),
-        ("--charset", ChoiceOption.matches),
+        ("--mail-charset", ChoiceOption.matches),
         ("--log-format", ChoiceOption.matches),
         ("--output", ChoiceOption.matches),
         ("--output-encoding", ChoiceOption.matches),
