@@ -8,6 +8,7 @@ meanwhile.
 Usage: customer-notices.py KURONEKO_BINARY [PARCELS] [RATE]
 """
 import json
+import sqlite3
 import os
 import statistics
 import subprocess
@@ -91,9 +92,12 @@ def main():
                 inbox.changed.wait(timeout=1)
             health.append(timed(base + "/healthz"))
             pages.append(timed(base + "/v1/watches?limit=100"))
-        took = inbox.last - began
-        print(f"{parcels:,} parcels, {queued:,} notices queued by one refresh in {queued_after:.1f} s; all received "
-              f"{took:.1f} s after the refresh ({queued / took:.2f} a second; --notice-rate "
+        with sqlite3.connect(database) as db:
+            first, last = db.execute("SELECT MIN(created_at), MAX(finished_at) FROM customer_notices "
+                                     "WHERE state = 'sent'").fetchone()
+        took = last - first
+        print(f"{parcels:,} parcels, {queued:,} notices (the refresh done in {queued_after:.1f} s); from the first "
+              f"queued to the last sent {took:.1f} s ({queued / took:.2f} a second; --notice-rate "
               f"{rate or 'default (5)'}); meanwhile /healthz median {statistics.median(health):.1f} ms (max "
               f"{max(health):.1f}), a page of 100 watches median {statistics.median(pages):.1f} ms (max {max(pages):.1f})")
     finally:

@@ -29,6 +29,7 @@ struct Harness {
         allowPrivateWebhooks: Bool = true, webApp: WebApp? = nil,
         maxWatchesPerOwner: Int = WatchLimits.defaultWatchesPerOwner,
         answer: (@Sendable (Int, UpstreamRequest) async throws -> UpstreamResponse)? = nil,
+        mailSender: (any MailSender)? = nil,
         configure: (inout Server.Configuration) -> Void = { _ in }
     ) async {
         let clock = ManualClock()
@@ -53,7 +54,7 @@ struct Harness {
             server = try await Server.make(
                 configuration: configuration, transport: transport, clock: clock,
                 notices: ServerLog(format: .text) { _ in },
-                log: StringLogSink { [log] line in log.append(line) }, jitter: { 0.5 })
+                log: StringLogSink { [log] line in log.append(line) }, mailSender: mailSender, jitter: { 0.5 })
             store = try SQLiteWatchStore(path: configuration.database)
         } catch {
             fatalError("the harness's server could not be built: \(error)")

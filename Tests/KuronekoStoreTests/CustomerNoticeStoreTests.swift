@@ -101,9 +101,13 @@ struct CustomerNoticeStoreTests {
         #expect(Dictionary(uniqueKeysWithValues: days.map { ($0.state, $0.count) }) == ["sent": 1, "pending": 1, "skipped": 1])
         #expect(Set(days.map(\.day)) == [JapanDateTime(now).iso8601.prefix(10).description])
 
+        // Ended notices are forgotten past their age; a pending one never.
+        #expect(try await store.forgetCustomerNotices(endedBefore: Self.start) == 0)
         // The log outlives the parcel.
         _ = try await store.remove(moving, owner: owner)
         #expect(try await store.customerNoticeDays(owner: owner, since: Self.start - 86_400).map(\.count).reduce(0, +) == 3)
         #expect(try await store.claimCustomerNotices(at: now + 10_000, limit: 10, leaseUntil: now + 20_000, excludingWatches: []).isEmpty)
+        #expect(try await store.forgetCustomerNotices(endedBefore: now + 1) == 2)
+        #expect(try await store.customerNoticeDays(owner: owner, since: Self.start - 86_400).map(\.count) == [1])
     }
 }

@@ -101,6 +101,8 @@ public struct SendingRate: Sendable {
 /// the record sends the notice once more when its lease ends, with the same Message-ID.
 public final class CustomerNoticeDeliverer: OutboxLane {
     public static let defaultRate = 5.0
+    /// How long an ended notice is kept on its parcel (and counted per day); then it is forgotten, hourly.
+    public static let keptFor: TimeInterval = 180 * 86_400
 
     let store: any WatchStore
     let mail: CustomerNoticeMail
@@ -110,6 +112,8 @@ public final class CustomerNoticeDeliverer: OutboxLane {
     private let lease: TimeInterval
     private let busy = Mutex(Set<Int64>())
     private let counters = Mutex([String: Int]())
+    /// When ended notices were last forgotten.
+    private let forgotten = Mutex<Date?>(nil)
     private let failures: StoreFailures
     private let log: (@Sendable (String) -> Void)?
 
@@ -131,6 +135,7 @@ public final class CustomerNoticeDeliverer: OutboxLane {
 
     public func claimAttempts(limit: Int) async -> [OutboxAttempt] {
         let now = clock.now
+        await forgetOld(now)
         let free = rate.withLock { min(limit, $0.available(at: clock.uptime)) }
         guard free > 0 else { return [] }
         let excluded = busy.withLock { $0 }
@@ -145,6 +150,21 @@ public final class CustomerNoticeDeliverer: OutboxLane {
         rate.withLock { $0.take(due.count) }
         busy.withLock { busy in for notice in due { if let watch = notice.watchID { busy.insert(watch) } } }
         return due.map { notice in OutboxAttempt { await self.attempt(notice) } }
+    }
+
+    /// At most hourly: the notices that ended over ``keptFor`` ago are forgotten.
+    private func forgetOld(_ now: Date) async {
+        let due = forgotten.withLock { last -> Bool in
+            guard last.map({ now.timeIntervalSince($0) >= 3_600 }) ?? true else { return false }
+            last = now
+            return true
+        }
+        guard due else { return }
+        do {
+            try await store.forgetCustomerNotices(endedBefore: now.addingTimeInterval(-Self.keptFor))
+        } catch {
+            failures.report(.customerNotices, error, context: "forgetting old notices")
+        }
     }
 
     private func attempt(_ notice: CustomerNoticeRecord) async {

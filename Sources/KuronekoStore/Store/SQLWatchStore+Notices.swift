@@ -210,6 +210,18 @@ extension SQLWatchStore {
         }
     }
 
+    /// Forgets notices that ended before `before` (their parcels long finished): the log is bounded by age.
+    /// - Returns: how many were forgotten.
+    @discardableResult
+    public func forgetCustomerNotices(endedBefore before: Date) async throws -> Int {
+        try await database.write { connection in
+            try connection.run(
+                "DELETE FROM customer_notices WHERE state <> 'pending' AND finished_at < ?",
+                [.real(before.timeIntervalSince1970)])
+            return connection.changes
+        }
+    }
+
     /// The notices of one of the owner's parcels, oldest first.
     public func customerNotices(watchID: Int64, owner: WatchOwner) async throws -> [CustomerNoticeRecord] {
         try await database.read { connection in

@@ -311,6 +311,9 @@ public protocol WatchStore: Sendable {
     func recordCustomerNotice(
         _ id: Int64, state: String, at: Date, status: Int?, error: String?, retryAt: Date?, attempted: Bool
     ) async throws
+    /// Forgets the notices that ended before `before`; how many.
+    @discardableResult
+    func forgetCustomerNotices(endedBefore before: Date) async throws -> Int
     func stopCustomerNotices(owner: String, addressHash: String, reason: String, at: Date) async throws
     func customerNoticeStop(owner: String, addressHash: String) async throws -> String?
     func customerNotices(watchID: Int64, owner: WatchOwner) async throws -> [CustomerNoticeRecord]
