@@ -325,14 +325,22 @@ def check_kill(binary):
             "enabled": True, "milestones": ["shipped", "out_for_delivery", "delivered", "missed_delivery", "problem"],
             "shop": {"name": "Kuroneko Goods", "address": "1-2-3 Jinnan, Shibuya", "contact": "help@example.jp"},
             "language": "en", "charset": "utf-8"})
-        rows = "伝票番号,メールアドレス\r\n" + "".join(f"{number(10_000 + i)},k{i}@example.jp\r\n" for i in range(count))
+        # 500 parcels on their way at the simulator's time: a notice each.
+        candidates = [number(10_000 + i) for i in range(1_500)]
+        tracked = subprocess.run([binary, "track", "--json", "--endpoint", endpoint, "--min-interval", "0", *candidates],
+                                 capture_output=True, text=True, timeout=300)
+        moving = [s["tracking_number"] for s in json.loads(tracked.stdout)
+                  if s["status"]["code"] in ("info_received", "in_transit", "out_for_delivery")]
+        assert len(moving) >= count, (len(moving), tracked.stderr[-300:])
+        chosen = moving[:count]
+        rows = "伝票番号,メールアドレス\r\n" + "".join(f"{digits},k{i}@example.jp\r\n" for i, digits in enumerate(chosen))
         request = urllib.request.Request(base + "/v1/watches/import", data=rows.encode(), method="POST",
                                          headers={"Content-Type": "text/csv"})
         urllib.request.urlopen(request, timeout=300).close()
         refresh(binary, database, endpoint)
-        states = notice_states(base, count)
+        states = notice_states(base, chosen)
         expected = states["pending"] + states["sent"]
-        assert expected > 100, states
+        assert expected == count, states
         inbox.wait(lambda: len(inbox.by_id) >= 100, "100 notices before the kill")
         server.send_signal(signal.SIGKILL)
         server.wait(timeout=60)
@@ -347,7 +355,7 @@ def check_kill(binary):
         ids = inbox.ids()
         twice = [i for i, n in ids.items() if n > 1]
         assert max(ids.values()) <= 2, ids.most_common(3)
-        after = notice_states(base, count)
+        after = notice_states(base, chosen)
         assert after["sent"] == expected == len(ids) and after["pending"] == 0, (after, expected, len(ids))
         queued = expected
         print(f"kill -9: {expected} notices each arrived ({len(twice)} twice, none more); "
@@ -359,11 +367,11 @@ def check_kill(binary):
         smtp.stop()
 
 
-def notice_states(base, count):
-    """How many of the 500 parcels' notices are in each state."""
+def notice_states(base, numbers):
+    """How many of the parcels' notices are in each state."""
     states = collections.Counter()
-    for i in range(count):
-        for notice in api(base, "GET", f"/v1/watches/{number(10_000 + i)}/notices")[1].get("notices", []):
+    for digits in numbers:
+        for notice in api(base, "GET", f"/v1/watches/{digits}/notices")[1].get("notices", []):
             states[notice["state"]] += 1
     return states
 
