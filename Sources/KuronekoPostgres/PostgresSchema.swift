@@ -1,3 +1,4 @@
+import Foundation
 import KuronekoStore
 
 /// The watch store's tables on PostgreSQL, one migration per version, applied at start under an advisory
@@ -261,6 +262,13 @@ enum PostgresSchema {
             SchemaFills.noticesSQL(
                 text: "text", real: "double precision", integer: "bigint", blob: "bytea",
                 id: "bigint GENERATED ALWAYS AS IDENTITY PRIMARY KEY"),
+            nil
+        ),
+        (
+            17,
+            SchemaFills.accountsSQL(
+                text: "text", real: "double precision", integer: "bigint", blob: "bytea",
+                id: "bigint GENERATED ALWAYS AS IDENTITY PRIMARY KEY", now: Date().timeIntervalSince1970.rounded()),
             nil
         ),
     ]

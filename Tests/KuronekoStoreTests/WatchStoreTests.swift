@@ -93,6 +93,9 @@ struct WatchStoreTests {
                 + "last 7 days, so a page asks only what changed",
             "migrating \(path) from schema version 15 to 16: adds customer notices: each owner's settings, the notices "
                 + "queued for parcels' recipients and their outcome, and the addresses that asked for no more",
+            "migrating \(path) from schema version 16 to 17: adds people and their sign-in (passwords stored as scrypt "
+                + "hashes, sessions and invitations stored hashed), lists with members and roles (today's watch list "
+                + "becomes the list of the first account made), each list's audit log, and a key's list and role",
         ]
         #expect(lines.withLock { $0 } == expected)
         lines.withLock { $0.removeAll() }

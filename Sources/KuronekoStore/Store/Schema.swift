@@ -1,3 +1,4 @@
+import Foundation
 /// The watch store's tables, one migration per version. Applied at open, in order; never edited once
 /// released (a change is a new version).
 enum Schema {
@@ -234,6 +235,11 @@ enum Schema {
             version: 16,
             sql: SchemaFills.noticesSQL(
                 text: "TEXT", real: "REAL", integer: "INTEGER", blob: "BLOB", id: "INTEGER PRIMARY KEY")),
+        SQLiteDatabase.Migration(
+            version: 17,
+            sql: SchemaFills.accountsSQL(
+                text: "TEXT", real: "REAL", integer: "INTEGER", blob: "BLOB", id: "INTEGER PRIMARY KEY",
+                now: Date().timeIntervalSince1970.rounded())),
     ]
 }
 

@@ -34,6 +34,10 @@ public enum SchemaVersions {
         16:
             "adds customer notices: each owner's settings, the notices queued for parcels' recipients and their "
             + "outcome, and the addresses that asked for no more",
+        17:
+            "adds people and their sign-in (passwords stored as scrypt hashes, sessions and invitations stored "
+            + "hashed), lists with members and roles (today's watch list becomes the list of the first account made), "
+            + "each list's audit log, and a key's list and role",
     ]
 
     /// The newest version this build knows.

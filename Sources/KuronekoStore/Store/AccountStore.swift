@@ -1,0 +1,86 @@
+import Foundation
+
+/// A member's role in a list, highest first: an admin manages members, settings and the list's channels; staff
+/// add, edit, mark handled, remove, import and export; a viewer reads.
+public enum ListRole: String, Sendable, Hashable, CaseIterable, Comparable {
+    case admin, staff, viewer
+
+    var rank: Int {
+        switch self {
+        case .admin: 3
+        case .staff: 2
+        case .viewer: 1
+        }
+    }
+
+    public static func < (left: ListRole, right: ListRole) -> Bool { left.rank < right.rank }
+}
+
+public struct UserRecord: Sendable, Hashable {
+    public let id: Int64
+    /// The sign-in name, folded (lower case, width folded).
+    public let name: String
+    public let displayName: String
+    public let passwordHash: String?
+    public let createdAt: Date
+    public let removedAt: Date?
+}
+
+public struct Membership: Sendable, Hashable {
+    public let listID: String
+    public let listName: String
+    public let userID: Int64
+    public let userName: String
+    public let role: ListRole
+}
+
+public struct SessionRecord: Sendable, Hashable {
+    public let userID: Int64
+    public let listID: String
+    public let role: ListRole
+    public let csrf: String
+    public let createdAt: Date
+    public let lastUsedAt: Date
+}
+
+public struct AuditEntry: Sendable, Hashable {
+    public let at: Date
+    public let actor: String
+    public let action: String
+    public let detail: String
+}
+
+/// Why an account change was refused.
+public enum AccountStoreError: Error, Sendable, Hashable {
+    case nameTaken(String)
+    case noSuchUser(String)
+    case noSuchList(String)
+}
+
+/// People, lists, members, sessions, invitations and the audit log.
+public protocol AccountStore: Sendable {
+    /// Makes an account; the first one made becomes the admin of the list `local` (today's watch list).
+    func createUser(name: String, displayName: String, passwordHash: String?, at: Date) async throws -> UserRecord
+    func user(named name: String) async throws -> UserRecord?
+    func memberships(ofUser id: Int64) async throws -> [Membership]
+    func members(ofList id: String) async throws -> [Membership]
+    func setMember(list: String, user: Int64, role: ListRole, at: Date) async throws
+    /// Takes a member out of a list: their sessions in it end at once.
+    func removeMember(list: String, user: Int64) async throws -> Bool
+    func createSession(tokenHash: Data, user: Int64, list: String, csrf: String, at: Date) async throws
+    /// The session, its use recorded; `nil` for none, one past its idle or longest lifetime (then forgotten), or
+    /// one whose member has left the list.
+    func session(tokenHash: Data, at: Date, idle: TimeInterval, longest: TimeInterval) async throws -> SessionRecord?
+    func endSession(tokenHash: Data) async throws
+    /// Ends every session of a person (sign out everywhere); how many.
+    func endSessions(ofUser id: Int64) async throws -> Int
+    func createInvitation(tokenHash: Data, list: String, role: ListRole, madeBy: Int64?, at: Date, expiresAt: Date)
+        async throws
+    /// Uses an invitation once: its list and role, or `nil` for one unknown, used or expired.
+    func useInvitation(tokenHash: Data, user: Int64, at: Date) async throws -> (list: String, role: ListRole)?
+    func audit(list: String, actor: String, action: String, detail: String, at: Date) async throws
+    /// The list's log, newest first, before `before`.
+    func auditLog(list: String, before: Date?, limit: Int) async throws -> [AuditEntry]
+    /// Forgets entries older than `olderThan`, and past the newest `keepPerList` of a list; how many.
+    func forgetAudit(olderThan: Date, keepPerList: Int) async throws -> Int
+}

@@ -1,0 +1,65 @@
+extension SchemaFills {
+    /// Migration 17 on either engine: people (accounts), lists with members and roles, signed-in sessions (stored
+    /// hashed), invitations (single use, expiring, stored hashed), each list's audit log, and a key's list and
+    /// role. The watch list that exists is the list `local` (every watch, channel and mailbox of the local owner
+    /// is in it already, by its owner); the first account made becomes its admin.
+    public static func accountsSQL(text: String, real: String, integer: String, blob: String, id: String, now: Double)
+        -> String
+    {
+        """
+        CREATE TABLE lists (
+            id \(text) PRIMARY KEY,
+            name \(text) NOT NULL,
+            created_at \(real) NOT NULL
+        );
+        INSERT INTO lists (id, name, created_at) VALUES ('local', 'Kuroneko', \(now));
+        CREATE TABLE users (
+            id \(id),
+            name \(text) NOT NULL UNIQUE,
+            display_name \(text) NOT NULL,
+            password_hash \(text),
+            created_at \(real) NOT NULL,
+            removed_at \(real)
+        );
+        CREATE TABLE members (
+            list_id \(text) NOT NULL REFERENCES lists (id) ON DELETE CASCADE,
+            user_id \(integer) NOT NULL REFERENCES users (id) ON DELETE CASCADE,
+            role \(text) NOT NULL,
+            added_at \(real) NOT NULL,
+            PRIMARY KEY (list_id, user_id)
+        );
+        CREATE INDEX members_user ON members (user_id);
+        CREATE TABLE sessions (
+            token_hash \(blob) PRIMARY KEY,
+            user_id \(integer) NOT NULL REFERENCES users (id) ON DELETE CASCADE,
+            list_id \(text) NOT NULL REFERENCES lists (id) ON DELETE CASCADE,
+            csrf \(text) NOT NULL,
+            created_at \(real) NOT NULL,
+            last_used_at \(real) NOT NULL
+        );
+        CREATE INDEX sessions_user ON sessions (user_id);
+        CREATE TABLE invitations (
+            token_hash \(blob) PRIMARY KEY,
+            list_id \(text) NOT NULL REFERENCES lists (id) ON DELETE CASCADE,
+            role \(text) NOT NULL,
+            made_by \(integer),
+            created_at \(real) NOT NULL,
+            expires_at \(real) NOT NULL,
+            used_at \(real),
+            used_by \(integer)
+        );
+        CREATE TABLE audit_log (
+            id \(id),
+            list_id \(text) NOT NULL,
+            at \(real) NOT NULL,
+            actor \(text) NOT NULL,
+            action \(text) NOT NULL,
+            detail \(text) NOT NULL
+        );
+        CREATE INDEX audit_log_list ON audit_log (list_id, at);
+        ALTER TABLE api_keys ADD COLUMN list_id \(text);
+        ALTER TABLE api_keys ADD COLUMN role \(text);
+        ALTER TABLE api_keys ADD COLUMN made_by \(integer);
+        """
+    }
+}
