@@ -13,7 +13,8 @@ public enum APIApplication {
     public static func make(
         service: ShipmentService, metrics: Metrics, httpMetrics: HTTPMetrics, clock: any TrackingClock,
         corsOrigins: [String] = [], log: (any LogSink)?, logFormat: LogFormat = .text, watches: WatchRoutes? = nil, keys: APIKeyMiddleware? = nil,
-        webApp: WebApp? = nil, pageWatch: PageWatch? = nil, mailbox: MailboxReader? = nil, moreMetrics: (@Sendable () async -> [String])? = nil
+        webApp: WebApp? = nil, pageWatch: PageWatch? = nil, mailbox: MailboxReader? = nil, moreMetrics: (@Sendable () async -> [String])? = nil,
+        gate: SessionGate? = nil
     ) -> MiddlewareStack<APIResponder> {
         var middleware: [any HTTPMiddleware] = [RequestIDMiddleware()]
         if let log { middleware.append(AccessLogMiddleware(sink: log, format: logFormat)) }
@@ -25,6 +26,6 @@ public enum APIApplication {
             middleware,
             around: APIResponder(
                 service: service, metrics: metrics, httpMetrics: httpMetrics, clock: clock, watches: watches,
-                webApp: webApp, pageWatch: pageWatch, mailbox: mailbox, moreMetrics: moreMetrics))
+                webApp: webApp, pageWatch: pageWatch, mailbox: mailbox, moreMetrics: moreMetrics, gate: gate))
     }
 }

@@ -15,6 +15,8 @@ public struct APIResponder: HTTPResponder {
     private let service: ShipmentService
     private let clock: any TrackingClock
     private let router: Router
+    /// Signed-in browsers' sessions, resolved before routing; `nil` where the server keeps no accounts.
+    private let gate: SessionGate?
 
     /// - Parameters:
     ///   - metrics: the lookups' counters; `httpMetrics`: the requests' (both rendered at `/metrics`).
@@ -24,8 +26,9 @@ public struct APIResponder: HTTPResponder {
     public init(
         service: ShipmentService, metrics: Metrics, httpMetrics: HTTPMetrics, clock: any TrackingClock,
         watches: WatchRoutes? = nil, webApp: WebApp? = nil, pageWatch: PageWatch? = nil, mailbox: MailboxReader? = nil,
-        moreMetrics: (@Sendable () async -> [String])? = nil
+        moreMetrics: (@Sendable () async -> [String])? = nil, gate: SessionGate? = nil
     ) {
+        self.gate = gate
         self.service = service
         self.clock = clock
         var router = Router()
@@ -169,7 +172,10 @@ public struct APIResponder: HTTPResponder {
     private static let shipmentPattern = "/v1/shipments/{number}"
 
     public func respond(to request: HTTPRequest) async -> HTTPResponse {
-        await router.respond(to: request)
+        guard let gate else { return await router.respond(to: request) }
+        var request = request
+        if let refusal = await gate.admit(&request) { return refusal }
+        return await router.respond(to: request)
     }
 
     /// `refresh` is absent, `0` or `1`; `nil` for anything else.

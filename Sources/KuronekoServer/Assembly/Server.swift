@@ -351,7 +351,8 @@ public final class Server: Sendable {
             corsOrigins: configuration.corsOrigins, log: sink, logFormat: configuration.logFormat,
             watches: WatchRoutes(
                 store: store, service: service, clock: clock, allowPrivateWebhooks: configuration.allowPrivateWebhooks,
-                vapid: vapid, channels: channelOffer, failures: failures, mailLanes: mailLanes, notices: noticeMail),
+                vapid: vapid, channels: channelOffer, failures: failures, mailLanes: mailLanes, notices: noticeMail,
+                secureCookies: configuration.http.tls != nil || configuration.publicURL?.scheme?.lowercased() == "https"),
             keys: APIKeyMiddleware(ring: keyRing, required: configuration.requireAPIKey),
             webApp: configuration.webApp ? Self.webApp(demo: configuration.demo) : nil,
             pageWatch: pageWatch, mailbox: mailboxReader,
@@ -359,7 +360,8 @@ public final class Server: Sendable {
                 await WatchListMetrics.lines(
                     poller: poller, deliverer: deliverer, store: store, failures: failures, recorder: recorder,
                     notices: noticeDeliverer)
-            })
+            },
+            gate: (store as? any AccountStore).map { SessionGate(accounts: $0, clock: clock) })
     }
 
     /// Where e-mail goes: the configured SMTP server (trusting `--ca-file`), through `sender` when given.

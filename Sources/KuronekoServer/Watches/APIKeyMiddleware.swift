@@ -23,13 +23,17 @@ public final class APIKeyRing: Service {
         /// Whether the API is open without a key, readable without the lock (every request asks); closed
         /// until the keys are first read.
         private let open = Atomic<Bool>(false)
+        /// Whether people have accounts (a request without a key is told to sign in).
+        private let accounts = Atomic<Bool>(false)
 
         var current: [APIKeyRecord] { keys.withLock { $0 } }
         var isOpen: Bool { open.load(ordering: .acquiring) }
+        var hasAccounts: Bool { accounts.load(ordering: .acquiring) }
 
         func replace(with policy: KeyPolicy) {
             self.keys.withLock { $0 = policy.active }
             open.store(policy.openWithoutKey, ordering: .releasing)
+            accounts.store(policy.accounts, ordering: .releasing)
         }
     }
 
@@ -39,6 +43,7 @@ public final class APIKeyRing: Service {
         /// No key is active, and either none ever existed or the operator opened the API after the last
         /// revocation. Revoking the last key therefore closes the API; it never opens it.
         let openWithoutKey: Bool
+        let accounts: Bool
 
         /// No key and not open: what a store out of reach at start reads as.
         static let closed = KeyPolicy(active: [], openWithoutKey: false)
@@ -46,13 +51,16 @@ public final class APIKeyRing: Service {
         private init(active: [APIKeyRecord], openWithoutKey: Bool) {
             self.active = active
             self.openWithoutKey = openWithoutKey
+            accounts = false
         }
 
-        init(keys: [APIKeyRecord], openedAt: Date?) {
+        /// - Parameter accounts: whether people have accounts: then nobody is let in without a key or a session.
+        init(keys: [APIKeyRecord], openedAt: Date?, accounts: Bool = false) {
             active = keys.filter { $0.revokedAt == nil }
+            self.accounts = accounts
             let lastRevoked = keys.compactMap(\.revokedAt).max()
             openWithoutKey =
-                active.isEmpty && (lastRevoked == nil || (openedAt.map { $0 >= lastRevoked! } ?? false))
+                !accounts && active.isEmpty && (lastRevoked == nil || (openedAt.map { $0 >= lastRevoked! } ?? false))
         }
     }
 
@@ -86,7 +94,9 @@ public final class APIKeyRing: Service {
     /// must not open the API.
     public func refresh() async {
         do {
-            snapshot.replace(with: KeyPolicy(keys: try await store.keys(), openedAt: try await store.keysOpenedAt()))
+            let accounts = try await (store as? any AccountStore)?.hasAccounts() ?? false
+            snapshot.replace(
+                with: KeyPolicy(keys: try await store.keys(), openedAt: try await store.keysOpenedAt(), accounts: accounts))
         } catch {
             failures.report(.loadKeys, error)
         }
@@ -94,6 +104,9 @@ public final class APIKeyRing: Service {
 
     /// The keys not revoked.
     public func active() -> [APIKeyRecord] { snapshot.current }
+
+    /// Whether people have accounts (as of the last read).
+    public var hasAccounts: Bool { snapshot.hasAccounts }
 }
 
 /// Every `/v1` route needs `Authorization: Bearer KEY` once any key exists (or when keys are required);
@@ -112,12 +125,29 @@ public struct APIKeyMiddleware: HTTPMiddleware {
     public func intercept(_ request: inout HTTPRequest) -> HTTPResponse? {
         // By the first segment, as the router sees it (it skips empty segments: //v1//watches is /v1/watches).
         guard Self.firstSegmentIsV1(request.path) else { return nil }
+        // A signed-in browser: its session is looked up (asynchronously) by the SessionGate; a key, when one is
+        // sent too, wins. Signing in itself needs neither.
+        if request.headers["authorization"] == nil {
+            if request.method == "POST", request.path == AccountRoutes.signInPath {
+                request.principal = nil
+                return nil
+            }
+            if let token = SessionCookie.token(inCookieHeader: request.headers["cookie"]) {
+                request.principal = SessionGate.marker + token
+                return nil
+            }
+        }
         // Without keys (the usual local set-up) the snapshot is not even copied.
         let open = !required && ring.isOpen
         let keys = open ? [] : ring.active()
         if open {
             request.principal = WatchOwner.local.id
             return nil
+        }
+        if ring.hasAccounts, request.headers["authorization"] == nil {
+            return Self.refusal(
+                "sign in first (POST /v1/session with a name and password, or the web app's sign-in), or send "
+                    + "Authorization: Bearer KEY")
         }
         if keys.isEmpty, !required {
             return Self.refusal(

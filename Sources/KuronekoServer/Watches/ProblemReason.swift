@@ -12,6 +12,16 @@ public enum ProblemReason: String, Sendable, CaseIterable {
     case invalidWebhook = "invalid_webhook"
     /// Customer-notice settings that are not what they should be (the detail names the setting).
     case invalidNoticeSettings = "invalid_notice_settings"
+    /// A signed-in browser's session has ended (signed out, expired, no longer a member): sign in again (401).
+    case signedOut = "signed_out"
+    /// A change from a signed-in browser without its CSRF token (403).
+    case csrf
+    /// A viewer of the list asked to change it (403).
+    case viewerOnly = "viewer_only"
+    /// A name and password that do not match an account (401; which of the two is not said).
+    case badCredentials = "bad_credentials"
+    /// Too many sign-in attempts: wait `Retry-After` seconds (429).
+    case tooManyAttempts = "too_many_attempts"
     /// Customer notices asked of a server without `--smtp-url` and `--public-url`.
     case noticesUnavailable = "notices_unavailable"
     /// A webhook or channel URL that leads to a loopback or private address, on a server that refuses them.

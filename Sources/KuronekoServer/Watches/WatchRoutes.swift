@@ -28,12 +28,16 @@ public struct WatchRoutes: Sendable {
     let mailLanes: MailReadingLanes
     /// What customer notices are sent with; `nil` on a server without SMTP and a public URL.
     let notices: CustomerNoticeMail?
+    /// Whether session cookies are `Secure` (an https server or public URL).
+    let secureCookies: Bool
 
     public init(
         store: any WatchStore, service: ShipmentService, clock: any TrackingClock, allowPrivateWebhooks: Bool,
         vapid: VAPID? = nil, channels: ChannelOffer = ChannelOffer(), failures: StoreFailures = StoreFailures(),
-        mailLanes: MailReadingLanes = MailReadingLanes(), notices: CustomerNoticeMail? = nil
+        mailLanes: MailReadingLanes = MailReadingLanes(), notices: CustomerNoticeMail? = nil,
+        secureCookies: Bool = true
     ) {
+        self.secureCookies = secureCookies
         self.notices = notices
         self.failures = failures
         self.mailLanes = mailLanes
@@ -95,6 +99,9 @@ public struct WatchRoutes: Sendable {
         router.add("GET", "/v1/calendar.ics") { request, _ in await routes.answer(request) { try await routes.calendar(request) } }
         ChannelRoutes(watches: routes, vapid: vapid, offer: channels).register(into: &router)
         NoticeRoutes(watches: routes, mail: notices).register(into: &router)
+        if let accounts = store as? any AccountStore {
+            AccountRoutes(watches: routes, accounts: accounts, secureCookies: secureCookies).register(into: &router)
+        }
     }
 
     /// Runs a route; any error it throws is answered as the problem it is (``RouteProblem``): a thrown

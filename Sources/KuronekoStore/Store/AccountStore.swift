@@ -62,6 +62,8 @@ public protocol AccountStore: Sendable {
     /// Makes an account; the first one made becomes the admin of the list `local` (today's watch list).
     func createUser(name: String, displayName: String, passwordHash: String?, at: Date) async throws -> UserRecord
     func user(named name: String) async throws -> UserRecord?
+    /// Whether any account exists (then the API is never open without a key or a session).
+    func hasAccounts() async throws -> Bool
     func memberships(ofUser id: Int64) async throws -> [Membership]
     func members(ofList id: String) async throws -> [Membership]
     func setMember(list: String, user: Int64, role: ListRole, at: Date) async throws

@@ -54,6 +54,12 @@ extension SQLWatchStore: AccountStore {
         }
     }
 
+    public func hasAccounts() async throws -> Bool {
+        try await database.read { connection in
+            try !connection.run("SELECT id FROM users WHERE removed_at IS NULL LIMIT 1").isEmpty
+        }
+    }
+
     public func memberships(ofUser id: Int64) async throws -> [Membership] {
         try await database.read { connection in
             try connection.run(Self.membershipColumns + " WHERE m.user_id = ? ORDER BY l.name, m.list_id", [.integer(id)])

@@ -1,0 +1,133 @@
+import Foundation
+import Kuroneko
+import KuronekoHTTP
+import KuronekoNotify
+import KuronekoStore
+import Synchronization
+
+/// `/v1/session`: signing in with a name and password (throttled per account and per address; a wrong name and
+/// a wrong password are the same answer), who is signed in, signing out here or everywhere.
+final class AccountRoutes: Sendable {
+    static let signInPath = "/v1/session"
+    let watches: WatchRoutes
+    let accounts: any AccountStore
+    let throttle: Mutex<SignInThrottle>
+    /// Whether the session cookie is `Secure` (every https server; plain http only on loopback for tests).
+    let secureCookies: Bool
+
+    init(watches: WatchRoutes, accounts: any AccountStore, secureCookies: Bool) {
+        self.watches = watches
+        self.accounts = accounts
+        self.secureCookies = secureCookies
+        throttle = Mutex(SignInThrottle())
+    }
+
+    func register(into router: inout Router) {
+        let routes = self
+        router.add("POST", Self.signInPath) { request, _ in await routes.watches.answer(request) { try await routes.signIn(request) } }
+        router.add("GET", Self.signInPath) { request, _ in await routes.watches.answer(request) { try await routes.current(request) } }
+        router.add("DELETE", Self.signInPath) { request, _ in
+            await routes.watches.answer(request) { try await routes.signOut(request, everywhere: false) }
+        }
+        router.add("POST", "/v1/session/everywhere") { request, _ in
+            await routes.watches.answer(request) { try await routes.signOut(request, everywhere: true) }
+        }
+    }
+
+    /// Account names as typed: case and width folded, spaces trimmed.
+    static func folded(_ name: String) -> String {
+        name.precomposedStringWithCompatibilityMapping.trimmingCharacters(in: .whitespaces).lowercased()
+    }
+
+    private func signIn(_ request: HTTPRequest) async throws -> HTTPResponse {
+        guard let object = (try? JSONSerialization.jsonObject(with: request.body)) as? [String: Any],
+            let nameText = object["name"] as? String, let password = object["password"] as? String,
+            Set(object.keys).isSubset(of: ["name", "password", "list"])
+        else {
+            throw RouteProblem.bad("the body is not {\"name\": text, \"password\": text}")
+        }
+        let name = Self.folded(nameText)
+        guard (1...64).contains(name.count), password.count <= Passwords.longest else {
+            throw RouteProblem.bad("name must be 1 to 64 characters and password at most \(Passwords.longest)")
+        }
+        // The connection's address is not on the request yet: until the adapter passes it, attempts count against
+        // their account only (never a header a client could choose; one shared key would let anyone lock all out).
+        let address = "account:" + name
+        let now = watches.clock.now
+        if case .wait(let seconds) = throttle.withLock({ $0.ask(account: name, address: address, at: now) }) {
+            throw RouteProblem(
+                status: 429, title: "Too Many Requests", reason: .tooManyAttempts,
+                detail: "too many sign-in attempts for this account or from this address; try again in \(seconds) s",
+                retryAfter: seconds)
+        }
+        let user = try await accounts.user(named: name)
+        // A missing account costs the same hash as a wrong password, so the time does not tell which.
+        let stored = user?.passwordHash ?? Self.decoy
+        let matches = await withCheckedContinuation { continuation in
+            Thread.detachNewThread { continuation.resume(returning: Passwords.verify(password, stored: stored)) }
+        }
+        let succeeded = matches && user != nil && user?.removedAt == nil
+        throttle.withLock { $0.record(account: name, address: address, succeeded: succeeded, at: now) }
+        guard succeeded, let user else {
+            throw RouteProblem(
+                status: 401, title: "Unauthorized", reason: .badCredentials, detail: "the name or the password is not right")
+        }
+        let lists = try await accounts.memberships(ofUser: user.id)
+        let wanted = object["list"] as? String
+        guard let membership = lists.first(where: { wanted == nil || $0.listID == wanted }) else {
+            throw RouteProblem(
+                status: 403, title: "Forbidden", reason: .viewerOnly,
+                detail: wanted == nil ? "\(user.name) is not a member of any list yet; ask an admin for an invitation"
+                    : "\(user.name) is not a member of the list \(wanted ?? "")")
+        }
+        let token = SessionCookie.newToken()
+        let csrf = Secrets.random(bytes: 32)
+        try await accounts.createSession(
+            tokenHash: SessionCookie.stored(token), user: user.id, list: membership.listID, csrf: csrf, at: now)
+        var response = HTTPResponse.jsonData(
+            WatchRoutes.object([
+                "name": user.name, "display_name": user.displayName, "list": membership.listID,
+                "list_name": membership.listName, "role": membership.role.rawValue, "csrf_token": csrf,
+                "lists": lists.map { ["id": $0.listID, "name": $0.listName, "role": $0.role.rawValue] },
+            ]))
+        response.headers.append(("Set-Cookie", SessionCookie.setting(token, secure: secureCookies)))
+        response.headers.append(("Cache-Control", "no-store"))
+        return response
+    }
+
+    private func session(of request: HTTPRequest) async throws -> (SessionRecord, String)? {
+        guard let token = SessionCookie.token(inCookieHeader: request.headers["cookie"]) else { return nil }
+        let found = try await accounts.session(
+            tokenHash: SessionCookie.stored(token), at: watches.clock.now, idle: SessionCookie.idleLifetime,
+            longest: SessionCookie.longestLifetime)
+        return found.map { ($0, token) }
+    }
+
+    private func current(_ request: HTTPRequest) async throws -> HTTPResponse {
+        guard let (session, _) = try await session(of: request) else {
+            throw RouteProblem(status: 401, title: "Unauthorized", reason: .signedOut, detail: "nobody is signed in here")
+        }
+        return .jsonData(
+            WatchRoutes.object([
+                "list": session.listID, "role": session.role.rawValue, "csrf_token": session.csrf,
+                "signed_in_at": JapanDateTime(session.createdAt).iso8601,
+            ]))
+    }
+
+    private func signOut(_ request: HTTPRequest, everywhere: Bool) async throws -> HTTPResponse {
+        guard let (session, token) = try await session(of: request) else {
+            throw RouteProblem(status: 401, title: "Unauthorized", reason: .signedOut, detail: "nobody is signed in here")
+        }
+        if everywhere {
+            _ = try await accounts.endSessions(ofUser: session.userID)
+        } else {
+            try await accounts.endSession(tokenHash: SessionCookie.stored(token))
+        }
+        var response = HTTPResponse(status: 204)
+        response.headers.append(("Set-Cookie", SessionCookie.clearing(secure: secureCookies)))
+        return response
+    }
+
+    /// A hash no password matches, checked when the account does not exist.
+    static let decoy: String = Passwords.hash(Secrets.random(bytes: 16)) ?? "scrypt$15$8$1$AAAA$AAAA"
+}

@@ -1,0 +1,59 @@
+import Foundation
+import Kuroneko
+import KuronekoHTTP
+import KuronekoNotify
+import KuronekoStore
+
+/// Signed-in browsers: a request whose key middleware found a session cookie (its principal the marker
+/// `session:TOKEN`) is let in as the session's list, looked up in the database each time (so a member removed,
+/// or signed out everywhere, is out at once on every server); a request that changes something must carry the
+/// session's CSRF token; a viewer changes nothing. Everything else passes as it came.
+public struct SessionGate: Sendable {
+    public static let marker = "session:"
+    let accounts: any AccountStore
+    let clock: any TrackingClock
+
+    public init(accounts: any AccountStore, clock: any TrackingClock) {
+        self.accounts = accounts
+        self.clock = clock
+    }
+
+    /// Paths a session may change without the CSRF token: none. Paths a viewer may still post to: signing out.
+    static let viewerMayPost: Set<String> = ["/v1/session", "/v1/session/everywhere"]
+
+    /// The request as the session's list, or the refusal.
+    public func admit(_ request: inout HTTPRequest) async -> HTTPResponse? {
+        guard let principal = request.principal, principal.hasPrefix(Self.marker) else { return nil }
+        let token = String(principal.dropFirst(Self.marker.count))
+        let session: SessionRecord?
+        do {
+            session = try await accounts.session(
+                tokenHash: SessionCookie.stored(token), at: clock.now, idle: SessionCookie.idleLifetime,
+                longest: SessionCookie.longestLifetime)
+        } catch {
+            return RouteProblem.storeUnavailable(requestID: request.id).response
+        }
+        guard let session else {
+            var response = RouteProblem(
+                status: 401, title: "Unauthorized", reason: .signedOut,
+                detail: "the session has ended (signed out, expired, or no longer a member); sign in again"
+            ).response
+            response.headers.append(("Set-Cookie", SessionCookie.clearing(secure: true)))
+            return response
+        }
+        if SessionCookie.changes(request.method) {
+            guard SessionCookie.csrfMatches(request.headers[SessionCookie.csrfHeader], expected: session.csrf) else {
+                return RouteProblem(
+                    status: 403, title: "Forbidden", reason: .csrf,
+                    detail: "a change from a signed-in browser needs the X-CSRF-Token header the sign-in answered").response
+            }
+            if session.role == .viewer, !Self.viewerMayPost.contains(request.path) {
+                return RouteProblem(
+                    status: 403, title: "Forbidden", reason: .viewerOnly,
+                    detail: "a viewer of this list can read it but not change it; ask its admin for the staff role").response
+            }
+        }
+        request.principal = session.listID
+        return nil
+    }
+}

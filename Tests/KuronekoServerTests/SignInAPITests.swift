@@ -1,0 +1,108 @@
+import Foundation
+import Kuroneko
+import KuronekoHTTP
+import KuronekoNotify
+import KuronekoTestSupport
+import Testing
+
+@testable import KuronekoServer
+@testable import KuronekoStore
+
+/// Signing in, in-process: a wrong name and a wrong password are one answer; guessing is slowed (429); a
+/// session is a new token whatever cookie came with the sign-in (no fixation); a change needs the CSRF token; a
+/// viewer reads the same list and changes nothing; a member removed, or signed out everywhere, is out at once.
+@Suite("API: signing in", .timeLimit(.minutes(5)))
+struct SignInAPITests {
+    static func send(
+        _ harness: Harness, _ method: String, _ target: String, _ body: String = "", cookie: String? = nil,
+        csrf: String? = nil
+    ) async -> HTTPResponse {
+        var headers = ["content-type": "application/json"]
+        if let cookie { headers["cookie"] = "kuroneko_session=\(cookie)" }
+        if let csrf { headers["x-csrf-token"] = csrf }
+        return await harness.api.respond(to: HTTPRequest(method: method, target: target, headers: headers, body: Data(body.utf8)))
+    }
+
+    static func signIn(_ harness: Harness, _ name: String, _ password: String, cookie: String? = nil) async throws
+        -> (token: String, csrf: String, response: HTTPResponse)
+    {
+        let response = await send(harness, "POST", "/v1/session", #"{"name": "\#(name)", "password": "\#(password)"}"#, cookie: cookie)
+        let set = response.headers.first { $0.0.lowercased() == "set-cookie" }?.1 ?? ""
+        let token = set.split(separator: ";").first.map { String($0.dropFirst("kuroneko_session=".count)) } ?? ""
+        let csrf = (try? JSON(data: response.body))?["csrf_token"]?.string ?? ""
+        return (token, csrf, response)
+    }
+
+    @Test func household() async throws {
+        let harness = await Harness(answer: { _, _ in throw URLError(.cannotConnectToHost) })
+        let accounts: any AccountStore = harness.store
+        let quick = Passwords.Parameters(logN: 10)
+        let mama = try await accounts.createUser(
+            name: "mama", displayName: "ママ", passwordHash: Passwords.hash("mama-password", parameters: quick), at: Date())
+        let papa = try await accounts.createUser(
+            name: "papa", displayName: "パパ", passwordHash: Passwords.hash("papa-password", parameters: quick), at: Date())
+        try await accounts.setMember(list: "local", user: papa.id, role: .viewer, at: Date())
+        // Once people have accounts the list is nobody's without signing in (or a key).
+        await harness.keysChanged()
+        let closed = await Self.send(harness, "GET", "/v1/watches")
+        #expect(closed.status == 401)
+        #expect(try JSON(data: closed.body)["detail"]?.string?.hasPrefix("sign in first") == true)
+
+        let wrong = try await Self.signIn(harness, "mama", "not-her-password")
+        let nobody = try await Self.signIn(harness, "grandpa", "mama-password")
+        #expect(wrong.response.status == 401 && nobody.response.status == 401)
+        // The same words whether the account exists or not.
+        let wrongDetail = try JSON(data: wrong.response.body)["detail"]?.string
+        let nobodyDetail = try JSON(data: nobody.response.body)["detail"]?.string
+        #expect(wrongDetail != nil && wrongDetail == nobodyDetail)
+
+        // A cookie the browser came with is never the session: sign-in makes a new one.
+        let planted = String(repeating: "ab", count: 32)
+        let signed = try await Self.signIn(harness, "MAMA", "mama-password", cookie: planted)
+        #expect(signed.response.status == 200, "\(String(decoding: signed.response.body, as: UTF8.self))")
+        let set = signed.response.headers.first { $0.0.lowercased() == "set-cookie" }?.1 ?? ""
+        #expect(set.contains("HttpOnly") && set.contains("SameSite=Strict"))
+        #expect(signed.token.count == 64 && signed.token != planted)
+        #expect(await Self.send(harness, "GET", "/v1/watches", cookie: planted).status == 401)
+
+        // Reads with the cookie; a change needs the CSRF token.
+        #expect(await Self.send(harness, "GET", "/v1/watches", cookie: signed.token).status == 200)
+        let number = ValidNumbers.numbers(1)[0].digits
+        let forged = await Self.send(harness, "POST", "/v1/watches", #"{"number": "\#(number)"}"#, cookie: signed.token)
+        let forgedReason = try JSON(data: forged.body)["reason"]?.string
+        #expect(forged.status == 403 && forgedReason == "csrf")
+        let added = await Self.send(
+            harness, "POST", "/v1/watches", #"{"number": "\#(number)"}"#, cookie: signed.token, csrf: "wrong")
+        #expect(added.status == 403)
+        let really = await Self.send(
+            harness, "POST", "/v1/watches", #"{"number": "\#(number)"}"#, cookie: signed.token, csrf: signed.csrf)
+        #expect(really.status == 201)
+
+        // The viewer sees the same list and changes nothing.
+        let viewer = try await Self.signIn(harness, "papa", "papa-password")
+        let list = try JSON(data: await Self.send(harness, "GET", "/v1/watches", cookie: viewer.token).body)
+        #expect(list["watches"]?.elements.compactMap { $0["number"]?.string } == [number])
+        let refused = await Self.send(
+            harness, "DELETE", "/v1/watches/\(number)", cookie: viewer.token, csrf: viewer.csrf)
+        let refusedReason = try JSON(data: refused.body)["reason"]?.string
+        #expect(refused.status == 403 && refusedReason == "viewer_only")
+        #expect(try await harness.store.watch(try TrackingNumber(parsing: number), owner: .local) != nil)
+
+        // Removed from the list: out at once.
+        #expect(try await accounts.removeMember(list: "local", user: papa.id))
+        #expect(await Self.send(harness, "GET", "/v1/watches", cookie: viewer.token).status == 401)
+
+        // Signed out everywhere: every session of hers ends.
+        let other = try await Self.signIn(harness, "mama", "mama-password")
+        let out = await Self.send(harness, "POST", "/v1/session/everywhere", cookie: signed.token, csrf: signed.csrf)
+        #expect(out.status == 204)
+        #expect(await Self.send(harness, "GET", "/v1/watches", cookie: other.token).status == 401)
+        _ = mama
+
+        // Guessing is slowed: past five failures, 429 with Retry-After.
+        var last = HTTPResponse(status: 0)
+        for _ in 0..<7 { last = try await Self.signIn(harness, "mama", "guess").response }
+        #expect(last.status == 429)
+        #expect(last.headers.contains { $0.0 == "Retry-After" })
+    }
+}
