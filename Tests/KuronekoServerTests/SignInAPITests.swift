@@ -99,10 +99,56 @@ struct SignInAPITests {
         #expect(await Self.send(harness, "GET", "/v1/watches", cookie: other.token).status == 401)
         _ = mama
 
+        // A sign-in that is not JSON (a form another site posts) is refused.
+        let form = await harness.api.respond(
+            to: HTTPRequest(
+                method: "POST", target: "/v1/session", headers: ["content-type": "text/plain"],
+                body: Data(#"{"name": "mama", "password": "mama-password"}"#.utf8)))
+        #expect(form.status == 415)
+
         // Guessing is slowed: past five failures, 429 with Retry-After.
         var last = HTTPResponse(status: 0)
         for _ in 0..<7 { last = try await Self.signIn(harness, "mama", "guess").response }
         #expect(last.status == 429)
         #expect(last.headers.contains { $0.0 == "Retry-After" })
+    }
+}
+
+extension SignInAPITests {
+    @Test func invitations() async throws {
+        let harness = await Harness(answer: { _, _ in throw URLError(.cannotConnectToHost) })
+        let accounts: any AccountStore = harness.store
+        _ = try await accounts.createUser(
+            name: "owner", displayName: "店長", passwordHash: Passwords.hash("owner-password", parameters: .init(logN: 10)),
+            at: Date())
+        await harness.keysChanged()
+        let admin = try await Self.signIn(harness, "owner", "owner-password")
+        let invited = await Self.send(harness, "POST", "/v1/invitations", #"{"role": "staff"}"#, cookie: admin.token, csrf: admin.csrf)
+        #expect(invited.status == 201)
+        let token = try #require(try JSON(data: invited.body)["token"]?.string)
+        for bad in [#"{"role": "owner"}"#, #"{"role": "staff", "days": 30}"#, #"{"role": "staff", "x": 1}"#, "[]"] {
+            #expect(await Self.send(harness, "POST", "/v1/invitations", bad, cookie: admin.token, csrf: admin.csrf).status == 400)
+        }
+        let short = await Self.send(harness, "POST", "/v1/invitations/accept", #"{"token": "\#(token)", "name": "staff1", "password": "short"}"#)
+        #expect(short.status == 400)
+        let joined = await Self.send(
+            harness, "POST", "/v1/invitations/accept", #"{"token": "\#(token)", "name": "Staff1", "password": "staff-password"}"#)
+        #expect(joined.status == 201, "\(String(decoding: joined.body, as: UTF8.self))")
+        let again = await Self.send(
+            harness, "POST", "/v1/invitations/accept", #"{"token": "\#(token)", "name": "staff2", "password": "staff-password"}"#)
+        #expect(again.status == 410)
+        let staff = try await Self.signIn(harness, "staff1", "staff-password")
+        #expect(try JSON(data: staff.response.body)["role"]?.string == "staff")
+        let number = ValidNumbers.numbers(1)[0].digits
+        #expect(await Self.send(harness, "POST", "/v1/watches", #"{"number": "\#(number)"}"#, cookie: staff.token, csrf: staff.csrf).status == 201)
+        // Staff do not manage members.
+        #expect(await Self.send(harness, "POST", "/v1/invitations", #"{"role": "viewer"}"#, cookie: staff.token, csrf: staff.csrf).status == 403)
+        let members = try JSON(data: await Self.send(harness, "GET", "/v1/members", cookie: staff.token).body)
+        #expect(members["members"]?.elements.compactMap { $0["name"]?.string } == ["owner", "staff1"])
+        // The admin removes them: out at once; the log says who did what.
+        #expect(await Self.send(harness, "DELETE", "/v1/members/staff1", cookie: admin.token, csrf: admin.csrf).status == 204)
+        #expect(await Self.send(harness, "GET", "/v1/watches", cookie: staff.token).status == 401)
+        let log = try await accounts.auditLog(list: "local", before: nil, limit: 10).map(\.action)
+        #expect(log == ["member_removed", "joined", "invited"])
     }
 }

@@ -32,6 +32,7 @@ final class AccountRoutes: Sendable {
         router.add("POST", "/v1/session/everywhere") { request, _ in
             await routes.watches.answer(request) { try await routes.signOut(request, everywhere: true) }
         }
+        registerMembers(into: &router)
     }
 
     /// Account names as typed: case and width folded, spaces trimmed.
@@ -39,7 +40,20 @@ final class AccountRoutes: Sendable {
         name.precomposedStringWithCompatibilityMapping.trimmingCharacters(in: .whitespaces).lowercased()
     }
 
+    /// A sign-in or an invitation's acceptance comes as JSON only: a form another site makes a browser post
+    /// (login CSRF) cannot send that type without the browser asking first.
+    static func requireJSON(_ request: HTTPRequest) throws {
+        let type = (request.headers["content-type"] ?? "").split(separator: ";").first?
+            .trimmingCharacters(in: .whitespaces).lowercased()
+        guard type == "application/json" else {
+            throw RouteProblem(
+                status: 415, title: "Unsupported Media Type", reason: .invalidRequest,
+                detail: "send the body as application/json")
+        }
+    }
+
     private func signIn(_ request: HTTPRequest) async throws -> HTTPResponse {
+        try Self.requireJSON(request)
         guard let object = (try? JSONSerialization.jsonObject(with: request.body)) as? [String: Any],
             let nameText = object["name"] as? String, let password = object["password"] as? String,
             Set(object.keys).isSubset(of: ["name", "password", "list"])
@@ -95,7 +109,7 @@ final class AccountRoutes: Sendable {
         return response
     }
 
-    private func session(of request: HTTPRequest) async throws -> (SessionRecord, String)? {
+    func session(of request: HTTPRequest) async throws -> (SessionRecord, String)? {
         guard let token = SessionCookie.token(inCookieHeader: request.headers["cookie"]) else { return nil }
         let found = try await accounts.session(
             tokenHash: SessionCookie.stored(token), at: watches.clock.now, idle: SessionCookie.idleLifetime,

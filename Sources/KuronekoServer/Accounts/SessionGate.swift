@@ -19,7 +19,7 @@ public struct SessionGate: Sendable {
     }
 
     /// Paths a session may change without the CSRF token: none. Paths a viewer may still post to: signing out.
-    static let viewerMayPost: Set<String> = ["/v1/session", "/v1/session/everywhere"]
+    static let viewerMayPost: Set<String> = ["/v1/session", "/v1/session/everywhere", "/v1/invitations/accept"]
 
     /// The request as the session's list, or the refusal.
     public func admit(_ request: inout HTTPRequest) async -> HTTPResponse? {

@@ -20,6 +20,8 @@ public enum ProblemReason: String, Sendable, CaseIterable {
     case viewerOnly = "viewer_only"
     /// A name and password that do not match an account (401; which of the two is not said).
     case badCredentials = "bad_credentials"
+    /// An invitation used already, expired, or unknown (410).
+    case invitationUsed = "invitation_used"
     /// Too many sign-in attempts: wait `Retry-After` seconds (429).
     case tooManyAttempts = "too_many_attempts"
     /// Customer notices asked of a server without `--smtp-url` and `--public-url`.

@@ -1,0 +1,149 @@
+import Foundation
+import Kuroneko
+import KuronekoHTTP
+import KuronekoNotify
+import KuronekoStore
+
+/// `/v1/invitations`: an admin invites someone to the list with a role (a link, single use, expiring in 7 days at
+/// most); whoever opens it makes an account (name and password) or, already having one, joins, and is signed in.
+/// `/v1/members`: the list's members; an admin changes a role or removes a member (their sessions end at once).
+extension AccountRoutes {
+    static let invitationLifetime: TimeInterval = 7 * 86_400
+
+    func registerMembers(into router: inout Router) {
+        let routes = self
+        router.add("POST", "/v1/invitations") { request, _ in
+            await routes.watches.answer(request) { try await routes.invite(request) }
+        }
+        router.add("POST", Self.acceptPath) { request, _ in
+            await routes.watches.answer(request) { try await routes.accept(request) }
+        }
+        router.add("GET", "/v1/members") { request, _ in
+            await routes.watches.answer(request) { try await routes.listMembers(request) }
+        }
+        router.add("DELETE", "/v1/members/{name}") { request, parameters in
+            await routes.watches.answer(request) { try await routes.removeMember(request, name: parameters["name"] ?? "") }
+        }
+    }
+
+    static let acceptPath = "/v1/invitations/accept"
+
+    /// The signed-in admin, or the refusal.
+    func admin(_ request: HTTPRequest) async throws -> SessionRecord {
+        guard let (session, _) = try await session(of: request) else {
+            throw RouteProblem(status: 401, title: "Unauthorized", reason: .signedOut, detail: "sign in as an admin of the list")
+        }
+        guard session.role == .admin else {
+            throw RouteProblem(
+                status: 403, title: "Forbidden", reason: .viewerOnly,
+                detail: "only an admin of the list manages its members; you are \(session.role.rawValue)")
+        }
+        return session
+    }
+
+    private func invite(_ request: HTTPRequest) async throws -> HTTPResponse {
+        let session = try await admin(request)
+        guard let object = (try? JSONSerialization.jsonObject(with: request.body)) as? [String: Any],
+            Set(object.keys).isSubset(of: ["role", "days"]),
+            let roleText = object["role"] as? String, let role = ListRole(rawValue: roleText)
+        else {
+            throw RouteProblem.bad("the body is not {\"role\": \"admin\" | \"staff\" | \"viewer\", \"days\": 1 to 7}")
+        }
+        var days = 7.0
+        if let value = object["days"] {
+            guard let number = value as? Int, (1...7).contains(number) else { throw RouteProblem.bad("days is not 1 to 7") }
+            days = Double(number)
+        }
+        let token = Secrets.random(bytes: 32, prefix: "inv_")
+        let now = watches.clock.now
+        let expires = now.addingTimeInterval(min(Self.invitationLifetime, days * 86_400))
+        try await accounts.createInvitation(
+            tokenHash: Secrets.sha256(token), list: session.listID, role: role, madeBy: session.userID, at: now,
+            expiresAt: expires)
+        try await accounts.audit(
+            list: session.listID, actor: "user \(session.userID)", action: "invited", detail: "role \(role.rawValue)",
+            at: now)
+        return .jsonData(
+            WatchRoutes.object([
+                "token": token, "role": role.rawValue, "expires_at": JapanDateTime(expires).iso8601,
+                "path": "/join#\(token)",
+            ]), status: 201)
+    }
+
+    /// `{"token", "name", "password", "display_name"?}`: a new account joins the list (or an existing one, with its
+    /// password), signed in at once.
+    private func accept(_ request: HTTPRequest) async throws -> HTTPResponse {
+        try Self.requireJSON(request)
+        guard let object = (try? JSONSerialization.jsonObject(with: request.body)) as? [String: Any],
+            Set(object.keys).isSubset(of: ["token", "name", "password", "display_name"]),
+            let token = object["token"] as? String, token.count <= 100,
+            let nameText = object["name"] as? String, let password = object["password"] as? String
+        else {
+            throw RouteProblem.bad("the body is not {\"token\", \"name\", \"password\", \"display_name\"}")
+        }
+        let name = Self.folded(nameText)
+        guard (1...64).contains(name.count), name.unicodeScalars.allSatisfy({ $0.value >= 0x20 && $0.value != 0x7F }) else {
+            throw RouteProblem.bad("name must be 1 to 64 characters of text")
+        }
+        if let problem = Passwords.problem(password) { throw RouteProblem.bad("the password \(problem)") }
+        let now = watches.clock.now
+        var user = try await accounts.user(named: name)
+        if let existing = user {
+            let stored = existing.passwordHash ?? Self.decoy
+            let matches = await withCheckedContinuation { continuation in
+                Thread.detachNewThread { continuation.resume(returning: Passwords.verify(password, stored: stored)) }
+            }
+            guard matches else {
+                throw RouteProblem(
+                    status: 401, title: "Unauthorized", reason: .badCredentials,
+                    detail: "\(name) has an account already; give its password to join, or choose another name")
+            }
+        } else {
+            let hash = await withCheckedContinuation { continuation in
+                Thread.detachNewThread { continuation.resume(returning: Passwords.hash(password)) }
+            }
+            guard let hash else { throw RouteProblem.internalError(requestID: request.id) }
+            let display = (object["display_name"] as? String).map { String($0.prefix(64)) } ?? nameText
+            user = try await accounts.createUser(name: name, displayName: display, passwordHash: hash, at: now)
+        }
+        guard let user, let (list, role) = try await accounts.useInvitation(tokenHash: Secrets.sha256(token), user: user.id, at: now)
+        else {
+            throw RouteProblem(
+                status: 410, title: "Gone", reason: .invitationUsed,
+                detail: "the invitation is not valid: used already, expired, or not one of this server's")
+        }
+        try await accounts.audit(list: list, actor: user.name, action: "joined", detail: "role \(role.rawValue)", at: now)
+        let session = SessionCookie.newToken()
+        let csrf = Secrets.random(bytes: 32)
+        try await accounts.createSession(tokenHash: SessionCookie.stored(session), user: user.id, list: list, csrf: csrf, at: now)
+        var response = HTTPResponse.jsonData(
+            WatchRoutes.object(["name": user.name, "list": list, "role": role.rawValue, "csrf_token": csrf]), status: 201)
+        response.headers.append(("Set-Cookie", SessionCookie.setting(session, secure: secureCookies)))
+        response.headers.append(("Cache-Control", "no-store"))
+        return response
+    }
+
+    private func listMembers(_ request: HTTPRequest) async throws -> HTTPResponse {
+        guard let (session, _) = try await session(of: request) else {
+            throw RouteProblem(status: 401, title: "Unauthorized", reason: .signedOut, detail: "sign in to see the members")
+        }
+        let members = try await accounts.members(ofList: session.listID)
+        return .jsonData(
+            WatchRoutes.object(["members": members.map { ["name": $0.userName, "role": $0.role.rawValue] }]))
+    }
+
+    private func removeMember(_ request: HTTPRequest, name: String) async throws -> HTTPResponse {
+        let session = try await admin(request)
+        let folded = Self.folded(name)
+        guard let user = try await accounts.user(named: folded), user.id != session.userID else {
+            throw RouteProblem.notFound("member \(folded.prefix(64))")
+        }
+        guard try await accounts.removeMember(list: session.listID, user: user.id) else {
+            throw RouteProblem.notFound("member \(folded.prefix(64))")
+        }
+        try await accounts.audit(
+            list: session.listID, actor: "user \(session.userID)", action: "member_removed", detail: user.name,
+            at: watches.clock.now)
+        return HTTPResponse(status: 204)
+    }
+}
