@@ -11,7 +11,7 @@ enum CommandCatalog {
     static let commands: [any Command.Type] = [
         TrackCommand.self, ParseCommand.self, AddCommand.self, ListCommand.self, ShowCommand.self,
         RemoveCommand.self, RefreshCommand.self, WatchCommand.self, ImportCommand.self, IntakeCommand.self, KeysCommand.self,
-        ChannelsCommand.self, NotifyTestCommand.self, PagesCommand.self, NoticesCommand.self, DatabaseCommand.self, ServeCommand.self, SimulateCommand.self,
+        ChannelsCommand.self, NotifyTestCommand.self, PagesCommand.self, NoticesCommand.self, UsersCommand.self, DatabaseCommand.self, ServeCommand.self, SimulateCommand.self,
         CompletionCommand.self, HelpCommand.self,
     ]
 
@@ -311,6 +311,23 @@ enum CommandCatalog {
         examples: [
             ("kuroneko keys create --name shop", "a key for the shop's system"),
             ("kuroneko keys revoke shop", "revoke it"),
+        ])
+
+    static let users = CommandSpec(
+        name: "users", synopsis: "add NAME | list",
+        summary: "the people who sign in to the web app",
+        description: [
+            "add makes an account; its password is one line on standard input (never the command line), at least 8 "
+                + "characters, stored as a scrypt hash. The first account made is the admin of the list that exists, "
+                + "every parcel, channel and mailbox in it; others join through an admin's invitation "
+                + "(POST /v1/invitations). Once an account exists, the API lets nobody in without signing in or a key. "
+                + "list shows the members of that list."
+        ],
+        options: [.value("--display-name", "NAME", "the name shown to the list's other members"), database],
+        operands: .choices(["add", "list"]),
+        examples: [
+            ("printf '%s\\n' \"$PASSWORD\" | kuroneko users add mama", "the first account: the list's admin"),
+            ("kuroneko users list", "who signs in"),
         ])
 
     static let intake = CommandSpec(

@@ -142,6 +142,7 @@ extension OptionKey where Kind == TextOption {
     static let search = OptionKey("--search")
     static let smtpCredentials = OptionKey("--smtp-credentials")
     static let smtpFrom = OptionKey("--smtp-from")
+    static let displayName = OptionKey("--display-name")
     static let smtpUrl = OptionKey("--smtp-url")
     static let status = OptionKey("--status")
     static let tlsCert = OptionKey("--tls-cert")
@@ -275,6 +276,7 @@ enum OptionKeys {
         ("--search", TextOption.matches),
         ("--smtp-credentials", TextOption.matches),
         ("--smtp-from", TextOption.matches),
+        ("--display-name", TextOption.matches),
         ("--smtp-url", TextOption.matches),
         ("--status", TextOption.matches),
         ("--tls-cert", TextOption.matches),
