@@ -95,6 +95,9 @@ public struct WebApp: Sendable {
         router.add("GET", "/settings") { request, _ in
             app.page.response(to: request, cacheControl: "no-cache", extraHeaders: pageHeaders)
         }
+        router.add("GET", "/join") { request, _ in
+            app.page.response(to: request, cacheControl: "no-cache", extraHeaders: pageHeaders)
+        }
         router.add("GET", "/sw.js") { request, _ in
             app.serviceWorker.response(to: request, cacheControl: "no-cache", extraHeaders: [])
         }

@@ -2,6 +2,7 @@
 // and failures turned into an ApiError whose kind says what the person can do about it.
 
 const KEY_STORAGE = "kuroneko.key";
+const CSRF_STORAGE = "kuroneko.csrf";
 
 export class ApiError extends Error {
   /**
@@ -27,14 +28,27 @@ export function storeKey(key) {
   } catch (e) { /* storage unavailable: the key lasts as long as the page */ }
 }
 
+/** The signed-in session's CSRF token, kept for this tab (the session cookie itself is HttpOnly). */
+export function storeCsrf(token) {
+  try {
+    if (token) sessionStorage.setItem(CSRF_STORAGE, token); else sessionStorage.removeItem(CSRF_STORAGE);
+  } catch (e) { /* storage unavailable */ }
+}
+
+function storedCsrf() {
+  try { return sessionStorage.getItem(CSRF_STORAGE) || ""; } catch (e) { return ""; }
+}
+
 /**
  * One request. Resolves to {status, data, etag, savedAt}: status 304 when `etag` still matches (no data),
  * savedAt when the service worker answered from its copy because the server could not be reached.
  */
-export async function request(path, { method = "GET", body, etag, raw, rawType } = {}) {
+export async function request(path, { method = "GET", body, etag, raw, rawType, retried = false } = {}) {
   const headers = { Accept: "application/json" };
   const key = storedKey();
   if (key) headers.Authorization = `Bearer ${key}`;
+  const csrf = storedCsrf();
+  if (csrf && method !== "GET" && method !== "HEAD") headers["X-CSRF-Token"] = csrf;
   if (body !== undefined) headers["Content-Type"] = "application/json";
   // Bytes sent as they are (a saved mail), with their own type.
   if (raw !== undefined) headers["Content-Type"] = rawType || "application/octet-stream";
@@ -51,6 +65,15 @@ export async function request(path, { method = "GET", body, etag, raw, rawType }
   let data = null;
   const type = response.headers.get("Content-Type") || "";
   if (response.status !== 204 && type.includes("json")) data = await response.json().catch(() => null);
+  // A tab opened after signing in has the cookie but not the CSRF token: ask for it once, then again.
+  if (response.status === 403 && data && data.reason === "csrf" && !retried) {
+    const session = await fetch("/v1/session", { headers: { Accept: "application/json" }, cache: "no-store" }).catch(() => null);
+    const known = session && session.ok ? await session.json().catch(() => null) : null;
+    if (known && known.csrf_token) {
+      storeCsrf(known.csrf_token);
+      return request(path, { method, body, etag, raw, rawType, retried: true });
+    }
+  }
   if (!response.ok) {
     const detail = data && typeof data.detail === "string" ? data.detail : `HTTP ${response.status}`;
     const kind = response.status === 401 ? "key" : response.status === 404 ? "missing"

@@ -9,6 +9,7 @@ import { card, carrierChip, carrierOf, carrierSite, changeDeliveryLink, delivery
 import { asksToCall, carrierWords, changeLog, deliveryLog, offices, webhookForm } from "./parcel-parts.js";
 import { addForm } from "./add-form.js";
 import { noticeSection } from "./notices.js";
+import { showJoin, showSignIn } from "./signin.js";
 import { recordSection } from "./record.js";
 import { demoOffer, downloadCSV, drawCounts, isDemo } from "./list-parts.js";
 import { follow, followFromNow } from "./live.js";
@@ -39,6 +40,7 @@ function currentNumber() {
 function route() {
   const number = currentNumber();
   if (number !== null) return showParcel(number);
+  if (location.pathname === "/join") return showJoin(main, () => { state.etag = null; route(); });
   if (location.pathname === "/settings") {
     state.parcel = null;
     return showSettings(main, explain);
@@ -88,6 +90,16 @@ function explain(error) {
 }
 
 function showKeyForm(error) {
+  showBanner("");
+  // A server with accounts asks people to sign in; the key form stays one button away.
+  if (!storedKey() && (error.reason === "signed_out" || /^sign in first/.test(error.detail))) {
+    showSignIn(main, () => { state.etag = null; route(); }, () => showKeyEntry(error));
+    return;
+  }
+  showKeyEntry(error);
+}
+
+function showKeyEntry(error) {
   showBanner("");
   const hadKey = storedKey() !== "";
   const input = h("input", { id: "api-key", type: "password", required: true, spellcheck: "false" });

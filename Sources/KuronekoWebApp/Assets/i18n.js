@@ -129,6 +129,11 @@ const STRINGS = {
     "notices.fields": "Fields: {fields}", "notices.save": "Save", "notices.saved": "Saved.",
     "notices.cannotSend": "This server sends no mail yet: it needs --smtp-url, --smtp-from and --public-url.",
     "notices.noDays": "No notices in the last 7 days.", "notices.day": "Day",
+    "signin.title": "Sign in", "signin.name": "Name", "signin.password": "Password", "signin.submit": "Sign in",
+    "signin.useKey": "Use an API key instead", "signin.wrong": "The name or the password is not right.",
+    "signin.wait": "Too many attempts: wait a little and try again.",
+    "join.title": "Join the list", "join.explain": "You were invited. Choose a name and a password (at least 8 characters), or give your account's.",
+    "join.display": "Name shown to the others (optional)", "join.password": "Password", "join.submit": "Join",
   },
   ja: {
     skip: "本文へ移動", language: "言語", theme: "テーマ", themeAuto: "システムに合わせる", themeLight: "ライト",
@@ -257,6 +262,11 @@ const STRINGS = {
     "notices.fields": "差し込み: {fields}", "notices.save": "保存", "notices.saved": "保存しました。",
     "notices.cannotSend": "このサーバーはまだメールを送れません（--smtp-url、--smtp-from、--public-url が必要です）。",
     "notices.noDays": "この7日間のお知らせはありません。", "notices.day": "日付",
+    "signin.title": "サインイン", "signin.name": "名前", "signin.password": "パスワード", "signin.submit": "サインイン",
+    "signin.useKey": "API キーを使う", "signin.wrong": "名前かパスワードが違います。",
+    "signin.wait": "試した回数が多すぎます。少し待ってからもう一度お試しください。",
+    "join.title": "リストに参加", "join.explain": "招待されています。名前とパスワード（8文字以上）を決めてください。アカウントがある場合はそのパスワードを。",
+    "join.display": "ほかのメンバーに見える名前（任意）", "join.password": "パスワード", "join.submit": "参加する",
   },
 };
 

@@ -1,0 +1,128 @@
+"""A household signs in, in headless Chromium at phone width in Japanese against `kuroneko serve --demo`: the first
+account (made by `kuroneko users add`) signs in on its phone and sees the list; it invites a second member, who
+joins from the link on another phone (a new account) and sees the same list; a parcel the first removes leaves the
+second's list; a viewer's phone cannot change anything (403 with its reason); the list is nobody's without
+signing in; axe finds nothing serious."""
+
+import json
+import os
+import subprocess
+import sys
+import unittest
+
+from selenium.webdriver.common.by import By
+
+sys.path.insert(0, os.path.dirname(__file__))
+from server import BINARY, BrowserTestCase, ROOT, Server, phone_in_japanese, screenshot, tracking_numbers  # noqa: E402
+from test_list_at_scale import wait  # noqa: E402
+from test_webapp import serious_violations  # noqa: E402
+
+OUTPUT = os.environ.get("WEBAPP_OUTPUT", os.path.join(ROOT, ".build", "webapp-test-output"))
+
+# fetch() from the page, as the signed-in browser (its cookie, its CSRF token): status and JSON.
+CALL = """
+const [method, path, body, done] = arguments;
+const headers = {"Content-Type": "application/json", "X-CSRF-Token": sessionStorage.getItem("kuroneko.csrf") || ""};
+fetch(path, {method, headers, body: body === null ? undefined : JSON.stringify(body)})
+  .then(async (r) => done([r.status, r.status === 204 ? null : await r.json().catch(() => null)]))
+  .catch((e) => done([0, String(e)]));
+"""
+
+
+def call(driver, method, path, body=None):
+    return driver.execute_async_script(CALL, method, path, body)
+
+
+def sign_in(driver, url, name, password):
+    driver.get(url + "/")
+    wait(lambda: driver.find_elements(By.ID, "signin-form"), "no sign-in form")
+    driver.find_element(By.ID, "signin-name").send_keys(name)
+    driver.find_element(By.ID, "signin-password").send_keys(password)
+    driver.find_element(By.ID, "signin-submit").click()
+
+
+def card_numbers(driver):
+    return driver.execute_script("return [...document.querySelectorAll('#cards > li')].map(li => li.dataset.number)")
+
+
+class HouseholdTests(BrowserTestCase):
+    @classmethod
+    def setUpClass(cls):
+        os.makedirs(OUTPUT, exist_ok=True)
+        cls.server = Server()
+        made = subprocess.run([BINARY, "users", "add", "mama", "--db", cls.server.database], input="mama-password\n",
+                              capture_output=True, text=True, timeout=60)
+        assert made.returncode == 0, made.stderr
+        cls.server.start()
+        cls.driver = phone_in_japanese(cls.server)
+        cls.second = None
+
+    @classmethod
+    def tearDownClass(cls):
+        if cls.second:
+            cls.second.quit()
+        super().tearDownClass()
+
+    def test_1_nobody_without_signing_in(self):
+        status, body = self.server.api("GET", "/v1/watches")
+        self.assertEqual(status, 401, body)
+        self.assertTrue(json.loads(body)["detail"].startswith("sign in first"))
+
+    def test_2_mama_signs_in_and_invites(self):
+        sign_in(self.d, self.server.url, "mama", "wrong-password")
+        wait(lambda: "違います" in self.d.find_element(By.ID, "signin-result").text, "a wrong password was not said")
+        self.d.find_element(By.ID, "signin-password").clear()
+        self.d.find_element(By.ID, "signin-password").send_keys("mama-password")
+        self.d.find_element(By.ID, "signin-submit").click()
+        wait(lambda: self.d.find_elements(By.ID, "numbers"), "the list did not open after signing in")
+        numbers = tracking_numbers(2, seed=4701)
+        for number in numbers:
+            status, _ = call(self.d, "POST", "/v1/watches", {"number": number})
+            self.assertEqual(status, 201)
+        self.d.get(self.server.url + "/")
+        wait(lambda: sorted(card_numbers(self.d)) == sorted(numbers), "mama's list does not show her parcels")
+        self.assertEqual(serious_violations(self.d), [])
+        status, invitation = call(self.d, "POST", "/v1/invitations", {"role": "staff"})
+        self.assertEqual(status, 201, invitation)
+        type(self).invitation = invitation["path"]
+        type(self).numbers = numbers
+
+    def test_3_papa_joins_and_sees_the_same_list(self):
+        second = phone_in_japanese(self.server)
+        type(self).second = second
+        second.get(self.server.url + self.invitation)
+        wait(lambda: second.find_elements(By.ID, "join-form"), "no join form")
+        second.find_element(By.ID, "join-name").send_keys("papa")
+        second.find_element(By.ID, "join-password").send_keys("papa-password")
+        second.find_element(By.ID, "join-submit").click()
+        wait(lambda: sorted(card_numbers(second)) == sorted(self.numbers), "papa does not see the household's list")
+        screenshot(self, second, OUTPUT, "household-joined-ja", 360)
+        # The link works once.
+        status, body = self.server.api("POST", "/v1/invitations/accept", json.dumps(
+            {"token": self.invitation.split("#")[1], "name": "someone", "password": "someone-password"}).encode())
+        self.assertEqual(status, 410, body)
+
+    def test_4_a_removal_shows_on_the_other_phone(self):
+        status, _ = call(self.d, "DELETE", f"/v1/watches/{self.numbers[0]}")
+        self.assertEqual(status, 204)
+        wait(lambda: card_numbers(self.second) == [self.numbers[1]], "papa's list still shows the removed parcel")
+
+    def test_5_a_viewer_changes_nothing(self):
+        status, invitation = call(self.d, "POST", "/v1/invitations", {"role": "viewer"})
+        self.assertEqual(status, 201)
+        third = phone_in_japanese(self.server)
+        try:
+            third.get(self.server.url + invitation["path"])
+            wait(lambda: third.find_elements(By.ID, "join-form"), "no join form")
+            third.find_element(By.ID, "join-name").send_keys("kid")
+            third.find_element(By.ID, "join-password").send_keys("kid-password")
+            third.find_element(By.ID, "join-submit").click()
+            wait(lambda: card_numbers(third) == [self.numbers[1]], "the viewer does not see the list")
+            status, body = call(third, "DELETE", f"/v1/watches/{self.numbers[1]}")
+            self.assertEqual((status, body["reason"]), (403, "viewer_only"))
+        finally:
+            third.quit()
+
+
+if __name__ == "__main__":
+    unittest.main(verbosity=2)
