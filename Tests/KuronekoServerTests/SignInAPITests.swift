@@ -148,7 +148,17 @@ extension SignInAPITests {
         // The admin removes them: out at once; the log says who did what.
         #expect(await Self.send(harness, "DELETE", "/v1/members/staff1", cookie: admin.token, csrf: admin.csrf).status == 204)
         #expect(await Self.send(harness, "GET", "/v1/watches", cookie: staff.token).status == 401)
-        let log = try await accounts.auditLog(list: "local", before: nil, limit: 10).map(\.action)
-        #expect(log == ["member_removed", "joined", "invited"])
+        let log = try await accounts.auditLog(list: "local", before: nil, limit: 10)
+        #expect(log.map(\.action) == ["member_removed", "added", "joined", "invited"])
+        #expect(log[1].actor == "staff1" && log[1].detail == number)
+        // The admin reads the log, as JSON and as a sheet; staff do not.
+        let read = try JSON(data: await Self.send(harness, "GET", "/v1/audit?limit=2", cookie: admin.token).body)
+        #expect(read["entries"]?.elements.compactMap { $0["action"]?.string } == ["member_removed", "added"])
+        #expect(read["next_before"]?.string != nil)
+        let sheet = await Self.send(harness, "GET", "/v1/audit?format=csv", cookie: admin.token)
+        #expect(String(decoding: sheet.body, as: UTF8.self).contains("staff1"))
+        for bad in ["/v1/audit?limit=0", "/v1/audit?before=yesterday"] {
+            #expect(await Self.send(harness, "GET", bad, cookie: admin.token).status == 400)
+        }
     }
 }

@@ -174,8 +174,11 @@ public struct APIResponder: HTTPResponder {
     public func respond(to request: HTTPRequest) async -> HTTPResponse {
         guard let gate else { return await router.respond(to: request) }
         var request = request
-        if let refusal = await gate.admit(&request) { return refusal }
-        return await router.respond(to: request)
+        var member: String?
+        if let refusal = await gate.admit(&request, member: &member) { return refusal }
+        let response = await router.respond(to: request)
+        await gate.record(request, actor: SessionGate.actor(before: request.principal, member: member), response: response)
+        return response
     }
 
     /// `refresh` is absent, `0` or `1`; `nil` for anything else.

@@ -21,6 +21,9 @@ extension AccountRoutes {
         router.add("GET", "/v1/members") { request, _ in
             await routes.watches.answer(request) { try await routes.listMembers(request) }
         }
+        router.add("GET", "/v1/audit") { request, _ in
+            await routes.watches.answer(request) { try await routes.auditLog(request) }
+        }
         router.add("DELETE", "/v1/members/{name}") { request, parameters in
             await routes.watches.answer(request) { try await routes.removeMember(request, name: parameters["name"] ?? "") }
         }
@@ -121,6 +124,44 @@ extension AccountRoutes {
         response.headers.append(("Set-Cookie", SessionCookie.setting(session, secure: secureCookies)))
         response.headers.append(("Cache-Control", "no-store"))
         return response
+    }
+
+    /// The list's audit log for its admins, newest first: `?limit=` (1 to 10,000, 500 by default), `?before=` a
+    /// time for the next page, `?format=csv` as a sheet (its cells made safe for Excel).
+    private func auditLog(_ request: HTTPRequest) async throws -> HTTPResponse {
+        let session = try await admin(request)
+        var limit = 500
+        if let text = request.queryValue("limit") {
+            guard let value = Int(text), (1...10_000).contains(value) else {
+                throw RouteProblem.bad("limit \"\(text.prefix(20))\" is not a whole number from 1 to 10000")
+            }
+            limit = value
+        }
+        var before: Date?
+        if let text = request.queryValue("before") {
+            guard let date = ISO8601DateFormatter().date(from: text) else {
+                throw RouteProblem.bad("before \"\(text.prefix(40))\" is not an ISO 8601 time such as 2026-12-04T09:00:00+09:00")
+            }
+            before = date
+        }
+        let entries = try await accounts.auditLog(list: session.listID, before: before, limit: limit)
+        if request.queryValue("format") == "csv" {
+            var lines = [CSVLine.make(["at", "member", "action", "detail"], excel: true)]
+            for entry in entries {
+                lines.append(CSVLine.make([JapanDateTime(entry.at).iso8601, entry.actor, entry.action, entry.detail], excel: true))
+            }
+            var response = HTTPResponse.content(
+                Data((lines.joined(separator: "\r\n") + "\r\n").utf8), type: "text/csv; charset=utf-8")
+            response.headers.append(("Content-Disposition", "attachment; filename=\"kuroneko-audit.csv\""))
+            return response
+        }
+        return .jsonData(
+            WatchRoutes.object([
+                "entries": entries.map {
+                    ["at": JapanDateTime($0.at).iso8601, "member": $0.actor, "action": $0.action, "detail": $0.detail]
+                },
+                "next_before": entries.count == limit ? entries.last.map { JapanDateTime($0.at).iso8601 } ?? NSNull() : NSNull(),
+            ]))
     }
 
     private func listMembers(_ request: HTTPRequest) async throws -> HTTPResponse {

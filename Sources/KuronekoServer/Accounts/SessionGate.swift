@@ -21,8 +21,26 @@ public struct SessionGate: Sendable {
     /// Paths a session may change without the CSRF token: none. Paths a viewer may still post to: signing out.
     static let viewerMayPost: Set<String> = ["/v1/session", "/v1/session/everywhere", "/v1/invitations/accept"]
 
-    /// The request as the session's list, or the refusal.
-    public func admit(_ request: inout HTTPRequest) async -> HTTPResponse? {
+    /// Who did what, recorded in the list's audit log once the request has succeeded: a signed-in member by
+    /// name, a key by its id.
+    public func record(_ request: HTTPRequest, actor: String?, response: HTTPResponse) async {
+        guard let actor, let list = request.principal,
+            let entry = AuditAction.of(
+                method: request.method, path: request.path, query: request.query, body: request.body,
+                status: response.status, answer: response.body)
+        else { return }
+        try? await accounts.audit(list: list, actor: actor, action: entry.action, detail: entry.detail, at: clock.now)
+    }
+
+    /// Who a request is for the audit log: the member signed in, or the key; `nil` for the open API.
+    public static func actor(before principal: String?, member: String?) -> String? {
+        if let member { return member }
+        guard let principal, principal.hasPrefix("key:") else { return nil }
+        return "key " + principal.dropFirst(4)
+    }
+
+    /// The request as the session's list, or the refusal; `member` is set to the signed-in member's name.
+    public func admit(_ request: inout HTTPRequest, member: inout String?) async -> HTTPResponse? {
         guard let principal = request.principal, principal.hasPrefix(Self.marker) else { return nil }
         let token = String(principal.dropFirst(Self.marker.count))
         let session: SessionRecord?
@@ -54,6 +72,7 @@ public struct SessionGate: Sendable {
             }
         }
         request.principal = session.listID
+        member = session.userName
         return nil
     }
 }

@@ -319,6 +319,9 @@ public final class Server: Sendable {
             WaitingService(store: store, clock: clock, failures: failures) { outboxDoorbell.ring() },
             keyRing,
         ]
+        if let accounts = store as? any AccountStore {
+            background.append(AuditLogService(accounts: accounts, clock: clock, failures: failures))
+        }
         if let shared {
             background.append(
                 SharedShipmentsService(shared: shared, service: service, events: events, failures: failures))

@@ -23,6 +23,8 @@ public final class StoreFailures: Sendable {
         case endChannel = "end_channel"
         /// Claiming, reading for and recording customer notices.
         case customerNotices = "customer_notices"
+        /// Forgetting old entries of the lists' audit logs.
+        case auditLog = "audit_log"
         case announceArrivals = "announce_arrivals"
         case markStalled = "mark_stalled"
         case markOverdue = "mark_overdue"

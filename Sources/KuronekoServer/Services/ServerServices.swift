@@ -186,3 +186,26 @@ func untilCancelled() async {
         continuation.finish()
     }
 }
+
+/// Keeps each list's audit log bounded: hourly, entries over a year old, and past the newest 100,000 of a list,
+/// are forgotten.
+struct AuditLogService: Service {
+    let name = "audit-log"
+    let accounts: any AccountStore
+    let clock: any TrackingClock
+    let failures: StoreFailures
+    static let keptFor: TimeInterval = 365 * 86_400
+    static let keptPerList = 100_000
+
+    func run() async {
+        while !Task.isCancelled {
+            do {
+                _ = try await accounts.forgetAudit(
+                    olderThan: clock.now.addingTimeInterval(-Self.keptFor), keepPerList: Self.keptPerList)
+            } catch {
+                failures.report(.auditLog, error)
+            }
+            try? await clock.sleep(until: clock.uptime + .seconds(3_600))
+        }
+    }
+}

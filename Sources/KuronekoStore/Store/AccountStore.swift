@@ -36,6 +36,7 @@ public struct Membership: Sendable, Hashable {
 
 public struct SessionRecord: Sendable, Hashable {
     public let userID: Int64
+    public let userName: String
     public let listID: String
     public let role: ListRole
     public let csrf: String

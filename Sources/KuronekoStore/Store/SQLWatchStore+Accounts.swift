@@ -120,7 +120,7 @@ extension SQLWatchStore: AccountStore {
             guard
                 let row = try connection.run(
                     """
-                    SELECT s.user_id, s.list_id, s.csrf, s.created_at, s.last_used_at, m.role
+                    SELECT s.user_id, u.name AS user_name, s.list_id, s.csrf, s.created_at, s.last_used_at, m.role
                     FROM sessions s
                     JOIN members m ON m.list_id = s.list_id AND m.user_id = s.user_id
                     JOIN users u ON u.id = s.user_id AND u.removed_at IS NULL
@@ -143,7 +143,7 @@ extension SQLWatchStore: AccountStore {
                     [.real(at.timeIntervalSince1970), .blob(tokenHash)])
             }
             return SessionRecord(
-                userID: Int64(try row.requiredInt("user_id")), listID: try row.requiredText("list_id"), role: role,
+                userID: Int64(try row.requiredInt("user_id")), userName: try row.requiredText("user_name"), listID: try row.requiredText("list_id"), role: role,
                 csrf: try row.requiredText("csrf"), createdAt: created, lastUsedAt: max(used, at))
         }
     }
