@@ -162,3 +162,58 @@ extension SignInAPITests {
         }
     }
 }
+
+extension SignInAPITests {
+    @Test func keysForAList() async throws {
+        let harness = await Harness(answer: { _, _ in throw URLError(.cannotConnectToHost) })
+        let accounts: any AccountStore = harness.store
+        let quick = Passwords.Parameters(logN: 10)
+        _ = try await accounts.createUser(
+            name: "owner", displayName: "店長", passwordHash: Passwords.hash("owner-password", parameters: quick), at: Date())
+        let clerk = try await accounts.createUser(
+            name: "clerk", displayName: "店員", passwordHash: Passwords.hash("clerk-password", parameters: quick), at: Date())
+        try await accounts.setMember(list: "local", user: clerk.id, role: .staff, at: Date())
+        await harness.keysChanged()
+        let staff = try await Self.signIn(harness, "clerk", "clerk-password")
+        // No higher than the maker's role.
+        let tooHigh = await Self.send(harness, "POST", "/v1/keys", #"{"name": "shop-admin", "role": "admin"}"#, cookie: staff.token, csrf: staff.csrf)
+        #expect(tooHigh.status == 403)
+        for bad in [#"{"name": "a b", "role": "staff"}"#, #"{"name": "x", "role": "boss"}"#, #"{"name": "x"}"#] {
+            #expect(await Self.send(harness, "POST", "/v1/keys", bad, cookie: staff.token, csrf: staff.csrf).status == 400)
+        }
+        let made = await Self.send(harness, "POST", "/v1/keys", #"{"name": "shop-system", "role": "staff"}"#, cookie: staff.token, csrf: staff.csrf)
+        #expect(made.status == 201)
+        let key = try #require(try JSON(data: made.body)["key"]?.string)
+        let reader = await Self.send(harness, "POST", "/v1/keys", #"{"name": "dashboard", "role": "viewer"}"#, cookie: staff.token, csrf: staff.csrf)
+        let readerKey = try #require(try JSON(data: reader.body)["key"]?.string)
+        await harness.keysChanged()
+        // The key works on the list (not a list of its own), as staff; the viewer's key reads only.
+        let number = ValidNumbers.numbers(1)[0].digits
+        let added = await harness.api.respond(to: HTTPRequest(
+            method: "POST", target: "/v1/watches", headers: ["authorization": "Bearer \(key)", "content-type": "application/json"],
+            body: Data(#"{"number": "\#(number)"}"#.utf8)))
+        #expect(added.status == 201)
+        #expect(try await harness.store.watch(try TrackingNumber(parsing: number), owner: .local) != nil)
+        let read = await harness.api.respond(to: HTTPRequest(method: "GET", target: "/v1/watches", headers: ["authorization": "Bearer \(readerKey)"]))
+        #expect(read.status == 200)
+        let refused = await harness.api.respond(to: HTTPRequest(
+            method: "DELETE", target: "/v1/watches/\(number)", headers: ["authorization": "Bearer \(readerKey)"]))
+        #expect(refused.status == 403)
+        // The admin sees the list's keys and revokes one; staff cannot list them.
+        #expect(await Self.send(harness, "GET", "/v1/keys", cookie: staff.token).status == 403)
+        let admin = try await Self.signIn(harness, "owner", "owner-password")
+        let keys = try JSON(data: await Self.send(harness, "GET", "/v1/keys", cookie: admin.token).body)
+        #expect(keys["keys"]?.elements.compactMap { $0["name"]?.string } == ["shop-system", "dashboard"])
+        #expect(await Self.send(harness, "DELETE", "/v1/keys/dashboard", cookie: admin.token, csrf: admin.csrf).status == 204)
+        await harness.keysChanged()
+        let revoked = await harness.api.respond(to: HTTPRequest(method: "GET", target: "/v1/watches", headers: ["authorization": "Bearer \(readerKey)"]))
+        #expect(revoked.status == 401)
+        // The clerk removed: the keys the clerk made stop.
+        #expect(try await accounts.removeMember(list: "local", user: clerk.id))
+        await harness.keysChanged()
+        let gone = await harness.api.respond(to: HTTPRequest(method: "GET", target: "/v1/watches", headers: ["authorization": "Bearer \(key)"]))
+        #expect(gone.status == 401)
+        let log = try await accounts.auditLog(list: "local", before: nil, limit: 10).map(\.action)
+        #expect(log.contains("key_made") && log.contains("key_revoked") && log.contains("added"))
+    }
+}

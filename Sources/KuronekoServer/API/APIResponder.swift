@@ -177,7 +177,7 @@ public struct APIResponder: HTTPResponder {
         var member: String?
         if let refusal = await gate.admit(&request, member: &member) { return refusal }
         let response = await router.respond(to: request)
-        await gate.record(request, actor: SessionGate.actor(before: request.principal, member: member), response: response)
+        await gate.record(request, actor: SessionGate.actor(of: request, member: member), response: response)
         return response
     }
 

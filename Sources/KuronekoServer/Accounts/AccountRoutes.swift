@@ -33,6 +33,7 @@ final class AccountRoutes: Sendable {
             await routes.watches.answer(request) { try await routes.signOut(request, everywhere: true) }
         }
         registerMembers(into: &router)
+        registerKeys(into: &router)
     }
 
     /// Account names as typed: case and width folded, spaces trimmed.

@@ -10,6 +10,9 @@ import KuronekoStore
 /// session's CSRF token; a viewer changes nothing. Everything else passes as it came.
 public struct SessionGate: Sendable {
     public static let marker = "session:"
+    /// The request field the key middleware names a key's request by, for the audit log (a client's own is
+    /// removed first).
+    public static let actorField = "x-kuroneko-actor"
     let accounts: any AccountStore
     let clock: any TrackingClock
 
@@ -33,10 +36,8 @@ public struct SessionGate: Sendable {
     }
 
     /// Who a request is for the audit log: the member signed in, or the key; `nil` for the open API.
-    public static func actor(before principal: String?, member: String?) -> String? {
-        if let member { return member }
-        guard let principal, principal.hasPrefix("key:") else { return nil }
-        return "key " + principal.dropFirst(4)
+    public static func actor(of request: HTTPRequest, member: String?) -> String? {
+        member ?? request.headers[actorField]
     }
 
     /// The request as the session's list, or the refusal; `member` is set to the signed-in member's name.

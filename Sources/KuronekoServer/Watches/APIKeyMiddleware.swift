@@ -125,6 +125,8 @@ public struct APIKeyMiddleware: HTTPMiddleware {
     public func intercept(_ request: inout HTTPRequest) -> HTTPResponse? {
         // By the first segment, as the router sees it (it skips empty segments: //v1//watches is /v1/watches).
         guard Self.firstSegmentIsV1(request.path) else { return nil }
+        // Who the audit log names: set here for a key, never taken from the client.
+        request.headers[SessionGate.actorField] = nil
         // A signed-in browser: its session is looked up (asynchronously) by the SessionGate; a key, when one is
         // sent too, wins. Signing in itself needs neither.
         if request.headers["authorization"] == nil {
@@ -172,7 +174,13 @@ public struct APIKeyMiddleware: HTTPMiddleware {
         var match: APIKeyRecord?
         for key in keys where Secrets.constantTimeEqual(key.keyHash, hash) { match = key }
         guard let match else { return Self.refusal("the API key is not valid (unknown or revoked)") }
+        if match.role == .viewer, SessionCookie.changes(request.method) {
+            return RouteProblem(
+                status: 403, title: "Forbidden", reason: .viewerOnly,
+                detail: "the key \(match.name) was made for a viewer: it reads the list but changes nothing").response
+        }
         request.principal = match.owner.id
+        request.headers[SessionGate.actorField] = "key \(match.name)"
         return nil
     }
 

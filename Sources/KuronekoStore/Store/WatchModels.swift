@@ -137,8 +137,12 @@ public struct APIKeyRecord: Sendable, Hashable {
     public let calendarHash: Data
     public let createdAt: Date
     public let revokedAt: Date?
+    /// The list a member made the key for, and its role there; `nil` for a key made on the command line, whose
+    /// list is its own.
+    public var listID: String? = nil
+    public var role: ListRole? = nil
 
-    public var owner: WatchOwner { .key(id) }
+    public var owner: WatchOwner { listID.map(WatchOwner.init(id:)) ?? .key(id) }
 }
 
 /// Which watches a listing shows.
@@ -389,6 +393,12 @@ public protocol WatchStore: Sendable {
     func setting(_ name: String, otherwise value: String) async throws -> String
 
     func createKey(name: String, keyHash: Data, calendarHash: Data, now: Date) async throws -> APIKeyRecord
+    /// Revokes the key of this id (never another's of the same name).
+    func revokeKey(id: Int64, now: Date) async throws -> Bool
+    /// A key a member makes for their list, with a role no higher than theirs (checked by the caller).
+    func createKey(
+        name: String, keyHash: Data, calendarHash: Data, now: Date, list: String, role: ListRole, madeBy: Int64
+    ) async throws -> APIKeyRecord
     func keys() async throws -> [APIKeyRecord]
     /// When the operator last opened the API to everyone without a key (`kuroneko keys open`), if ever.
     func keysOpenedAt() async throws -> Date?
