@@ -271,6 +271,7 @@ enum PostgresSchema {
                 id: "bigint GENERATED ALWAYS AS IDENTITY PRIMARY KEY", now: Date().timeIntervalSince1970.rounded()),
             nil
         ),
+        (18, SchemaFills.memberChannelsSQL(integer: "bigint", text: "text"), nil),
     ]
 
     /// The trigram index that answers a search of a long list without reading it all (pg_trgm).

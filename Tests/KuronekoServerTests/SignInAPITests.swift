@@ -217,3 +217,48 @@ extension SignInAPITests {
         #expect(log.contains("key_made") && log.contains("key_revoked") && log.contains("added"))
     }
 }
+
+extension SignInAPITests {
+    @Test func eachMembersOwnChannels() async throws {
+        let harness = await Harness(answer: { _, _ in throw URLError(.cannotConnectToHost) })
+        let accounts: any AccountStore = harness.store
+        let quick = Passwords.Parameters(logN: 10)
+        _ = try await accounts.createUser(
+            name: "mama", displayName: "ママ", passwordHash: Passwords.hash("mama-password", parameters: quick), at: Date())
+        let kid = try await accounts.createUser(
+            name: "kid", displayName: "こども", passwordHash: Passwords.hash("kid-password", parameters: quick), at: Date())
+        try await accounts.setMember(list: "local", user: kid.id, role: .viewer, at: Date())
+        await harness.keysChanged()
+        let mama = try await Self.signIn(harness, "mama", "mama-password")
+        let child = try await Self.signIn(harness, "kid", "kid-password")
+        func add(_ session: (token: String, csrf: String, response: HTTPResponse), _ body: String) async -> HTTPResponse {
+            await Self.send(harness, "POST", "/v1/channels", body, cookie: session.token, csrf: session.csrf)
+        }
+        let mine = await add(mama, #"{"kind": "ntfy", "url": "http://127.0.0.1:9/mama", "device": "ママのiPhone", "kinds": ["delivered"]}"#)
+        #expect(mine.status == 201, "\(String(decoding: mine.body, as: UTF8.self))")
+        let shared = await add(mama, #"{"kind": "ntfy", "url": "http://127.0.0.1:9/family", "shared": true}"#)
+        #expect(shared.status == 201)
+        // A viewer is told on their own phone too, but makes nothing for the whole list.
+        let kids = await add(child, #"{"kind": "ntfy", "url": "http://127.0.0.1:9/kid", "device": "Pixel", "kinds": ["arriving_soon"]}"#)
+        #expect(kids.status == 201, "\(String(decoding: kids.body, as: UTF8.self))")
+        #expect(await add(child, #"{"kind": "ntfy", "url": "http://127.0.0.1:9/x", "shared": true}"#).status == 403)
+        for bad in [#"{"kind": "ntfy", "url": "http://127.0.0.1:9/y", "shared": "yes"}"#,
+                    #"{"kind": "ntfy", "url": "http://127.0.0.1:9/y", "device": ""}"#] {
+            #expect(await add(mama, bad).status == 400)
+        }
+        // The kid sees the list's channel and their own; mama, the admin, every one.
+        let seen = try JSON(data: await Self.send(harness, "GET", "/v1/channels", cookie: child.token).body)
+        #expect(seen["channels"]?.elements.compactMap { $0["device"]?.string } == ["Pixel"])
+        #expect(seen["channels"]?.elements.count == 2)
+        let all = try JSON(data: await Self.send(harness, "GET", "/v1/channels", cookie: mama.token).body)
+        #expect(all["channels"]?.elements.count == 3)
+        // The kid cannot remove mama's phone; removes their own.
+        let mamaID = try #require(try JSON(data: mine.body)["id"]?.int)
+        let kidID = try #require(try JSON(data: kids.body)["id"]?.int)
+        #expect(await Self.send(harness, "DELETE", "/v1/channels/\(mamaID)", cookie: child.token, csrf: child.csrf).status == 404)
+        #expect(await Self.send(harness, "DELETE", "/v1/channels/\(kidID)", cookie: child.token, csrf: child.csrf).status == 204)
+        // Each channel hears the events its member chose.
+        let stored = try await harness.store.channels(owner: .local)
+        #expect(stored.first { $0.device == "ママのiPhone" }?.kinds == [.delivered])
+    }
+}

@@ -96,6 +96,8 @@ struct WatchStoreTests {
             "migrating \(path) from schema version 16 to 17: adds people and their sign-in (passwords stored as scrypt "
                 + "hashes, sessions and invitations stored hashed), lists with members and roles (today's watch list "
                 + "becomes the list of the first account made), each list's audit log, and a key's list and role",
+            "migrating \(path) from schema version 17 to 18: adds the member a channel belongs to (their own phone, "
+                + "quiet hours and events) and the device's name",
         ]
         #expect(lines.withLock { $0 } == expected)
         lines.withLock { $0.removeAll() }

@@ -13,6 +13,10 @@ public struct SessionGate: Sendable {
     /// The request field the key middleware names a key's request by, for the audit log (a client's own is
     /// removed first).
     public static let actorField = "x-kuroneko-actor"
+    /// The signed-in member's id and role, for the routes that tell members apart (their own channels); set only
+    /// here, a client's own removed first.
+    public static let memberField = "x-kuroneko-member-id"
+    public static let roleField = "x-kuroneko-role"
     let accounts: any AccountStore
     let clock: any TrackingClock
 
@@ -23,6 +27,14 @@ public struct SessionGate: Sendable {
 
     /// Paths a session may change without the CSRF token: none. Paths a viewer may still post to: signing out.
     static let viewerMayPost: Set<String> = ["/v1/session", "/v1/session/everywhere", "/v1/invitations/accept"]
+
+    /// What a viewer may still change: signing out, and their own channels (to be told on their own phone).
+    static func viewerMayChange(_ method: String, _ path: String) -> Bool {
+        if viewerMayPost.contains(path) { return true }
+        if method == "DELETE", path == "/v1/session" { return true }
+        if method == "POST", path == "/v1/channels" { return true }
+        return method == "DELETE" && path.hasPrefix("/v1/channels/") && path.split(separator: "/").count == 3
+    }
 
     /// Who did what, recorded in the list's audit log once the request has succeeded: a signed-in member by
     /// name, a key by its id.
@@ -42,6 +54,8 @@ public struct SessionGate: Sendable {
 
     /// The request as the session's list, or the refusal; `member` is set to the signed-in member's name.
     public func admit(_ request: inout HTTPRequest, member: inout String?) async -> HTTPResponse? {
+        request.headers[Self.memberField] = nil
+        request.headers[Self.roleField] = nil
         guard let principal = request.principal, principal.hasPrefix(Self.marker) else { return nil }
         let token = String(principal.dropFirst(Self.marker.count))
         let session: SessionRecord?
@@ -66,13 +80,15 @@ public struct SessionGate: Sendable {
                     status: 403, title: "Forbidden", reason: .csrf,
                     detail: "a change from a signed-in browser needs the X-CSRF-Token header the sign-in answered").response
             }
-            if session.role == .viewer, !Self.viewerMayPost.contains(request.path) {
+            if session.role == .viewer, !Self.viewerMayChange(request.method, request.path) {
                 return RouteProblem(
                     status: 403, title: "Forbidden", reason: .viewerOnly,
                     detail: "a viewer of this list can read it but not change it; ask its admin for the staff role").response
             }
         }
         request.principal = session.listID
+        request.headers[Self.memberField] = String(session.userID)
+        request.headers[Self.roleField] = session.role.rawValue
         member = session.userName
         return nil
     }

@@ -23,11 +23,21 @@ struct ChannelRoutes: Sendable {
             await routes.watches.answer(request) {
                 let owner = WatchRoutes.owner(of: request)
                 let store = routes.watches.store
-                let channels = try await store.channels(owner: owner)
+                let member = Self.member(of: request)
+                // A member sees the list's channels and their own; an admin every member's too.
+                let channels = try await store.channels(owner: owner).filter { channel in
+                    member == nil || channel.member == nil || channel.member == member?.id || member?.admin == true
+                }
                 let offer = routes.offer
                 return .jsonData(
                     Self.encode([
-                        "channels": channels.map { offer.object($0) }, "available": offer.available,
+                        "channels": channels.map { channel in
+                            var object = offer.object(channel)
+                            object["shared"] = channel.member == nil
+                            object["mine"] = channel.member != nil && channel.member == member?.id
+                            object["device"] = channel.device ?? NSNull()
+                            return object
+                        }, "available": offer.available,
                         "kinds": offer.described,
                     ]))
             }
@@ -35,6 +45,11 @@ struct ChannelRoutes: Sendable {
         router.add("DELETE", "/v1/channels/{id}") { request, parameters in
             await routes.watches.answer(request) {
                 let (id, owner, store) = (try Self.id(parameters), WatchRoutes.owner(of: request), routes.watches.store)
+                // A member removes their own channels (an admin any of the list's).
+                if let member = Self.member(of: request), !member.admin {
+                    let channel = try await store.channels(owner: owner).first { $0.id == id }
+                    guard let channel, channel.member == member.id else { throw RouteProblem.notFound("channel \(id)") }
+                }
                 guard try await store.removeChannel(id, owner: owner) else {
                     throw RouteProblem.notFound("channel \(id)")
                 }
@@ -74,17 +89,53 @@ struct ChannelRoutes: Sendable {
         return id
     }
 
+    /// The signed-in member a request comes from (the session gate's fields), or `nil` for a key or the open API.
+    static func member(of request: HTTPRequest) -> (id: Int64, admin: Bool)? {
+        guard let text = request.headers[SessionGate.memberField], let id = Int64(text) else { return nil }
+        return (id, request.headers[SessionGate.roleField] == "admin")
+    }
+
     private func add(_ request: HTTPRequest) async throws -> HTTPResponse {
         let owner = WatchRoutes.owner(of: request)
-        let body = try AddChannelRequest.decode(request.body, kinds: offer.kinds)
+        // A signed-in member's channel is their own (their phone, their quiet hours and events), named by
+        // `device`; `"shared": true` makes it the whole list's (an admin's to make).
+        var raw = request.body
+        var shared = false
+        var device: String?
+        if var object = (try? JSONSerialization.jsonObject(with: request.body)) as? [String: Any],
+            object["shared"] != nil || object["device"] != nil
+        {
+            if let value = object.removeValue(forKey: "shared") {
+                guard let flag = value as? Bool else { throw RouteProblem.bad("shared is not true or false") }
+                shared = flag
+            }
+            if let value = object.removeValue(forKey: "device") {
+                guard let text = value as? String, (1...60).contains(text.count),
+                    !text.unicodeScalars.contains(where: { $0.value < 0x20 || $0.value == 0x7F })
+                else { throw RouteProblem.bad("device is not a name of 1 to 60 characters") }
+                device = text
+            }
+            raw = (try? JSONSerialization.data(withJSONObject: object)) ?? raw
+        }
+        let member = Self.member(of: request)
+        if shared, let member, !member.admin {
+            throw RouteProblem(
+                status: 403, title: "Forbidden", reason: .viewerOnly,
+                detail: "only an admin makes a channel for the whole list; leave shared out for your own")
+        }
+        let body = try AddChannelRequest.decode(raw, kinds: offer.kinds)
         if let missing = offer.unavailable(body.kind) {
             throw RouteProblem.bad(missing, reason: .channelUnavailable)
         }
         if let url = body.destinationURL { try await watches.checkWebhook(url, field: "url") }
         let store = watches.store
         let (channel, now) = (body.channel, Date())
-        let added = try await store.addChannel(channel, owner: owner, now: now)
+        let added = try await store.addChannel(
+            channel, owner: owner, member: shared ? nil : member?.id, device: device, now: now)
         var object = offer.object(added)
+        object["shared"] = added.member == nil
+        object["mine"] = added.member != nil
+        object["device"] = added.device ?? NSNull()
         for (name, value) in body.shownOnce { object[name] = value }
         var response = HTTPResponse.jsonData(Self.encode(object), status: 201)
         response.headers.append(("Cache-Control", "no-store"))

@@ -21,6 +21,10 @@ public struct ChannelRecord: Sendable, Hashable {
     public let endedReason: String?
     /// What the deliverer keeps of the channel between attempts (JSON), if anything.
     public var state: Data? = nil
+    /// The member whose own channel it is (their phone, their quiet hours and events); `nil`: the list's.
+    public var member: Int64? = nil
+    /// The member's name for the device (「ママのiPhone」).
+    public var device: String? = nil
 
     /// Whether the channel hears `kind` for `number`: `changed` means every new status.
     public func hears(_ kind: AnnouncementKind, for number: TrackingNumber?) -> Bool {

@@ -7,7 +7,7 @@ extension SQLWatchStore {
     static var channelColumns: String {
         """
         SELECT ch.id, ch.owner, ch.kind, ch.destination, ch.numbers, ch.kinds, ch.lang, ch.quiet_hours,
-               ch.created_at, ch.ended_at, ch.ended_reason, ch.state
+               ch.created_at, ch.ended_at, ch.ended_reason, ch.state, ch.member_id, ch.device
         FROM channels ch
         """
     }
@@ -24,10 +24,18 @@ extension SQLWatchStore {
             createdAt: try row.requiredDate("created_at"), endedAt: try row.date("ended_at"),
             endedReason: try row.text("ended_reason"))
         record.state = try row.text("state").map { Data($0.utf8) }
+        record.member = try row.int("member_id").map(Int64.init)
+        record.device = try row.text("device")
         return record
     }
 
     public func addChannel(_ channel: NewChannel, owner: WatchOwner, now: Date) async throws -> ChannelRecord {
+        try await addChannel(channel, owner: owner, member: nil, device: nil, now: now)
+    }
+
+    public func addChannel(_ channel: NewChannel, owner: WatchOwner, member: Int64?, device: String?, now: Date)
+        async throws -> ChannelRecord
+    {
         try await database.write { connection in
             if let lock = Database.ownerLock { try connection.run(lock, [.text(owner.id)]) }
             let count = try connection.run(
@@ -37,14 +45,16 @@ extension SQLWatchStore {
             }
             let inserted = try connection.run(
                 """
-                INSERT INTO channels (owner, kind, destination, numbers, kinds, lang, quiet_hours, created_at)
-                VALUES (?, ?, ?, ?, ?, ?, ?, ?) RETURNING id
+                INSERT INTO channels (owner, kind, destination, numbers, kinds, lang, quiet_hours, created_at, member_id,
+                    device)
+                VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING id
                 """,
                 [
                     .text(owner.id), .text(channel.kind), .blob(channel.destination),
                     channel.numbers.map { .text($0.joined(separator: ",")) } ?? .null,
                     .text(channel.kinds.map(\.rawValue).joined(separator: ",")), .text(channel.language),
                     channel.quietHours.map(SQLValue.text) ?? .null, .real(now.timeIntervalSince1970),
+                    member.map(SQLValue.integer) ?? .null, device.map(SQLValue.text) ?? .null,
                 ])
             guard let id = try inserted.first?.requiredInt("id") else {
                 throw StoreError(code: 0, message: "the new channel's id was not returned")
@@ -228,7 +238,7 @@ extension SQLWatchStore {
                 """
                 SELECT o.id AS outbox_id, o.kind AS announcement, o.label, o.shipment_json, o.attempts,
                        o.created_at AS queued_at, ch.id, ch.owner, ch.kind, ch.destination, ch.numbers, ch.kinds,
-                       ch.lang, ch.quiet_hours, ch.created_at, ch.ended_at, ch.ended_reason, ch.state
+                       ch.lang, ch.quiet_hours, ch.created_at, ch.ended_at, ch.ended_reason, ch.state, ch.member_id, ch.device
                 FROM channel_outbox o JOIN channels ch ON ch.id = o.channel_id
                 WHERE o.state = 'pending' AND o.next_attempt_at <= ? AND ch.ended_at IS NULL
                   AND o.id = (SELECT MIN(id) FROM channel_outbox p WHERE p.channel_id = o.channel_id AND p.state = 'pending')
@@ -273,7 +283,7 @@ extension SQLWatchStore {
                 """
                 SELECT o.id AS outbox_id, o.kind AS announcement, o.label, o.shipment_json, o.attempts,
                        o.created_at AS queued_at, ch.id, ch.owner, ch.kind, ch.destination, ch.numbers, ch.kinds,
-                       ch.lang, ch.quiet_hours, ch.created_at, ch.ended_at, ch.ended_reason, ch.state
+                       ch.lang, ch.quiet_hours, ch.created_at, ch.ended_at, ch.ended_reason, ch.state, ch.member_id, ch.device
                 FROM channel_outbox o JOIN channels ch ON ch.id = o.channel_id
                 WHERE o.channel_id = ? AND o.state = 'pending' ORDER BY o.id LIMIT ?
                 """, [.integer(id), .integer(Int64(max(1, limit)))])

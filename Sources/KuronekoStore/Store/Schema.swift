@@ -240,6 +240,7 @@ enum Schema {
             sql: SchemaFills.accountsSQL(
                 text: "TEXT", real: "REAL", integer: "INTEGER", blob: "BLOB", id: "INTEGER PRIMARY KEY",
                 now: Date().timeIntervalSince1970.rounded())),
+        SQLiteDatabase.Migration(version: 18, sql: SchemaFills.memberChannelsSQL(integer: "INTEGER", text: "TEXT")),
     ]
 }
 

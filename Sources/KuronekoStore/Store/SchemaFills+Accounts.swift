@@ -62,4 +62,13 @@ extension SchemaFills {
         ALTER TABLE api_keys ADD COLUMN made_by \(integer);
         """
     }
+
+    /// Migration 18 on either engine: a channel may be one member's own (their phone, their quiet hours and
+    /// events), named by the member's device; a channel without a member is the whole list's, as before.
+    public static func memberChannelsSQL(integer: String, text: String) -> String {
+        """
+        ALTER TABLE channels ADD COLUMN member_id \(integer);
+        ALTER TABLE channels ADD COLUMN device \(text);
+        """
+    }
 }

@@ -38,6 +38,7 @@ public enum SchemaVersions {
             "adds people and their sign-in (passwords stored as scrypt hashes, sessions and invitations stored "
             + "hashed), lists with members and roles (today's watch list becomes the list of the first account made), "
             + "each list's audit log, and a key's list and role",
+        18: "adds the member a channel belongs to (their own phone, quiet hours and events) and the device's name",
     ]
 
     /// The newest version this build knows.

@@ -304,6 +304,9 @@ public protocol WatchStore: Sendable {
     // Notification channels (an owner's), their outbox and its attempts.
     /// - Throws: ``WatchStoreError/channelLimitReached(_:)`` past ``ChannelLimits/channelsPerOwner``.
     func addChannel(_ channel: NewChannel, owner: WatchOwner, now: Date) async throws -> ChannelRecord
+    /// A channel of one member (`member`), named by its device; `nil` member: the list's.
+    func addChannel(_ channel: NewChannel, owner: WatchOwner, member: Int64?, device: String?, now: Date)
+        async throws -> ChannelRecord
     func channels(owner: WatchOwner) async throws -> [ChannelRecord]
     func removeChannel(_ id: Int64, owner: WatchOwner) async throws -> Bool
     /// The owner's customer-notice settings as stored (JSON), or `nil` when never set.

@@ -79,12 +79,22 @@ export async function enablePush(scope) {
       throw new Error(t("push.subscribeFailed", { detail: error.message || String(error) }));
     }
   }
-  const body = { kind: "web_push", subscription: subscription.toJSON(), lang: language() };
+  const body = { kind: "web_push", subscription: subscription.toJSON(), lang: language(), device: deviceName() };
   if (scope !== ALL) body.numbers = [scope];
   const answer = await request("/v1/channels", { method: "POST", body });
   const channels = deviceChannels();
   channels[scope] = answer.data.id;
   saveDeviceChannels(channels);
+}
+
+/** This device in a few words, so that two phones of one member are told apart (「Android · Chrome」). */
+function deviceName() {
+  const agent = navigator.userAgent || "";
+  const system = /iPhone|iPad/.test(agent) ? "iOS" : /Android/.test(agent) ? "Android" : /Mac OS X/.test(agent) ? "Mac"
+    : /Windows/.test(agent) ? "Windows" : /Linux/.test(agent) ? "Linux" : "Browser";
+  const browser = /Edg\//.test(agent) ? "Edge" : /Firefox\//.test(agent) ? "Firefox" : /Chrome\//.test(agent) ? "Chrome"
+    : /Safari\//.test(agent) ? "Safari" : "";
+  return [system, browser].filter(Boolean).join(" · ").slice(0, 60);
 }
 
 /** Turns notifications off for `scope`; the push subscription goes when no channel of this device is left. */

@@ -80,7 +80,8 @@ function channelItem(channel, reload, explain) {
   ].filter(Boolean).join(" · ");
   return h("li", { class: channel.ended_at ? "channel ended" : "channel", "data-kind": channel.kind },
     h("p", { class: "channel-title" }, h("strong", {}, title(channel.kind)), " ",
-      h("code", {}, channel.url || "")),
+      h("code", {}, channel.url || ""), channel.device ? ` · ${channel.device}` : "",
+      channel.shared === false && !channel.mine ? ` · ${t("settings.othersChannel")}` : ""),
     h("p", { class: "hint" }, details),
     channel.ended_at ? h("p", { class: "error" }, t("settings.ended", { when: formatTime(channel.ended_at), why: channel.ended_reason || "" })) : null,
     !channel.ended_at && channel.problem ? h("p", { class: "error", "data-problem": "" },
