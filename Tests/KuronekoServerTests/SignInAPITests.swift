@@ -262,3 +262,57 @@ extension SignInAPITests {
         #expect(stored.first { $0.device == "ママのiPhone" }?.kinds == [.delivered])
     }
 }
+
+extension SignInAPITests {
+    /// A shop: the admin invites two staff and a viewer; staff import a sheet and mark a parcel handled; the
+    /// viewer changes nothing (403 with its reason); the audit log names each.
+    @Test func shop() async throws {
+        let harness = await Harness(answer: { _, _ in throw URLError(.cannotConnectToHost) })
+        let accounts: any AccountStore = harness.store
+        _ = try await accounts.createUser(
+            name: "tencho", displayName: "店長", passwordHash: Passwords.hash("tencho-password", parameters: .init(logN: 10)),
+            at: Date())
+        await harness.keysChanged()
+        let admin = try await Self.signIn(harness, "tencho", "tencho-password")
+        var members: [String: (token: String, csrf: String)] = [:]
+        for (name, role) in [("aoi", "staff"), ("ren", "staff"), ("mio", "viewer")] {
+            let invited = await Self.send(harness, "POST", "/v1/invitations", #"{"role": "\#(role)"}"#, cookie: admin.token, csrf: admin.csrf)
+            let token = try #require(try JSON(data: invited.body)["token"]?.string)
+            let joined = await Self.send(
+                harness, "POST", "/v1/invitations/accept", #"{"token": "\#(token)", "name": "\#(name)", "password": "\#(name)-password"}"#)
+            #expect(joined.status == 201)
+            let set = joined.headers.first { $0.0.lowercased() == "set-cookie" }?.1 ?? ""
+            let cookie = set.split(separator: ";").first.map { String($0.dropFirst("kuroneko_session=".count)) } ?? ""
+            members[name] = (cookie, try JSON(data: joined.body)["csrf_token"]?.string ?? "")
+        }
+        let numbers = ValidNumbers.numbers(3)
+        let sheet = (["伝票番号,お客様管理番号"] + numbers.enumerated().map { "\($0.element.digits),A-\($0.offset)" })
+            .joined(separator: "\r\n") + "\r\n"
+        let aoi = try #require(members["aoi"])
+        let imported = await harness.api.respond(to: HTTPRequest(
+            method: "POST", target: WatchRoutes.importPath,
+            headers: ["content-type": "text/csv", "cookie": "kuroneko_session=\(aoi.token)", "x-csrf-token": aoi.csrf],
+            body: Data(sheet.utf8)))
+        #expect(imported.status == 200, "\(String(decoding: imported.body, as: UTF8.self))")
+        let ren = try #require(members["ren"])
+        let handled = await Self.send(
+            harness, "PATCH", "/v1/watches/\(numbers[0].digits)", #"{"record": {"handled": true}}"#, cookie: ren.token, csrf: ren.csrf)
+        #expect(handled.status == 200)
+        #expect(try await harness.store.watch(numbers[0], owner: .local)?.record?.handled?.by != nil)
+        let mio = try #require(members["mio"])
+        for (method, target, body) in [
+            ("PATCH", "/v1/watches/\(numbers[1].digits)", #"{"label": "x"}"#), ("DELETE", "/v1/watches/\(numbers[1].digits)", ""),
+            ("POST", "/v1/watches", #"{"number": "\#(numbers[2].digits)"}"#), ("PUT", "/v1/notices/settings", "{}"),
+        ] {
+            let refused = await Self.send(harness, method, target, body, cookie: mio.token, csrf: mio.csrf)
+            #expect(refused.status == 403, "\(method) \(target)")
+            #expect(try JSON(data: refused.body)["reason"]?.string == "viewer_only")
+        }
+        let viewed = try JSON(data: await Self.send(harness, "GET", "/v1/watches", cookie: mio.token).body)
+        #expect(viewed["watches"]?.elements.count == 3)
+        let log = try await accounts.auditLog(list: "local", before: nil, limit: 20)
+        #expect(log.contains { $0.actor == "aoi" && $0.action == "imported" && $0.detail.hasPrefix("3 parcels") })
+        #expect(log.contains { $0.actor == "ren" && $0.action == "edited" && $0.detail.contains("handled") })
+        #expect(!log.contains { $0.actor == "mio" && $0.action != "joined" })
+    }
+}
