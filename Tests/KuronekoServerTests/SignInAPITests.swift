@@ -33,6 +33,21 @@ struct SignInAPITests {
         return (token, csrf, response)
     }
 
+    /// A harness whose list has these accounts (the first its admin, the others with their roles; each password
+    /// is NAME-password), in force for the key ring.
+    static func withAccounts(_ people: [(name: String, role: ListRole)]) async throws -> (Harness, any AccountStore) {
+        let harness = await Harness(answer: { _, _ in throw URLError(.cannotConnectToHost) })
+        let accounts: any AccountStore = harness.store
+        for person in people {
+            let user = try await accounts.createUser(
+                name: person.name, displayName: person.name,
+                passwordHash: Passwords.hash("\(person.name)-password", parameters: .init(logN: 10)), at: Date())
+            if person.role != .admin { try await accounts.setMember(list: "local", user: user.id, role: person.role, at: Date()) }
+        }
+        await harness.keysChanged()
+        return (harness, accounts)
+    }
+
     @Test func household() async throws {
         let harness = await Harness(answer: { _, _ in throw URLError(.cannotConnectToHost) })
         let accounts: any AccountStore = harness.store
@@ -116,12 +131,7 @@ struct SignInAPITests {
 
 extension SignInAPITests {
     @Test func invitations() async throws {
-        let harness = await Harness(answer: { _, _ in throw URLError(.cannotConnectToHost) })
-        let accounts: any AccountStore = harness.store
-        _ = try await accounts.createUser(
-            name: "owner", displayName: "店長", passwordHash: Passwords.hash("owner-password", parameters: .init(logN: 10)),
-            at: Date())
-        await harness.keysChanged()
+        let (harness, accounts) = try await Self.withAccounts([("owner", .admin)])
         let admin = try await Self.signIn(harness, "owner", "owner-password")
         let invited = await Self.send(harness, "POST", "/v1/invitations", #"{"role": "staff"}"#, cookie: admin.token, csrf: admin.csrf)
         #expect(invited.status == 201)
@@ -165,15 +175,8 @@ extension SignInAPITests {
 
 extension SignInAPITests {
     @Test func keysForAList() async throws {
-        let harness = await Harness(answer: { _, _ in throw URLError(.cannotConnectToHost) })
-        let accounts: any AccountStore = harness.store
-        let quick = Passwords.Parameters(logN: 10)
-        _ = try await accounts.createUser(
-            name: "owner", displayName: "店長", passwordHash: Passwords.hash("owner-password", parameters: quick), at: Date())
-        let clerk = try await accounts.createUser(
-            name: "clerk", displayName: "店員", passwordHash: Passwords.hash("clerk-password", parameters: quick), at: Date())
-        try await accounts.setMember(list: "local", user: clerk.id, role: .staff, at: Date())
-        await harness.keysChanged()
+        let (harness, accounts) = try await Self.withAccounts([("owner", .admin), ("clerk", .staff)])
+        let clerk = try #require(try await accounts.user(named: "clerk"))
         let staff = try await Self.signIn(harness, "clerk", "clerk-password")
         // No higher than the maker's role.
         let tooHigh = await Self.send(harness, "POST", "/v1/keys", #"{"name": "shop-admin", "role": "admin"}"#, cookie: staff.token, csrf: staff.csrf)
@@ -220,15 +223,7 @@ extension SignInAPITests {
 
 extension SignInAPITests {
     @Test func eachMembersOwnChannels() async throws {
-        let harness = await Harness(answer: { _, _ in throw URLError(.cannotConnectToHost) })
-        let accounts: any AccountStore = harness.store
-        let quick = Passwords.Parameters(logN: 10)
-        _ = try await accounts.createUser(
-            name: "mama", displayName: "ママ", passwordHash: Passwords.hash("mama-password", parameters: quick), at: Date())
-        let kid = try await accounts.createUser(
-            name: "kid", displayName: "こども", passwordHash: Passwords.hash("kid-password", parameters: quick), at: Date())
-        try await accounts.setMember(list: "local", user: kid.id, role: .viewer, at: Date())
-        await harness.keysChanged()
+        let (harness, _) = try await Self.withAccounts([("mama", .admin), ("kid", .viewer)])
         let mama = try await Self.signIn(harness, "mama", "mama-password")
         let child = try await Self.signIn(harness, "kid", "kid-password")
         func add(_ session: (token: String, csrf: String, response: HTTPResponse), _ body: String) async -> HTTPResponse {
@@ -267,12 +262,7 @@ extension SignInAPITests {
     /// A shop: the admin invites two staff and a viewer; staff import a sheet and mark a parcel handled; the
     /// viewer changes nothing (403 with its reason); the audit log names each.
     @Test func shop() async throws {
-        let harness = await Harness(answer: { _, _ in throw URLError(.cannotConnectToHost) })
-        let accounts: any AccountStore = harness.store
-        _ = try await accounts.createUser(
-            name: "tencho", displayName: "店長", passwordHash: Passwords.hash("tencho-password", parameters: .init(logN: 10)),
-            at: Date())
-        await harness.keysChanged()
+        let (harness, accounts) = try await Self.withAccounts([("tencho", .admin)])
         let admin = try await Self.signIn(harness, "tencho", "tencho-password")
         var members: [String: (token: String, csrf: String)] = [:]
         for (name, role) in [("aoi", "staff"), ("ren", "staff"), ("mio", "viewer")] {
