@@ -48,6 +48,16 @@ struct SignInAPITests {
         return (harness, accounts)
     }
 
+    /// On a server with no account yet, a made-up invitation cannot make the first account (the list's admin).
+    @Test func noFirstAccountFromAGuess() async throws {
+        let harness = await Harness(answer: { _, _ in throw URLError(.cannotConnectToHost) })
+        let answer = await Self.send(
+            harness, "POST", "/v1/invitations/accept", #"{"token": "inv_x", "name": "intruder", "password": "intruder-password"}"#)
+        #expect(answer.status == 410)
+        #expect(try await harness.store.hasAccounts() == false)
+        #expect(await Self.send(harness, "GET", "/v1/watches").status == 200, "the open API stays open")
+    }
+
     @Test func household() async throws {
         let harness = await Harness(answer: { _, _ in throw URLError(.cannotConnectToHost) })
         let accounts: any AccountStore = harness.store
@@ -139,6 +149,11 @@ extension SignInAPITests {
         for bad in [#"{"role": "owner"}"#, #"{"role": "staff", "days": 30}"#, #"{"role": "staff", "x": 1}"#, "[]"] {
             #expect(await Self.send(harness, "POST", "/v1/invitations", bad, cookie: admin.token, csrf: admin.csrf).status == 400)
         }
+        // A made-up token makes no account.
+        let guessed = await Self.send(
+            harness, "POST", "/v1/invitations/accept", #"{"token": "inv_guess", "name": "intruder", "password": "intruder-password"}"#)
+        #expect(guessed.status == 410)
+        #expect(try await accounts.user(named: "intruder") == nil)
         let short = await Self.send(harness, "POST", "/v1/invitations/accept", #"{"token": "\#(token)", "name": "staff1", "password": "short"}"#)
         #expect(short.status == 400)
         let joined = await Self.send(

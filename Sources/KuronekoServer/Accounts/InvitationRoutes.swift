@@ -90,6 +90,13 @@ extension AccountRoutes {
         }
         if let problem = Passwords.problem(password) { throw RouteProblem.bad("the password \(problem)") }
         let now = watches.clock.now
+        // Nothing is made for a token that is not a usable invitation: an account is never created by a guess
+        // (and never the first one, which would be the list's admin).
+        guard try await accounts.invitation(tokenHash: Secrets.sha256(token), at: now) != nil else {
+            throw RouteProblem(
+                status: 410, title: "Gone", reason: .invitationUsed,
+                detail: "the invitation is not valid: used already, expired, or not one of this server's")
+        }
         var user = try await accounts.user(named: name)
         if let existing = user {
             let stored = existing.passwordHash ?? Self.decoy

@@ -79,6 +79,8 @@ public protocol AccountStore: Sendable {
     func endSessions(ofUser id: Int64) async throws -> Int
     func createInvitation(tokenHash: Data, list: String, role: ListRole, madeBy: Int64?, at: Date, expiresAt: Date)
         async throws
+    /// The list and role of an invitation still usable (unused, unexpired), without using it.
+    func invitation(tokenHash: Data, at: Date) async throws -> (list: String, role: ListRole)?
     /// Uses an invitation once: its list and role, or `nil` for one unknown, used or expired.
     func useInvitation(tokenHash: Data, user: Int64, at: Date) async throws -> (list: String, role: ListRole)?
     func audit(list: String, actor: String, action: String, detail: String, at: Date) async throws

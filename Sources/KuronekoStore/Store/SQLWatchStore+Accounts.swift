@@ -177,6 +177,19 @@ extension SQLWatchStore: AccountStore {
         }
     }
 
+    public func invitation(tokenHash: Data, at: Date) async throws -> (list: String, role: ListRole)? {
+        try await database.read { connection in
+            guard
+                let row = try connection.run(
+                    "SELECT list_id, role FROM invitations WHERE token_hash = ? AND used_at IS NULL AND expires_at > ?",
+                    [.blob(tokenHash), .real(at.timeIntervalSince1970)]
+                ).first,
+                let role = ListRole(rawValue: try row.requiredText("role"))
+            else { return nil }
+            return (try row.requiredText("list_id"), role)
+        }
+    }
+
     public func useInvitation(tokenHash: Data, user: Int64, at: Date) async throws -> (list: String, role: ListRole)? {
         try await database.write { connection in
             // One statement takes it: of two uses at once, one finds it still unused.
