@@ -304,6 +304,10 @@ extension SignInAPITests {
             harness, "PATCH", "/v1/watches/\(numbers[0].digits)", #"{"record": {"handled": true}}"#, cookie: ren.token, csrf: ren.csrf)
         #expect(handled.status == 200)
         #expect(try await harness.store.watch(numbers[0], owner: .local)?.record?.handled?.by != nil)
+        // The shop's settings are the admin's.
+        let settings = await Self.send(harness, "PUT", "/v1/notices/settings", "{}", cookie: ren.token, csrf: ren.csrf)
+        #expect(settings.status == 403)
+        #expect(await Self.send(harness, "PUT", "/v1/notices/settings", "{}", cookie: admin.token, csrf: admin.csrf).status == 200)
         let mio = try #require(members["mio"])
         for (method, target, body) in [
             ("PATCH", "/v1/watches/\(numbers[1].digits)", #"{"label": "x"}"#), ("DELETE", "/v1/watches/\(numbers[1].digits)", ""),
