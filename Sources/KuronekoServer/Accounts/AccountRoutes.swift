@@ -12,6 +12,10 @@ final class AccountRoutes: Sendable {
     let watches: WatchRoutes
     let accounts: any AccountStore
     let throttle: Mutex<SignInThrottle>
+    /// Password hashes being computed (32 MiB and a tenth of a second each, on threads of their own): at most
+    /// ``concurrentHashes``; past it a sign-in or an acceptance is answered 503 with Retry-After.
+    let hashing = ConcurrencyLimit(AccountRoutes.concurrentHashes)
+    static let concurrentHashes = 4
     /// Whether the session cookie is `Secure` (every https server; plain http only on loopback for tests).
     let secureCookies: Bool
 
@@ -77,10 +81,7 @@ final class AccountRoutes: Sendable {
         }
         let user = try await accounts.user(named: name)
         // A missing account costs the same hash as a wrong password, so the time does not tell which.
-        let stored = user?.passwordHash ?? Self.decoy
-        let matches = await withCheckedContinuation { continuation in
-            Thread.detachNewThread { continuation.resume(returning: Passwords.verify(password, stored: stored)) }
-        }
+        let matches = try await verify(password, stored: user?.passwordHash)
         let succeeded = matches && user != nil && user?.removedAt == nil
         throttle.withLock { $0.record(account: name, address: address, succeeded: succeeded, at: now) }
         guard succeeded, let user else {
@@ -141,6 +142,26 @@ final class AccountRoutes: Sendable {
         var response = HTTPResponse(status: 204)
         response.headers.append(("Set-Cookie", SessionCookie.clearing(secure: secureCookies)))
         return response
+    }
+
+    /// Checks a password on a thread of its own, at most ``concurrentHashes`` at once; `nil` stored checks the
+    /// decoy (made there too, the first time).
+    func verify(_ password: String, stored: String?) async throws -> Bool {
+        try await hashed { Passwords.verify(password, stored: stored ?? AccountRoutes.decoy) }
+    }
+
+    /// Runs one password hash off the cooperative pool, or refuses when ``concurrentHashes`` are running.
+    func hashed<T: Sendable>(_ work: @escaping @Sendable () -> T) async throws -> T {
+        guard hashing.enter() else {
+            throw RouteProblem(
+                status: 503, title: "Service Unavailable", reason: .busy,
+                detail: "\(Self.concurrentHashes) passwords are being checked already; try again in a moment",
+                retryAfter: 1)
+        }
+        defer { hashing.leave() }
+        return await withCheckedContinuation { continuation in
+            Thread.detachNewThread { continuation.resume(returning: work()) }
+        }
     }
 
     /// A hash no password matches, checked when the account does not exist.

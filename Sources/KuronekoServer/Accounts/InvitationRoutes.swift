@@ -99,19 +99,14 @@ extension AccountRoutes {
         }
         var user = try await accounts.user(named: name)
         if let existing = user {
-            let stored = existing.passwordHash ?? Self.decoy
-            let matches = await withCheckedContinuation { continuation in
-                Thread.detachNewThread { continuation.resume(returning: Passwords.verify(password, stored: stored)) }
-            }
+            let matches = try await verify(password, stored: existing.passwordHash)
             guard matches else {
                 throw RouteProblem(
                     status: 401, title: "Unauthorized", reason: .badCredentials,
                     detail: "\(name) has an account already; give its password to join, or choose another name")
             }
         } else {
-            let hash = await withCheckedContinuation { continuation in
-                Thread.detachNewThread { continuation.resume(returning: Passwords.hash(password)) }
-            }
+            let hash = try await hashed { Passwords.hash(password) }
             guard let hash else { throw RouteProblem.internalError(requestID: request.id) }
             let display = (object["display_name"] as? String).map { String($0.prefix(64)) } ?? nameText
             user = try await accounts.createUser(name: name, displayName: display, passwordHash: hash, at: now)
