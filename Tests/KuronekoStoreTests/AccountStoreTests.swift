@@ -56,6 +56,11 @@ struct AccountStoreTests {
             try await accounts.setMember(list: "elsewhere", user: papa.id, role: .viewer, at: Self.start)
         }
 
+        // Expired sessions and invitations are forgotten without being looked up.
+        try await accounts.createSession(tokenHash: other, user: papa.id, list: "local", csrf: "f", at: Self.start)
+        #expect(try await accounts.forgetExpired(
+            idleBefore: Self.start + 1, madeBefore: Self.start, invitationsBefore: Self.start + 3_601) == 1 + 2)
+
         // The audit log: newest first, bounded by age and count.
         for index in 0..<5 {
             try await accounts.audit(

@@ -19,10 +19,12 @@ public struct SessionGate: Sendable {
     public static let roleField = "x-kuroneko-role"
     let accounts: any AccountStore
     let clock: any TrackingClock
+    let failures: StoreFailures
 
-    public init(accounts: any AccountStore, clock: any TrackingClock) {
+    public init(accounts: any AccountStore, clock: any TrackingClock, failures: StoreFailures = StoreFailures()) {
         self.accounts = accounts
         self.clock = clock
+        self.failures = failures
     }
 
     /// Paths a session may change without the CSRF token: none. Paths a viewer may still post to: signing out.
@@ -44,7 +46,12 @@ public struct SessionGate: Sendable {
                 method: request.method, path: request.path, query: request.query, body: request.body,
                 status: response.status, answer: response.body)
         else { return }
-        try? await accounts.audit(list: list, actor: actor, action: entry.action, detail: entry.detail, at: clock.now)
+        do {
+            try await accounts.audit(list: list, actor: actor, action: entry.action, detail: entry.detail, at: clock.now)
+        } catch {
+            // The change itself was made and answered; its line in the log is what is lost, and said.
+            failures.report(.auditLog, error, context: "request=\(request.id ?? "-") action=\(entry.action)")
+        }
     }
 
     /// Who a request is for the audit log: the member signed in, or the key; `nil` for the open API.

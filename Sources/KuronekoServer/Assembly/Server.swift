@@ -364,7 +364,7 @@ public final class Server: Sendable {
                     poller: poller, deliverer: deliverer, store: store, failures: failures, recorder: recorder,
                     notices: noticeDeliverer)
             },
-            gate: (store as? any AccountStore).map { SessionGate(accounts: $0, clock: clock) })
+            gate: (store as? any AccountStore).map { SessionGate(accounts: $0, clock: clock, failures: failures) })
     }
 
     /// Where e-mail goes: the configured SMTP server (trusting `--ca-file`), through `sender` when given.

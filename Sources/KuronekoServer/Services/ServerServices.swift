@@ -187,8 +187,8 @@ func untilCancelled() async {
     }
 }
 
-/// Keeps each list's audit log bounded: hourly, entries over a year old, and past the newest 100,000 of a list,
-/// are forgotten.
+/// Keeps the accounts' tables bounded, hourly: audit entries over a year old, and past the newest 100,000 of a
+/// list; sessions past their idle or longest lifetime; invitations expired over a day ago.
 struct AuditLogService: Service {
     let name = "audit-log"
     let accounts: any AccountStore
@@ -200,8 +200,13 @@ struct AuditLogService: Service {
     func run() async {
         while !Task.isCancelled {
             do {
+                let now = clock.now
                 _ = try await accounts.forgetAudit(
-                    olderThan: clock.now.addingTimeInterval(-Self.keptFor), keepPerList: Self.keptPerList)
+                    olderThan: now.addingTimeInterval(-Self.keptFor), keepPerList: Self.keptPerList)
+                _ = try await accounts.forgetExpired(
+                    idleBefore: now.addingTimeInterval(-SessionCookie.idleLifetime),
+                    madeBefore: now.addingTimeInterval(-SessionCookie.longestLifetime),
+                    invitationsBefore: now.addingTimeInterval(-86_400))
             } catch {
                 failures.report(.auditLog, error)
             }

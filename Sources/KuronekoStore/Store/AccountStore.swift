@@ -86,6 +86,9 @@ public protocol AccountStore: Sendable {
     func audit(list: String, actor: String, action: String, detail: String, at: Date) async throws
     /// The list's log, newest first, before `before`.
     func auditLog(list: String, before: Date?, limit: Int) async throws -> [AuditEntry]
+    /// Forgets sessions unused since `idleBefore` or made before `madeBefore`, and invitations expired before
+    /// `invitationsBefore`; how many.
+    func forgetExpired(idleBefore: Date, madeBefore: Date, invitationsBefore: Date) async throws -> Int
     /// Forgets entries older than `olderThan`, and past the newest `keepPerList` of a list; how many.
     func forgetAudit(olderThan: Date, keepPerList: Int) async throws -> Int
 }

@@ -245,6 +245,19 @@ extension SQLWatchStore: AccountStore {
         }
     }
 
+    public func forgetExpired(idleBefore: Date, madeBefore: Date, invitationsBefore: Date) async throws -> Int {
+        try await database.write { connection in
+            try connection.run(
+                "DELETE FROM sessions WHERE last_used_at < ? OR created_at < ?",
+                [.real(idleBefore.timeIntervalSince1970), .real(madeBefore.timeIntervalSince1970)])
+            var forgotten = connection.changes
+            try connection.run(
+                "DELETE FROM invitations WHERE expires_at < ?", [.real(invitationsBefore.timeIntervalSince1970)])
+            forgotten += connection.changes
+            return forgotten
+        }
+    }
+
     public func forgetAudit(olderThan: Date, keepPerList: Int) async throws -> Int {
         try await database.write { connection in
             try connection.run("DELETE FROM audit_log WHERE at < ?", [.real(olderThan.timeIntervalSince1970)])
