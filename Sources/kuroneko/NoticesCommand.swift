@@ -85,7 +85,7 @@ struct NoticesCommand: ArgumentsCommand {
         }
         let publicURL = try arguments.url(.publicUrl) ?? URL(string: "https://kuroneko.example.invalid")!
         let key = try await store.setting("notice_stop_key", otherwise: Secrets.random(bytes: 32))
-        let mail = CustomerNoticeMail(sender: NoMail(), from: address, publicURL: publicURL, stopKey: key)
+        let mail = CustomerNoticeMail(sender: UnsentMail(), from: address, publicURL: publicURL, stopKey: key)
         guard let rendered = mail.render(notice, settings: settings) else {
             throw CommandFailure.usage("notices: the parcel's recipient address or answer cannot be read for a notice")
         }
@@ -96,9 +96,4 @@ struct NoticesCommand: ArgumentsCommand {
         terminal.print("To: \(notice.address)\nSubject: \(rendered.subject)\nCharset: \(rendered.charset.rawValue)\n")
         terminal.print(rendered.text)
     }
-}
-
-/// Previews send nothing.
-private struct NoMail: MailSender {
-    func send(_ message: MailMessage) async -> DeliveryOutcome { DeliveryOutcome(status: nil, error: "not sent") }
 }

@@ -92,7 +92,7 @@ final class AccountRoutes: Sendable {
         let wanted = object["list"] as? String
         guard let membership = lists.first(where: { wanted == nil || $0.listID == wanted }) else {
             throw RouteProblem(
-                status: 403, title: "Forbidden", reason: .viewerOnly,
+                status: 403, title: "Forbidden", reason: .notAMember,
                 detail: wanted == nil ? "\(user.name) is not a member of any list yet; ask an admin for an invitation"
                     : "\(user.name) is not a member of the list \(wanted ?? "")")
         }

@@ -181,9 +181,11 @@ struct NoticeRoutes: Sendable {
     }
 }
 
-/// A sender that sends nothing: previews on a server without SMTP.
-struct UnsentMail: MailSender {
-    func send(_ message: MailMessage) async -> DeliveryOutcome {
+/// A sender that sends nothing: previews on a server without SMTP, and `kuroneko notices preview`.
+public struct UnsentMail: MailSender {
+    public init() {}
+
+    public func send(_ message: MailMessage) async -> DeliveryOutcome {
         DeliveryOutcome(status: nil, error: "this server sends no mail")
     }
 }

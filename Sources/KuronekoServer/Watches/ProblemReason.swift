@@ -18,6 +18,8 @@ public enum ProblemReason: String, Sendable, CaseIterable {
     case csrf
     /// A viewer of the list asked to change it (403).
     case viewerOnly = "viewer_only"
+    /// An account that is not a member of the list asked for (or of any yet): an admin invites it (403).
+    case notAMember = "not_a_member"
     /// A name and password that do not match an account (401; which of the two is not said).
     case badCredentials = "bad_credentials"
     /// An invitation used already, expired, or unknown (410).
