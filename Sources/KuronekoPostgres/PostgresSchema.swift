@@ -272,6 +272,7 @@ enum PostgresSchema {
             nil
         ),
         (18, SchemaFills.memberChannelsSQL(integer: "bigint", text: "text"), nil),
+        (19, SchemaFills.ownerListsSQL(now: Date().timeIntervalSince1970.rounded()), nil),
     ]
 
     /// The trigram index that answers a search of a long list without reading it all (pg_trgm).

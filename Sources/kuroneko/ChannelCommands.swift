@@ -13,6 +13,7 @@ struct ChannelsCommand: ArgumentsCommand {
     func run() async throws {
         let session = try WatchListSession(arguments, terminal: terminal)
         let store = session.store
+        let owner = try await session.owner()
         switch arguments.operands.first ?? "list" {
         case "add":
             guard let kind = try arguments.choice(.kind) else {
@@ -40,7 +41,7 @@ struct ChannelsCommand: ArgumentsCommand {
             }
             let added: ChannelRecord
             do {
-                added = try await store.addChannel(request.channel, owner: .local, now: Date())
+                added = try await store.addChannel(request.channel, owner: owner, now: Date())
             } catch let error as WatchStoreError {
                 throw CommandFailure.usage("channels: \(error)")
             }
@@ -49,7 +50,7 @@ struct ChannelsCommand: ArgumentsCommand {
                 terminal.print("\(name): \(value) (shown once)")
             }
         case "list":
-            for channel in try await store.channels(owner: .local) {
+            for channel in try await store.channels(owner: owner) {
                 let shown = ChannelKindRegistry.standard.named(channel.kind)?.shown(destination: channel.destination)
                 terminal.print(
                     "\(channel.id)  \(channel.kind)  \(shown ?? "-")  "
@@ -60,7 +61,7 @@ struct ChannelsCommand: ArgumentsCommand {
             guard arguments.operands.count == 2, let id = Int64(arguments.operands[1]) else {
                 throw CommandFailure.usage("channels: usage: kuroneko channels remove ID")
             }
-            guard try await store.removeChannel(id, owner: .local) else {
+            guard try await store.removeChannel(id, owner: owner) else {
                 throw CommandFailure.usage("channels: there is no channel \(id); see 'kuroneko channels list'")
             }
             terminal.print("removed channel \(id)")
@@ -149,8 +150,9 @@ struct NotifyTestCommand: ArgumentsCommand {
         guard arguments.operands.count == 1, let id = Int64(arguments.operands[0]) else {
             throw CommandFailure.usage("notify-test: usage: kuroneko notify-test ID (see 'kuroneko channels list')")
         }
-        let store = try WatchListSession(arguments, terminal: terminal).store
-        guard let channel = try await store.channels(owner: .local).first(where: { $0.id == id }),
+        let session = try WatchListSession(arguments, terminal: terminal)
+        let (store, owner) = (session.store, try await session.owner())
+        guard let channel = try await store.channels(owner: owner).first(where: { $0.id == id }),
             let kind = ChannelKindRegistry.standard.named(channel.kind)
         else { throw CommandFailure.usage("notify-test: there is no channel \(id); see 'kuroneko channels list'") }
         let sample = Shipment(

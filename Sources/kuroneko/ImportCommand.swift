@@ -45,6 +45,9 @@ struct ImportCommand: Command {
         encoding = SheetEncoding(rawValue: chosen)
         outputEncoding = SheetEncoding(rawValue: try arguments.choice(.outputEncoding) ?? "utf-8") ?? .utf8
         watch = arguments.flag(.watch)
+        if arguments.text(.list) != nil, !watch {
+            throw .usage("import: --list names the list --watch adds to; add --watch")
+        }
         if arguments.text(.labelColumn) != nil, !watch {
             throw .usage("import: --label-column names the labels --watch gives; add --watch")
         }
@@ -92,6 +95,7 @@ struct ImportCommand: Command {
         let source = try SheetSource(path: path, limit: Self.maximumBytes)
         let name = source.name
         var state = ImportRun(command: self, session: watch ? try WatchListSession(arguments, terminal: terminal) : nil)
+        state.owner = try await state.session?.owner() ?? .local
         var parser = CSVStream()
         var rows = 0
         var batch: [CSVStream.Row] = []
@@ -138,7 +142,7 @@ struct ImportCommand: Command {
     /// watched with its carrier unknown (asked of each candidate until one knows it), never as the first one's.
     static func watch(
         _ answer: TrackingAnswer, label: String?, record: ParcelRecord?, carrier named: Carrier?,
-        store: any WatchStore, schedule: PollSchedule
+        store: any WatchStore, owner: WatchOwner, schedule: PollSchedule
     ) async throws {
         let now = Date()
         let found = (try? answer.result.get()).flatMap { $0.status.code == .notFound ? nil : $0.carrier }
@@ -146,7 +150,7 @@ struct ImportCommand: Command {
         do {
             _ = try await store.add(
                 answer.number, carrier: carrier, label: label, record: record.map(ParcelRecordChange.init(filling:)),
-                owner: .local, webhook: nil, now: now)
+                owner: owner, webhook: nil, now: now)
         } catch let error as WatchStoreError {
             throw CommandFailure.usage("import: --watch: \(error)")
         }

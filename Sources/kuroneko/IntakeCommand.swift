@@ -108,13 +108,14 @@ struct IntakeCommand: ArgumentsCommand {
     /// Adds every parcel to the local watch list and checks each once, as `import --watch` does.
     private func watch(_ parcels: [(FoundParcel, ShippingMail)]) async throws {
         let session = try WatchListSession(arguments, terminal: terminal)
+        let owner = try await session.owner()
         var created = 0
         var carriers: [TrackingNumber: Carrier] = [:]
         for (parcel, _) in parcels {
             do {
                 let added = try await session.store.add(
                     parcel.number, carrier: parcel.carrier, label: WatchRoutes.mailLabel(parcel),
-                    record: WatchRoutes.mailRecord(parcel), owner: .local, webhook: nil, now: Date())
+                    record: WatchRoutes.mailRecord(parcel), owner: owner, webhook: nil, now: Date())
                 if added.created { created += 1 }
             } catch let error as WatchStoreError {
                 throw CommandFailure.usage("intake: \(parcel.number.formatted): \(error)")

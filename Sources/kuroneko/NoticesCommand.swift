@@ -19,6 +19,7 @@ struct NoticesCommand: ArgumentsCommand {
                 throw CommandFailure.usage("notices: usage: kuroneko notices settings [FILE]")
             }
             let session = try WatchListSession(arguments, terminal: terminal)
+            let owner = try await session.owner()
             if operands.count == 2 {
                 let path = operands[1]
                 guard let data = path == "-" ? FileHandle.standardInput.readDataToEndOfFile()
@@ -35,9 +36,9 @@ struct NoticesCommand: ArgumentsCommand {
                         "notices: \(path): \(settings.missingForSending.joined(separator: ", ")) must be given to "
                             + "send notices (a mail to customers names the shop, its address and a contact)")
                 }
-                try await session.store.saveNoticeSettings(settings.data, owner: .local, at: Date())
+                try await session.store.saveNoticeSettings(settings.data, owner: owner, at: Date())
             }
-            let stored = NoticeSettings.stored(try await session.store.noticeSettingsJSON(owner: .local))
+            let stored = NoticeSettings.stored(try await session.store.noticeSettingsJSON(owner: owner))
             terminal.print(String(decoding: stored.data, as: UTF8.self))
         case "preview"?:
             guard operands.count == 2 else {
@@ -65,10 +66,11 @@ struct NoticesCommand: ArgumentsCommand {
         }
         let session = try WatchListSession(arguments, terminal: terminal)
         let store = session.store
-        guard let watch = try await store.watch(number, owner: .local) else {
+        let owner = try await session.owner()
+        guard let watch = try await store.watch(number, owner: owner) else {
             throw CommandFailure.usage("notices: \(number.formatted) is not on the watch list; kuroneko list shows it")
         }
-        var settings = NoticeSettings.stored(try await store.noticeSettingsJSON(owner: .local))
+        var settings = NoticeSettings.stored(try await store.noticeSettingsJSON(owner: owner))
         if let language = try arguments.choice(.lang).flatMap(AnnouncementLanguage.init(rawValue:)) {
             settings.language = language
         }

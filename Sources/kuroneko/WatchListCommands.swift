@@ -13,6 +13,7 @@ struct AddCommand: ArgumentsCommand {
     func run() async throws {
         let session = try WatchListSession(arguments, terminal: terminal)
         let store = session.store
+        let owner = try await session.owner()
         let numbers = try session.numbers()
         var label: String?
         if let text = arguments.text(.label) {
@@ -27,7 +28,7 @@ struct AddCommand: ArgumentsCommand {
         for number in numbers {
             do {
                 let added = try await store.add(
-                    number, carrier: try arguments.carrier(.carrier), label: label, record: record, owner: .local,
+                    number, carrier: try arguments.carrier(.carrier), label: label, record: record, owner: owner,
                     webhook: nil, now: Date())
                 if added.created { created += 1 }
             } catch let error as WatchStoreError {
@@ -46,7 +47,7 @@ struct AddCommand: ArgumentsCommand {
                 + "\(distinct - failed) checked" + (failed > 0 ? ", \(failed) could not be checked" : ""))
         var watches: [Watch] = []
         for number in numbers {
-            if let watch = try await store.watch(number, owner: .local) { watches.append(watch) }
+            if let watch = try await store.watch(number, owner: owner) { watches.append(watch) }
         }
         terminal.print(
             WatchTable(language: .japanese, colored: terminal.usesColor(unlessTurnedOff: arguments.flag(.noColor)))
@@ -88,6 +89,7 @@ struct ListCommand: ArgumentsCommand {
     func run() async throws {
         let session = try WatchListSession(arguments, terminal: terminal)
         let store = session.store
+        let owner = try await session.owner()
         let query = try Self.query(arguments)
         let now = Date()
         let language = try arguments.choice(.lang).flatMap(OutputOptions.Language.init(rawValue:)) ?? .japanese
@@ -98,12 +100,12 @@ struct ListCommand: ArgumentsCommand {
             if excel { terminal.write(Data([0xEF, 0xBB, 0xBF])) }
             // The sheet columns the records keep, one column each, as the server's download writes them.
             let fields = try await store.recordFieldNames(
-                owner: .local, matching: query, now: now, limit: ParcelRecordLimits.fields)
+                owner: owner, matching: query, now: now, limit: ParcelRecordLimits.fields)
             let english = language == .english
             terminal.write(Data((WatchListExport.header(english: english, fieldNames: fields) + end).utf8))
             var cursor: Int64?
             while true {
-                let page = try await store.watches(owner: .local, matching: query, after: cursor, limit: 1_000, now: now)
+                let page = try await store.watches(owner: owner, matching: query, after: cursor, limit: 1_000, now: now)
                 var text = ""
                 for watch in page {
                     text += WatchListExport.row(watch, english: english, excel: excel, fieldNames: fields) + end
@@ -114,7 +116,7 @@ struct ListCommand: ArgumentsCommand {
             }
         }
         let watches = try await store.watches(
-            owner: .local, matching: query, after: nil, limit: store.maxWatchesPerOwner, now: now)
+            owner: owner, matching: query, after: nil, limit: store.maxWatchesPerOwner, now: now)
         if arguments.flag(.json) {
             let objects = try watches.map(WatchListSession.object)
             let data = try JSONSerialization.data(
@@ -173,14 +175,15 @@ struct ShowCommand: ArgumentsCommand {
     func run() async throws {
         let session = try WatchListSession(arguments, terminal: terminal)
         let store = session.store
+        let owner = try await session.owner()
         let numbers = try session.numbers()
         guard numbers.count == 1, let number = numbers.first else {
             throw CommandFailure.usage("show: give one NUMBER")
         }
-        guard let watch = try await store.watch(number, owner: .local) else {
+        guard let watch = try await store.watch(number, owner: owner) else {
             throw CommandFailure.usage("show: \(number.formatted) is not on the watch list; add it with 'kuroneko add'")
         }
-        let changes = try await store.changes(of: number, owner: .local) ?? []
+        let changes = try await store.changes(of: number, owner: owner) ?? []
         if arguments.flag(.json) {
             var object = try WatchListSession.object(watch)
             object["changes"] = changes.map { change in
@@ -242,6 +245,7 @@ struct RemoveCommand: ArgumentsCommand {
     func run() async throws {
         let session = try WatchListSession(arguments, terminal: terminal)
         let store = session.store
+        let owner = try await session.owner()
         if arguments.flag(.finished) {
             guard arguments.operands.isEmpty else {
                 throw CommandFailure.usage("remove: --finished removes every finished parcel; give no numbers with it")
@@ -252,7 +256,7 @@ struct RemoveCommand: ArgumentsCommand {
                     text, option: "--older-than", command: "remove", maximum: 86_400 * 3_650)
                 before = Date().addingTimeInterval(-(olderThan / .seconds(1)))
             }
-            let removed = try await store.removeFinished(owner: .local, checkedBefore: before)
+            let removed = try await store.removeFinished(owner: owner, checkedBefore: before)
             return terminal.print(
                 "removed \(removed) finished \(removed == 1 ? "parcel" : "parcels") from the watch list")
         }
@@ -261,7 +265,7 @@ struct RemoveCommand: ArgumentsCommand {
         }
         var removed = 0
         for number in try session.numbers() {
-            if try await store.remove(number, owner: .local) {
+            if try await store.remove(number, owner: owner) {
                 removed += 1
             } else {
                 terminal.printError("kuroneko: \(number.formatted) was not on the watch list")
@@ -285,7 +289,8 @@ struct RefreshCommand: ArgumentsCommand {
     func run() async throws {
         let session = try WatchListSession(arguments, terminal: terminal)
         let store = session.store
-        let watches = try await store.watches(owner: .local, filter: .active, after: nil, limit: store.maxWatchesPerOwner)
+        let owner = try await session.owner()
+        let watches = try await store.watches(owner: owner, filter: .active, after: nil, limit: store.maxWatchesPerOwner)
         guard !watches.isEmpty else { return terminal.printError("kuroneko: no active watches to refresh") }
         let failed = try await session.check(watches.map(\.number), carriers: Self.carriers(of: watches), quiet: false)
         terminal.print(
@@ -304,17 +309,18 @@ struct WatchCommand: ArgumentsCommand {
     func run() async throws {
         let session = try WatchListSession(arguments, terminal: terminal)
         let store = session.store
+        let owner = try await session.owner()
         let interval = try WatchListSession.duration(arguments.text(.interval) ?? "5m")
         let command = arguments.text(.exec)
         while true {
             let active = try await store.watches(
-                owner: .local, filter: .active, after: nil, limit: store.maxWatchesPerOwner)
+                owner: owner, filter: .active, after: nil, limit: store.maxWatchesPerOwner)
             guard !active.isEmpty else {
                 return terminal.printError("kuroneko: every watched parcel is finished")
             }
             _ = try await session.check(
                 active.map(\.number), carriers: RefreshCommand.carriers(of: active), quiet: false, exec: command)
-            let left = try await store.watches(owner: .local, filter: .active, after: nil, limit: 1)
+            let left = try await store.watches(owner: owner, filter: .active, after: nil, limit: 1)
             if left.isEmpty { return terminal.printError("kuroneko: every watched parcel is finished") }
             try await Task.sleep(for: interval)
         }
@@ -330,6 +336,7 @@ struct KeysCommand: ArgumentsCommand {
     func run() async throws {
         let session = try WatchListSession(arguments, terminal: terminal)
         let store = session.store
+        let owner = try await session.owner()
         let action = arguments.operands.first ?? "list"
         switch action {
         case "create":
@@ -338,9 +345,20 @@ struct KeysCommand: ArgumentsCommand {
             }
             let key = Secrets.random(prefix: "kn_")
             let calendar = Secrets.random(bytes: 16, prefix: "cal_")
+            let role = try arguments.choice(.role).flatMap(ListRole.init(rawValue:))
+            let forList = arguments.text(.list) != nil
+            if role != nil, !forList {
+                throw CommandFailure.usage("keys: --role is what the key may do in the list --list names; add --list")
+            }
             do {
-                _ = try await store.createKey(
-                    name: name, keyHash: Secrets.sha256(key), calendarHash: Secrets.sha256(calendar), now: Date())
+                if forList {
+                    _ = try await store.createKey(
+                        name: name, keyHash: Secrets.sha256(key), calendarHash: Secrets.sha256(calendar), now: Date(),
+                        list: owner.id, role: role ?? .admin, madeBy: nil)
+                } else {
+                    _ = try await store.createKey(
+                        name: name, keyHash: Secrets.sha256(key), calendarHash: Secrets.sha256(calendar), now: Date())
+                }
             } catch let error as WatchStoreError {
                 throw CommandFailure.usage("keys: \(error)")
             }
@@ -349,7 +367,8 @@ struct KeysCommand: ArgumentsCommand {
         case "list":
             for key in try await store.keys() {
                 let state = key.revokedAt.map { "revoked \(JapanDateTime($0).iso8601)" } ?? "active"
-                terminal.print("\(key.id)  \(key.name)  created \(JapanDateTime(key.createdAt).iso8601)  \(state)")
+                let list = key.listID.map { "list \($0) as \(key.role?.rawValue ?? "viewer")" } ?? "its own list key:\(key.id)"
+                terminal.print("\(key.id)  \(key.name)  created \(JapanDateTime(key.createdAt).iso8601)  \(state)  \(list)")
             }
         case "revoke":
             guard arguments.operands.count == 2 else {

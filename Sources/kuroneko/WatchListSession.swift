@@ -25,6 +25,27 @@ struct WatchListSession {
         }
     }
 
+    /// The list the command acts on: `--list NAME|ID` (`kuroneko lists` shows them), today's list without it.
+    func owner() async throws -> WatchOwner {
+        guard spec.option(named: "--list") != nil, let wanted = arguments.text(.list) else { return .local }
+        guard let accounts = store as? any AccountStore else {
+            throw CommandFailure.usage("\(spec.name): --list: this database keeps no lists")
+        }
+        let lists = try await accounts.lists()
+        if let list = lists.first(where: { $0.id == wanted }) { return WatchOwner(id: list.id) }
+        let named = lists.filter { $0.name == wanted }
+        switch named.count {
+        case 1: return WatchOwner(id: named[0].id)
+        case 0:
+            throw CommandFailure.usage(
+                "\(spec.name): --list: no list is named or numbered \"\(wanted.prefix(80))\"; kuroneko lists shows them")
+        default:
+            throw CommandFailure.usage(
+                "\(spec.name): --list: \(named.count) lists are named \"\(wanted.prefix(80))\"; give one's id ("
+                    + named.map(\.id).joined(separator: ", ") + ")")
+        }
+    }
+
     func numbers() throws(CommandFailure) -> [TrackingNumber] {
         let inputs = arguments.operands
         guard !inputs.isEmpty else {

@@ -48,6 +48,40 @@ struct SignInAPITests {
         return (harness, accounts)
     }
 
+    /// One address guessing many accounts is slowed as one guesser; another address, and the machine itself (a
+    /// reverse proxy's), are not held up by it; the address is the socket's, never a header.
+    @Test func guessingFromOneAddress() async throws {
+        let (harness, _) = try await Self.withAccounts([("mama", .admin), ("papa", .staff)])
+        func attempt(_ name: String, _ password: String, from client: UInt64) async -> HTTPResponse {
+            var request = HTTPRequest(
+                method: "POST", target: "/v1/session", headers: ["content-type": "application/json", "x-forwarded-for": "10.9.9.9"],
+                body: Data(#"{"name": "\#(name)", "password": "\#(password)"}"#.utf8))
+            request.client = client
+            return await harness.api.respond(to: request)
+        }
+        // 203.0.113.7 and 198.51.100.2 as the adapter names them (1 + the address as it is in memory), and 127.0.0.1.
+        func key(_ a: UInt8, _ b: UInt8, _ c: UInt8, _ d: UInt8) -> UInt64 {
+            1 + UInt64(UInt32(bigEndian: UInt32(a) << 24 | UInt32(b) << 16 | UInt32(c) << 8 | UInt32(d)))
+        }
+        let guesser = key(203, 0, 113, 7)
+        var statuses: [Int] = []
+        for index in 0..<7 { statuses.append(await attempt(index % 2 == 0 ? "mama" : "nobody\(index)", "guess", from: guesser).status) }
+        #expect(statuses.prefix(5).allSatisfy { $0 == 401 } && statuses.last == 429, "\(statuses)")
+        // The guesser is slowed for papa too, though papa's account had no failure.
+        #expect(await attempt("papa", "papa-password", from: guesser).status == 429)
+        // Papa from elsewhere is let in.
+        #expect(await attempt("papa", "papa-password", from: key(198, 51, 100, 2)).status == 200)
+        // Behind a proxy everyone comes from 127.0.0.1: its failures count per account only.
+        let proxy = key(127, 0, 0, 1)
+        var request = HTTPRequest(method: "GET", target: "/")
+        request.client = proxy
+        #expect(request.clientIsLoopback)
+        request.client = guesser
+        #expect(!request.clientIsLoopback)
+        for index in 0..<7 { _ = await attempt("nobody\(index)", "guess", from: proxy) }
+        #expect(await attempt("papa", "papa-password", from: proxy).status == 200)
+    }
+
     /// On a server with no account yet, a made-up invitation cannot make the first account (the list's admin).
     @Test func noFirstAccountFromAGuess() async throws {
         let harness = await Harness(answer: { _, _ in throw URLError(.cannotConnectToHost) })
@@ -212,6 +246,26 @@ extension SignInAPITests {
             body: Data(#"{"number": "\#(number)"}"#.utf8)))
         #expect(added.status == 201)
         #expect(try await harness.store.watch(try TrackingNumber(parsing: number), owner: .local) != nil)
+        // A staff key changes parcels, not the list's settings or its channels, whatever role a client claims.
+        let staffHeaders = [
+            "authorization": "Bearer \(key)", "content-type": "application/json", "x-kuroneko-role": "admin",
+            "x-kuroneko-member-id": "1",
+        ]
+        let settings = await harness.api.respond(to: HTTPRequest(
+            method: "PUT", target: "/v1/notices/settings", headers: staffHeaders,
+            body: Data(#"{"shop": {"name": "店", "address": "東京都", "contact": "03-1234-5678"}}"#.utf8)))
+        #expect(settings.status == 403 && String(decoding: settings.body, as: UTF8.self).contains("you are staff"))
+        let channel = await harness.api.respond(to: HTTPRequest(
+            method: "POST", target: "/v1/channels", headers: staffHeaders,
+            body: Data(#"{"kind": "ntfy", "url": "http://127.0.0.1:9/shop"}"#.utf8)))
+        #expect(channel.status == 403 && String(decoding: channel.body, as: UTF8.self).contains("staff role"))
+        let listChannel = try await harness.store.addChannel(
+            NewChannel(kind: "ntfy", destination: Data(#"{"url":"http://127.0.0.1:9/all"}"#.utf8), numbers: nil,
+                kinds: [.changed], language: "ja", quietHours: nil), owner: .local, now: Date())
+        let removal = await harness.api.respond(to: HTTPRequest(
+            method: "DELETE", target: "/v1/channels/\(listChannel.id)", headers: staffHeaders))
+        #expect(removal.status == 403)
+        #expect(try await harness.store.channels(owner: .local).count == 1)
         let read = await harness.api.respond(to: HTTPRequest(method: "GET", target: "/v1/watches", headers: ["authorization": "Bearer \(readerKey)"]))
         #expect(read.status == 200)
         let refused = await harness.api.respond(to: HTTPRequest(

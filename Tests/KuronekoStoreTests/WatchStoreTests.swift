@@ -98,6 +98,9 @@ struct WatchStoreTests {
                 + "becomes the list of the first account made), each list's audit log, and a key's list and role",
             "migrating \(path) from schema version 17 to 18: adds the member a channel belongs to (their own phone, "
                 + "quiet hours and events) and the device's name",
+            "migrating \(path) from schema version 18 to 19: makes each list that exists a list people can share: a "
+                + "key made on the command line keeps its own list, named by the key, and the admins of today's list "
+                + "become its admins",
         ]
         #expect(lines.withLock { $0 } == expected)
         lines.withLock { $0.removeAll() }

@@ -79,10 +79,11 @@ func handleRequest(
                 reason: "body_too_large"),
             on: connection)
     }
-    let request = HTTPRequest(
+    var request = HTTPRequest(
         method: method.map { String(cString: $0) } ?? "GET", path: url.map { String(cString: $0) } ?? "/",
         query: values(of: connection, kind: .GET_ARGUMENT_KIND), lowercasedHeaders: headerFields(of: connection),
         body: context?.body ?? Data())
+    request.client = open?.client ?? kuroneko_client_key(connection)
     let work: @Sendable () async -> HTTPResponse
     switch server.application.answer(request) {
     case .now(let response):

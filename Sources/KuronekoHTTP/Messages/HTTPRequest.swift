@@ -17,6 +17,16 @@ public struct HTTPRequest: Sendable {
     public var id: String?
     /// Who the request comes from, as an authentication middleware established it (`nil`: nobody did).
     public var principal: String?
+    /// A number naming the address the connection came from (an IPv4 address, or a folded IPv6 one), set by the
+    /// adapter from the socket, never from a header; 0 when unknown (a request made in-process).
+    public var client: UInt64 = 0
+
+    /// Whether the connection came from this machine (127.0.0.0/8 or ::1): a reverse proxy, or a local client.
+    public var clientIsLoopback: Bool {
+        if client == (1 | (1 << 63)) { return true }
+        guard client != 0, client < (1 << 63) else { return false }
+        return UInt32(bigEndian: UInt32(truncatingIfNeeded: client - 1)) >> 24 == 127
+    }
 
     public init(
         method: String, path: String, query: [(name: String, value: String)] = [], headers: [String: String] = [:],

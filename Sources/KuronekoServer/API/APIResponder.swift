@@ -176,7 +176,6 @@ public struct APIResponder: HTTPResponder {
         guard let gate else {
             // Without accounts nobody is a member: fields that would say so are never taken from a client.
             request.headers[SessionGate.memberField] = nil
-            request.headers[SessionGate.roleField] = nil
             return await router.respond(to: request)
         }
         var member: String?

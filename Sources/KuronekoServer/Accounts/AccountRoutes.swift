@@ -69,9 +69,10 @@ final class AccountRoutes: Sendable {
         guard (1...64).contains(name.count), password.count <= Passwords.longest else {
             throw RouteProblem.bad("name must be 1 to 64 characters and password at most \(Passwords.longest)")
         }
-        // The connection's address is not on the request yet: until the adapter passes it, attempts count against
-        // their account only (never a header a client could choose; one shared key would let anyone lock all out).
-        let address = "account:" + name
+        // The connection's address, from the socket (never a header a client could choose). One from this machine
+        // is a reverse proxy's or the household's own: counted per account only, so one guesser behind the proxy
+        // cannot keep everyone out.
+        let address = request.client == 0 || request.clientIsLoopback ? "account:" + name : "address:\(request.client)"
         let now = watches.clock.now
         if case .wait(let seconds) = throttle.withLock({ $0.ask(account: name, address: address, at: now) }) {
             throw RouteProblem(

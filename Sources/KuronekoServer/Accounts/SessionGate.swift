@@ -17,6 +17,18 @@ public struct SessionGate: Sendable {
     /// here, a client's own removed first.
     public static let memberField = "x-kuroneko-member-id"
     public static let roleField = "x-kuroneko-role"
+
+    /// The role a request acts with: a signed-in member's, or a member's key's; `nil` for a key made on the command
+    /// line or the open API (each its own list's admin).
+    public static func role(of request: HTTPRequest) -> ListRole? {
+        request.headers[roleField].flatMap(ListRole.init(rawValue:))
+    }
+
+    /// Whether the request may change the list's own settings and channels: an admin, or a key or open API that
+    /// is its list's.
+    public static func actsAsAdmin(_ request: HTTPRequest) -> Bool {
+        role(of: request).map { $0 == .admin } ?? true
+    }
     let accounts: any AccountStore
     let clock: any TrackingClock
     let failures: StoreFailures
@@ -61,9 +73,13 @@ public struct SessionGate: Sendable {
 
     /// The request as the session's list, or the refusal; `member` is set to the signed-in member's name.
     public func admit(_ request: inout HTTPRequest, member: inout String?) async -> HTTPResponse? {
+        guard let principal = request.principal, principal.hasPrefix(Self.marker) else {
+            // A key's role (set by the key middleware) stays; nobody but a session is a member.
+            request.headers[Self.memberField] = nil
+            return nil
+        }
         request.headers[Self.memberField] = nil
         request.headers[Self.roleField] = nil
-        guard let principal = request.principal, principal.hasPrefix(Self.marker) else { return nil }
         let token = String(principal.dropFirst(Self.marker.count))
         let session: SessionRecord?
         do {

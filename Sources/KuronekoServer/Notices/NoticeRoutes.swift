@@ -62,7 +62,7 @@ struct NoticeRoutes: Sendable {
 
     private func save(_ request: HTTPRequest) async throws -> HTTPResponse {
         // A list's settings are its admins' (a key or the open API keeps its own).
-        if let role = request.headers[SessionGate.roleField], role != ListRole.admin.rawValue {
+        if !SessionGate.actsAsAdmin(request), let role = SessionGate.role(of: request)?.rawValue {
             throw RouteProblem(
                 status: 403, title: "Forbidden", reason: .viewerOnly,
                 detail: "only an admin of the list changes its customer-notice settings; you are \(role)")

@@ -123,10 +123,13 @@ public struct APIKeyMiddleware: HTTPMiddleware {
     }
 
     public func intercept(_ request: inout HTTPRequest) -> HTTPResponse? {
+        // Who the audit log names, and the member and role the routes read: set here (a key) or by the session
+        // gate (a signed-in member), never taken from the client.
+        request.headers[SessionGate.actorField] = nil
+        request.headers[SessionGate.memberField] = nil
+        request.headers[SessionGate.roleField] = nil
         // By the first segment, as the router sees it (it skips empty segments: //v1//watches is /v1/watches).
         guard Self.firstSegmentIsV1(request.path) else { return nil }
-        // Who the audit log names: set here for a key, never taken from the client.
-        request.headers[SessionGate.actorField] = nil
         // A signed-in browser: its session is looked up (asynchronously) by the SessionGate; a key, when one is
         // sent too, wins. Signing in itself needs neither.
         if request.headers["authorization"] == nil {
@@ -181,6 +184,9 @@ public struct APIKeyMiddleware: HTTPMiddleware {
         }
         request.principal = match.owner.id
         request.headers[SessionGate.actorField] = "key \(match.name)"
+        // A member's key acts with its role (a staff key changes parcels, not the list's settings); a key made on
+        // the command line is its own list's.
+        if let role = match.role { request.headers[SessionGate.roleField] = role.rawValue }
         return nil
     }
 

@@ -49,6 +49,8 @@ struct ChannelRoutes: Sendable {
                 if let member = Self.member(of: request), !member.admin {
                     let channel = try await store.channels(owner: owner).first { $0.id == id }
                     guard let channel, channel.member == member.id else { throw RouteProblem.notFound("channel \(id)") }
+                } else if Self.member(of: request) == nil, !SessionGate.actsAsAdmin(request) {
+                    throw Self.notAdmin(keyOnly: true)
                 }
                 guard try await store.removeChannel(id, owner: owner) else {
                     throw RouteProblem.notFound("channel \(id)")
@@ -89,6 +91,15 @@ struct ChannelRoutes: Sendable {
         return id
     }
 
+    /// The list's own channels are its admins': a staff member's or key's attempt, refused with what would do.
+    static func notAdmin(keyOnly: Bool) -> RouteProblem {
+        RouteProblem(
+            status: 403, title: "Forbidden", reason: .viewerOnly,
+            detail: keyOnly
+                ? "this key was made with the staff role: the list's channels are its admins' (sign in to add your own)"
+                : "only an admin makes a channel for the whole list; leave shared out for your own")
+    }
+
     /// The signed-in member a request comes from (the session gate's fields), or `nil` for a key or the open API.
     static func member(of request: HTTPRequest) -> (id: Int64, admin: Bool)? {
         guard let text = request.headers[SessionGate.memberField], let id = Int64(text) else { return nil }
@@ -118,11 +129,8 @@ struct ChannelRoutes: Sendable {
             raw = (try? JSONSerialization.data(withJSONObject: object)) ?? raw
         }
         let member = Self.member(of: request)
-        if shared, let member, !member.admin {
-            throw RouteProblem(
-                status: 403, title: "Forbidden", reason: .viewerOnly,
-                detail: "only an admin makes a channel for the whole list; leave shared out for your own")
-        }
+        // A member's key has no phone of its own: what it makes is the list's, an admin's key's to make.
+        if shared || member == nil, !SessionGate.actsAsAdmin(request) { throw Self.notAdmin(keyOnly: member == nil) }
         let body = try AddChannelRequest.decode(raw, kinds: offer.kinds)
         if let missing = offer.unavailable(body.kind) {
             throw RouteProblem.bad(missing, reason: .channelUnavailable)

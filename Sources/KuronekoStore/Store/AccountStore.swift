@@ -44,6 +44,17 @@ public struct SessionRecord: Sendable, Hashable {
     public let lastUsedAt: Date
 }
 
+/// A list people share: today's (`local`), a key's made on the command line (`key:ID`), or one made since
+/// (`list:…`). Its id is the owner of its watches, channels and settings.
+public struct ListRecord: Sendable, Hashable {
+    public let id: String
+    public let name: String
+    public let createdAt: Date
+    /// How many watches it holds, active or not.
+    public let watches: Int
+    public let members: Int
+}
+
 public struct AuditEntry: Sendable, Hashable {
     public let at: Date
     public let actor: String
@@ -60,7 +71,12 @@ public enum AccountStoreError: Error, Sendable, Hashable {
 
 /// People, lists, members, sessions, invitations and the audit log.
 public protocol AccountStore: Sendable {
-    /// Makes an account; the first one made becomes the admin of the list `local` (today's watch list).
+    /// Every list, by name.
+    func lists() async throws -> [ListRecord]
+    /// Makes a list with an id of its own (`list:` and 16 hex digits); `admin` becomes its admin.
+    func createList(name: String, admin: Int64?, at: Date) async throws -> ListRecord
+    /// Makes an account; the first one made becomes the admin of every list there is (today's `local` and any
+    /// key's), so nothing that exists is out of its reach.
     func createUser(name: String, displayName: String, passwordHash: String?, at: Date) async throws -> UserRecord
     func user(named name: String) async throws -> UserRecord?
     /// Whether any account exists (then the API is never open without a key or a session).

@@ -38,10 +38,44 @@ extension SQLWatchStore: AccountStore {
             let user = try Self.user(from: try row.first.orThrow())
             if first {
                 try connection.run(
-                    "INSERT INTO members (list_id, user_id, role, added_at) VALUES ('local', ?, 'admin', ?)",
+                    "INSERT INTO members (list_id, user_id, role, added_at) SELECT id, ?, 'admin', ? FROM lists",
                     [.integer(user.id), .real(at.timeIntervalSince1970)])
             }
             return user
+        }
+    }
+
+    public func lists() async throws -> [ListRecord] {
+        try await database.read { connection in
+            try connection.run(
+                """
+                SELECT l.id, l.name, l.created_at,
+                    (SELECT COUNT(*) FROM watches w WHERE w.owner = l.id) AS watches,
+                    (SELECT COUNT(*) FROM members m WHERE m.list_id = l.id) AS members
+                FROM lists l ORDER BY l.name, l.id
+                """
+            ).map(Self.list(from:))
+        }
+    }
+
+    static func list(from row: SQLRow) throws -> ListRecord {
+        ListRecord(
+            id: try row.requiredText("id"), name: try row.requiredText("name"), createdAt: try row.requiredDate("created_at"),
+            watches: try row.int("watches") ?? 0, members: try row.int("members") ?? 0)
+    }
+
+    public func createList(name: String, admin: Int64?, at: Date) async throws -> ListRecord {
+        let id = "list:" + (0..<8).map { _ in String(format: "%02x", UInt8.random(in: 0...255)) }.joined()
+        return try await database.write { connection in
+            try connection.run(
+                "INSERT INTO lists (id, name, created_at) VALUES (?, ?, ?)",
+                [.text(id), .text(name), .real(at.timeIntervalSince1970)])
+            if let admin {
+                try connection.run(
+                    "INSERT INTO members (list_id, user_id, role, added_at) VALUES (?, ?, 'admin', ?)",
+                    [.text(id), .integer(admin), .real(at.timeIntervalSince1970)])
+            }
+            return ListRecord(id: id, name: name, createdAt: at, watches: 0, members: admin == nil ? 0 : 1)
         }
     }
 

@@ -12,7 +12,18 @@ extension SQLWatchStore {
                 guard let row = rows.first else {
                     throw StoreError(code: 0, message: "the new key's id was not returned")
                 }
-                return Int64(try row.requiredInt("id"))
+                let id = Int64(try row.requiredInt("id"))
+                // The key's own list, as migration 19 made one for every key before: today's admins are its admins.
+                try connection.run(
+                    "INSERT INTO lists (id, name, created_at) VALUES (?, ?, ?) ON CONFLICT (id) DO NOTHING",
+                    [.text(WatchOwner.key(id).id), .text(name), .real(now.timeIntervalSince1970)])
+                try connection.run(
+                    """
+                    INSERT INTO members (list_id, user_id, role, added_at)
+                    SELECT ?, user_id, 'admin', ? FROM members WHERE list_id = 'local' AND role = 'admin'
+                    ON CONFLICT (list_id, user_id) DO NOTHING
+                    """, [.text(WatchOwner.key(id).id), .real(now.timeIntervalSince1970)])
+                return id
             }
             return APIKeyRecord(
                 id: id, name: name, keyHash: keyHash, calendarHash: calendarHash, createdAt: now, revokedAt: nil)
@@ -22,7 +33,7 @@ extension SQLWatchStore {
     }
 
     public func createKey(
-        name: String, keyHash: Data, calendarHash: Data, now: Date, list: String, role: ListRole, madeBy: Int64
+        name: String, keyHash: Data, calendarHash: Data, now: Date, list: String, role: ListRole, madeBy: Int64?
     ) async throws -> APIKeyRecord {
         do {
             let id = try await database.write { connection in
@@ -33,7 +44,7 @@ extension SQLWatchStore {
                     """,
                     [
                         .text(name), .blob(keyHash), .blob(calendarHash), .real(now.timeIntervalSince1970), .text(list),
-                        .text(role.rawValue), .integer(madeBy),
+                        .text(role.rawValue), madeBy.map(SQLValue.integer) ?? .null,
                     ])
                 guard let row = rows.first else {
                     throw StoreError(code: 0, message: "the new key's id was not returned")

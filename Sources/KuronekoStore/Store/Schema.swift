@@ -241,6 +241,7 @@ enum Schema {
                 text: "TEXT", real: "REAL", integer: "INTEGER", blob: "BLOB", id: "INTEGER PRIMARY KEY",
                 now: Date().timeIntervalSince1970.rounded())),
         SQLiteDatabase.Migration(version: 18, sql: SchemaFills.memberChannelsSQL(integer: "INTEGER", text: "TEXT")),
+        SQLiteDatabase.Migration(version: 19, sql: SchemaFills.ownerListsSQL(now: Date().timeIntervalSince1970.rounded())),
     ]
 }
 

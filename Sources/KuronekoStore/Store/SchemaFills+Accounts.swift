@@ -71,4 +71,27 @@ extension SchemaFills {
         ALTER TABLE channels ADD COLUMN device \(text);
         """
     }
+
+    /// Migration 19 on either engine: every list that exists in the data becomes a list people can be members of.
+    /// A key made on the command line has always been a list of its own (its parcels, channels and settings under
+    /// `key:ID`): each becomes the list `key:ID`, named by its key, as does any other owner found on a watch, a
+    /// channel or a setting; the admins of today's list (the first account, on a database that has one) become
+    /// admins of each, so nothing a key's holder sees is out of the first account's reach.
+    public static func ownerListsSQL(now: Double) -> String {
+        let owners = [
+            "watches", "channels", "notice_settings", "customer_notices", "notice_stops",
+        ].map { "SELECT DISTINCT owner FROM \($0)" }.joined(separator: " UNION ")
+        return """
+            INSERT INTO lists (id, name, created_at)
+            SELECT 'key:' || CAST(id AS TEXT), name, created_at FROM api_keys WHERE list_id IS NULL
+            ON CONFLICT (id) DO NOTHING;
+            INSERT INTO lists (id, name, created_at)
+            SELECT owner, owner, \(now) FROM (\(owners)) AS owners WHERE owner NOT IN (SELECT id FROM lists)
+            ON CONFLICT (id) DO NOTHING;
+            INSERT INTO members (list_id, user_id, role, added_at)
+            SELECT lists.id, members.user_id, 'admin', \(now) FROM lists, members
+            WHERE members.list_id = 'local' AND members.role = 'admin' AND lists.id <> 'local'
+            ON CONFLICT (list_id, user_id) DO NOTHING;
+            """
+    }
 }

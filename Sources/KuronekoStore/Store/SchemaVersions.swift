@@ -39,6 +39,9 @@ public enum SchemaVersions {
             + "hashed), lists with members and roles (today's watch list becomes the list of the first account made), "
             + "each list's audit log, and a key's list and role",
         18: "adds the member a channel belongs to (their own phone, quiet hours and events) and the device's name",
+        19:
+            "makes each list that exists a list people can share: a key made on the command line keeps its own list, "
+            + "named by the key, and the admins of today's list become its admins",
     ]
 
     /// The newest version this build knows.

@@ -400,7 +400,7 @@ public protocol WatchStore: Sendable {
     func revokeKey(id: Int64, now: Date) async throws -> Bool
     /// A key a member makes for their list, with a role no higher than theirs (checked by the caller).
     func createKey(
-        name: String, keyHash: Data, calendarHash: Data, now: Date, list: String, role: ListRole, madeBy: Int64
+        name: String, keyHash: Data, calendarHash: Data, now: Date, list: String, role: ListRole, madeBy: Int64?
     ) async throws -> APIKeyRecord
     func keys() async throws -> [APIKeyRecord]
     /// When the operator last opened the API to everyone without a key (`kuroneko keys open`), if ever.

@@ -11,7 +11,7 @@ enum CommandCatalog {
     static let commands: [any Command.Type] = [
         TrackCommand.self, ParseCommand.self, AddCommand.self, ListCommand.self, ShowCommand.self,
         RemoveCommand.self, RefreshCommand.self, WatchCommand.self, ImportCommand.self, IntakeCommand.self, KeysCommand.self,
-        ChannelsCommand.self, NotifyTestCommand.self, PagesCommand.self, NoticesCommand.self, UsersCommand.self, DatabaseCommand.self, ServeCommand.self, SimulateCommand.self,
+        ChannelsCommand.self, NotifyTestCommand.self, PagesCommand.self, NoticesCommand.self, UsersCommand.self, ListsCommand.self, DatabaseCommand.self, ServeCommand.self, SimulateCommand.self,
         CompletionCommand.self, HelpCommand.self,
     ]
 
@@ -121,6 +121,10 @@ enum CommandCatalog {
         "--db", "PATH", environment: "KURONEKO_DB",
         "the watch list: an SQLite file (default $XDG_DATA_HOME/kuroneko/kuroneko.sqlite) or a postgres:// URL")
 
+    static let listChoice = OptionSpec.value(
+        "--list", "LIST",
+        "the list to act on, by name or id (kuroneko lists shows them); today's list when left out")
+
     static let add = CommandSpec(
         name: "add", synopsis: "[options] NUMBER...", summary: "watch numbers: check each once and keep it",
         description: [
@@ -137,7 +141,7 @@ enum CommandCatalog {
             .value("--shipped-on", "DATE", "the day it was shipped, YYYY-MM-DD"),
             .value("--note", "TEXT", "a note (an empty one clears it)"),
             .flag("--handled", "mark as dealt with (対応済み)"), .flag("--not-handled", "take the handled mark off"),
-            carrier, database,
+            carrier, database, listChoice,
             endpoint, caFile,
             timeout, minInterval, .flag("--no-color", "never colour the table"),
         ],
@@ -173,7 +177,7 @@ enum CommandCatalog {
                 "--csv",
                 "print CSV: number, label, active, checked_at, the tracking columns (in --lang) and the record's columns"),
             excelFlag,
-            language, database,
+            language, database, listChoice,
             .flag("--no-color", "never colour the table"),
         ],
         operands: .none,
@@ -186,7 +190,7 @@ enum CommandCatalog {
     static let show = CommandSpec(
         name: "show", synopsis: "[options] NUMBER", summary: "one watched parcel: its timeline and changes",
         description: ["Shows a watched parcel's full timeline and the log of its status changes."],
-        options: [.flag("--json", "print JSON"), language, database], operands: .numbers,
+        options: [.flag("--json", "print JSON"), language, database, listChoice], operands: .numbers,
         examples: [("kuroneko show 3277-5445-9830", "the timeline")])
 
     static let remove = CommandSpec(
@@ -200,7 +204,7 @@ enum CommandCatalog {
         options: [
             .flag("--finished", "remove every finished parcel"),
             .value("--older-than", "DURATION", "with --finished: only those finished longer ago (e.g. 30d, 12h)"),
-            database,
+            database, listChoice,
         ],
         operands: .numbers,
         examples: [
@@ -215,7 +219,7 @@ enum CommandCatalog {
                 + "each status change it finds."
         ],
         options: [
-            database, endpoint, caFile, timeout, minInterval,
+            database, listChoice, endpoint, caFile, timeout, minInterval,
             .flag("--quiet", short: "-q", "no progress on standard error"),
         ],
         operands: .none, examples: [("kuroneko refresh", "check everything once")])
@@ -229,7 +233,7 @@ enum CommandCatalog {
         ],
         options: [
             .value("--interval", "DURATION", default: "5m", "between rounds: seconds, or with s, m or h"),
-            .value("--exec", "COMMAND", "run this for every change, the change as JSON on standard input"), database,
+            .value("--exec", "COMMAND", "run this for every change, the change as JSON on standard input"), database, listChoice,
             endpoint, caFile, timeout, minInterval,
         ],
         operands: .none,
@@ -284,7 +288,7 @@ enum CommandCatalog {
                 "the sheet's encoding on output (a character CP932 lacks is written ?)"),
             excelFlag, language, carrier,
             .flag("--watch", "add every valid number to the local watch list as it is answered"),
-            .value("--label-column", "N|NAME", "with --watch: the column whose text labels each watch"), database,
+            .value("--label-column", "N|NAME", "with --watch: the column whose text labels each watch"), database, listChoice,
             endpoint, caFile, timeout, minInterval,
             .flag("--quiet", short: "-q", "no progress and no summary on standard error"),
         ],
@@ -304,13 +308,19 @@ enum CommandCatalog {
             "Creates, lists and revokes the keys `kuroneko serve` asks for once any exists. A new key and its "
                 + "read-only calendar token are printed once; only their hashes are stored. Once a key has "
                 + "existed, revoking the last one leaves the API closed to everyone; `keys open` opens it to "
-                + "everyone without a key (kept in the database) until a key is created again."
+                + "everyone without a key (kept in the database) until a key is created again. A key made without "
+                + "--list is a list of its own (its parcels apart from everyone else's; the first account's admins "
+                + "are its admins too); with --list it acts on that list with --role."
         ],
-        options: [.value("--name", "NAME", "the new key's name"), database],
+        options: [
+            .value("--name", "NAME", "the new key's name"), database, listChoice,
+            .value("--role", "ROLE", .choice(["admin", "staff", "viewer"]), "with --list: what the key may do there (default admin)"),
+        ],
         operands: .choices(["create", "list", "revoke", "open"]),
         examples: [
             ("kuroneko keys create --name shop", "a key for the shop's system"),
             ("kuroneko keys revoke shop", "revoke it"),
+            ("kuroneko keys create --name packing --list local --role staff", "a staff key for today's list"),
         ])
 
     static let users = CommandSpec(
@@ -318,16 +328,35 @@ enum CommandCatalog {
         summary: "the people who sign in to the web app",
         description: [
             "add makes an account; its password is one line on standard input (never the command line), at least 8 "
-                + "characters, stored as a scrypt hash. The first account made is the admin of the list that exists, "
-                + "every parcel, channel and mailbox in it; others join through an admin's invitation "
-                + "(POST /v1/invitations). Once an account exists, the API lets nobody in without signing in or a key. "
-                + "list shows the members of that list."
+                + "characters, stored as a scrypt hash. The first account made is the admin of every list that exists "
+                + "(today's, every parcel, channel and mailbox in it, and each command-line key's); others join through "
+                + "an admin's invitation (POST /v1/invitations) or with --list and --role here. Once an account exists, "
+                + "the API lets nobody in without signing in or a key. list shows every list's members."
         ],
-        options: [.value("--display-name", "NAME", "the name shown to the list's other members"), database],
+        options: [
+            .value("--display-name", "NAME", "the name shown to the list's other members"), database, listChoice,
+            .value("--role", "ROLE", .choice(["admin", "staff", "viewer"]), "with --list: the new member's role (default staff)"),
+        ],
         operands: .choices(["add", "list"]),
         examples: [
             ("printf '%s\\n' \"$PASSWORD\" | kuroneko users add mama", "the first account: the list's admin"),
             ("kuroneko users list", "who signs in"),
+            ("printf '%s\\n' \"$PASSWORD\" | kuroneko users add kenta --list shop --role viewer", "a viewer of the list shop"),
+        ])
+
+    static let lists = CommandSpec(
+        name: "lists", synopsis: "list | create NAME",
+        summary: "the lists people share: today's, each command-line key's, and more",
+        description: [
+            "list shows every list: its id, name, parcels and members. create NAME makes another list (a second shop, "
+                + "a relative's parcels), with --admin USER as its admin; the other commands act on it with --list."
+        ],
+        options: [database, .value("--admin", "USER", "with create: the account that becomes the new list's admin")],
+        operands: .choices(["list", "create"]),
+        examples: [
+            ("kuroneko lists", "the lists and who is in each"),
+            ("kuroneko lists create 実家 --admin mama", "a list for the parents' parcels"),
+            ("kuroneko add 4912-3456-7890 --list 実家", "a parcel on it"),
         ])
 
     static let intake = CommandSpec(
@@ -348,7 +377,7 @@ enum CommandCatalog {
         ],
         options: [
             .flag("--json", "one JSON object per parcel: number, carrier, shop, order, message_id, subject, evidence"),
-            .flag("--watch", "add the parcels to the local watch list and check each once"), database, endpoint,
+            .flag("--watch", "add the parcels to the local watch list and check each once"), database, listChoice, endpoint,
             caFile, timeout, minInterval,
         ],
         operands: .file,
@@ -389,7 +418,7 @@ enum CommandCatalog {
                 + "has them for the same From and stop link."
         ],
         options: [
-            database,
+            database, listChoice,
             .value(
                 "--milestone", "MILESTONE", .choice(CustomerMilestone.allCases.map(\.rawValue)),
                 "the milestone to preview"),
@@ -439,7 +468,7 @@ enum CommandCatalog {
                 .flag(
                     "--allow-private", environment: "KURONEKO_ALLOW_PRIVATE_WEBHOOKS",
                     "accept a URL that leads to a loopback or private address (the server must allow them too)"),
-                database,
+                database, listChoice,
             ],
             operands: .choices(["add", "list", "remove"]),
             examples: [
@@ -455,7 +484,7 @@ enum CommandCatalog {
         name: "notify-test", synopsis: "[options] ID", summary: "send a sample message to a channel now",
         description: ["Sends a sample announcement to the channel and says what its service answered."],
         options: [
-            database, caFile, lineOrigin, channelSetting,
+            database, listChoice, caFile, lineOrigin, channelSetting,
             .flag("--allow-private", "let it go to loopback and private addresses (a receiver on this machine)"),
         ] + SMTPOptions.specs,
         operands: .none, examples: [("kuroneko notify-test 1", "is channel 1 reachable?")])

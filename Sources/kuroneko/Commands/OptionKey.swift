@@ -137,6 +137,8 @@ extension OptionKey where Kind == TextOption {
     static let mailboxMoveTo = OptionKey("--mailbox-move-to")
     static let mailboxPasswordFile = OptionKey("--mailbox-password-file")
     static let name = OptionKey("--name")
+    static let list = OptionKey("--list")
+    static let admin = OptionKey("--admin")
     static let olderThan = OptionKey("--older-than")
     static let quietHours = OptionKey("--quiet-hours")
     static let search = OptionKey("--search")
@@ -158,6 +160,7 @@ extension OptionKey where Kind == ChoiceOption {
     static let kind = OptionKey("--kind")
     static let lang = OptionKey("--lang")
     static let milestone = OptionKey("--milestone")
+    static let role = OptionKey("--role")
     static let mailCharset = OptionKey("--mail-charset")
     static let logFormat = OptionKey("--log-format")
     static let output = OptionKey("--output")
@@ -271,6 +274,8 @@ enum OptionKeys {
         ("--mailbox-move-to", TextOption.matches),
         ("--mailbox-password-file", TextOption.matches),
         ("--name", TextOption.matches),
+        ("--list", TextOption.matches),
+        ("--admin", TextOption.matches),
         ("--older-than", TextOption.matches),
         ("--quiet-hours", TextOption.matches),
         ("--search", TextOption.matches),
@@ -291,6 +296,7 @@ enum OptionKeys {
         ("--kind", ChoiceOption.matches),
         ("--lang", ChoiceOption.matches),
         ("--milestone", ChoiceOption.matches),
+        ("--role", ChoiceOption.matches),
         ("--mail-charset", ChoiceOption.matches),
         ("--log-format", ChoiceOption.matches),
         ("--output", ChoiceOption.matches),

@@ -84,6 +84,8 @@ struct RowRecord {
 struct ImportRun {
     let command: ImportCommand
     let session: WatchListSession?
+    /// The list `--watch` adds to (`--list`).
+    var owner: WatchOwner = .local
     private(set) var sheet: ImportSheet?
     private var writer: SheetWriter?
     private var summary = ImportSummary(rows: 0)
@@ -245,7 +247,7 @@ struct ImportRun {
                 let row = described[answer.number]
                 try await ImportCommand.watch(
                     answer, label: row?.label, record: row?.record, carrier: group.carrier, store: store,
-                    schedule: run.schedule)
+                    owner: run.owner, schedule: run.schedule)
                 run.summary.watched += 1
             }
             flush(&run)
