@@ -84,7 +84,8 @@ public protocol AccountStore: Sendable {
     func memberships(ofUser id: Int64) async throws -> [Membership]
     func members(ofList id: String) async throws -> [Membership]
     func setMember(list: String, user: Int64, role: ListRole, at: Date) async throws
-    /// Takes a member out of a list: their sessions in it end at once.
+    /// Takes a member out of a list: their sessions in it end at once, the keys they made for it are revoked and
+    /// their own channels in it removed.
     func removeMember(list: String, user: Int64) async throws -> Bool
     func createSession(tokenHash: Data, user: Int64, list: String, csrf: String, at: Date) async throws
     /// The session, its use recorded; `nil` for none, one past its idle or longest lifetime (then forgotten), or

@@ -126,6 +126,8 @@ extension SQLWatchStore: AccountStore {
             try connection.run("DELETE FROM members WHERE list_id = ? AND user_id = ?", [.text(list), .integer(user)])
             let removed = connection.changes > 0
             try connection.run("DELETE FROM sessions WHERE list_id = ? AND user_id = ?", [.text(list), .integer(user)])
+            // Their own phones hear the list no more (what was queued for them goes with them).
+            try connection.run("DELETE FROM channels WHERE owner = ? AND member_id = ?", [.text(list), .integer(user)])
             try connection.run(
                 "UPDATE api_keys SET revoked_at = COALESCE(revoked_at, ?) WHERE list_id = ? AND made_by = ?",
                 [.real(Date().timeIntervalSince1970), .text(list), .integer(user)])
