@@ -77,4 +77,39 @@ struct ListIsolationTests {
             harness, "POST", "/v1/session", #"{"name": "tonari", "password": "tonari-password", "list": "local"}"#)
         #expect(wrong.status == 403 && String(decoding: wrong.body, as: UTF8.self).contains("not_a_member"))
     }
+
+    /// A member of two lists turns from one to the other without the password: a new session (the old cookie
+    /// ends), the other list's parcels; a list they are not in is refused; the CSRF token is needed as for any change.
+    @Test func switchingLists() async throws {
+        let (harness, accounts) = try await SignInAPITests.withAccounts([("mama", .admin)])
+        let mamaID = try #require(try await accounts.user(named: "mama")).id
+        let parents = try await accounts.createList(name: "実家", admin: mamaID, at: harness.clock.now)
+        let stranger = try await accounts.createList(name: "よそ", admin: nil, at: harness.clock.now)
+        let number = try TrackingNumber(parsing: ValidNumbers.numbers(1)[0].digits)
+        _ = try await harness.store.add(number, label: "お米", owner: WatchOwner(id: parents.id), webhook: nil, now: harness.clock.now)
+        let mama = try await SignInAPITests.signIn(harness, "mama", "mama-password")
+        let current = try JSON(data: await SignInAPITests.send(harness, "GET", "/v1/session", cookie: mama.token).body)
+        #expect(current["name"]?.string == "mama" && current["list"]?.string == "local")
+        #expect(current["lists"]?.elements.compactMap { $0["name"]?.string } == ["Kuroneko", "実家"])
+
+        let body = #"{"list": "\#(parents.id)"}"#
+        #expect(await SignInAPITests.send(harness, "POST", "/v1/session/list", body, cookie: mama.token).status == 403, "no CSRF token")
+        let switched = await SignInAPITests.send(harness, "POST", "/v1/session/list", body, cookie: mama.token, csrf: mama.csrf)
+        #expect(switched.status == 200, "\(String(decoding: switched.body, as: UTF8.self))")
+        let cookie = switched.headers.first { $0.0.lowercased() == "set-cookie" }?.1 ?? ""
+        let token = cookie.split(separator: ";").first.map { String($0.dropFirst("kuroneko_session=".count)) } ?? ""
+        #expect(!token.isEmpty && token != mama.token)
+        #expect(await SignInAPITests.send(harness, "GET", "/v1/watches", cookie: mama.token).status == 401, "the old session ended")
+        let list = String(decoding: await SignInAPITests.send(harness, "GET", "/v1/watches", cookie: token).body, as: UTF8.self)
+        #expect(list.contains("お米"))
+        let csrf = try #require(try JSON(data: switched.body)["csrf_token"]?.string)
+        for (wanted, status) in [(stranger.id, 403), ("nosuch", 403)] {
+            let refused = await SignInAPITests.send(
+                harness, "POST", "/v1/session/list", #"{"list": "\#(wanted)"}"#, cookie: token, csrf: csrf)
+            #expect(refused.status == status)
+        }
+        for bad in [#"{"list": 7}"#, #"{"list": "local", "role": "admin"}"#, "[]"] {
+            #expect(await SignInAPITests.send(harness, "POST", "/v1/session/list", bad, cookie: token, csrf: csrf).status == 400)
+        }
+    }
 }

@@ -99,11 +99,13 @@ class Server:
                     raise AssertionError(f"{state} {pattern!r} within {timeout} s:\n{tail}")
                 self.changed.wait(left)
 
-    def api(self, method: str, path: str, body: bytes | None = None, key: str | None = None):
+    def api(self, method: str, path: str, body: bytes | None = None, key: str | None = None, headers=None):
         request = urllib.request.Request(self.url + path, data=body, method=method)
         request.add_header("Content-Type", "application/json")
         if key:
             request.add_header("Authorization", f"Bearer {key}")
+        for name, value in (headers or {}).items():
+            request.add_header(name, value)
         try:
             with urllib.request.urlopen(request, timeout=10, context=self.context) as response:
                 return response.status, response.read()

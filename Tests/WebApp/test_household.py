@@ -11,6 +11,7 @@ import sys
 import unittest
 
 from selenium.webdriver.common.by import By
+from selenium.webdriver.support.ui import Select
 
 sys.path.insert(0, os.path.dirname(__file__))
 from server import BINARY, BrowserTestCase, ROOT, Server, phone_in_japanese, screenshot, tracking_numbers  # noqa: E402
@@ -82,9 +83,7 @@ class HouseholdTests(BrowserTestCase):
         self.d.get(self.server.url + "/")
         wait(lambda: sorted(card_numbers(self.d)) == sorted(numbers), "mama's list does not show her parcels")
         self.assertEqual(serious_violations(self.d), [])
-        status, invitation = call(self.d, "POST", "/v1/invitations", {"role": "staff"})
-        self.assertEqual(status, 201, invitation)
-        type(self).invitation = invitation["path"]
+        type(self).invitation = invite_from_settings(self, self.d, "staff")
         type(self).numbers = numbers
 
     def test_3_papa_joins_and_sees_the_same_list(self):
@@ -108,11 +107,10 @@ class HouseholdTests(BrowserTestCase):
         wait(lambda: card_numbers(self.second) == [self.numbers[1]], "papa's list still shows the removed parcel")
 
     def test_5_a_viewer_changes_nothing(self):
-        status, invitation = call(self.d, "POST", "/v1/invitations", {"role": "viewer"})
-        self.assertEqual(status, 201)
+        path = invite_from_settings(self, self.d, "viewer")
         third = phone_in_japanese(self.server)
         try:
-            third.get(self.server.url + invitation["path"])
+            third.get(self.server.url + path)
             wait(lambda: third.find_elements(By.ID, "join-form"), "no join form")
             third.find_element(By.ID, "join-name").send_keys("kid")
             third.find_element(By.ID, "join-password").send_keys("kid-password")
@@ -120,8 +118,51 @@ class HouseholdTests(BrowserTestCase):
             wait(lambda: card_numbers(third) == [self.numbers[1]], "the viewer does not see the list")
             status, body = call(third, "DELETE", f"/v1/watches/{self.numbers[1]}")
             self.assertEqual((status, body["reason"]), (403, "viewer_only"))
+            # The viewer's settings show the members, but nothing to invite, take out or audit.
+            third.get(self.server.url + "/settings")
+            wait(lambda: third.find_elements(By.CSS_SELECTOR, "#people:not([hidden]) #people-members li"), "no members shown")
+            self.assertEqual(third.find_elements(By.ID, "people-invite-form"), [])
+            self.assertEqual(third.find_elements(By.CSS_SELECTOR, "[data-remove-member]"), [])
+            self.assertEqual(third.find_elements(By.ID, "people-audit"), [])
+            type(self).kid_session = third.get_cookie("kuroneko_session")["value"]
         finally:
             third.quit()
+
+    def test_6_the_admin_takes_a_member_out_and_reads_who_did_what(self):
+        self.d.get(self.server.url + "/settings")
+        wait(lambda: len(self.d.find_elements(By.CSS_SELECTOR, "#people-members li")) == 3, "three members not shown")
+        self.assertIn("mama", self.d.find_element(By.ID, "people-me").text)
+        log = self.d.find_element(By.ID, "people-audit").text
+        for words in ["招待", "参加", "削除", "papa"]:
+            self.assertIn(words, log)
+        self.d.execute_script("window.confirm = () => true;")
+        self.d.find_element(By.CSS_SELECTOR, "[data-remove-member='kid']").click()
+        wait(lambda: len(self.d.find_elements(By.CSS_SELECTOR, "#people-members li")) == 2, "kid is still a member")
+        wait(lambda: "メンバーを外した" in self.d.find_element(By.ID, "people-audit").text, "the removal is not in the log")
+        status, _ = self.server.api("GET", "/v1/watches", headers={"Cookie": f"kuroneko_session={self.kid_session}"})
+        self.assertEqual(status, 401, "the member taken out is still signed in")
+        self.assertEqual(serious_violations(self.d), [])
+        screenshot(self, self.d, OUTPUT, "household-people-ja", 360)
+
+    def test_7_papa_signs_out(self):
+        self.second.get(self.server.url + "/settings")
+        wait(lambda: self.second.find_elements(By.ID, "people-signout"), "no sign-out button")
+        self.second.find_element(By.ID, "people-signout").click()
+        wait(lambda: self.second.find_elements(By.ID, "signin-form"), "signing out did not lead to the sign-in form")
+        status, _ = call(self.second, "GET", "/v1/watches")
+        self.assertEqual(status, 401)
+
+
+def invite_from_settings(test, driver, role):
+    """Makes an invitation link with the settings page's form, as an admin would; its path."""
+    driver.get(test.server.url + "/settings")
+    wait(lambda: driver.find_elements(By.ID, "people-invite-form"), "no invitation form for the admin")
+    Select(driver.find_element(By.ID, "people-invite-role")).select_by_value(role)
+    driver.find_element(By.ID, "people-invite").click()
+    wait(lambda: driver.find_elements(By.ID, "people-invite-link"), "no invitation link")
+    link = driver.find_element(By.ID, "people-invite-link").get_attribute("value")
+    test.assertTrue(link.startswith(test.server.url + "/join#inv_"), link)
+    return link[len(test.server.url):]
 
 
 if __name__ == "__main__":

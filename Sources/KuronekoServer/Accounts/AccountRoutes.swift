@@ -36,6 +36,9 @@ final class AccountRoutes: Sendable {
         router.add("POST", "/v1/session/everywhere") { request, _ in
             await routes.watches.answer(request) { try await routes.signOut(request, everywhere: true) }
         }
+        router.add("POST", "/v1/session/list") { request, _ in
+            await routes.watches.answer(request) { try await routes.switchList(request) }
+        }
         registerMembers(into: &router)
         registerKeys(into: &router)
     }
@@ -124,11 +127,47 @@ final class AccountRoutes: Sendable {
         guard let (session, _) = try await session(of: request) else {
             throw RouteProblem(status: 401, title: "Unauthorized", reason: .signedOut, detail: "nobody is signed in here")
         }
+        // The lists this member may sign in to (the page offers to switch), the one signed in to first.
+        let memberships = try await accounts.memberships(ofUser: session.userID)
+        let lists = memberships.filter { $0.listID == session.listID } + memberships.filter { $0.listID != session.listID }
         return .jsonData(
             WatchRoutes.object([
-                "list": session.listID, "role": session.role.rawValue, "csrf_token": session.csrf,
+                "name": session.userName, "list": session.listID, "role": session.role.rawValue, "csrf_token": session.csrf,
                 "signed_in_at": JapanDateTime(session.createdAt).iso8601,
+                "lists": lists.map { ["id": $0.listID, "name": $0.listName, "role": $0.role.rawValue] },
             ]))
+    }
+
+    /// `{"list": ID}`: the signed-in member turns to another of their lists. The session is replaced (a new token
+    /// and CSRF token, the old one ended), as at sign-in, without asking for the password again.
+    private func switchList(_ request: HTTPRequest) async throws -> HTTPResponse {
+        try Self.requireJSON(request)
+        guard let (session, token) = try await session(of: request) else {
+            throw RouteProblem(status: 401, title: "Unauthorized", reason: .signedOut, detail: "nobody is signed in here")
+        }
+        guard let object = (try? JSONSerialization.jsonObject(with: request.body)) as? [String: Any], object.count == 1,
+            let wanted = object["list"] as? String
+        else { throw RouteProblem.bad("the body is not {\"list\": the id of one of your lists}") }
+        let lists = try await accounts.memberships(ofUser: session.userID)
+        guard let membership = lists.first(where: { $0.listID == wanted }) else {
+            throw RouteProblem(
+                status: 403, title: "Forbidden", reason: .notAMember,
+                detail: "\(session.userName) is not a member of the list \(wanted.prefix(64))")
+        }
+        let now = watches.clock.now
+        let fresh = SessionCookie.newToken()
+        let csrf = Secrets.random(bytes: 32)
+        try await accounts.createSession(
+            tokenHash: SessionCookie.stored(fresh), user: session.userID, list: membership.listID, csrf: csrf, at: now)
+        try await accounts.endSession(tokenHash: SessionCookie.stored(token))
+        var response = HTTPResponse.jsonData(
+            WatchRoutes.object([
+                "name": session.userName, "list": membership.listID, "list_name": membership.listName,
+                "role": membership.role.rawValue, "csrf_token": csrf,
+            ]))
+        response.headers.append(("Set-Cookie", SessionCookie.setting(fresh, secure: secureCookies)))
+        response.headers.append(("Cache-Control", "no-store"))
+        return response
     }
 
     private func signOut(_ request: HTTPRequest, everywhere: Bool) async throws -> HTTPResponse {

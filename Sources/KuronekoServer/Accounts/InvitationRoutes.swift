@@ -64,7 +64,7 @@ extension AccountRoutes {
             tokenHash: Secrets.sha256(token), list: session.listID, role: role, madeBy: session.userID, at: now,
             expiresAt: expires)
         try await accounts.audit(
-            list: session.listID, actor: "user \(session.userID)", action: "invited", detail: "role \(role.rawValue)",
+            list: session.listID, actor: session.userName, action: "invited", detail: "role \(role.rawValue)",
             at: now)
         return .jsonData(
             WatchRoutes.object([
@@ -185,7 +185,7 @@ extension AccountRoutes {
             throw RouteProblem.notFound("member \(folded.prefix(64))")
         }
         try await accounts.audit(
-            list: session.listID, actor: "user \(session.userID)", action: "member_removed", detail: user.name,
+            list: session.listID, actor: session.userName, action: "member_removed", detail: user.name,
             at: watches.clock.now)
         return HTTPResponse(status: 204)
     }

@@ -40,7 +40,9 @@ public struct SessionGate: Sendable {
     }
 
     /// Paths a session may change without the CSRF token: none. Paths a viewer may still post to: signing out.
-    static let viewerMayPost: Set<String> = ["/v1/session", "/v1/session/everywhere", "/v1/invitations/accept"]
+    static let viewerMayPost: Set<String> = [
+        "/v1/session", "/v1/session/everywhere", "/v1/session/list", "/v1/invitations/accept",
+    ]
 
     /// What a viewer may still change: signing out, and their own channels (to be told on their own phone).
     static func viewerMayChange(_ method: String, _ path: String) -> Bool {
