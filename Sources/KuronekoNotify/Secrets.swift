@@ -21,6 +21,14 @@ public enum Secrets {
         return Data(output)
     }
 
+    /// SHA-256 of bytes.
+    public static func sha256(bytes data: Data) -> Data {
+        var output = [UInt8](repeating: 0, count: 32)
+        let bytes = [UInt8](data)
+        kuroneko_sha256(bytes, bytes.count, &output)
+        return Data(output)
+    }
+
     /// HMAC-SHA256 of `message` under `key`, as lower-case hex.
     public static func hmacSHA256(key: String, message: Data) -> String {
         var output = [UInt8](repeating: 0, count: 32)

@@ -273,6 +273,7 @@ enum PostgresSchema {
         ),
         (18, SchemaFills.memberChannelsSQL(integer: "bigint", text: "text"), nil),
         (19, SchemaFills.ownerListsSQL(now: Date().timeIntervalSince1970.rounded()), nil),
+        (20, SchemaFills.passkeysSQL(text: "text", real: "double precision", integer: "bigint", blob: "bytea"), nil),
     ]
 
     /// The trigram index that answers a search of a long list without reading it all (pg_trgm).

@@ -101,6 +101,8 @@ struct WatchStoreTests {
             "migrating \(path) from schema version 18 to 19: makes each list that exists a list people can share: a "
                 + "key made on the command line keeps its own list, named by the key, and the admins of today's list "
                 + "become its admins",
+            "migrating \(path) from schema version 19 to 20: adds each person's passkeys (the credential's public key "
+                + "and counter, its name, when made and last used)",
         ]
         #expect(lines.withLock { $0 } == expected)
         lines.withLock { $0.removeAll() }

@@ -9,6 +9,8 @@ import Synchronization
 /// a wrong password are the same answer), who is signed in, signing out here or everywhere.
 final class AccountRoutes: Sendable {
     static let signInPath = "/v1/session"
+    /// What is posted before anyone is signed in: a password, an invitation, a passkey and its challenge.
+    static let openPaths: Set<String> = [signInPath, acceptPath, passkeySignInPath, passkeyOptionsPath]
     let watches: WatchRoutes
     let accounts: any AccountStore
     let throttle: Mutex<SignInThrottle>
@@ -19,10 +21,17 @@ final class AccountRoutes: Sendable {
     /// Whether the session cookie is `Secure` (every https server; plain http only on loopback for tests).
     let secureCookies: Bool
 
-    init(watches: WatchRoutes, accounts: any AccountStore, secureCookies: Bool) {
+    /// The key passkey challenges are signed with (the same on every server of the database).
+    let challengeKey: String
+    /// Where the web app is, as people open it: the passkeys' site when set, else the request's Host.
+    let publicURL: URL?
+
+    init(watches: WatchRoutes, accounts: any AccountStore, secureCookies: Bool, challengeKey: String, publicURL: URL?) {
         self.watches = watches
         self.accounts = accounts
         self.secureCookies = secureCookies
+        self.challengeKey = challengeKey
+        self.publicURL = publicURL
         throttle = Mutex(SignInThrottle())
     }
 
@@ -41,6 +50,7 @@ final class AccountRoutes: Sendable {
         }
         registerMembers(into: &router)
         registerKeys(into: &router)
+        registerPasskeys(into: &router)
     }
 
     /// Account names as typed: case and width folded, spaces trimmed.
@@ -72,10 +82,7 @@ final class AccountRoutes: Sendable {
         guard (1...64).contains(name.count), password.count <= Passwords.longest else {
             throw RouteProblem.bad("name must be 1 to 64 characters and password at most \(Passwords.longest)")
         }
-        // The connection's address, from the socket (never a header a client could choose). One from this machine
-        // is a reverse proxy's or the household's own: counted per account only, so one guesser behind the proxy
-        // cannot keep everyone out.
-        let address = request.client == 0 || request.clientIsLoopback ? "account:" + name : "address:\(request.client)"
+        let address = Self.throttleAddress(request, account: name)
         let now = watches.clock.now
         if case .wait(let seconds) = throttle.withLock({ $0.ask(account: name, address: address, at: now) }) {
             throw RouteProblem(
@@ -92,8 +99,20 @@ final class AccountRoutes: Sendable {
             throw RouteProblem(
                 status: 401, title: "Unauthorized", reason: .badCredentials, detail: "the name or the password is not right")
         }
+        return try await startSession(for: user, wanted: object["list"] as? String, at: now)
+    }
+
+    /// What the sign-in throttle counts an attempt's address as: the connection's (never a header a client could
+    /// choose); one from this machine is a reverse proxy's or the household's own, counted per account only, so
+    /// one guesser behind the proxy cannot keep everyone out.
+    static func throttleAddress(_ request: HTTPRequest, account: String) -> String {
+        request.client == 0 || request.clientIsLoopback ? "account:" + account : "address:\(request.client)"
+    }
+
+    /// A new session for a person who proved who they are (a password, a passkey), in the list wanted or their
+    /// first: a new token whatever cookie came with the request, and its CSRF token.
+    func startSession(for user: UserRecord, wanted: String?, at now: Date) async throws -> HTTPResponse {
         let lists = try await accounts.memberships(ofUser: user.id)
-        let wanted = object["list"] as? String
         guard let membership = lists.first(where: { wanted == nil || $0.listID == wanted }) else {
             throw RouteProblem(
                 status: 403, title: "Forbidden", reason: .notAMember,

@@ -48,7 +48,8 @@ public struct SessionGate: Sendable {
     static func viewerMayChange(_ method: String, _ path: String) -> Bool {
         if viewerMayPost.contains(path) { return true }
         if method == "DELETE", path == "/v1/session" { return true }
-        if method == "POST", path == "/v1/channels" { return true }
+        if method == "POST", path == "/v1/channels" || path.hasPrefix("/v1/passkeys") { return true }
+        if method == "DELETE", path.hasPrefix("/v1/passkeys/") { return true }
         return method == "DELETE" && path.hasPrefix("/v1/channels/") && path.split(separator: "/").count == 3
     }
 

@@ -355,7 +355,9 @@ public final class Server: Sendable {
             watches: WatchRoutes(
                 store: store, service: service, clock: clock, allowPrivateWebhooks: configuration.allowPrivateWebhooks,
                 vapid: vapid, channels: channelOffer, failures: failures, mailLanes: mailLanes, notices: noticeMail,
-                secureCookies: configuration.http.tls != nil || configuration.publicURL?.scheme?.lowercased() == "https"),
+                secureCookies: configuration.http.tls != nil || configuration.publicURL?.scheme?.lowercased() == "https",
+                passkeyKey: Secrets.hmacSHA256(key: resources.noticeKey, message: Data("passkey challenges".utf8)),
+                publicURL: configuration.publicURL),
             keys: APIKeyMiddleware(ring: keyRing, required: configuration.requireAPIKey),
             webApp: configuration.webApp ? Self.webApp(demo: configuration.demo) : nil,
             pageWatch: pageWatch, mailbox: mailboxReader,

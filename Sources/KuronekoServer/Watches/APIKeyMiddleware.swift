@@ -133,7 +133,7 @@ public struct APIKeyMiddleware: HTTPMiddleware {
         // A signed-in browser: its session is looked up (asynchronously) by the SessionGate; a key, when one is
         // sent too, wins. Signing in itself needs neither.
         if request.headers["authorization"] == nil {
-            if request.method == "POST", request.path == AccountRoutes.signInPath || request.path == AccountRoutes.acceptPath {
+            if request.method == "POST", AccountRoutes.openPaths.contains(request.path) {
                 request.principal = nil
                 return nil
             }

@@ -22,6 +22,8 @@ public enum ProblemReason: String, Sendable, CaseIterable {
     case notAMember = "not_a_member"
     /// A name and password that do not match an account (401; which of the two is not said).
     case badCredentials = "bad_credentials"
+    /// A passkey's answer that does not verify: another site, an old challenge, a bad signature, a copied key (400).
+    case passkeyRefused = "passkey_refused"
     /// An invitation used already, expired, or unknown (410).
     case invitationUsed = "invitation_used"
     /// Too many sign-in attempts: wait `Retry-After` seconds (429).

@@ -30,14 +30,19 @@ public struct WatchRoutes: Sendable {
     let notices: CustomerNoticeMail?
     /// Whether session cookies are `Secure` (an https server or public URL).
     let secureCookies: Bool
+    /// What passkey challenges are signed with, and the site passkeys belong to (`--public-url`, else the Host).
+    let passkeyKey: String
+    let publicURL: URL?
 
     public init(
         store: any WatchStore, service: ShipmentService, clock: any TrackingClock, allowPrivateWebhooks: Bool,
         vapid: VAPID? = nil, channels: ChannelOffer = ChannelOffer(), failures: StoreFailures = StoreFailures(),
         mailLanes: MailReadingLanes = MailReadingLanes(), notices: CustomerNoticeMail? = nil,
-        secureCookies: Bool = true
+        secureCookies: Bool = true, passkeyKey: String = Secrets.random(bytes: 32), publicURL: URL? = nil
     ) {
         self.secureCookies = secureCookies
+        self.passkeyKey = passkeyKey
+        self.publicURL = publicURL
         self.notices = notices
         self.failures = failures
         self.mailLanes = mailLanes
@@ -100,7 +105,10 @@ public struct WatchRoutes: Sendable {
         ChannelRoutes(watches: routes, vapid: vapid, offer: channels).register(into: &router)
         NoticeRoutes(watches: routes, mail: notices).register(into: &router)
         if let accounts = store as? any AccountStore {
-            AccountRoutes(watches: routes, accounts: accounts, secureCookies: secureCookies).register(into: &router)
+            AccountRoutes(
+                watches: routes, accounts: accounts, secureCookies: secureCookies, challengeKey: passkeyKey,
+                publicURL: publicURL
+            ).register(into: &router)
         }
     }
 

@@ -55,6 +55,30 @@ public struct ListRecord: Sendable, Hashable {
     public let members: Int
 }
 
+/// A person's passkey: the credential's id and public key (an uncompressed P-256 point), its counter.
+public struct PasskeyRecord: Sendable, Hashable {
+    public let credentialID: Data
+    public let userID: Int64
+    public let publicKey: Data
+    public let signCount: UInt32
+    public let name: String
+    public let createdAt: Date
+    public let lastUsedAt: Date?
+
+    public init(
+        credentialID: Data, userID: Int64, publicKey: Data, signCount: UInt32, name: String, createdAt: Date,
+        lastUsedAt: Date?
+    ) {
+        self.credentialID = credentialID
+        self.userID = userID
+        self.publicKey = publicKey
+        self.signCount = signCount
+        self.name = name
+        self.createdAt = createdAt
+        self.lastUsedAt = lastUsedAt
+    }
+}
+
 public struct AuditEntry: Sendable, Hashable {
     public let at: Date
     public let actor: String
@@ -79,6 +103,7 @@ public protocol AccountStore: Sendable {
     /// key's), so nothing that exists is out of its reach.
     func createUser(name: String, displayName: String, passwordHash: String?, at: Date) async throws -> UserRecord
     func user(named name: String) async throws -> UserRecord?
+    func user(id: Int64) async throws -> UserRecord?
     /// Whether any account exists (then the API is never open without a key or a session).
     func hasAccounts() async throws -> Bool
     func memberships(ofUser id: Int64) async throws -> [Membership]
@@ -106,6 +131,14 @@ public protocol AccountStore: Sendable {
     /// Forgets sessions unused since `idleBefore` or made before `madeBefore`, and invitations expired before
     /// `invitationsBefore`; how many.
     func forgetExpired(idleBefore: Date, madeBefore: Date, invitationsBefore: Date) async throws -> Int
+    /// Keeps a person's new passkey; `false` when they have `limit` already or the credential is known.
+    func addPasskey(_ passkey: PasskeyRecord, limit: Int) async throws -> Bool
+    func passkey(credentialID: Data) async throws -> PasskeyRecord?
+    func passkeys(ofUser id: Int64) async throws -> [PasskeyRecord]
+    /// Records a sign-in with the passkey at `signCount`, only if its counter grew (or both are zero, for an
+    /// authenticator without one): `false` when another sign-in got there first with that count.
+    func usePasskey(credentialID: Data, signCount: UInt32, at: Date) async throws -> Bool
+    func removePasskey(credentialID: Data, user: Int64) async throws -> Bool
     /// Forgets entries older than `olderThan`, and past the newest `keepPerList` of a list; how many.
     func forgetAudit(olderThan: Date, keepPerList: Int) async throws -> Int
 }

@@ -88,6 +88,14 @@ extension SQLWatchStore: AccountStore {
         }
     }
 
+    public func user(id: Int64) async throws -> UserRecord? {
+        try await database.read { connection in
+            try connection.run(
+                "SELECT id, name, display_name, password_hash, created_at, removed_at FROM users WHERE id = ?", [.integer(id)]
+            ).first.map(Self.user(from:))
+        }
+    }
+
     public func hasAccounts() async throws -> Bool {
         try await database.read { connection in
             try !connection.run("SELECT id FROM users WHERE removed_at IS NULL LIMIT 1").isEmpty

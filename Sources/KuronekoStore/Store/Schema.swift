@@ -242,6 +242,8 @@ enum Schema {
                 now: Date().timeIntervalSince1970.rounded())),
         SQLiteDatabase.Migration(version: 18, sql: SchemaFills.memberChannelsSQL(integer: "INTEGER", text: "TEXT")),
         SQLiteDatabase.Migration(version: 19, sql: SchemaFills.ownerListsSQL(now: Date().timeIntervalSince1970.rounded())),
+        SQLiteDatabase.Migration(
+            version: 20, sql: SchemaFills.passkeysSQL(text: "TEXT", real: "REAL", integer: "INTEGER", blob: "BLOB")),
     ]
 }
 

@@ -94,4 +94,21 @@ extension SchemaFills {
             ON CONFLICT (list_id, user_id) DO NOTHING;
             """
     }
+
+    /// Migration 20 on either engine: each person's passkeys (WebAuthn): the credential's id, its public key (an
+    /// uncompressed P-256 point), its signature counter, the name the person gave it, when made and last used.
+    public static func passkeysSQL(text: String, real: String, integer: String, blob: String) -> String {
+        """
+        CREATE TABLE passkeys (
+            credential_id \(blob) PRIMARY KEY,
+            user_id \(integer) NOT NULL REFERENCES users (id) ON DELETE CASCADE,
+            public_key \(blob) NOT NULL,
+            sign_count \(integer) NOT NULL,
+            name \(text) NOT NULL,
+            created_at \(real) NOT NULL,
+            last_used_at \(real)
+        );
+        CREATE INDEX passkeys_user ON passkeys (user_id);
+        """
+    }
 }

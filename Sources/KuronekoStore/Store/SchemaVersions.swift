@@ -42,6 +42,7 @@ public enum SchemaVersions {
         19:
             "makes each list that exists a list people can share: a key made on the command line keeps its own list, "
             + "named by the key, and the admins of today's list become its admins",
+        20: "adds each person's passkeys (the credential's public key and counter, its name, when made and last used)",
     ]
 
     /// The newest version this build knows.
