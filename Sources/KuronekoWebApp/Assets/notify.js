@@ -88,7 +88,7 @@ export async function enablePush(scope) {
 }
 
 /** This device in a few words, so that two phones of one member are told apart (「Android · Chrome」). */
-function deviceName() {
+export function deviceName() {
   const agent = navigator.userAgent || "";
   const system = /iPhone|iPad/.test(agent) ? "iOS" : /Android/.test(agent) ? "Android" : /Mac OS X/.test(agent) ? "Mac"
     : /Windows/.test(agent) ? "Windows" : /Linux/.test(agent) ? "Linux" : "Browser";

@@ -5,6 +5,7 @@
 
 import { ApiError, request, storeCsrf } from "./api.js";
 import { formatTime, refusal, t } from "./i18n.js";
+import { passkeySection } from "./passkeys.js";
 import { h } from "./views.js";
 
 const ROLES = ["staff", "viewer", "admin"];
@@ -31,7 +32,8 @@ export function peoplePanel(explain) {
       admin ? request("/v1/audit?limit=50").then((answer) => answer.data.entries) : Promise.resolve(null),
     ]);
     panel.replaceChildren(h("h2", { id: "people-title" }, t("people.title")),
-      whoAmI(session, explain), memberList(members, session, admin, load, explain),
+      whoAmI(session, explain), passkeySection(explain), h("h3", {}, t("people.members")),
+      memberList(members, session, admin, load, explain),
       admin ? inviteForm(explain) : null, audit ? auditTable(audit) : null);
     panel.hidden = false;
   }

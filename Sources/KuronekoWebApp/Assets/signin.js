@@ -4,6 +4,7 @@
 
 import { ApiError, request, storeCsrf } from "./api.js";
 import { refusal, t } from "./i18n.js";
+import { passkeysAvailable, signInWithPasskey, words } from "./passkeys.js";
 import { h } from "./views.js";
 
 /** The sign-in form in `main`; `done` runs once signed in. `useKey` offers the API key form instead. */
@@ -14,8 +15,20 @@ export function showSignIn(main, done, useKey) {
   const submit = h("button", { type: "submit", id: "signin-submit" }, t("signin.submit"));
   const keyLink = h("button", { type: "button", class: "link", id: "signin-use-key" }, t("signin.useKey"));
   keyLink.addEventListener("click", useKey);
+  const passkey = passkeysAvailable() ? h("button", { type: "button", id: "signin-passkey" }, t("passkey.signIn")) : null;
+  passkey?.addEventListener("click", async () => {
+    passkey.disabled = true;
+    try {
+      await signInWithPasskey();
+      done();
+    } catch (error) {
+      result.replaceChildren(h("p", { class: "error", role: "alert" }, words(error)));
+    } finally {
+      passkey.disabled = false;
+    }
+  });
   const form = h("form", { id: "signin-form", class: "panel" },
-    h("h1", {}, t("signin.title")),
+    h("h1", {}, t("signin.title")), passkey ? h("div", { class: "actions" }, passkey) : null,
     h("label", { for: "signin-name" }, t("signin.name")), name,
     h("label", { for: "signin-password" }, t("signin.password")), password,
     h("div", { class: "actions" }, submit, keyLink), result);
