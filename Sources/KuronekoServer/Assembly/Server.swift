@@ -131,6 +131,8 @@ public final class Server: Sendable {
     /// The mailbox read for shipping mails, when there is one.
     public let mailboxReader: MailboxReader?
     private let serviceStopped: @Sendable (String) -> Void
+    /// The server's clock (the set-up link's expiry is on it, as its acceptance is).
+    private let clock: any TrackingClock
 
     /// What the server reads before it is assembled: the watch list, opened (migrated), and the VAPID key pair
     /// kept in it.
@@ -205,6 +207,7 @@ public final class Server: Sendable {
         self.notices = notices
         let store = resources.store
         self.store = store
+        self.clock = clock
         let shared = store.shared
         let metrics = Metrics()
         self.metrics = metrics
@@ -413,6 +416,27 @@ public final class Server: Sendable {
         return "https://\(https.urlHost)" + (https.port == 443 ? "" : ":\(https.port)")
     }
 
+    /// With no account yet, a one-time link that makes the first (the admin of every list), for 24 hours: an
+    /// invitation like an admin's, said in the log the operator reads. Each start without an account makes a new one.
+    func announceSetUpLink(origin: String) async {
+        guard let accounts = store as? any AccountStore, (try? await accounts.hasAccounts()) == false else { return }
+        let token = Secrets.random(bytes: 32, prefix: "inv_")
+        let now = clock.now
+        do {
+            try await accounts.createInvitation(
+                tokenHash: Secrets.sha256(token), list: "local", role: .admin, madeBy: nil, at: now,
+                expiresAt: now.addingTimeInterval(86_400))
+        } catch {
+            notices.notice("no account yet, and the set-up link could not be made: \(error)", level: .warning)
+            return
+        }
+        let link = "\(origin)/join#\(token)"
+        notices.notice(
+            "no account yet: \(link) makes the first, the admin of every list (once, within 24 hours; or kuroneko users "
+                + "add NAME); until then the API is open to anyone who can reach it",
+            jsonFields: [("setup_url", .text(link))])
+    }
+
     public func run(environment: [String: String], until stop: @escaping @Sendable () async -> String) async throws {
         var served = configuration.http
         // A saved mail is larger than the other bodies.
@@ -441,6 +465,7 @@ public final class Server: Sendable {
                     + "@name for the abstract namespace, is expected); a Type=notify unit will time out",
                 level: .warning, jsonFields: [("notify_socket", .text(environment["NOTIFY_SOCKET"] ?? ""))])
         }
+        await announceSetUpLink(origin: configuration.publicURL.map(VAPID.origin(of:)) ?? url)
         let services = Task { [background, notices, serviceStopped] in
             await ServiceGroup(
                 services: background,
