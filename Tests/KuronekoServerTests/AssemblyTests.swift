@@ -93,7 +93,7 @@ struct AssemblyTests {
             serviceStopped: stopped.add)
         #expect(
             server.serviceNames
-                == ["poller", "outbox", "arrivals", "recorder", "page-watch", "canaries", "waiting", "key-ring", "audit-log"])
+                == ["poller", "outbox", "arrivals", "recorder", "page-watch", "canaries", "waiting", "morning-summary", "key-ring", "audit-log"])
         let number = try TrackingNumber(parsing: "3277-5445-9830")
         _ = try await server.store.add(number, label: "靴", owner: .local, webhook: nil, now: clock.now)
         let running = Task {

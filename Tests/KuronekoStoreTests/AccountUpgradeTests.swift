@@ -40,6 +40,7 @@ struct AccountUpgradeTests {
 
         // Back to schema 16: no accounts, lists, member channels or key roles.
         try made.write("DROP TABLE passkeys", [[]])
+        try made.write("DROP TABLE morning_summaries", [[]])
         try made.write("DROP TABLE audit_log", [[]])
         try made.write("DROP TABLE invitations", [[]])
         try made.write("DROP TABLE sessions", [[]])

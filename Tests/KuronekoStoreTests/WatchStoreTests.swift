@@ -103,6 +103,8 @@ struct WatchStoreTests {
                 + "become its admins",
             "migrating \(path) from schema version 19 to 20: adds each person's passkeys (the credential's public key "
                 + "and counter, its name, when made and last used)",
+            "migrating \(path) from schema version 20 to 21: adds the morning summary's time of each channel that "
+                + "hears it, and the last day one was made for it",
         ]
         #expect(lines.withLock { $0 } == expected)
         lines.withLock { $0.removeAll() }

@@ -25,18 +25,22 @@ public enum AnnouncementKind: String, Sendable, Hashable, Codable, CaseIterable 
     case mailboxFailing = "mailbox_failing"
     /// For the server's operator: the mailbox is read again. Heard by channels that hear ``pageChanged``.
     case mailboxRestored = "mailbox_restored"
+    /// Once a day at the channel's time (07:30 Japan time unless it says another): what is planned for today,
+    /// out for delivery, or waiting after a missed delivery; nothing on a day without any. Heard only by channels
+    /// that name it.
+    case morningSummary = "morning_summary"
 
     /// What a channel may name in its `kinds`: the parcels' kinds and ``pageChanged``, which stands for all the
     /// operator's news (a carrier's page and the mailbox, failing and back).
     public static let choosable = allCases.filter { !$0.isForOperator || $0 == .pageChanged }
     /// What a channel hears when it names nothing: every parcel's news, not the operator's.
-    public static let parcelKinds = allCases.filter { !$0.isForOperator }
+    public static let parcelKinds = allCases.filter { !$0.isForOperator && $0 != .morningSummary }
 
     /// Whether the kind is about the server rather than a parcel.
     public var isForOperator: Bool {
         switch self {
         case .pageChanged, .pageRestored, .mailboxFailing, .mailboxRestored: true
-        case .changed, .delivered, .exception, .arrivingSoon, .stalled, .overdue, .keptReminder: false
+        case .changed, .delivered, .exception, .arrivingSoon, .stalled, .overdue, .keptReminder, .morningSummary: false
         }
     }
 

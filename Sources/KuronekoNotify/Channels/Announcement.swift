@@ -78,7 +78,7 @@ public struct Announcement: Sendable, Hashable {
             // A missed delivery says what to do: until when it is kept, and where to ask for it again.
             let next = MissedDelivery(shipment).map { " " + $0.sentence(japanese: japanese) } ?? ""
             body = Self.line(status, place: place, when: when) + next
-        case .changed, .pageChanged, .pageRestored, .mailboxFailing, .mailboxRestored:
+        case .changed, .pageChanged, .pageRestored, .mailboxFailing, .mailboxRestored, .morningSummary:
             title = "\(status): \(name)"
             body = Self.line(status, place: place, when: when)
         }

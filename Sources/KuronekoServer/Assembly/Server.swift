@@ -320,6 +320,7 @@ public final class Server: Sendable {
             PageWatchService(pageWatch: pageWatch, tick: tick),
             CanaryService(pageWatch: pageWatch, service: service, interval: configuration.canaryInterval),
             WaitingService(store: store, clock: clock, failures: failures) { outboxDoorbell.ring() },
+            MorningSummaryService(store: store, clock: clock, failures: failures) { outboxDoorbell.ring() },
             keyRing,
         ]
         if let accounts = store as? any AccountStore {

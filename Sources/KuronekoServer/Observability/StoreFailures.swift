@@ -29,6 +29,7 @@ public final class StoreFailures: Sendable {
         case markStalled = "mark_stalled"
         case markOverdue = "mark_overdue"
         case keptReminders = "kept_reminders"
+        case morningSummaries = "morning_summaries"
         case promoteWaiting = "promote_waiting"
         case forgetFinished = "forget_finished"
         case forgetRemovals = "forget_removals"

@@ -193,6 +193,11 @@ public final class ChannelDeliverer: OutboxLane {
     /// The announcement of a delivery in its channel's language, or `nil` when its shipment cannot be read.
     func announcement(of delivery: PendingChannelDelivery) -> Announcement? {
         let language: AnnouncementLanguage = delivery.channel.language == "en" ? .english : .japanese
+        if delivery.kind == .morningSummary {
+            return MorningSummary.decode(delivery.shipment).map {
+                Announcement(summary: $0, language: language, publicURL: publicURL)
+            }
+        }
         if delivery.kind == .mailboxFailing || delivery.kind == .mailboxRestored {
             return MailboxNotice.decode(delivery.shipment).map {
                 Announcement(mailbox: $0, language: language, publicURL: publicURL)

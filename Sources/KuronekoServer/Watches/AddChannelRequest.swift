@@ -8,7 +8,7 @@ import KuronekoStore
 /// for email, "access_token" and "to" for line), "numbers"?, "kinds"?, "urgent"?, "lang"?, "quiet_hours"?}`,
 /// nothing else.
 public struct AddChannelRequest: Sendable {
-    static let common = ["kind", "numbers", "kinds", "urgent", "lang", "quiet_hours"]
+    static let common = ["kind", "numbers", "kinds", "urgent", "lang", "quiet_hours", "summary_at"]
 
     public let kind: any ChannelKind
     public let channel: NewChannel
@@ -74,17 +74,29 @@ public struct AddChannelRequest: Sendable {
             }
             quiet = text
         }
+        var summaryMinute: Int?
+        if let value = object["summary_at"], !(value is NSNull) {
+            guard let text = value as? String, let minute = MorningSummaryTime.minute(text) else {
+                throw .bad("summary_at is not HH:MM, e.g. 07:30")
+            }
+            guard chosen.contains(.morningSummary) else {
+                throw .bad("summary_at is the morning summary's time: add morning_summary to kinds")
+            }
+            summaryMinute = minute
+        }
         let prepared: PreparedChannel
         do {
             prepared = try kind.prepare(object, urgent: urgent)
         } catch {
             throw .bad(error.message)
         }
+        var channel = NewChannel(
+            kind: name, destination: prepared.destination, numbers: numbers, kinds: chosen, language: lang,
+            quietHours: quiet)
+        channel.summaryMinute = summaryMinute
         return AddChannelRequest(
             kind: kind,
-            channel: NewChannel(
-                kind: name, destination: prepared.destination, numbers: numbers, kinds: chosen, language: lang,
-                quietHours: quiet),
+            channel: channel,
             destinationURL: prepared.guardedURL, shownOnce: prepared.shownOnce)
     }
 }

@@ -29,10 +29,12 @@ struct ChannelRoutes: Sendable {
                     member == nil || channel.member == nil || channel.member == member?.id || member?.admin == true
                 }
                 let offer = routes.offer
+                let summaries = try await store.morningSummaryMinutes(owner: owner)
                 return .jsonData(
                     Self.encode([
                         "channels": channels.map { channel in
                             var object = offer.object(channel)
+                            object["summary_at"] = summaries[channel.id].map(MorningSummaryTime.text) ?? NSNull()
                             object["shared"] = channel.member == nil
                             object["mine"] = channel.member != nil && channel.member == member?.id
                             object["device"] = channel.device ?? NSNull()
@@ -141,6 +143,9 @@ struct ChannelRoutes: Sendable {
         let added = try await store.addChannel(
             channel, owner: owner, member: shared ? nil : member?.id, device: device, now: now)
         var object = offer.object(added)
+        object["summary_at"] =
+            added.kinds.contains(.morningSummary)
+            ? MorningSummaryTime.text(body.channel.summaryMinute ?? MorningSummaryTime.defaultMinute) : NSNull()
         object["shared"] = added.member == nil
         object["mine"] = added.member != nil
         object["device"] = added.device ?? NSNull()

@@ -31,6 +31,8 @@ public struct ChannelRecord: Sendable, Hashable {
         guard endedAt == nil else { return false }
         // The operator's news is heard by channels that name page_changed, whatever numbers they follow.
         if kind.isForOperator { return kinds.contains(.pageChanged) }
+        // The morning summary is asked for by name, and covers the channel's numbers itself.
+        if kind == .morningSummary { return kinds.contains(.morningSummary) }
         if let numbers, let number, !numbers.contains(number.digits) { return false }
         // A stall is heard by a channel that hears exceptions (it needs the person too), or names it.
         // A stall, a late parcel and the last day before a parcel goes back are problems too.
@@ -47,6 +49,8 @@ public struct NewChannel: Sendable, Hashable {
     public let kinds: [AnnouncementKind]
     public let language: String
     public let quietHours: String?
+    /// For a channel that hears the morning summary: its minute of the day, Japan time (07:30 when `nil`).
+    public var summaryMinute: Int? = nil
 
     public init(
         kind: String, destination: Data, numbers: [String]?, kinds: [AnnouncementKind], language: String,

@@ -59,6 +59,11 @@ extension SQLWatchStore {
             guard let id = try inserted.first?.requiredInt("id") else {
                 throw StoreError(code: 0, message: "the new channel's id was not returned")
             }
+            if channel.kinds.contains(.morningSummary) {
+                try connection.run(
+                    "INSERT INTO morning_summaries (channel_id, minute) VALUES (?, ?)",
+                    [.integer(Int64(id)), .integer(Int64(channel.summaryMinute ?? MorningSummaryTime.defaultMinute))])
+            }
             let rows = try connection.run(Self.channelColumns + " WHERE ch.id = ?", [.integer(Int64(id))])
             guard let row = rows.first else { throw StoreError(code: 0, message: "the new channel was not found") }
             return try Self.channel(from: row)

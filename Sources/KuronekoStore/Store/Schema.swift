@@ -244,6 +244,7 @@ enum Schema {
         SQLiteDatabase.Migration(version: 19, sql: SchemaFills.ownerListsSQL(now: Date().timeIntervalSince1970.rounded())),
         SQLiteDatabase.Migration(
             version: 20, sql: SchemaFills.passkeysSQL(text: "TEXT", real: "REAL", integer: "INTEGER", blob: "BLOB")),
+        SQLiteDatabase.Migration(version: 21, sql: SchemaFills.morningSummariesSQL(text: "TEXT", integer: "INTEGER")),
     ]
 }
 

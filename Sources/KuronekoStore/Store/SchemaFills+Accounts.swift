@@ -111,4 +111,16 @@ extension SchemaFills {
         CREATE INDEX passkeys_user ON passkeys (user_id);
         """
     }
+
+    /// Migration 21 on either engine: the channels that hear the morning summary, the minute of the day (Japan
+    /// time) each wants it at, and the last day one was made for it (so it is made once a day, on any server).
+    public static func morningSummariesSQL(text: String, integer: String) -> String {
+        """
+        CREATE TABLE morning_summaries (
+            channel_id \(integer) PRIMARY KEY REFERENCES channels (id) ON DELETE CASCADE,
+            minute \(integer) NOT NULL,
+            last_day \(text)
+        );
+        """
+    }
 }

@@ -43,6 +43,7 @@ public enum SchemaVersions {
             "makes each list that exists a list people can share: a key made on the command line keeps its own list, "
             + "named by the key, and the admins of today's list become its admins",
         20: "adds each person's passkeys (the credential's public key and counter, its name, when made and last used)",
+        21: "adds the morning summary's time of each channel that hears it, and the last day one was made for it",
     ]
 
     /// The newest version this build knows.

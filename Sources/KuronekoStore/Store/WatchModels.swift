@@ -308,6 +308,14 @@ public protocol WatchStore: Sendable {
     func addChannel(_ channel: NewChannel, owner: WatchOwner, member: Int64?, device: String?, now: Date)
         async throws -> ChannelRecord
     func channels(owner: WatchOwner) async throws -> [ChannelRecord]
+    /// The channels whose morning summary is due: at or past their minute on `day` (by at most
+    /// ``MorningSummaryTime/lateness``), none made for them that day.
+    func morningSummariesDue(day: String, minute: Int) async throws -> [ChannelRecord]
+    /// Takes the channel's summary of `day` (once, whichever server asks first) and queues `summary` when there is
+    /// one; `false` when it was taken already.
+    func queueMorningSummary(channel: Int64, day: String, summary: Data?, at: Date) async throws -> Bool
+    /// Each of the owner's channels that hears the morning summary, and its minute of the day.
+    func morningSummaryMinutes(owner: WatchOwner) async throws -> [Int64: Int]
     func removeChannel(_ id: Int64, owner: WatchOwner) async throws -> Bool
     /// The owner's customer-notice settings as stored (JSON), or `nil` when never set.
     func noticeSettingsJSON(owner: WatchOwner) async throws -> Data?

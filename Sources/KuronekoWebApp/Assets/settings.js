@@ -10,7 +10,11 @@ import { peoplePanel } from "./people.js";
 import { ALL, forgetDeviceChannel, pushControl } from "./notify.js";
 import { h } from "./views.js";
 
-const KINDS = ["changed", "delivered", "exception", "arriving_soon", "stalled", "overdue", "kept_reminder", "page_changed"];
+const KINDS = [
+  "changed", "delivered", "exception", "arriving_soon", "stalled", "overdue", "kept_reminder", "morning_summary", "page_changed",
+];
+/** Asked for, not given: the operator's news and the morning summary. */
+const CHOSEN_BY_NAME = new Set(["page_changed", "morning_summary"]);
 /** How each field form is typed. */
 const INPUTS = {
   url: { type: "url", inputmode: "url", autocomplete: "url" },
@@ -78,6 +82,7 @@ function channelItem(channel, reload, explain) {
   const details = [
     scope, channel.kinds.map((kind) => t(`kind.${kind}`)).join(", "), channel.lang === "ja" ? "日本語" : "English",
     channel.quiet_hours ? t("settings.quiet", { hours: channel.quiet_hours }) : null,
+    channel.summary_at ? t("settings.summaryEvery", { at: channel.summary_at }) : null,
   ].filter(Boolean).join(" · ");
   return h("li", { class: channel.ended_at ? "channel ended" : "channel", "data-kind": channel.kind },
     h("p", { class: "channel-title" }, h("strong", {}, title(channel.kind)), " ",
@@ -138,7 +143,8 @@ function addChannelForm(added) {
   const quiet = h("input", { id: "channel-quiet", placeholder: "22:00-07:00", pattern: "\\d\\d:\\d\\d-\\d\\d:\\d\\d", autocomplete: "off" });
   const kinds = KINDS.map((value) => h("label", { class: "check" },
     // The operator's news (a carrier's page no longer understood) is chosen, not given.
-    h("input", { type: "checkbox", name: "kinds", value, checked: value !== "page_changed" }), t(`kind.${value}`)));
+    h("input", { type: "checkbox", name: "kinds", value, checked: !CHOSEN_BY_NAME.has(value) }), t(`kind.${value}`)));
+  const summaryAt = h("input", { id: "channel-summary-at", type: "time", value: "07:30" });
   const result = h("div", { id: "channel-result", role: "status" });
   const button = h("button", { type: "submit", id: "channel-add" }, t("add"));
   const form = h("form", { id: "channel-form", class: "panel", novalidate: true },
@@ -148,7 +154,8 @@ function addChannelForm(added) {
     h("fieldset", { class: "filters" }, h("legend", {}, t("settings.kinds")), kinds),
     h("div", { class: "row" },
       h("span", { class: "grow" }, h("label", { for: "channel-lang" }, t("language")), lang),
-      h("span", { class: "grow" }, h("label", { for: "channel-quiet" }, t("settings.quietLabel")), quiet)),
+      h("span", { class: "grow" }, h("label", { for: "channel-quiet" }, t("settings.quietLabel")), quiet),
+      h("span", { class: "grow" }, h("label", { for: "channel-summary-at" }, t("settings.summaryAt")), summaryAt)),
     h("div", { class: "actions" }, button), result);
   form.offer = offer;
   form.addEventListener("submit", async (event) => {
@@ -166,6 +173,7 @@ function addChannelForm(added) {
     }
     if (chosen.length) body.kinds = chosen;
     if (quiet.value.trim()) body.quiet_hours = quiet.value.trim();
+    if (chosen.includes("morning_summary") && summaryAt.value) body.summary_at = summaryAt.value.slice(0, 5);
     button.disabled = true;
     try {
       const answer = await request("/v1/channels", { method: "POST", body });

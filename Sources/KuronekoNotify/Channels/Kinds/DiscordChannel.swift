@@ -35,6 +35,7 @@ public struct DiscordChannel: ChannelKind {
         case .arrivingSoon: 0xF59E0B
         case .stalled, .overdue: 0xF59E0B
         case .keptReminder: 0xDC2626
+        case .morningSummary: 0x0EA5E9
         case .pageChanged: 0x7C3AED
         case .mailboxFailing: 0x7C3AED
         case .pageRestored, .mailboxRestored: 0x16A34A

@@ -33,6 +33,7 @@ public struct NtfyChannel: ChannelKind {
         case .stalled: "hourglass,package"
         case .overdue: "hourglass,warning"
         case .keptReminder: "alarm_clock,package"
+        case .morningSummary: "sunrise,package"
         case .pageChanged: "rotating_light"
         case .pageRestored, .mailboxRestored: "white_check_mark"
         case .mailboxFailing: "warning"
