@@ -32,6 +32,8 @@ public struct WatchRoutes: Sendable {
     let secureCookies: Bool
     /// What passkey challenges are signed with, and the site passkeys belong to (`--public-url`, else the Host).
     let passkeyKey: String
+    /// Each list's delivered parcels, for the estimates of those on their way.
+    let histories = TransitHistories()
     let publicURL: URL?
 
     public init(
@@ -61,6 +63,7 @@ public struct WatchRoutes: Sendable {
         registerBulk(into: &router)
         registerMail(into: &router)
         registerImport(into: &router)
+        registerEstimate(into: &router)
         router.add("GET", "/v1/watches/summary") { request, _ in
             await routes.answer(request) { try await routes.summary(request) }
         }

@@ -6,7 +6,7 @@ import { checkNumber, formatNumber } from "./numbers.js";
 import { ALL, pushControl } from "./notify.js";
 import { showSettings } from "./settings.js";
 import { card, carrierChip, carrierOf, carrierSite, changeDeliveryLink, deliveryWindow, facts, goesBack, h, nextStep, progress, setCarriers, timeline, watchFamily } from "./views.js";
-import { asksToCall, carrierWords, changeLog, deliveryLog, offices, webhookForm } from "./parcel-parts.js";
+import { asksToCall, carrierWords, changeLog, deliveryLog, estimateLine, offices, webhookForm } from "./parcel-parts.js";
 import { addForm } from "./add-form.js";
 import { noticeSection } from "./notices.js";
 import { showJoin, showSignIn } from "./signin.js";
@@ -467,7 +467,7 @@ function drawParcel() {
           : status ? statusLabel(status) : t("family.pending")),
       deliveryWindow(shipment && shipment.scheduled_delivery)
         ? h("p", { id: "parcel-window", class: "lead-window" },
-          `${t("scheduled")}: ${deliveryWindow(shipment.scheduled_delivery)}`) : null,
+          `${t("scheduled")}: ${deliveryWindow(shipment.scheduled_delivery)}`) : estimateLine(watch, shipment),
       h("p", { class: "parcel-name" }, h("strong", {}, title), watch.label ? ` · ${formatNumber(watch.number)}` : "",
         " ", carrierChip(carrierOf(watch))),
       // What the person can do comes first, above the fold on a phone.

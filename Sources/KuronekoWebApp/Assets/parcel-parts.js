@@ -2,7 +2,7 @@
 // logs of changes and deliveries.
 
 import { ApiError, request, watchPath } from "./api.js";
-import { formatTime, language, refusal, statusLabel, t } from "./i18n.js";
+import { formatDate, formatTime, language, refusal, statusLabel, t } from "./i18n.js";
 import { h } from "./views.js";
 
 /** Whether the page asks the person to get in touch (as the server's `asksToCall`). */
@@ -82,4 +82,24 @@ export function deliveryLog(deliveries) {
   return h("ol", { id: "deliveries", class: "log" }, deliveries.slice().reverse().map((delivery) =>
     h("li", {}, h("time", { datetime: delivery.at || "" }, formatTime(delivery.at)), ` ${delivery.state}`,
       delivery.status ? ` · HTTP ${delivery.status}` : "", delivery.error ? ` · ${delivery.error}` : "")));
+}
+
+/**
+ * For a parcel on its way without the carrier's planned day: when it is likely to come, learnt from the list's own
+ * delivered parcels, said as an estimate (「だいたい 12月5日（金）ごろ（過去の荷物から）」); nothing when there is none.
+ */
+export function estimateLine(watch, shipment) {
+  const line = h("p", { id: "parcel-estimate", class: "lead-window", hidden: true });
+  if (!watch.active || (shipment && (shipment.scheduled_delivery || shipment.requested_delivery))) return line;
+  request(`${watchPath(watch.number)}/estimate`).then((answer) => {
+    const estimate = answer.data && answer.data.estimate;
+    if (!estimate) return;
+    const values = {
+      day: formatDate(estimate.day), range: `${formatDate(estimate.earliest)}–${formatDate(estimate.latest)}`,
+      parcels: estimate.parcels,
+    };
+    line.textContent = t(estimate.earliest === estimate.latest ? "estimate.exact" : "estimate.line", values);
+    line.hidden = false;
+  }).catch(() => { /* an estimate is extra: the page stands without it */ });
+  return line;
 }

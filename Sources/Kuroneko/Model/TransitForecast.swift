@@ -1,0 +1,84 @@
+import Foundation
+
+/// When a parcel without a planned day is likely to come, learnt from the owner's own delivered parcels: how many
+/// days each took from its first row to its delivery, by carrier, first office and destination prefecture. The
+/// most specific group with enough parcels answers (carrier, office and prefecture; carrier and prefecture;
+/// carrier and office; the carrier); its median is the day, its 10th and 90th percentiles the range. An
+/// estimate, never the carrier's word. Pure.
+public enum TransitForecast {
+    /// One delivered parcel's journey.
+    public struct Sample: Sendable, Hashable {
+        public let carrier: Carrier
+        /// The office of its first row (`羽田クロノゲートベース`), when the page names one.
+        public let origin: String?
+        /// The recipient's prefecture, when the parcel's record has it.
+        public let destination: String?
+        public let days: Int
+
+        public init(carrier: Carrier, origin: String?, destination: String?, days: Int) {
+            self.carrier = carrier
+            self.origin = origin
+            self.destination = destination
+            self.days = days
+        }
+
+        /// The journey of a delivered shipment; `nil` for one not delivered, going back, or without dated rows
+        /// (or one that took over `longest` days: a parcel held for weeks says nothing of the usual time).
+        public init?(_ shipment: Shipment, destination: String?) {
+            guard shipment.status.code == .delivered, shipment.returnLeg == nil,
+                let first = shipment.events.first(where: { $0.at != nil }), let start = first.at,
+                let end = shipment.deliveredAt ?? shipment.events.last(where: { $0.code == .delivered })?.at
+            else { return nil }
+            let days = TransitForecast.days(from: start, to: end)
+            guard (0...TransitForecast.longest).contains(days) else { return nil }
+            self.init(carrier: shipment.carrier, origin: first.place, destination: destination, days: days)
+        }
+    }
+
+    /// How the estimate was found, most specific first.
+    public enum Basis: String, Sendable, Hashable, CaseIterable {
+        case route = "carrier_office_prefecture", destination = "carrier_prefecture", origin = "carrier_office"
+        case carrier
+    }
+
+    public struct Estimate: Sendable, Hashable {
+        public let day: JapanDateTime
+        public let earliest: JapanDateTime
+        public let latest: JapanDateTime
+        public let basis: Basis
+        /// How many delivered parcels it was learnt from.
+        public let parcels: Int
+    }
+
+    /// The fewest parcels a group needs to answer.
+    public static let minimumParcels = 5
+    public static let longest = 30
+
+    /// The estimate for a parcel at `carrier` whose first row was at `origin` on `start`, going to `destination`.
+    public static func estimate(
+        _ samples: [Sample], carrier: Carrier, origin: String?, destination: String?, start: JapanDateTime
+    ) -> Estimate? {
+        let ours = samples.filter { $0.carrier == carrier }
+        let groups: [(Basis, [Sample])] = [
+            (.route, origin == nil || destination == nil ? [] : ours.filter { $0.origin == origin && $0.destination == destination }),
+            (.destination, destination == nil ? [] : ours.filter { $0.destination == destination }),
+            (.origin, origin == nil ? [] : ours.filter { $0.origin == origin }),
+            (.carrier, ours),
+        ]
+        guard let (basis, group) = groups.first(where: { $0.1.count >= minimumParcels }) else { return nil }
+        let days = group.map(\.days).sorted()
+        func rank(_ fraction: Double) -> Int { days[max(0, min(days.count - 1, Int((fraction * Double(days.count)).rounded(.up)) - 1))] }
+        func after(_ count: Int) -> JapanDateTime {
+            let moved = JapanDateTime(start.instant.addingTimeInterval(Double(count) * 86_400))
+            return JapanDateTime(year: moved.year, month: moved.month, day: moved.day) ?? moved
+        }
+        return Estimate(
+            day: after(rank(0.5)), earliest: after(rank(0.1)), latest: after(rank(0.9)), basis: basis, parcels: group.count)
+    }
+
+    /// Calendar days between two Japan-time moments.
+    static func days(from start: JapanDateTime, to end: JapanDateTime) -> Int {
+        JapanDateTime.daysSinceEpoch(year: end.year, month: end.month, day: end.day)
+            - JapanDateTime.daysSinceEpoch(year: start.year, month: start.month, day: start.day)
+    }
+}

@@ -1,0 +1,100 @@
+import Foundation
+import Kuroneko
+import KuronekoHTTP
+import KuronekoTestSupport
+import Testing
+@testable import KuronekoServer
+@testable import KuronekoStore
+
+/// An arrival estimate learnt from the list's own delivered parcels: the most specific group with enough parcels
+/// (carrier, first office and prefecture, down to the carrier alone), its median as the day and its 10th–90th
+/// percentiles as the range; none where the carrier plans a day, for a finished parcel, or with too few parcels.
+@Suite("Arrival estimates from history", .timeLimit(.minutes(5)))
+struct TransitForecastTests {
+    static func event(_ code: StatusCode, _ at: JapanDateTime, _ place: String) -> TrackingEvent {
+        TrackingEvent(label: code.rawValue, labelEnglish: nil, code: code, at: at, dateText: nil, place: place)
+    }
+
+    static func shipment(
+        _ number: TrackingNumber, _ carrier: Carrier, from start: JapanDateTime, office: String, days: Int?,
+        planned: ScheduledDelivery? = nil
+    ) -> Shipment {
+        let end = JapanDateTime(start.instant.addingTimeInterval(Double(days ?? 0) * 86_400))
+        let delivered = days != nil
+        return Shipment(
+            trackingNumber: number, carrier: carrier,
+            status: ShipmentStatus(
+                code: delivered ? .delivered : .inTransit, label: delivered ? "配達完了" : "輸送中", labelEnglish: nil,
+                summary: nil, note: nil, isTerminal: delivered),
+            product: nil, scheduledDelivery: planned,
+            events: [event(.infoReceived, start, office)] + (delivered ? [event(.delivered, end, "配達店")] : []),
+            deliveredAt: delivered ? end : nil)
+    }
+
+    @Test func pure() throws {
+        let start = try #require(JapanDateTime(year: 2026, month: 12, day: 1, time: .init(hour: 10, minute: 0)))
+        var samples = (0..<8).map { _ in TransitForecast.Sample(carrier: .yamato, origin: "羽田", destination: "東京都", days: 1) }
+        samples += (0..<2).map { _ in TransitForecast.Sample(carrier: .yamato, origin: "羽田", destination: "東京都", days: 3) }
+        samples += (0..<5).map { _ in TransitForecast.Sample(carrier: .yamato, origin: "札幌", destination: "沖縄県", days: 4) }
+        let route = try #require(TransitForecast.estimate(samples, carrier: .yamato, origin: "羽田", destination: "東京都", start: start))
+        #expect(route.basis == .route && route.parcels == 10)
+        #expect([route.earliest.dateText, route.day.dateText, route.latest.dateText] == ["2026-12-02", "2026-12-02", "2026-12-04"])
+        let wide = try #require(TransitForecast.estimate(samples, carrier: .yamato, origin: "名古屋", destination: "大阪府", start: start))
+        #expect(wide.basis == .carrier && wide.parcels == 15 && wide.day.dateText == "2026-12-02" && wide.latest.dateText == "2026-12-05")
+        #expect(TransitForecast.estimate(samples, carrier: .sagawa, origin: nil, destination: nil, start: start) == nil)
+        // A parcel going back, one held for weeks, one not delivered: no journey.
+        let number = try TrackingNumber(parsing: "3277-5445-9830")
+        #expect(TransitForecast.Sample(Self.shipment(number, .yamato, from: start, office: "x", days: 45), destination: nil) == nil)
+        #expect(TransitForecast.Sample(Self.shipment(number, .yamato, from: start, office: "x", days: nil), destination: nil) == nil)
+        #expect(TransitForecast.Sample(Self.shipment(number, .yamato, from: start, office: "x", days: 2), destination: "京都府")?.days == 2)
+    }
+
+    @Test func throughTheAPI() async throws {
+        let harness = await Harness()
+        let today = JapanDateTime(harness.clock.now)
+        let numbers = ValidNumbers.numbers(24).map(\.digits)
+        func add(_ index: Int, _ carrier: Carrier, from start: JapanDateTime, office: String, days: Int?, prefecture: String,
+                 planned: ScheduledDelivery? = nil) async throws {
+            let number = try TrackingNumber(parsing: numbers[index])
+            var record = ParcelRecordChange()
+            record.recipient = ["prefecture": prefecture]
+            _ = try await harness.store.add(number, carrier: carrier, label: nil, record: record, owner: .local, webhook: nil, now: harness.clock.now)
+            _ = try await harness.store.record(
+                Self.shipment(number, carrier, from: start, office: office, days: days, planned: planned), fetchedAt: harness.clock.now
+            ) { _, _ in days == nil ? harness.clock.now + 3_600 : nil }
+        }
+        // History: Yamato from 羽田 to 東京都 in 2 days (one in 3), Sagawa anywhere in 1 day.
+        for index in 0..<10 {
+            let start = JapanDateTime(harness.clock.now.addingTimeInterval(Double(-20 + index) * 86_400))
+            try await add(index, .yamato, from: start, office: "羽田", days: index >= 8 ? 3 : 2, prefecture: "東京都")
+        }
+        for index in 10..<16 {
+            let start = JapanDateTime(harness.clock.now.addingTimeInterval(Double(-20 + index) * 86_400))
+            try await add(index, .sagawa, from: start, office: "佐川 \(index)", days: 1, prefecture: "大阪府")
+        }
+        // On their way today.
+        try await add(16, .yamato, from: today, office: "羽田", days: nil, prefecture: "東京都")
+        try await add(17, .sagawa, from: today, office: "京都", days: nil, prefecture: "京都府")
+        try await add(18, .japanPost, from: today, office: "銀座", days: nil, prefecture: "東京都")
+        try await add(19, .yamato, from: today, office: "羽田", days: nil, prefecture: "東京都", planned: ScheduledDelivery(
+            raw: "", date: JapanDateTime(year: today.year, month: today.month, day: today.day), windowStart: nil, windowEnd: nil))
+
+        func estimate(_ index: Int) async throws -> JSON {
+            let answer = await harness.send("GET", "/v1/watches/\(numbers[index])/estimate")
+            #expect(answer.status == 200, "\(String(decoding: answer.body, as: UTF8.self))")
+            return try JSON(data: answer.body)
+        }
+        func day(_ offset: Int) -> String { JapanDateTime(today.instant.addingTimeInterval(Double(offset) * 86_400)).dateText }
+        let yamato = try await estimate(16)
+        #expect(yamato["estimate"]?["basis"]?.string == "carrier_office_prefecture")
+        #expect(yamato["estimate"]?["day"]?.string == day(2) && yamato["estimate"]?["latest"]?.string == day(3))
+        #expect(yamato["estimate"]?["parcels"]?.int == 10)
+        let sagawa = try await estimate(17)
+        #expect(sagawa["estimate"]?["basis"]?.string == "carrier" && sagawa["estimate"]?["day"]?.string == day(1))
+        #expect(try await estimate(18)["reason"]?.string == "too_few_parcels")
+        #expect(try await estimate(19)["reason"]?.string == "planned")
+        #expect(try await estimate(0)["reason"]?.string == "finished")
+        #expect(await harness.send("GET", "/v1/watches/12ab/estimate").status == 400)
+        #expect(await harness.send("GET", "/v1/watches/\(ValidNumbers.numbers(30)[29].digits)/estimate").status == 404)
+    }
+}
