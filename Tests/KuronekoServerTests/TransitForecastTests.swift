@@ -66,7 +66,12 @@ struct TransitForecastTests {
         // History: Yamato from 羽田 to 東京都 in 2 days (one in 3), Sagawa anywhere in 1 day.
         for index in 0..<10 {
             let start = JapanDateTime(harness.clock.now.addingTimeInterval(Double(-20 + index) * 86_400))
-            try await add(index, .yamato, from: start, office: "羽田", days: index >= 8 ? 3 : 2, prefecture: "東京都")
+            let plannedDay = JapanDateTime(start.instant.addingTimeInterval(2 * 86_400))
+            try await add(
+                index, .yamato, from: start, office: "羽田", days: index >= 8 ? 3 : 2, prefecture: "東京都",
+                planned: ScheduledDelivery(
+                    raw: "", date: JapanDateTime(year: plannedDay.year, month: plannedDay.month, day: plannedDay.day),
+                    windowStart: nil, windowEnd: nil))
         }
         for index in 10..<16 {
             let start = JapanDateTime(harness.clock.now.addingTimeInterval(Double(-20 + index) * 86_400))
@@ -95,6 +100,26 @@ struct TransitForecastTests {
         #expect(try await estimate(19)["reason"]?.string == "planned")
         #expect(try await estimate(0)["reason"]?.string == "finished")
         #expect(await harness.send("GET", "/v1/watches/12ab/estimate").status == 400)
+
+        // The shop's days to deliver, as the test computes them from the same history.
+        let yamatoDays = ([2, 2, 2, 2, 2, 2, 2, 2, 3, 3]).sorted(), sagawaDays = [1, 1, 1, 1, 1, 1]
+        func nearestRank(_ days: [Int], _ fraction: Double) -> Int { days[Int((fraction * Double(days.count)).rounded(.up)) - 1] }
+        let table = try JSON(data: await harness.send("GET", "/v1/watches/delivery-days").body)
+        let rows = table["rows"]?.elements ?? []
+        #expect(table["parcels"]?.int == 16 && rows.count == 2)
+        #expect(rows.first?["carrier"]?.string == "sagawa" && rows.first?["prefecture"]?.string == "大阪府")
+        #expect(rows.first?["median_days"]?.int == nearestRank(sagawaDays, 0.5) && rows.first?["planned"]?.int == 0)
+        #expect(rows.last?["carrier"]?.string == "yamato" && rows.last?["parcels"]?.int == 10)
+        #expect(rows.last?["median_days"]?.int == nearestRank(yamatoDays, 0.5) && rows.last?["p90_days"]?.int == nearestRank(yamatoDays, 0.9))
+        #expect(rows.last?["on_time"]?.int == 8 && rows.last?["planned"]?.int == 10 && rows.last?["on_time_rate"] == .number(0.8))
+        let sheet = await harness.send("GET", "/v1/watches/delivery-days?format=csv")
+        let lines = String(decoding: sheet.body, as: UTF8.self).split(separator: "\r\n").map(String.init)
+        #expect(lines == [
+            "carrier,prefecture,parcels,median_days,p90_days,on_time,planned,on_time_rate",
+            "sagawa,大阪府,6,1,1,0,0,", "yamato,東京都,10,2,3,8,10,0.8",
+        ], "\(lines)")
+        #expect(await harness.send("GET", "/v1/watches/delivery-days?format=xls").status == 400)
+        #expect(await harness.send("GET", "/v1/watches/delivery-days?carrier=x").status == 400)
         #expect(await harness.send("GET", "/v1/watches/\(ValidNumbers.numbers(30)[29].digits)/estimate").status == 404)
     }
 }

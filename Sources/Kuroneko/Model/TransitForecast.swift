@@ -14,6 +14,8 @@ public enum TransitForecast {
         /// The recipient's prefecture, when the parcel's record has it.
         public let destination: String?
         public let days: Int
+        /// Whether it came by the carrier's planned day, when the carrier planned one.
+        public var onTime: Bool? = nil
 
         public init(carrier: Carrier, origin: String?, destination: String?, days: Int) {
             self.carrier = carrier
@@ -32,6 +34,9 @@ public enum TransitForecast {
             let days = TransitForecast.days(from: start, to: end)
             guard (0...TransitForecast.longest).contains(days) else { return nil }
             self.init(carrier: shipment.carrier, origin: first.place, destination: destination, days: days)
+            if let planned = (shipment.requestedDelivery ?? shipment.scheduledDelivery)?.date {
+                onTime = TransitForecast.days(from: planned, to: end) <= 0
+            }
         }
     }
 
@@ -67,13 +72,46 @@ public enum TransitForecast {
         ]
         guard let (basis, group) = groups.first(where: { $0.1.count >= minimumParcels }) else { return nil }
         let days = group.map(\.days).sorted()
-        func rank(_ fraction: Double) -> Int { days[max(0, min(days.count - 1, Int((fraction * Double(days.count)).rounded(.up)) - 1))] }
+        func rank(_ fraction: Double) -> Int { percentile(days, fraction) }
         func after(_ count: Int) -> JapanDateTime {
             let moved = JapanDateTime(start.instant.addingTimeInterval(Double(count) * 86_400))
             return JapanDateTime(year: moved.year, month: moved.month, day: moved.day) ?? moved
         }
         return Estimate(
             day: after(rank(0.5)), earliest: after(rank(0.1)), latest: after(rank(0.9)), basis: basis, parcels: group.count)
+    }
+
+    /// A shop's days to deliver, per carrier and destination prefecture (`nil`: not known).
+    public struct Row: Sendable, Hashable {
+        public let carrier: Carrier
+        public let destination: String?
+        public let parcels: Int
+        public let median: Int
+        public let p90: Int
+        /// Of the parcels the carrier planned a day for, how many came by it, and how many there were.
+        public let onTime: Int
+        public let planned: Int
+    }
+
+    /// The rows of a shop's days-to-deliver table, by carrier then prefecture (unknown last).
+    public static func table(_ samples: [Sample]) -> [Row] {
+        let groups = Dictionary(grouping: samples) { "\($0.carrier.rawValue)\u{1}\($0.destination ?? "")" }
+        return groups.values.compactMap { group -> Row? in
+            guard let first = group.first else { return nil }
+            let days = group.map(\.days).sorted()
+            let planned = group.compactMap(\.onTime)
+            return Row(
+                carrier: first.carrier, destination: first.destination, parcels: group.count, median: percentile(days, 0.5),
+                p90: percentile(days, 0.9), onTime: planned.filter { $0 }.count, planned: planned.count)
+        }.sorted {
+            ($0.carrier.rawValue, $0.destination == nil ? 1 : 0, $0.destination ?? "")
+                < ($1.carrier.rawValue, $1.destination == nil ? 1 : 0, $1.destination ?? "")
+        }
+    }
+
+    /// The nearest-rank percentile of sorted days.
+    static func percentile(_ sorted: [Int], _ fraction: Double) -> Int {
+        sorted[max(0, min(sorted.count - 1, Int((fraction * Double(sorted.count)).rounded(.up)) - 1))]
     }
 
     /// Calendar days between two Japan-time moments.

@@ -13,6 +13,58 @@ extension WatchRoutes {
         router.add("GET", "/v1/watches/{number}/estimate") { request, parameters in
             await routes.answer(request) { try await routes.estimate(request, parameters) }
         }
+        router.add("GET", "/v1/watches/delivery-days") { request, _ in
+            await routes.answer(request) { try await routes.deliveryDays(request) }
+        }
+    }
+
+    /// `GET /v1/watches/delivery-days` (`?format=csv` as a sheet): the list's days to deliver per carrier and
+    /// destination prefecture, from its delivered parcels: how many, the median and 90th percentile of days from
+    /// the first row to delivery, and how many of those the carrier planned a day for came by it.
+    private func deliveryDays(_ request: HTTPRequest) async throws -> HTTPResponse {
+        if let unknown = request.query.first(where: { $0.name != "format" }) {
+            throw RouteProblem.bad("\"\(unknown.name.prefix(30))\" is not a parameter here; it takes format=csv")
+        }
+        if let format = request.queryValue("format"), format != "csv" {
+            throw RouteProblem.bad("format \"\(format.prefix(20))\" is not csv (leave it out for JSON)")
+        }
+        let owner = Self.owner(of: request)
+        let samples = try await histories.samples(of: owner, at: clock.now) { owner in
+            try await store.watches(owner: owner, filter: .finished, after: nil, limit: TransitHistories.watchesRead)
+        }
+        let rows = TransitForecast.table(samples)
+        func rate(_ row: TransitForecast.Row) -> Double? {
+            row.planned == 0 ? nil : (Double(row.onTime) / Double(row.planned) * 1_000).rounded() / 1_000
+        }
+        if request.queryValue("format") == "csv" {
+            var lines = [
+                CSVLine.make(
+                    ["carrier", "prefecture", "parcels", "median_days", "p90_days", "on_time", "planned", "on_time_rate"],
+                    excel: false)
+            ]
+            for row in rows {
+                lines.append(
+                    CSVLine.make(
+                        [
+                            row.carrier.rawValue, row.destination ?? "", String(row.parcels), String(row.median), String(row.p90),
+                            String(row.onTime), String(row.planned), rate(row).map { String($0) } ?? "",
+                        ], excel: false))
+            }
+            var response = HTTPResponse.content(Data((lines.joined(separator: "\r\n") + "\r\n").utf8), type: "text/csv; charset=utf-8")
+            response.headers.append(("Content-Disposition", "attachment; filename=\"kuroneko-delivery-days.csv\""))
+            return response
+        }
+        return .jsonData(
+            WatchRoutes.object([
+                "parcels": samples.count,
+                "rows": rows.map { row -> [String: Any] in
+                    [
+                        "carrier": row.carrier.rawValue, "prefecture": row.destination as Any? ?? NSNull(), "parcels": row.parcels,
+                        "median_days": row.median, "p90_days": row.p90, "on_time": row.onTime, "planned": row.planned,
+                        "on_time_rate": rate(row) as Any? ?? NSNull(),
+                    ]
+                },
+            ]))
     }
 
     private func estimate(_ request: HTTPRequest, _ parameters: [String: String]) async throws -> HTTPResponse {

@@ -5,6 +5,7 @@
 
 import { ApiError, request } from "./api.js";
 import { formatTime, language, refusal, t } from "./i18n.js";
+import { deliveryDaysPanel } from "./delivery-days.js";
 import { shopNoticesPanel } from "./notices.js";
 import { peoplePanel } from "./people.js";
 import { ALL, forgetDeviceChannel, pushControl } from "./notify.js";
@@ -46,7 +47,7 @@ export async function showSettings(main, explain) {
       h("h2", { id: "device-title" }, t("settings.device")), pushControl(ALL)),
     h("section", { "aria-labelledby": "channels-title" },
       h("h2", { id: "channels-title" }, t("settings.channels")), empty, list),
-    form, shopNoticesPanel(explain));
+    form, shopNoticesPanel(explain), deliveryDaysPanel(explain));
 
   async function load() {
     try {
