@@ -143,6 +143,9 @@ final class AccountRoutes: Sendable {
     }
 
     private func current(_ request: HTTPRequest) async throws -> HTTPResponse {
+        // No session cookie at all (the open API, a key): nobody, which is no error; a cookie that no longer
+        // holds is 401.
+        guard SessionCookie.token(inCookieHeader: request.headers["cookie"]) != nil else { return HTTPResponse(status: 204) }
         guard let (session, _) = try await session(of: request) else {
             throw RouteProblem(status: 401, title: "Unauthorized", reason: .signedOut, detail: "nobody is signed in here")
         }

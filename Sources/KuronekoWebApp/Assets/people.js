@@ -21,11 +21,12 @@ export function peoplePanel(explain) {
   async function load() {
     let session;
     try {
-      session = (await request("/v1/session")).data;
+      session = (await request("/v1/session")).data; // 204 (no data): nobody signed in, as with an API key
     } catch (error) {
       if (error instanceof ApiError && error.status === 401) return; // an API key's browser: nobody signed in
       throw error;
     }
+    if (!session) return;
     const admin = session.role === "admin";
     const [members, audit] = await Promise.all([
       request("/v1/members").then((answer) => answer.data.members),
