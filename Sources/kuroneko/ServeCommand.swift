@@ -75,6 +75,8 @@ struct ServeCommand: Command {
         configuration.mailboxInterval = try arguments.seconds(.mailboxEvery) ?? configuration.mailboxInterval
         configuration.mailboxMarkSeen = try arguments.flagOrVariable(.mailboxMarkSeen)
         configuration.mailboxMoveTo = try MailboxOptions.moveTo(arguments, settings: configuration.mailbox)
+        configuration.mqtt = try MQTTOptions.settings(arguments, caFile: try arguments.certificates(.caFile))
+        configuration.homeAssistant = try MQTTOptions.homeAssistant(arguments)
         configuration.canaries = try Self.canaries(arguments)
         configuration.canaryInterval = try arguments.seconds(.canaryEvery) ?? configuration.canaryInterval
         server.tls = try Self.tls(arguments)

@@ -85,7 +85,7 @@ public struct MailboxError: Error, Sendable, Hashable, CustomStringConvertible {
     }
 }
 
-/// One conversation with an IMAP server over a connection of the project's own (``IMAPConnection``: TLS from
+/// One conversation with an IMAP server over a connection of the project's own (``ClientConnection``: TLS from
 /// OpenSSL), made at the first command, logged in and with the folder selected, and closed at the end. Every
 /// answer it asks for is small: UIDs are searched in spans of ``searchSpan`` and messages fetched
 /// ``fetchBatch`` at a time (`BODY.PEEK[]`, so \Seen is never set by reading), and whatever a server sends is
@@ -99,7 +99,7 @@ public final class IMAPSession {
     public static let fetchBatch = 50
 
     private let settings: MailboxSettings
-    private var connection: IMAPConnection?
+    private var connection: ClientConnection?
     private var reader = IMAPResponseReader(maximumLiteral: IMAPSession.maximumMessageBytes)
     private var nextTag = 1
     /// The folder's UIDVALIDITY and UIDNEXT, as SELECT said them.
@@ -261,7 +261,7 @@ public final class IMAPSession {
         let tag = "K\(nextTag)"
         nextTag += 1
         do throws(MailboxError) {
-            try connection.write(Data("\(tag) \(text)\r\n".utf8))
+            try Self.io { () throws(ConnectionError) in try connection.write(Data("\(tag) \(text)\r\n".utf8)) }
             var responses: [IMAPResponse] = []
             while true {
                 while let response = try reader.next() {
@@ -281,7 +281,7 @@ public final class IMAPSession {
                         responses.append(response)
                     }
                 }
-                reader.feed(try connection.read(upTo: 64 << 10))
+                reader.feed(try Self.io { () throws(ConnectionError) in try connection.read(upTo: 64 << 10) })
             }
         } catch {
             // A conversation that failed midway cannot go on: the next command starts a new one.
@@ -300,12 +300,14 @@ public final class IMAPSession {
         reader = IMAPResponseReader(maximumLiteral: Self.maximumMessageBytes)
         selected = nil
         do throws(MailboxError) {
-            let made = try IMAPConnection(
-                host: host, port: port, timeout: settings.timeout, tls: scheme == "imaps", caFile: settings.caFile)
+            let made = try Self.io { () throws(ConnectionError) in
+                try ClientConnection(
+                    host: host, port: port, timeout: settings.timeout, tls: scheme == "imaps", caFile: settings.caFile)
+            }
             connection = made
             var greeting: IMAPResponse?
             while greeting == nil {
-                reader.feed(try made.read(upTo: 4_096))
+                reader.feed(try Self.io { () throws(ConnectionError) in try made.read(upTo: 4_096) })
                 greeting = try reader.next()
             }
             guard greeting?.condition == "OK" || greeting?.condition == "PREAUTH" else {
@@ -313,7 +315,7 @@ public final class IMAPSession {
             }
             if scheme == "imap" {
                 _ = try send("STARTTLS")
-                try made.startTLS(caFile: settings.caFile)
+                try Self.io { () throws(ConnectionError) in try made.startTLS(caFile: settings.caFile) }
             }
             guard !settings.user.contains(where: \.isNewline), !settings.password.contains(where: \.isNewline) else {
                 throw MailboxError(description: "\(settings): a user or password with a line break cannot be sent")
@@ -323,6 +325,11 @@ public final class IMAPSession {
             connection = nil
             throw MailboxError(description: "\(settings) could not be read: \(error)")
         }
+    }
+
+    /// A connection's failure as the mailbox's.
+    private static func io<T>(_ body: () throws(ConnectionError) -> T) throws(MailboxError) -> T {
+        do { return try body() } catch { throw MailboxError(description: error.description) }
     }
 
     // MARK: Words

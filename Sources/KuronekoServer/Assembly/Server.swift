@@ -101,6 +101,9 @@ public final class Server: Sendable {
         public var mailboxMarkSeen = false
         /// Where each shipping mail is moved once its parcels are watched (`--mailbox-move-to`); `nil`: left.
         public var mailboxMoveTo: String?
+        /// An MQTT broker through which Home Assistant is shown the list (`--mqtt`), and what it is shown.
+        public var mqtt: MQTTSettings?
+        public var homeAssistant = HomeAssistantSettings()
         /// What the start-up line names as the upstream; the endpoint when `nil`.
         public var upstreamName: String?
 
@@ -352,6 +355,16 @@ public final class Server: Sendable {
             background.append(MailboxService(reader: reader, interval: configuration.mailboxInterval))
         }
         self.mailboxReader = mailboxReader
+        if var mqtt = configuration.mqtt {
+            mqtt.caFile = mqtt.caFile ?? configuration.caFile
+            mqtt.clientID = Secrets.random(bytes: 6, prefix: "kuroneko-")
+            background.append(
+                HomeAssistantService(
+                    client: HomeAssistantService.client(mqtt, settings: configuration.homeAssistant),
+                    settings: configuration.homeAssistant, store: store, clock: clock, failures: failures,
+                    refresh: { watches in await Self.check(watches, service: service) },
+                    log: { line in notices.notice(line) }))
+        }
         self.background = background
         application = APIApplication.make(
             service: service, metrics: metrics, httpMetrics: HTTPMetrics(), clock: clock,
@@ -371,6 +384,20 @@ public final class Server: Sendable {
                     notices: noticeDeliverer)
             },
             gate: (store as? any AccountStore).map { SessionGate(accounts: $0, clock: clock, failures: failures) })
+    }
+
+    /// Checks watches now, ten at a time (the service's queue keeps the carriers' pace).
+    static func check(_ watches: [Watch], service: ShipmentService) async {
+        var rest = watches[...]
+        while !rest.isEmpty, !Task.isCancelled {
+            let batch = rest.prefix(10)
+            rest = rest.dropFirst(10)
+            await withTaskGroup(of: Void.self) { group in
+                for watch in batch {
+                    group.addTask { _ = await service.check(watch.number, carrier: watch.carrier, priority: .refresh) }
+                }
+            }
+        }
     }
 
     /// Where e-mail goes: the configured SMTP server (trusting `--ca-file`), through `sender` when given.

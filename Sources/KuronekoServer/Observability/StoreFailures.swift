@@ -30,6 +30,8 @@ public final class StoreFailures: Sendable {
         case markOverdue = "mark_overdue"
         case keptReminders = "kept_reminders"
         case morningSummaries = "morning_summaries"
+        /// Reading the list Home Assistant is shown (`--mqtt`).
+        case homeAssistant = "home_assistant"
         case promoteWaiting = "promote_waiting"
         case forgetFinished = "forget_finished"
         case forgetRemovals = "forget_removals"

@@ -111,7 +111,7 @@ extension CommandCatalog {
                 "--public-url", "URL", .url, environment: "KURONEKO_PUBLIC_URL",
                 "where people reach the web app, e.g. https://parcels.example.jp: notifications link to the parcel "
                     + "there (default: no link)"),
-        ] + MailboxOptions.options + [
+        ] + MailboxOptions.options + MQTTOptions.options + [
             .value(
                 "--canary", "CARRIER=NUMBER", environment: "KURONEKO_CANARY",
                 "a number you know at a carrier (e.g. a delivered parcel of your own), asked every --canary-every so a "

@@ -5,19 +5,26 @@ import Foundation
     import Glibc
 #endif
 
-/// One TCP connection to an IMAP server, with TLS from OpenSSL (from the start for `imaps://`, after STARTTLS for
-/// `imap://`); the certificate checked against the system's authorities (or `caFile`) and the host's name or
-/// address. Every read and write waits at most `timeout`; a peer that stops sending is an error, never a hang.
-/// Owns its socket and OpenSSL objects and frees them; blocking: used from a thread of its own.
-final class IMAPConnection {
+/// Why a connection to a server failed, in one line naming the server.
+struct ConnectionError: Error, CustomStringConvertible {
+    let description: String
+}
+
+/// One TCP connection to a server (an IMAP server, an MQTT broker), with TLS from OpenSSL (from the start, or
+/// after the protocol's STARTTLS); the certificate checked against the system's authorities (or `caFile`) and
+/// the host's name or address. Every read and write waits at most `timeout`; a peer that stops sending is an
+/// error, never a hang. Owns its socket and OpenSSL objects and frees them; blocking: used from a thread of its
+/// own. After ``makeNonBlocking()``, ``readAvailable(upTo:)`` answers at once (a writer never waits on a reader).
+final class ClientConnection {
     private let host: String
     private let timeout: Double
     private var descriptor: Int32 = -1
     private var context: OpaquePointer?
     private var ssl: OpaquePointer?
+    private var nonBlocking = false
 
     /// Connects (within `timeout`), and for `tls` makes the TLS handshake at once.
-    init(host: String, port: Int, timeout: Double, tls: Bool, caFile: String?) throws(MailboxError) {
+    init(host: String, port: Int, timeout: Double, tls: Bool, caFile: String?) throws(ConnectionError) {
         self.host = host
         // Bounded both ways: poll(2) takes the wait in milliseconds as an Int32.
         self.timeout = min(max(0.1, timeout.isFinite ? timeout : 60), 3_600)
@@ -35,10 +42,12 @@ final class IMAPConnection {
     }
 
     /// The TLS handshake on the connection as it stands (after STARTTLS's OK, or at once).
-    func startTLS(caFile: String?) throws(MailboxError) {
+    func startTLS(caFile: String?) throws(ConnectionError) {
         guard let context = SSL_CTX_new(TLS_client_method()) else { throw fail("OpenSSL could not make a TLS context") }
         self.context = context
         kuroneko_ssl_require_tls12(context)
+        // A write that found no room is retried with its bytes where they are then (non-blocking mode).
+        SSL_CTX_ctrl(context, SSL_CTRL_MODE, Int(SSL_MODE_ACCEPT_MOVING_WRITE_BUFFER), nil)
         SSL_CTX_set_verify(context, SSL_VERIFY_PEER, nil)
         let loaded =
             caFile.map { SSL_CTX_load_verify_locations(context, $0, nil) } ?? SSL_CTX_set_default_verify_paths(context)
@@ -65,7 +74,7 @@ final class IMAPConnection {
     }
 
     /// Writes all of `bytes`.
-    func write(_ bytes: Data) throws(MailboxError) {
+    func write(_ bytes: Data) throws(ConnectionError) {
         var offset = 0
         while offset < bytes.count {
             let written: Int = bytes.withUnsafeBytes { raw in
@@ -73,13 +82,17 @@ final class IMAPConnection {
                 if let ssl { return Int(SSL_write(ssl, start, Int32(min(raw.count - offset, 1 << 20)))) }
                 return Glibc.send(descriptor, start, raw.count - offset, Int32(MSG_NOSIGNAL))
             }
-            guard written > 0 else { throw fail("the connection was lost while writing") }
+            guard written > 0 else {
+                guard nonBlocking else { throw fail("the connection was lost while writing") }
+                try waitForRoom(written)
+                continue
+            }
             offset += written
         }
     }
 
     /// Up to `count` bytes, waiting at most the timeout for the first. - Throws: when the peer closes or is silent.
-    func read(upTo count: Int) throws(MailboxError) -> Data {
+    func read(upTo count: Int) throws(ConnectionError) -> Data {
         var buffer = [UInt8](repeating: 0, count: count)
         if ssl == nil || SSL_pending(ssl) == 0 {
             var ready = pollfd(fd: descriptor, events: Int16(POLLIN), revents: 0)
@@ -94,8 +107,58 @@ final class IMAPConnection {
         return Data(buffer[0..<got])
     }
 
-    private func fail(_ reason: String) -> MailboxError {
-        MailboxError(description: "\(host): \(reason)")
+    /// The socket, for a caller that polls it with another descriptor.
+    var socket: Int32 { descriptor }
+
+    /// Whether TLS holds bytes already read from the socket (a poll of the socket would not show them).
+    var hasBufferedInput: Bool { ssl.map { SSL_pending($0) > 0 } ?? false }
+
+    /// Makes reads that find nothing return at once, and writes wait (at most the timeout) only for room.
+    func makeNonBlocking() {
+        _ = fcntl(descriptor, F_SETFL, fcntl(descriptor, F_GETFL) | O_NONBLOCK)
+        nonBlocking = true
+    }
+
+    /// What the peer has sent, up to `count` bytes; `nil` when nothing is there now (non-blocking mode).
+    /// - Throws: when the peer closed the connection or it failed.
+    func readAvailable(upTo count: Int) throws(ConnectionError) -> Data? {
+        var buffer = [UInt8](repeating: 0, count: count)
+        let got: Int = buffer.withUnsafeMutableBytes { raw in
+            if let ssl { return Int(SSL_read(ssl, raw.baseAddress, Int32(count))) }
+            return recv(descriptor, raw.baseAddress, count, 0)
+        }
+        if got > 0 { return Data(buffer[0..<got]) }
+        if let ssl {
+            let error = SSL_get_error(ssl, Int32(got))
+            if error == SSL_ERROR_WANT_READ || error == SSL_ERROR_WANT_WRITE { return nil }
+        } else if got < 0, errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR {
+            return nil
+        }
+        throw fail("the server closed the connection")
+    }
+
+    /// In non-blocking mode: waits (at most the timeout) until the socket can take more, or has input TLS needs.
+    private func waitForRoom(_ written: Int) throws(ConnectionError) {
+        var events = Int16(POLLOUT)
+        if let ssl {
+            let error = SSL_get_error(ssl, Int32(written))
+            guard error == SSL_ERROR_WANT_WRITE || error == SSL_ERROR_WANT_READ else {
+                throw fail("the connection was lost while writing")
+            }
+            if error == SSL_ERROR_WANT_READ { events = Int16(POLLIN) }
+        } else {
+            guard errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR else {
+                throw fail("the connection was lost while writing")
+            }
+        }
+        var ready = pollfd(fd: descriptor, events: events, revents: 0)
+        guard poll(&ready, 1, Int32(timeout * 1_000)) > 0 else {
+            throw fail("the server took nothing for \(Int(timeout)) s")
+        }
+    }
+
+    private func fail(_ reason: String) -> ConnectionError {
+        ConnectionError(description: "\(host): \(reason)")
     }
 
     private static func isAddress(_ host: String) -> Bool {
@@ -113,13 +176,13 @@ final class IMAPConnection {
     }
 
     /// A TCP connection to the first address of `host` that answers within `timeout`.
-    private static func connect(host: String, port: Int, timeout: Double) throws(MailboxError) -> Int32 {
+    private static func connect(host: String, port: Int, timeout: Double) throws(ConnectionError) -> Int32 {
         var hints = addrinfo()
         hints.ai_socktype = Int32(SOCK_STREAM.rawValue)
         var found: UnsafeMutablePointer<addrinfo>?
         let bare = host.hasPrefix("[") ? String(host.dropFirst().dropLast()) : host
         guard getaddrinfo(bare, String(port), &hints, &found) == 0, let first = found else {
-            throw MailboxError(description: "\(host): the name does not resolve")
+            throw ConnectionError(description: "\(host): the name does not resolve")
         }
         defer { freeaddrinfo(found) }
         var entry: UnsafeMutablePointer<addrinfo>? = first
@@ -142,6 +205,6 @@ final class IMAPConnection {
             }
             close(socket)
         }
-        throw MailboxError(description: "\(host):\(port) could not be reached within \(Int(timeout)) s")
+        throw ConnectionError(description: "\(host):\(port) could not be reached within \(Int(timeout)) s")
     }
 }

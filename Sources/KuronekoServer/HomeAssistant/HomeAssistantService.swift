@@ -1,0 +1,133 @@
+import Foundation
+import Kuroneko
+import KuronekoNotify
+import KuronekoStore
+
+/// Keeps Home Assistant's view of one list true over MQTT discovery (`serve --mqtt`): on every connection and
+/// every birth message of Home Assistant it announces the device's entities (``HomeAssistantEntities``); every
+/// `tick` it asks the list's change feed whether anything changed (and at least every minute, for "today"
+/// moves at midnight) and publishes what differs (``HomeAssistantBridge``); the refresh button checks the
+/// list's parcels. The connection itself is ``MQTTClient``'s, off the cooperative pool; stopping publishes
+/// `offline` (a server that dies leaves it to the will).
+struct HomeAssistantService: Service {
+    let name = "home-assistant"
+    let client: MQTTClient
+    let settings: HomeAssistantSettings
+    let store: any WatchStore
+    let clock: any TrackingClock
+    let failures: StoreFailures
+    /// How often the change feed is read.
+    var tick: Duration = .milliseconds(250)
+    /// Checks parcels now (the refresh button).
+    let refresh: @Sendable ([Watch]) async -> Void
+    let log: @Sendable (String) -> Void
+
+    /// The most parcels one press of the button checks (those checked longest ago), and how long after a press
+    /// another is ignored.
+    static let refreshLimit = 200
+    static let refreshPause: Duration = .seconds(60)
+    /// The most watches of the list read.
+    static let watchesRead = 10_000
+
+    var topics: HomeAssistantTopics { HomeAssistantTopics(prefix: settings.discoveryPrefix, base: settings.baseTopic) }
+
+    /// The client for these settings: the will says `offline`; it hears Home Assistant's birth, the button, and
+    /// the configs the broker kept.
+    static func client(_ mqtt: MQTTSettings, settings: HomeAssistantSettings) -> MQTTClient {
+        let topics = HomeAssistantTopics(prefix: settings.discoveryPrefix, base: settings.baseTopic)
+        return MQTTClient(
+            settings: mqtt, subscriptions: [topics.birth, topics.refreshCommand, topics.configFilter],
+            will: MQTTMessage(topic: topics.availability, text: "offline", retain: true))
+    }
+
+    private enum Input: Sendable {
+        case mqtt(MQTTEvent)
+        case tick
+    }
+
+    func run() async {
+        let (inputs, feed) = AsyncStream.makeStream(of: Input.self, bufferingPolicy: .bufferingNewest(64))
+        client.start()
+        let forward = Task {
+            for await event in client.events { feed.yield(.mqtt(event)) }
+        }
+        let ticker = Task { [clock, tick] in
+            while !Task.isCancelled {
+                try? await clock.sleep(until: clock.uptime + tick)
+                feed.yield(.tick)
+            }
+        }
+        var bridge = HomeAssistantBridge(topics: topics)
+        var desired: [String: Data] = [:]
+        var cursor: Int64?
+        var lastRead: Duration?
+        var lastPress: Duration?
+        var connected = false
+        for await input in inputs {
+            if Task.isCancelled { break }
+            switch input {
+            case .mqtt(.connected):
+                connected = true
+                log("home assistant: connected to the broker")
+                if let read = await read() {
+                    desired = read
+                    lastRead = clock.uptime
+                }
+                client.publish(bridge.announce(desired))
+            case .mqtt(.disconnected(let reason)):
+                if connected { log("home assistant: \(reason); connecting again") }
+                connected = false
+            case .mqtt(.message(let message)) where message.topic == topics.birth:
+                if String(decoding: message.payload, as: UTF8.self) == "online" { client.publish(bridge.announce(desired)) }
+            case .mqtt(.message(let message)) where message.topic == topics.refreshCommand:
+                guard lastPress.map({ clock.uptime - $0 >= Self.refreshPause }) ?? true else { continue }
+                lastPress = clock.uptime
+                let watches = (try? await store.watches(owner: settings.owner, filter: .active, after: nil, limit: Self.watchesRead)) ?? []
+                let due = watches.sorted { ($0.checkedAt ?? .distantPast) < ($1.checkedAt ?? .distantPast) }
+                    .prefix(Self.refreshLimit)
+                log("home assistant: the refresh button checks \(due.count) parcels")
+                let refresh = self.refresh
+                Task { await refresh(Array(due)) }
+            case .mqtt(.message(let message)):
+                client.publish(bridge.found(message, desired: desired))
+            case .tick:
+                guard connected else { continue }
+                let stale = lastRead.map { clock.uptime - $0 >= .seconds(60) } ?? true
+                var due = stale
+                if !due { due = await changed(since: &cursor) }
+                guard due else { continue }
+                if let read = await read() {
+                    desired = read
+                    lastRead = clock.uptime
+                    client.publish(bridge.update(desired))
+                }
+            }
+        }
+        forward.cancel()
+        ticker.cancel()
+        await client.stop(last: [MQTTMessage(topic: topics.availability, text: "offline", retain: true)])
+    }
+
+    /// Whether the list changed after `cursor` (moved on); the first call only takes the cursor and says yes.
+    private func changed(since cursor: inout Int64?) async -> Bool {
+        do {
+            let changes = try await store.changes(owner: settings.owner, since: cursor, limit: 1, now: clock.now)
+            defer { cursor = changes.cursor }
+            return cursor == nil || !changes.watches.isEmpty || !changes.removed.isEmpty
+        } catch {
+            cursor = nil
+            return true
+        }
+    }
+
+    /// What the entities should be now, or `nil` when the list cannot be read (nothing is changed then).
+    private func read() async -> [String: Data]? {
+        do {
+            let watches = try await store.watches(owner: settings.owner, filter: .active, after: nil, limit: Self.watchesRead)
+            return HomeAssistantEntities.messages(watches, now: clock.now, settings: settings, version: KuronekoVersion.version)
+        } catch {
+            failures.report(.homeAssistant, error)
+            return nil
+        }
+    }
+}
