@@ -18,6 +18,15 @@ struct PagesCommand: ArgumentsCommand {
         guard arguments.operands.count == count else {
             throw CommandFailure.usage("pages: usage: kuroneko pages list | show ID | export ID FILE")
         }
+        // A bad id is refused before the watch list is opened (or made, with its line on standard error).
+        var id: Int64 = 0
+        if action != "list" {
+            let text = arguments.operands[1]
+            guard let number = Int64(text), number > 0 else {
+                throw CommandFailure.usage("pages: \"\(text.prefix(40))\" is not a page's id; expected a number from kuroneko pages list")
+            }
+            id = number
+        }
         let session = try WatchListSession(arguments, terminal: terminal)
         let store = session.store
         if action == "list" {
@@ -33,10 +42,6 @@ struct PagesCommand: ArgumentsCommand {
                         + "\(record.size) bytes" + (page.redacted ? "" : " (not kept: could not be masked)"))
             }
             return
-        }
-        let text = arguments.operands[1]
-        guard let id = Int64(text), id > 0 else {
-            throw CommandFailure.usage("pages: \"\(text.prefix(40))\" is not a page's id; expected a number from kuroneko pages list")
         }
         guard let record = try await store.refusedPage(id) else {
             throw CommandFailure.usage("pages: no kept page has id \(id); kuroneko pages list shows the kept ones")

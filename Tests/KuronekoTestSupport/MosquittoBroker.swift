@@ -1,4 +1,5 @@
 import Foundation
+import KuronekoNotify
 import KuronekoProcess
 import Synchronization
 
@@ -68,4 +69,50 @@ public final class MosquittoBroker: Sendable {
 
 public struct MosquittoError: Error, CustomStringConvertible {
     public let description: String
+}
+
+/// Everything a broker hears on `homeassistant/#` and `kuroneko/#`, in order, through the project's own client.
+public final class MQTTListener: Sendable {
+    public let client: MQTTClient
+    private let heard = Heard()
+    private let reader: Task<Void, Never>
+
+    public init(port: Int) {
+        let settings = try! MQTTSettings(url: "mqtt://127.0.0.1:\(port)", password: nil)
+        client = MQTTClient(settings: settings, subscriptions: ["homeassistant/#", "kuroneko/#"], will: nil)
+        let heard = self.heard
+        let events = client.events
+        reader = Task {
+            for await event in events {
+                if case .message(let message) = event { heard.list.withLock { $0.append(message) } }
+            }
+        }
+        client.start()
+    }
+
+    private final class Heard: Sendable {
+        let list = Mutex<[MQTTMessage]>([])
+    }
+
+    public var messages: [MQTTMessage] { heard.list.withLock { $0 } }
+
+    /// The payload last heard on `topic`.
+    public func last(_ topic: String) -> Data? { messages.last { $0.topic == topic }?.payload }
+
+    /// What the broker keeps, as a client that connects now is told it (the messages flagged retained).
+    public var retained: [String: Data] {
+        var out: [String: Data] = [:]
+        for message in messages where message.retain { out[message.topic] = message.payload }
+        return out
+    }
+
+    public func publish(_ topic: String, _ text: String) async throws {
+        let sent = try await eventually(within: .seconds(30)) { client.publish([MQTTMessage(topic: topic, text: text, retain: false)]) }
+        if !sent { throw MosquittoError(description: "the listener never connected to publish on \(topic)") }
+    }
+
+    public func stop() async {
+        await client.stop(last: [])
+        reader.cancel()
+    }
 }
