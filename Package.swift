@@ -77,6 +77,8 @@ let package = Package(
             dependencies: ["Kuroneko", "CLibXML2"],
             path: "bench/ParserBenchmark"
         ),
+        .executableTarget(
+            name: "ForecastBenchmark", dependencies: ["Kuroneko", "KuronekoTestSupport"], path: "bench/ForecastBenchmark"),
         .executableTarget(name: "BareServer", dependencies: ["KuronekoHTTP"], path: "bench/BareServer"),
         .executableTarget(
             name: "HitPathBenchmark",
