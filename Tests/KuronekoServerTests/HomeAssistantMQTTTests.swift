@@ -96,6 +96,9 @@ struct HomeAssistantMQTTTests {
             for key in ["name", "unique_id", "availability_topic", required] {
                 #expect((config[key] as? String)?.isEmpty == false, "\(topic) lacks \(key)")
             }
+            let component = topic.split(separator: "/")[1]
+            let object = topic.split(separator: "/")[3]
+            #expect(config["default_entity_id"] as? String == "\(component).kuroneko_\(object)")
             let device = config["device"] as? [String: Any]
             #expect((device?["identifiers"] as? [String]) == ["kuroneko"], "\(topic)")
             #expect((config["origin"] as? [String: Any])?["name"] as? String == "Kuroneko", "\(topic)")
@@ -194,6 +197,46 @@ struct HomeAssistantMQTTTests {
         await running.value
         await late.stop()
         await after.stop()
+        await broker.stop()
+    }
+
+    /// The first event of a client that is started now, within a minute.
+    static func firstEvent(_ settings: MQTTSettings) async -> MQTTEvent? {
+        let client = MQTTClient(settings: settings, subscriptions: [], will: nil)
+        client.start()
+        let first = await withTaskGroup(of: MQTTEvent?.self) { group in
+            group.addTask {
+                for await event in client.events { return event }
+                return nil
+            }
+            group.addTask {
+                try? await Task.sleep(for: .seconds(60))
+                return nil
+            }
+            let first = await group.next() ?? nil
+            group.cancelAll()
+            return first
+        }
+        await client.stop(last: [])
+        return first
+    }
+
+    /// mqtts:// with a user and password: connected with the broker's authority and the right password; refused,
+    /// saying why, with a wrong password, with the system's authorities (which never signed this certificate), and
+    /// in plain MQTT on the TLS port.
+    @Test func tlsAndPassword() async throws {
+        let broker = try await MosquittoBroker(tls: true, user: ("kuroneko", "s3cret-pass"))
+        var good = try MQTTSettings(url: "mqtts://kuroneko@127.0.0.1:\(broker.port)", password: "s3cret-pass")
+        good.caFile = broker.caFile
+        #expect(await Self.firstEvent(good) == .connected)
+        var wrong = try MQTTSettings(url: "mqtts://kuroneko@127.0.0.1:\(broker.port)", password: "guess")
+        wrong.caFile = broker.caFile
+        let refused = await Self.firstEvent(wrong)
+        #expect(refused.map { "\($0)".contains("not authorised") || "\($0)".contains("password is wrong") } == true, "\(String(describing: refused))")
+        let untrusted = await Self.firstEvent(try MQTTSettings(url: "mqtts://kuroneko@127.0.0.1:\(broker.port)", password: "s3cret-pass"))
+        #expect(untrusted.map { "\($0)".contains("certificate is refused") } == true, "\(String(describing: untrusted))")
+        let plain = await Self.firstEvent(try MQTTSettings(url: "mqtt://kuroneko@127.0.0.1:\(broker.port)", password: "s3cret-pass"))
+        if case .disconnected? = plain {} else { Issue.record("plain MQTT on the TLS port: \(String(describing: plain))") }
         await broker.stop()
     }
 }

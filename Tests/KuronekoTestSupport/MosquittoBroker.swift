@@ -18,20 +18,55 @@ public final class MosquittoBroker: Sendable {
     public let port: Int
     private let directory: String
     private let child: Mutex<ChildProcess?>
+    private let tls: Bool
+    private let user: (name: String, password: String)?
 
-    public init() async throws {
+    /// The authority that signed the broker's certificate (127.0.0.1 and localhost), when it speaks TLS.
+    public var caFile: String { directory + "/ca.pem" }
+
+    /// - Parameters:
+    ///   - tls: TLS only, with a certificate from an authority made here (``caFile``).
+    ///   - user: one user and password, nobody anonymous.
+    public init(tls: Bool = false, user: (name: String, password: String)? = nil) async throws {
         directory = FileManager.default.temporaryDirectory.appendingPathComponent("mqtt-\(UUID().uuidString)").path
         try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
         port = Loopback.freePort()
         child = Mutex(nil)
+        self.tls = tls
+        self.user = user
+        var script = "cd '\(directory)'"
+        if tls {
+            script += """
+
+                openssl req -x509 -newkey rsa:2048 -nodes -keyout ca.key -out ca.pem -days 2 -subj "/CN=Kuroneko test CA"
+                openssl req -newkey rsa:2048 -nodes -keyout server.key -out server.csr -subj "/CN=localhost"
+                printf 'subjectAltName=DNS:localhost,IP:127.0.0.1\\n' > san.ext
+                openssl x509 -req -in server.csr -CA ca.pem -CAkey ca.key -CAcreateserial -out server.pem -days 2 -extfile san.ext
+                chmod 644 server.key
+                """
+        }
+        if let user { script += "\nmosquitto_passwd -c -b passwd '\(user.name)' '\(user.password)' && chmod 644 passwd" }
+        try await Self.shell(script)
         try await start()
+    }
+
+    private static func shell(_ script: String) async throws {
+        let nothing = open("/dev/null", O_RDWR)
+        defer { close(nothing) }
+        let child = try ChildProcess("/bin/sh", ["-ec", script], input: nothing, output: nothing, error: nothing)
+        let status = await onOwnThread { child.wait() }
+        if status != 0 { throw MosquittoError(description: "making the broker's files failed (\(status))") }
     }
 
     /// Starts the broker and returns once it accepts connections (within a minute).
     public func start() async throws {
         let config = directory + "/mosquitto.conf"
-        try "listener \(port) 127.0.0.1\nallow_anonymous true\npersistence false\n".write(
-            toFile: config, atomically: true, encoding: .utf8)
+        var lines = ["listener \(port) 127.0.0.1", "persistence false"]
+        lines += user == nil ? ["allow_anonymous true"] : ["allow_anonymous false", "password_file \(directory)/passwd"]
+        if tls {
+            lines += ["cafile \(directory)/ca.pem", "certfile \(directory)/server.pem", "keyfile \(directory)/server.key"]
+        }
+        try (lines.joined(separator: "\n") + "\n").write(toFile: config, atomically: true, encoding: .utf8)
         let log = open(directory + "/mosquitto.log", O_WRONLY | O_CREAT | O_APPEND, 0o644)
         let nothing = open("/dev/null", O_RDONLY)
         defer {

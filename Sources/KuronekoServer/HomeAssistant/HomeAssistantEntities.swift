@@ -74,6 +74,8 @@ enum HomeAssistantEntities {
         func config(_ component: String, _ object: String, _ fields: [String: Any]) {
             var payload = fields
             payload["unique_id"] = "\(settings.baseTopic)_\(object)"
+            // The entity id Home Assistant gives it at first sight (2025.10 on; earlier versions ignore the key).
+            payload["default_entity_id"] = "\(component).\(settings.baseTopic)_\(object)"
             payload["availability_topic"] = topics.availability
             payload["device"] = device
             payload["origin"] = ["name": "Kuroneko", "sw_version": version]
