@@ -42,6 +42,23 @@ struct TransitForecastTests {
         let wide = try #require(TransitForecast.estimate(samples, carrier: .yamato, origin: "名古屋", destination: "大阪府", start: start))
         #expect(wide.basis == .carrier && wide.parcels == 15 && wide.day.dateText == "2026-12-02" && wide.latest.dateText == "2026-12-05")
         #expect(TransitForecast.estimate(samples, carrier: .sagawa, origin: nil, destination: nil, start: start) == nil)
+        // The product first: ネコポス a day slower than 宅急便 on the same route; a product never seen falls back to the
+        // carrier as a whole, and a parcel whose page names none is compared with them all.
+        func product(_ name: String, _ days: Int) -> TransitForecast.Sample {
+            var sample = TransitForecast.Sample(carrier: .yamato, origin: "羽田", destination: "東京都", days: days)
+            sample.product = name
+            return sample
+        }
+        let products = (0..<6).map { _ in product("宅急便", 1) } + (0..<5).map { _ in product("ネコポス", 2) }
+        let cat = try #require(
+            TransitForecast.estimate(products, carrier: .yamato, product: "ネコポス", origin: "羽田", destination: "東京都", start: start))
+        #expect(cat.basis == .route && cat.parcels == 5 && cat.day.dateText == "2026-12-03")
+        let other = try #require(
+            TransitForecast.estimate(products, carrier: .yamato, product: "クール宅急便", origin: "羽田", destination: "東京都", start: start))
+        #expect(other.basis == .carrier && other.parcels == 11)
+        let unnamed = try #require(
+            TransitForecast.estimate(products, carrier: .yamato, origin: "羽田", destination: "東京都", start: start))
+        #expect(unnamed.basis == .route && unnamed.parcels == 11 && unnamed.day.dateText == "2026-12-02")
         // A parcel going back, one held for weeks, one not delivered: no journey.
         let number = try TrackingNumber(parsing: "3277-5445-9830")
         #expect(TransitForecast.Sample(Self.shipment(number, .yamato, from: start, office: "x", days: 45), destination: nil) == nil)
@@ -126,13 +143,13 @@ struct TransitForecastTests {
     /// A simulated history (two carriers, three offices, five prefectures; ``SimulatedDeliveries``, the
     /// benchmark's) delivered through the store: each parcel on its way is given the estimate the test computes
     /// from the same parcels, and as many come within its range as the benchmark reports for a history this size
-    /// (bench/ForecastBenchmark: 83–92% at 300 parcels over four seeds; here 37 of 40).
+    /// (bench/ForecastBenchmark: 88–97% at 300 parcels over four seeds; here 88 of 100).
     @Test func simulatedHistory() async throws {
         let harness = await Harness()
         let now = harness.clock.now
         var generator = SimulatedDeliveries(seed: 2026)
         let history = generator.history(300, span: 120, now: now.addingTimeInterval(-5 * 86_400))
-        let coming = (0..<40).map { _ in generator.parcel(daysAgo: 0.5, now: now) }
+        let coming = (0..<100).map { _ in generator.parcel(daysAgo: 0.5, now: now) }
         let numbers = ValidNumbers.numbers(history.count + coming.count)
         for (index, parcel) in (history + coming).enumerated() {
             let delivered = index < history.count
@@ -151,7 +168,8 @@ struct TransitForecastTests {
             let json = try JSON(data: answer.body)
             let computed = try #require(
                 TransitForecast.estimate(
-                    samples, carrier: parcel.carrier, origin: parcel.origin, destination: parcel.destination, start: parcel.start))
+                    samples, carrier: parcel.carrier, product: parcel.product, origin: parcel.origin,
+                    destination: parcel.destination, start: parcel.start))
             #expect(json["estimate"]?["day"]?.string == computed.day.dateText, "\(parcel)")
             #expect(json["estimate"]?["earliest"]?.string == computed.earliest.dateText)
             #expect(json["estimate"]?["latest"]?.string == computed.latest.dateText)
@@ -159,7 +177,7 @@ struct TransitForecastTests {
             #expect(computed.earliest <= computed.day && computed.day <= computed.latest)
             if computed.earliest <= parcel.deliveryDay, parcel.deliveryDay <= computed.latest { inRange += 1 }
         }
-        #expect(Double(inRange) / Double(coming.count) >= 0.8, "\(inRange) of \(coming.count) came within the range")
+        #expect(Double(inRange) / Double(coming.count) >= 0.85, "\(inRange) of \(coming.count) came within the range")
 
         // The days-to-deliver table agrees with the same history, counted here.
         let table = try JSON(data: await harness.send("GET", "/v1/watches/delivery-days").body)

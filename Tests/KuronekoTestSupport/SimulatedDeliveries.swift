@@ -2,12 +2,13 @@ import Foundation
 import Kuroneko
 
 /// A made-up history of delivered parcels with a known law, for the arrival estimate's test and benchmark: two
-/// carriers (Yamato, Sagawa), three first offices, five destination prefectures; each route takes its base days
-/// (by distance), plus one day for a share of parcels (Sagawa's a little more often), plus, rarely, two or three
-/// days of delay. Seeded: the same seed gives the same parcels.
+/// carriers (Yamato: 宅急便, and ネコポス a day slower; Sagawa: 飛脚宅配便), three first offices, five destination
+/// prefectures; each route takes its base days (by distance), plus one day for a share of parcels (Sagawa's a
+/// little more often), plus, rarely, two or three days of delay. Seeded: the same seed gives the same parcels.
 public struct SimulatedDeliveries {
     public struct Parcel: Sendable, Hashable {
         public let carrier: Carrier
+        public let product: String
         public let origin: String
         public let destination: String
         /// The first row's moment, and the days to delivery.
@@ -56,11 +57,14 @@ public struct SimulatedDeliveries {
             destination += 1
         }
         var days = Self.base[origin][destination]
+        let product = carrier == .sagawa ? "飛脚宅配便" : uniform() < 0.25 ? "ネコポス" : "宅急便"
+        if product == "ネコポス" { days += 1 }
         if uniform() < (carrier == .yamato ? 0.2 : 0.3) { days += 1 }
         if uniform() < 0.04 { days += 2 + pick(2) }
         let hour = 8 + pick(12)
         let start = JapanDateTime(now.addingTimeInterval(-daysAgo * 86_400 + Double(hour - 14) * 3_600))
-        return Parcel(carrier: carrier, origin: Self.origins[origin], destination: Self.destinations[destination], start: start, days: days)
+        return Parcel(
+            carrier: carrier, product: product, origin: Self.origins[origin], destination: Self.destinations[destination], start: start, days: days)
     }
 
     /// `count` parcels spread over the `span` days before `now`, oldest first.
@@ -72,7 +76,9 @@ public struct SimulatedDeliveries {
 extension SimulatedDeliveries.Parcel {
     /// As the estimate learns from it.
     public var sample: TransitForecast.Sample {
-        TransitForecast.Sample(carrier: carrier, origin: origin, destination: destination, days: days)
+        var sample = TransitForecast.Sample(carrier: carrier, origin: origin, destination: destination, days: days)
+        sample.product = product
+        return sample
     }
 
     /// The day it is delivered.
@@ -92,7 +98,7 @@ extension SimulatedDeliveries.Parcel {
             status: ShipmentStatus(
                 code: delivered ? .delivered : .inTransit, label: delivered ? "配達完了" : "輸送中", labelEnglish: nil,
                 summary: nil, note: nil, isTerminal: delivered),
-            product: nil, scheduledDelivery: nil,
+            product: product, scheduledDelivery: nil,
             events: [event(.infoReceived, start, origin)] + (delivered ? [event(.delivered, end, destination)] : []),
             deliveredAt: delivered ? end : nil)
     }

@@ -66,10 +66,11 @@ for size in sizes {
     var byBasis: [TransitForecast.Basis: Tally] = [:]
     for parcel in history[cut...] {
         let estimate = TransitForecast.estimate(
-            learnt, carrier: parcel.carrier, origin: parcel.origin, destination: parcel.destination, start: parcel.start)
+            learnt, carrier: parcel.carrier, product: parcel.product, origin: parcel.origin, destination: parcel.destination,
+            start: parcel.start)
         all.add(actual: parcel.deliveryDay, estimate: estimate)
         if let basis = estimate?.basis { byBasis[basis, default: Tally()].add(actual: parcel.deliveryDay, estimate: estimate) }
-        // The same without office or prefecture: what the carrier alone would say.
+        // The same without product, office or prefecture: what the carrier alone would say.
         let plain = TransitForecast.estimate(learnt, carrier: parcel.carrier, origin: nil, destination: nil, start: parcel.start)
         carrierOnly.add(actual: parcel.deliveryDay, estimate: plain)
     }

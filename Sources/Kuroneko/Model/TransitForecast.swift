@@ -1,14 +1,16 @@
 import Foundation
 
 /// When a parcel without a planned day is likely to come, learnt from the owner's own delivered parcels: how many
-/// days each took from its first row to its delivery, by carrier, first office and destination prefecture. The
-/// most specific group with enough parcels answers (carrier, office and prefecture; carrier and prefecture;
-/// carrier and office; the carrier); its median is the day, its 10th and 90th percentiles the range. An
-/// estimate, never the carrier's word. Pure.
+/// days each took from its first row to its delivery, by carrier and product (宅急便, ネコポス, …), first office and
+/// destination prefecture. The most specific group with enough parcels answers (carrier and product with office
+/// and prefecture; with prefecture; with office; carrier and product; the carrier as a whole); its median is the
+/// day, its 10th and 90th percentiles the range. An estimate, never the carrier's word. Pure.
 public enum TransitForecast {
     /// One delivered parcel's journey.
     public struct Sample: Sendable, Hashable {
         public let carrier: Carrier
+        /// The carrier's product as its page names it (`宅急便コンパクト`), when it does.
+        public var product: String? = nil
         /// The office of its first row (`羽田クロノゲートベース`), when the page names one.
         public let origin: String?
         /// The recipient's prefecture, when the parcel's record has it.
@@ -34,15 +36,18 @@ public enum TransitForecast {
             let days = TransitForecast.days(from: start, to: end)
             guard (0...TransitForecast.longest).contains(days) else { return nil }
             self.init(carrier: shipment.carrier, origin: first.place, destination: destination, days: days)
+            product = shipment.product
             if let planned = (shipment.requestedDelivery ?? shipment.scheduledDelivery)?.date {
                 onTime = TransitForecast.days(from: planned, to: end) <= 0
             }
         }
     }
 
-    /// How the estimate was found, most specific first.
+    /// How the estimate was found, most specific first (the first three and `product` within the carrier's
+    /// product, when the parcel's page names one).
     public enum Basis: String, Sendable, Hashable, CaseIterable {
         case route = "carrier_office_prefecture", destination = "carrier_prefecture", origin = "carrier_office"
+        case product = "carrier_product"
         case carrier
     }
 
@@ -59,15 +64,20 @@ public enum TransitForecast {
     public static let minimumParcels = 5
     public static let longest = 30
 
-    /// The estimate for a parcel at `carrier` whose first row was at `origin` on `start`, going to `destination`.
+    /// The estimate for a parcel of `product` at `carrier` whose first row was at `origin` on `start`, going to
+    /// `destination`.
     public static func estimate(
-        _ samples: [Sample], carrier: Carrier, origin: String?, destination: String?, start: JapanDateTime
+        _ samples: [Sample], carrier: Carrier, product: String? = nil, origin: String?, destination: String?,
+        start: JapanDateTime
     ) -> Estimate? {
         let ours = samples.filter { $0.carrier == carrier }
+        // A parcel whose page names no product is compared with all the carrier's.
+        let kind = product == nil ? ours : ours.filter { $0.product == product }
         let groups: [(Basis, [Sample])] = [
-            (.route, origin == nil || destination == nil ? [] : ours.filter { $0.origin == origin && $0.destination == destination }),
-            (.destination, destination == nil ? [] : ours.filter { $0.destination == destination }),
-            (.origin, origin == nil ? [] : ours.filter { $0.origin == origin }),
+            (.route, origin == nil || destination == nil ? [] : kind.filter { $0.origin == origin && $0.destination == destination }),
+            (.destination, destination == nil ? [] : kind.filter { $0.destination == destination }),
+            (.origin, origin == nil ? [] : kind.filter { $0.origin == origin }),
+            (.product, product == nil ? [] : kind),
             (.carrier, ours),
         ]
         guard let (basis, group) = groups.first(where: { $0.1.count >= minimumParcels }) else { return nil }

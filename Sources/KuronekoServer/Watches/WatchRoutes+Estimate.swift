@@ -81,7 +81,8 @@ extension WatchRoutes {
         let start = first?.at ?? JapanDateTime(watch.createdAt)
         guard
             let estimate = TransitForecast.estimate(
-                samples, carrier: carrier, origin: first?.place, destination: watch.record?.recipient?.prefecture, start: start)
+                samples, carrier: carrier, product: shipment.product, origin: first?.place,
+                destination: watch.record?.recipient?.prefecture, start: start)
         else { return .jsonData(none("too_few_parcels")) }
         return .jsonData(
             WatchRoutes.object([
