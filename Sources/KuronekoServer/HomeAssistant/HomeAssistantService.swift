@@ -2,6 +2,7 @@ import Foundation
 import Kuroneko
 import KuronekoNotify
 import KuronekoStore
+import Synchronization
 
 /// Keeps Home Assistant's view of one list true over MQTT discovery (`serve --mqtt`): on every connection and
 /// every birth message of Home Assistant it announces the device's entities (``HomeAssistantEntities``); every
@@ -46,7 +47,9 @@ struct HomeAssistantService: Service {
     }
 
     func run() async {
-        let (inputs, feed) = AsyncStream.makeStream(of: Input.self, bufferingPolicy: .bufferingNewest(64))
+        // Unbounded in form only: the client's events are bounded by its own stream, and at most one tick waits.
+        let (inputs, feed) = AsyncStream.makeStream(of: Input.self)
+        let tickWaiting = Atomic(false)
         client.start()
         let forward = Task {
             for await event in client.events { feed.yield(.mqtt(event)) }
@@ -54,7 +57,7 @@ struct HomeAssistantService: Service {
         let ticker = Task { [clock, tick] in
             while !Task.isCancelled {
                 try? await clock.sleep(until: clock.uptime + tick)
-                feed.yield(.tick)
+                if !tickWaiting.exchange(true, ordering: .relaxed) { feed.yield(.tick) }
             }
         }
         var bridge = HomeAssistantBridge(topics: topics)
@@ -91,6 +94,7 @@ struct HomeAssistantService: Service {
             case .mqtt(.message(let message)):
                 client.publish(bridge.found(message, desired: desired))
             case .tick:
+                tickWaiting.store(false, ordering: .relaxed)
                 guard connected else { continue }
                 let stale = lastRead.map { clock.uptime - $0 >= .seconds(60) } ?? true
                 var due = stale
