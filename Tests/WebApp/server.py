@@ -172,6 +172,15 @@ class Simulator:
         stop_process(self.process)
 
 
+def still_simulator_and_server(*arguments: str) -> tuple["Simulator", "Server"]:
+    """A simulator standing still (its clock moves only when a test moves it) and a server asking it for Yamato
+    without pauses, so every first check is made at once."""
+    simulator = Simulator("--speed", "0")
+    server = Server("--endpoint", f"yamato={simulator.origin}/cgi-bin/tneko", "--min-interval", "0", *arguments,
+                    demo=False).start()
+    return simulator, server
+
+
 def stop_process(process: subprocess.Popen | None) -> None:
     """SIGTERM, and SIGKILL after 15 s."""
     if process and process.poll() is None:

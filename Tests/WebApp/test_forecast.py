@@ -15,7 +15,7 @@ import unittest
 from selenium.webdriver.common.by import By
 
 sys.path.insert(0, os.path.dirname(__file__))
-from server import BrowserTestCase, ROOT, Server, Simulator, chromium, screenshot  # noqa: E402
+from server import BrowserTestCase, ROOT, chromium, screenshot, still_simulator_and_server  # noqa: E402
 from test_list_at_scale import wait  # noqa: E402
 from test_webapp import serious_violations  # noqa: E402
 
@@ -36,9 +36,7 @@ class ForecastTests(BrowserTestCase):
     @classmethod
     def setUpClass(cls):
         os.makedirs(OUTPUT, exist_ok=True)
-        cls.simulator = Simulator("--speed", "0")
-        cls.server = Server("--endpoint", f"yamato={cls.simulator.origin}/cgi-bin/tneko", "--min-interval", "0",
-                            demo=False).start()
+        cls.simulator, cls.server = still_simulator_and_server()
         cls.history = [nekopos(minutes) for minutes in range(-2160, -1680, 40)]
         cls.coming = [nekopos(-120), nekopos(-100)]
         for number in cls.history + cls.coming:

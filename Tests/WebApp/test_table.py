@@ -14,7 +14,7 @@ from selenium.webdriver.common.by import By
 from selenium.webdriver.common.keys import Keys
 
 sys.path.insert(0, os.path.dirname(__file__))
-from server import BrowserTestCase, ROOT, Server, Simulator, chromium, screenshot, tracking_numbers  # noqa: E402
+from server import BrowserTestCase, ROOT, chromium, screenshot, still_simulator_and_server, tracking_numbers  # noqa: E402
 from test_list_at_scale import wait  # noqa: E402
 from test_webapp import serious_violations, snapshot  # noqa: E402
 
@@ -33,9 +33,7 @@ class TableTests(BrowserTestCase):
         os.makedirs(OUTPUT, exist_ok=True)
         # A simulator standing still, asked without pauses: every first check is made at once, and after them
         # nothing moves on its own, so an order read from the API is the one the table should show.
-        cls.simulator = Simulator("--speed", "0")
-        cls.server = Server("--endpoint", f"yamato={cls.simulator.origin}/cgi-bin/tneko", "--min-interval", "0",
-                            demo=False).start()
+        cls.simulator, cls.server = still_simulator_and_server()
         cls.numbers = tracking_numbers(COUNT, seed=4545)
         for start in range(0, COUNT, 1000):
             body = [{"number": n, "label": f"注文 {start + i:04d}"} for i, n in enumerate(cls.numbers[start:start + 1000])]
