@@ -172,7 +172,7 @@ final class ClientConnection {
         guard code != 0 else { return "the connection was closed" }
         var text = [CChar](repeating: 0, count: 256)
         ERR_error_string_n(code, &text, text.count)
-        return String(cString: text)
+        return String(decoding: text.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
     }
 
     /// A TCP connection to the first address of `host` that answers within `timeout`.
@@ -186,6 +186,7 @@ final class ClientConnection {
         }
         defer { freeaddrinfo(found) }
         var entry: UnsafeMutablePointer<addrinfo>? = first
+        var refused = false
         while let address = entry {
             entry = address.pointee.ai_next
             let socket = Glibc.socket(address.pointee.ai_family, address.pointee.ai_socktype, 0)
@@ -193,18 +194,22 @@ final class ClientConnection {
             let flags = fcntl(socket, F_GETFL)
             _ = fcntl(socket, F_SETFL, flags | O_NONBLOCK)
             let started = Glibc.connect(socket, address.pointee.ai_addr, address.pointee.ai_addrlen)
-            var ready = pollfd(fd: socket, events: Int16(POLLOUT), revents: 0)
-            var error: Int32 = 0
-            var length = socklen_t(MemoryLayout<Int32>.size)
-            if started == 0
-                || (errno == EINPROGRESS && poll(&ready, 1, Int32(timeout * 1_000)) > 0
-                    && getsockopt(socket, SOL_SOCKET, SO_ERROR, &error, &length) == 0 && error == 0)
-            {
+            var error: Int32 = started == 0 ? 0 : errno
+            if error == EINPROGRESS {
+                var ready = pollfd(fd: socket, events: Int16(POLLOUT), revents: 0)
+                var length = socklen_t(MemoryLayout<Int32>.size)
+                if poll(&ready, 1, Int32(timeout * 1_000)) <= 0 || getsockopt(socket, SOL_SOCKET, SO_ERROR, &error, &length) != 0 {
+                    error = ETIMEDOUT
+                }
+            }
+            if error == 0 {
                 _ = fcntl(socket, F_SETFL, flags)
                 return socket
             }
+            refused = refused || error == ECONNREFUSED
             close(socket)
         }
+        if refused { throw ConnectionError(description: "\(host):\(port) refused the connection (is the server running there?)") }
         throw ConnectionError(description: "\(host):\(port) could not be reached within \(Int(timeout)) s")
     }
 }

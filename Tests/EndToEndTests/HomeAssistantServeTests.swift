@@ -35,6 +35,19 @@ struct HomeAssistantServeTests {
         await broker.stop()
     }
 
+    /// A broker that is not there is said once in the log (not at every attempt), and the server runs on.
+    @Test func anAbsentBrokerIsSaid() async throws {
+        let port = Loopback.freePort()
+        let database = FileManager.default.temporaryDirectory.appendingPathComponent("mqtt-\(UUID().uuidString).sqlite").path
+        let server = try await ServerProcess(["serve", "--demo", "--db", database, "--mqtt", "mqtt://127.0.0.1:\(port)"])
+        #expect(await server.waitForLog("home assistant: 127.0.0.1:\(port) refused the connection", timeout: .seconds(60)))
+        let health = try await RawConnection(port: server.port).request("GET /healthz HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n")
+        #expect(health.hasPrefix("HTTP/1.1 200"), "\(health)")
+        let stopped = await server.stop()
+        #expect(stopped.status == 0)
+        #expect(stopped.log.components(separatedBy: "refused the connection").count == 2, "said once: \(stopped.log)")
+    }
+
     @Test func refusedInOneLine() async throws {
         let cases: [([String], [String: String], String)] = [
             (["--mqtt", "http://broker"], [:], "is not mqtt://HOST[:PORT]"),

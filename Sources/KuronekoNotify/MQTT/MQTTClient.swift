@@ -138,7 +138,8 @@ public final class MQTTClient: Sendable {
             do {
                 try converse()
             } catch {
-                reason = "\(settings): \(error)"
+                // A connection's error names the host already.
+                reason = error is ConnectionError ? "\(error)" : "\(settings): \(error)"
             }
             let wasConnected = state.withLock { state -> Bool in
                 defer {

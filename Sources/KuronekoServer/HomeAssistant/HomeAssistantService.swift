@@ -66,11 +66,14 @@ struct HomeAssistantService: Service {
         var lastRead: Duration?
         var lastPress: Duration?
         var connected = false
+        // A failure is logged when it first happens and when its reason changes, not at every attempt.
+        var failure: String?
         for await input in inputs {
             if Task.isCancelled { break }
             switch input {
             case .mqtt(.connected):
                 connected = true
+                failure = nil
                 log("home assistant: connected to the broker")
                 if let read = await read() {
                     desired = read
@@ -78,7 +81,8 @@ struct HomeAssistantService: Service {
                 }
                 client.publish(bridge.announce(desired))
             case .mqtt(.disconnected(let reason)):
-                if connected { log("home assistant: \(reason); connecting again") }
+                if reason != failure { log("home assistant: \(reason); trying again (every 30 s at most)") }
+                failure = reason
                 connected = false
             case .mqtt(.message(let message)) where message.topic == topics.birth:
                 if String(decoding: message.payload, as: UTF8.self) == "online" { client.publish(bridge.announce(desired)) }
