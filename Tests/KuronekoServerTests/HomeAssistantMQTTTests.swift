@@ -80,15 +80,18 @@ struct HomeAssistantMQTTTests {
         let parcels = household.numbers.map { "homeassistant/sensor/kuroneko/parcel_\($0.digits)/config" }
         let fixed = ["in_transit", "arriving_today", "attention", "next_delivery"].map { "homeassistant/sensor/kuroneko/\($0)/config" }
         let configs = fixed + parcels + ["homeassistant/button/kuroneko/refresh/config"]
-        // A client that connects after the announcement is told everything: it was retained.
-        var late: MQTTListener?
+        // The announcement, heard (its availability comes last, after every config and state)…
+        let watcher = MQTTListener(port: broker.port)
         #expect(
-            try await eventually(within: .seconds(30)) {
-                await late?.stop()
-                late = MQTTListener(port: broker.port)
-                return try await eventually(within: .seconds(5)) { configs.allSatisfy { late?.retained[$0] != nil } }
+            try await eventually(within: .seconds(60)) {
+                configs.allSatisfy { watcher.last($0) != nil } && watcher.last("kuroneko/status") == Data("online".utf8)
             })
-        let listener = try #require(late)
+        await watcher.stop()
+        // …and a client that connects after it is told everything: it was retained.
+        let listener = MQTTListener(port: broker.port)
+        let kept = configs.filter { !$0.contains("/button/") }.map { $0.replacingOccurrences(of: "homeassistant/sensor/", with: "") }
+            .map { $0.replacingOccurrences(of: "/config", with: "/state") } + configs + ["kuroneko/status"]
+        #expect(try await eventually(within: .seconds(60)) { kept.allSatisfy { listener.retained[$0] != nil } })
         let retained = listener.retained
         for topic in configs {
             let config = Self.object(retained[topic])
