@@ -88,17 +88,18 @@ public final class MQTTClient: Sendable {
     @discardableResult
     public func publish(_ messages: [MQTTMessage]) -> Bool {
         guard !messages.isEmpty else { return true }
-        let queued = state.withLock { state -> Bool in
-            guard state.connected, !state.stopping, !state.overflowed else { return false }
+        let (queued, renew) = state.withLock { state -> (Bool, Bool) in
+            guard state.connected, !state.stopping, !state.overflowed else { return (false, false) }
             guard state.outgoing.count + messages.count <= Self.queueLimit else {
                 state.overflowed = true
                 state.outgoing = []
-                return false
+                return (false, true)
             }
             state.outgoing += messages
-            return true
+            return (true, false)
         }
-        wake()
+        // Woken only for work: a publish between connections never cuts the pause before the next attempt short.
+        if queued || renew { wake() }
         return queued
     }
 

@@ -18,8 +18,9 @@ public struct HomeAssistantSettings: Sendable, Hashable {
 
     /// The most parcels with a sensor of their own (the first added); more are counted in the fixed sensors.
     public static let parcelSensorLimit = 200
-    /// The most parcels listed in a fixed sensor's attributes.
-    public static let listedLimit = 50
+    /// The most parcels listed in a fixed sensor's attributes (Home Assistant's recorder keeps attributes up to
+    /// 16 KiB; 20 parcels stay well under it).
+    public static let listedLimit = 20
 
     public init() {}
 

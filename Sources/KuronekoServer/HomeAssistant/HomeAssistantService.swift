@@ -96,7 +96,8 @@ struct HomeAssistantService: Service {
                 let refresh = self.refresh
                 Task { await refresh(Array(due)) }
             case .mqtt(.message(let message)):
-                client.publish(bridge.found(message, desired: desired))
+                // Only against a list read: a store that failed at the connection must not make every config stale.
+                if lastRead != nil { client.publish(bridge.found(message, desired: desired)) }
             case .tick:
                 tickWaiting.store(false, ordering: .relaxed)
                 guard connected else { continue }
