@@ -203,25 +203,24 @@ struct HomeAssistantMQTTTests {
         await broker.stop()
     }
 
-    /// The first event of a client that is started now, within a minute.
-    static func firstEvent(_ settings: MQTTSettings) async -> MQTTEvent? {
+    /// The first event of a client that is started now, waited for at most a minute.
+    static func firstEvent(_ settings: MQTTSettings) async throws -> MQTTEvent? {
         let client = MQTTClient(settings: settings, subscriptions: [], will: nil)
-        client.start()
-        let first = await withTaskGroup(of: MQTTEvent?.self) { group in
-            group.addTask {
-                for await event in client.events { return event }
-                return nil
+        let first = FirstEvent()
+        let reader = Task {
+            for await event in client.events {
+                first.event.withLock { $0 = $0 ?? event }
             }
-            group.addTask {
-                try? await Task.sleep(for: .seconds(60))
-                return nil
-            }
-            let first = await group.next() ?? nil
-            group.cancelAll()
-            return first
         }
+        client.start()
+        _ = try await eventually(within: .seconds(60)) { first.event.withLock { $0 != nil } }
         await client.stop(last: [])
-        return first
+        reader.cancel()
+        return first.event.withLock { $0 }
+    }
+
+    final class FirstEvent: Sendable {
+        let event = Mutex<MQTTEvent?>(nil)
     }
 
     /// mqtts:// with a user and password: connected with the broker's authority and the right password; refused,
@@ -231,14 +230,14 @@ struct HomeAssistantMQTTTests {
         let broker = try await MosquittoBroker(tls: true, user: ("kuroneko", "s3cret-pass"))
         var good = try MQTTSettings(url: "mqtts://kuroneko@127.0.0.1:\(broker.port)", password: "s3cret-pass")
         good.caFile = broker.caFile
-        #expect(await Self.firstEvent(good) == .connected)
+        #expect(try await Self.firstEvent(good) == .connected)
         var wrong = try MQTTSettings(url: "mqtts://kuroneko@127.0.0.1:\(broker.port)", password: "guess")
         wrong.caFile = broker.caFile
-        let refused = await Self.firstEvent(wrong)
+        let refused = try await Self.firstEvent(wrong)
         #expect(refused.map { "\($0)".contains("not authorised") || "\($0)".contains("password is wrong") } == true, "\(String(describing: refused))")
-        let untrusted = await Self.firstEvent(try MQTTSettings(url: "mqtts://kuroneko@127.0.0.1:\(broker.port)", password: "s3cret-pass"))
+        let untrusted = try await Self.firstEvent(try MQTTSettings(url: "mqtts://kuroneko@127.0.0.1:\(broker.port)", password: "s3cret-pass"))
         #expect(untrusted.map { "\($0)".contains("certificate is refused") } == true, "\(String(describing: untrusted))")
-        let plain = await Self.firstEvent(try MQTTSettings(url: "mqtt://kuroneko@127.0.0.1:\(broker.port)", password: "s3cret-pass"))
+        let plain = try await Self.firstEvent(try MQTTSettings(url: "mqtt://kuroneko@127.0.0.1:\(broker.port)", password: "s3cret-pass"))
         if case .disconnected? = plain {} else { Issue.record("plain MQTT on the TLS port: \(String(describing: plain))") }
         await broker.stop()
     }

@@ -89,7 +89,13 @@ struct HomeAssistantService: Service {
             case .mqtt(.message(let message)) where message.topic == topics.refreshCommand:
                 guard lastPress.map({ clock.uptime - $0 >= Self.refreshPause }) ?? true else { continue }
                 lastPress = clock.uptime
-                let watches = (try? await store.watches(owner: settings.owner, filter: .active, after: nil, limit: Self.watchesRead)) ?? []
+                let watches: [Watch]
+                do {
+                    watches = try await store.watches(owner: settings.owner, filter: .active, after: nil, limit: Self.watchesRead)
+                } catch {
+                    failures.report(.homeAssistant, error)
+                    continue
+                }
                 let due = watches.sorted { ($0.checkedAt ?? .distantPast) < ($1.checkedAt ?? .distantPast) }
                     .prefix(Self.refreshLimit)
                 log("home assistant: the refresh button checks \(due.count) parcels")

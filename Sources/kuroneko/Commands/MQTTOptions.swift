@@ -32,10 +32,7 @@ enum MQTTOptions {
         guard let text = arguments.text(.mqtt), !text.isEmpty else { return nil }
         var password = arguments.environment["KURONEKO_MQTT_PASSWORD"]
         if let path = arguments.text(.mqttPasswordFile), !path.isEmpty {
-            guard let data = FileManager.default.contents(atPath: path), data.count <= 4_096 else {
-                throw .usage("serve: --mqtt-password-file \(path.prefix(200)) cannot be read (or is over 4 KiB)")
-            }
-            password = String(decoding: data, as: UTF8.self).split(whereSeparator: \.isNewline).first.map(String.init)
+            password = try SecretFile.firstLine(path, option: "--mqtt-password-file")
         }
         do {
             var settings = try MQTTSettings(url: text, password: password)

@@ -44,10 +44,7 @@ enum MailboxOptions {
         guard let text = arguments.text(.mailbox), !text.isEmpty else { return nil }
         var password = arguments.environment["KURONEKO_MAILBOX_PASSWORD"] ?? ""
         if let path = arguments.text(.mailboxPasswordFile), !path.isEmpty {
-            guard let data = FileManager.default.contents(atPath: path), data.count <= 4_096 else {
-                throw .usage("serve: --mailbox-password-file \(path.prefix(200)) cannot be read (or is over 4 KiB)")
-            }
-            password = String(decoding: data, as: UTF8.self).split(whereSeparator: \.isNewline).first.map(String.init) ?? ""
+            password = try SecretFile.firstLine(path, option: "--mailbox-password-file")
         }
         do {
             var settings = try MailboxSettings(url: text, password: password)
