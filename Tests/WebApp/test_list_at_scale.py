@@ -178,6 +178,15 @@ class ListAtScaleTests(BrowserTestCase):
         after = json.loads(self.server.api("GET", "/v1/watches/summary")[1])
         self.assertEqual(after["active"], summary["active"], "only finished parcels went")
         wait(lambda: "Removed" in self.d.find_element(By.ID, "banner").text, "no word of what was removed")
+        # A poll that redraws the list leaves the word of the person's action up (once, a poll in flight under
+        # load cleared it before anyone could read it): the poll's answer is drawn in the same step it clears
+        # what a poll put up, so a renamed card shown means the poll has come and gone.
+        number = next(c["number"] for c in cards(self.d) if c["title"].startswith("Order"))
+        status, body = self.server.api("PATCH", f"/v1/watches/{number}", json.dumps({"label": "Renamed by a poll"}).encode())
+        self.assertEqual(status, 200, body[:300])
+        self.d.execute_script("document.dispatchEvent(new Event('visibilitychange'))")
+        wait(lambda: "Renamed by a poll" in [c["title"] for c in cards(self.d)], "the poll never drew the renamed card")
+        self.assertIn("Removed", self.d.find_element(By.ID, "banner").text, "a poll cleared the word of the removal")
 
     def test_5_a_new_parcel_shows_its_status_within_two_seconds_of_its_check(self):
         """Timed in the page, from events: every API answer the page reads is stamped with when its request

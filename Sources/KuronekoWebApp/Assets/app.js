@@ -38,6 +38,7 @@ function currentNumber() {
 }
 
 function route() {
+  if (banner.dataset.note) showBanner(""); // what was said of the last page's action is not this page's
   const number = currentNumber();
   if (number !== null) return showParcel(number);
   if (location.pathname === "/join") return showJoin(main, () => { state.etag = null; route(); });
@@ -71,10 +72,18 @@ function showBanner(text, tone = "info") {
   banner.textContent = text;
   banner.className = `banner ${tone}`;
   banner.hidden = !text;
+  delete banner.dataset.note;
 }
 
-/** Puts a failure into words; true when the caller should stop drawing (a key is asked for instead). */
-function explain(error) {
+/** Says what the person's own action did: polls leave it up; the next message or another page replaces it. */
+function showNote(text, tone = "info") {
+  showBanner(text, tone);
+  if (text) banner.dataset.note = "action";
+}
+
+/** Puts a failure into words; true when the caller should stop drawing (a key is asked for instead). A
+ *  refusal of the person's own action (`action`) stays up through later polls. */
+function explain(error, { action = false } = {}) {
   if (!(error instanceof ApiError)) throw error;
   if (error.kind === "key") {
     showKeyForm(error);
@@ -85,7 +94,7 @@ function explain(error) {
     showBanner(when ? t("offline", { when }) : t("offlineNothing"), "warning");
     return false;
   }
-  showBanner(refusal(error.status, error.detail, error.reason), "error");
+  (action ? showNote : showBanner)(refusal(error.status, error.detail, error.reason), "error");
   return false;
 }
 
@@ -224,11 +233,11 @@ async function removeMany(numbers) {
     state.selected.clear();
     state.watches = (state.watches || []).filter((watch) => !numbers.includes(watch.number));
     state.etag = null;
-    showBanner(t("removedMany", { n: numbers.length }), "info");
+    showNote(t("removedMany", { n: numbers.length }));
     drawCards();
     await loadList();
   } catch (error) {
-    explain(error);
+    explain(error, { action: true });
   }
 }
 
@@ -252,9 +261,9 @@ async function removeAllFinished() {
     state.selected.clear();
     state.etag = null;
     await loadList();
-    showBanner(t("removedMany", { n: (answer.data && answer.data.removed) || 0 }), "info");
+    showNote(t("removedMany", { n: (answer.data && answer.data.removed) || 0 }));
   } catch (error) {
-    explain(error);
+    explain(error, { action: true });
   }
 }
 
@@ -379,7 +388,7 @@ function noteFreshness(savedAt) {
     showBanner(t("offline", { when: formatTime(savedAt) }), "warning");
   } else {
     state.loadedAt = new Date().toISOString();
-    showBanner("");
+    if (!banner.dataset.note) showBanner("");
   }
 }
 
@@ -443,7 +452,7 @@ function drawParcel() {
       state.parcelEtag = null;
       await loadParcel();
     } catch (error) {
-      explain(error);
+      explain(error, { action: true });
       refresh.disabled = false;
       refresh.textContent = t("refresh");
     }
@@ -511,7 +520,7 @@ async function removeParcel(digits) {
     navigate("/");
   } catch (error) {
     if (state.parcel) state.parcel.removing = false;
-    explain(error);
+    explain(error, { action: true });
   }
 }
 
@@ -566,7 +575,7 @@ themeSelect.addEventListener("change", () => {
 });
 
 document.getElementById("calendar-link").addEventListener("click", (event) => {
-  if (storedKey()) { event.preventDefault(); showBanner(t("calendarKeyed"), "info"); }
+  if (storedKey()) { event.preventDefault(); showNote(t("calendarKeyed")); }
 });
 
 if ("serviceWorker" in navigator) {
