@@ -9,10 +9,17 @@
 #include <poll.h>
 #include <ctype.h>
 #include <stdlib.h>
+#include <malloc.h>
 #include <microhttpd.h>
 #include <gnutls/gnutls.h>
 #include <gnutls/abstract.h>
 #include <gnutls/x509.h>
+
+/// Blocks of at least `bytes` are mapped on their own and unmapped when freed (glibc's threshold, fixed: it no
+/// longer rises each time a large block is freed). 1 when set.
+static inline int kuroneko_map_blocks_from(int bytes) {
+    return mallopt(M_MMAP_THRESHOLD, bytes);
+}
 
 #ifndef POLLRDHUP
 #define POLLRDHUP 0x2000

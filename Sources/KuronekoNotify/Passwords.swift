@@ -20,14 +20,18 @@ public enum Passwords {
         public var memory: Int { 128 * (1 << logN) * r * p }
     }
 
-    /// The documented bounds of a password: 8 to 256 characters.
+    /// The documented bounds of a password: at least 8 characters, at most ``longestBytes`` bytes.
     public static let shortest = 8
-    public static let longest = 256
+    /// The longest password, in bytes of UTF-8: one rule for making one (the command line, an invitation) and for
+    /// signing in with it, so a password that was taken can always be given (50 emoji of 25 bytes each are not).
+    public static let longestBytes = 1_024
 
     /// Why a password is refused, in one line; `nil` for one that is taken.
     public static func problem(_ password: String) -> String? {
         if password.count < shortest { return "is \(password.count) characters long; at least \(shortest)" }
-        if password.count > longest { return "is \(password.count) characters long; at most \(longest)" }
+        if password.utf8.count > longestBytes {
+            return "is \(password.utf8.count) bytes long in UTF-8; at most \(longestBytes) (about 340 Japanese characters)"
+        }
         if password.unicodeScalars.contains(where: { $0.value < 0x20 || $0.value == 0x7F }) {
             return "holds a control character"
         }
@@ -50,7 +54,7 @@ public enum Passwords {
         guard parts.count == 6, parts[0] == "scrypt", let logN = Int(parts[1]), (10...20).contains(logN),
             let r = Int(parts[2]), (1...32).contains(r), let p = Int(parts[3]), (1...16).contains(p),
             let salt = Base64URL.decode(parts[4]), let expected = Base64URL.decode(parts[5]), expected.count == 32,
-            password.utf8.count <= 4 * longest,
+            password.utf8.count <= longestBytes,
             let derived = derive(password, salt: [UInt8](salt), Parameters(logN: logN, r: r, p: p))
         else { return false }
         return Secrets.constantTimeEqual(Data(derived), expected)

@@ -25,8 +25,9 @@ func handleRequest(
         let path =
             url.map { UnsafeRawBufferPointer(start: $0, count: strlen($0)) }
             ?? UnsafeRawBufferPointer(start: nil, count: 0)
+        let framing = headerFields(of: connection, framingOnly: true)
         if let refusal = RequestFraming.refusal(
-            headers: headerFields(of: connection, framingOnly: true), path: path,
+            headers: framing, path: path,
             maxBodyBytes: server.maxBodyBytes(for: url),
             requestLineIntact: requestLineIntact(connection: connection, target: url, version: version),
             version: version.map { String(cString: $0) } ?? "")
@@ -36,7 +37,14 @@ func handleRequest(
             requestSlot.pointee = Unmanaged.passRetained(context).toOpaque()
             return queue(refusal, on: connection)
         }
-        return .YES
+        // A body within the anonymous allowance is read for anyone; a larger one (or one of unknown length) only
+        // for a caller the head names, within the server's budget, before a byte of it is read.
+        let declared = RequestFraming.declaredLength(framing)
+        if let declared, declared <= server.anonymousBodyBytes { return .YES }
+        let context = RequestContext()
+        requestSlot.pointee = Unmanaged.passRetained(context).toOpaque()
+        return admitLargeBody(
+            declared: declared, context: context, server: server, connection: connection, url: url, method: method)
     }
     var context: RequestContext?
     if slot != headersChecked {
@@ -50,17 +58,16 @@ func handleRequest(
     if uploadSize.pointee > 0 {
         let receiving = context ?? RequestContext()
         if context == nil { requestSlot.pointee = Unmanaged.passRetained(receiving).toOpaque() }
-        if receiving.body.count + uploadSize.pointee > server.maxBodyBytes(for: url) {
-            receiving.bodyTooLarge = true
-        } else if let uploadData {
-            receiving.body.append(
-                UnsafeRawPointer(uploadData).assumingMemoryBound(to: UInt8.self), count: uploadSize.pointee)
-        }
+        receive(uploadData, count: uploadSize.pointee, into: receiving, server: server, url: url)
         uploadSize.pointee = 0
         return .YES
     }
     if let response = context?.response {
         return queue(response, on: connection)
+    }
+    if let context, context.strangerRefusal != nil || context.overBudget {
+        // The chunked body a stranger was not allowed to send, or one the budget could not hold, has ended unread.
+        return queue(context.strangerRefusal.map(closing) ?? bodyBudgetRefusal(), on: connection)
     }
     let open = openConnection(connection)
     if let open { server.receiveDeadlines.requestRead(open) }
@@ -105,6 +112,84 @@ func handleRequest(
         server.adjustSuspended(by: -1)
     }
     return .YES
+}
+
+/// The head of a request whose body is larger than the anonymous allowance, or chunked (`declared` nil): a
+/// stranger's is refused at once (a chunked one when it ends, its bytes dropped past the allowance); a known
+/// caller's reserves its size from the server's budget, or is answered 503 when it does not fit.
+private func admitLargeBody(
+    declared: Int?, context: RequestContext, server: ServerState, connection: OpaquePointer,
+    url: UnsafePointer<CChar>?, method: UnsafePointer<CChar>?
+) -> MHD_Result {
+    var head = HTTPRequest(
+        method: method.map { String(cString: $0) } ?? "GET", path: url.map { String(cString: $0) } ?? "/",
+        query: [], lowercasedHeaders: headerFields(of: connection), body: Data())
+    head.client = openConnection(connection)?.client ?? kuroneko_client_key(connection)
+    let sender = server.application.sender(of: head)
+    switch sender {
+    case .stranger(let refusal):
+        guard declared == nil else {
+            context.refused = true
+            return queue(closing(refusal), on: connection)
+        }
+        context.bodyLimit = server.anonymousBodyBytes
+        context.strangerRefusal = refusal
+        return .YES
+    case .known, .unconfirmed:
+        if case .unconfirmed = sender { context.unconfirmed = true }
+        guard let declared else { return .YES }
+        guard server.bodyBudget.reserve(declared, unconfirmed: context.unconfirmed) else {
+            context.refused = true
+            return queue(bodyBudgetRefusal(), on: connection)
+        }
+        context.reserved = declared
+        // Its size is known: one allocation, never grown (and so never held twice while it is copied).
+        context.body.reserveCapacity(declared)
+        return .YES
+    }
+}
+
+/// A chunk of body: kept while it is within the request's limit (and, past the anonymous allowance, within what
+/// the budget gives it, reserved a mebibyte at a time), else dropped and the request marked for its refusal.
+private func receive(
+    _ data: UnsafePointer<CChar>?, count: Int, into context: RequestContext, server: ServerState,
+    url: UnsafePointer<CChar>?
+) {
+    let size = context.body.count + count
+    if size > (context.bodyLimit ?? server.maxBodyBytes(for: url)) {
+        if context.strangerRefusal == nil { context.bodyTooLarge = true }
+        return
+    }
+    if context.overBudget || context.bodyTooLarge { return }
+    if size > server.anonymousBodyBytes, size > context.reserved {
+        let step = max(size - context.reserved, 1 << 20)
+        guard server.bodyBudget.reserve(step, unconfirmed: context.unconfirmed) else {
+            context.overBudget = true
+            return
+        }
+        context.reserved += step
+    }
+    guard let data else { return }
+    context.body.append(UnsafeRawPointer(data).assumingMemoryBound(to: UInt8.self), count: count)
+}
+
+/// The answer when the bytes of large bodies in flight are at the server's limit.
+private func bodyBudgetRefusal() -> HTTPResponse {
+    var response = HTTPResponse.problem(
+        status: 503, title: "Service Unavailable",
+        detail: "the server is reading as many large request bodies as it holds at once; send this one again shortly",
+        reason: "body_budget")
+    response.headers += [("Retry-After", "2"), ("Connection", "close")]
+    return response
+}
+
+/// The answer with `Connection: close`: what follows it on the connection is not read.
+private func closing(_ response: HTTPResponse) -> HTTPResponse {
+    var response = response
+    if !response.headers.contains(where: { $0.0.lowercased() == "connection" }) {
+        response.headers.append(("Connection", "close"))
+    }
+    return response
 }
 
 /// How often a waiting request's socket is checked for the client having gone away, and for the server's
@@ -208,10 +293,17 @@ func requestCompleted(
     requestSlot: UnsafeMutablePointer<UnsafeMutableRawPointer?>?, reason: MHD_RequestTerminationCode
 ) {
     guard let serverContext, let requestSlot, let slot = requestSlot.pointee else { return }
+    let server = Unmanaged<ServerState>.fromOpaque(serverContext).takeUnretainedValue()
     if let connection, let open = openConnection(connection) {
-        Unmanaged<ServerState>.fromOpaque(serverContext).takeUnretainedValue().receiveDeadlines.requestEnded(open)
+        server.receiveDeadlines.requestEnded(open)
     }
-    if slot != headersChecked { Unmanaged<RequestContext>.fromOpaque(slot).release() }
+    if slot != headersChecked {
+        let context = Unmanaged<RequestContext>.fromOpaque(slot)
+        let reserved = context.takeUnretainedValue()
+        server.bodyBudget.release(reserved.reserved, unconfirmed: reserved.unconfirmed)
+        reserved.reserved = 0
+        context.release()
+    }
     requestSlot.pointee = nil
     Unmanaged<ServerState>.fromOpaque(serverContext).takeUnretainedValue().end()
 }

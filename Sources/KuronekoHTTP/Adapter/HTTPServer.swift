@@ -20,6 +20,15 @@ public final class HTTPServer: Sendable {
         public var maxBodyBytes: Int
         /// Routes that take a larger body than ``maxBodyBytes``, by exact path (a saved mail), with their limit.
         public var largerBodies: [String: Int] = [:]
+        /// The largest body anyone may send before the application knows who they are: a body declared larger
+        /// (or sent chunked) is let in only when its head names a caller the application knows
+        /// (``HTTPApplication/sender(of:)``); a stranger's is answered at once, unread, and the connection closed.
+        public var anonymousBodyBytes = 64 * 1024
+        /// The bytes of bodies larger than ``anonymousBodyBytes`` held at once, server-wide; past it such a
+        /// request is answered 503 with `Retry-After` before its body is read.
+        public var bodyBudgetBytes = 64 * 1024 * 1024
+        /// The most of ``bodyBudgetBytes`` held by callers whose credential is not confirmed yet.
+        public var unconfirmedBodyBytes = 16 * 1024 * 1024
         /// Connections allowed at once from one client address; requests on more are answered 503.
         public var connectionsPerAddress: Int
         /// Memory for one connection's request line and headers; larger headers are refused with 431.
@@ -53,13 +62,19 @@ public final class HTTPServer: Sendable {
 
     /// The port the server listens on.
     public let port: UInt16
+    /// The bytes of large bodies held now, against their limits.
+    public let bodyBudget: BodyBudget
     private let daemon: DaemonHandle
     private let state: ServerState
 
     /// Starts listening.
     /// - Throws: ``ServerStartError`` when the host is not an address or a name that resolves, or the port cannot
     ///   be bound.
-    public init(configuration: Configuration, application: any HTTPApplication) throws(ServerStartError) {
+    /// - Parameter bodyBudget: the budget of large bodies, when its holder shows it; else one made from the
+    ///   configuration.
+    public init(
+        configuration: Configuration, application: any HTTPApplication, bodyBudget: BodyBudget? = nil
+    ) throws(ServerStartError) {
         let address = try ListenAddress.resolve(configuration.host)
         if let files = configuration.tls {
             guard kuroneko_tls_supported() != 0 else {
@@ -76,7 +91,12 @@ public final class HTTPServer: Sendable {
         let state = ServerState(
             application: application, maxBodyBytes: configuration.maxBodyBytes,
             largerBodies: configuration.largerBodies, connectionsPerAddress: configuration.connectionsPerAddress,
-            receiveDeadlines: ReceiveDeadlines(seconds: configuration.receiveTimeoutSeconds))
+            receiveDeadlines: ReceiveDeadlines(seconds: configuration.receiveTimeoutSeconds),
+            anonymousBodyBytes: configuration.anonymousBodyBytes,
+            bodyBudget: bodyBudget
+                ?? BodyBudget(
+                    total: configuration.bodyBudgetBytes, unconfirmedShare: configuration.unconfirmedBodyBytes))
+        self.bodyBudget = state.bodyBudget
         let connectionLimit = Self.connectionLimit(configuration.maxConnections)
         self.connectionLimit = connectionLimit
         var flags =
@@ -232,6 +252,8 @@ final class ServerState: Sendable {
     let largerBodies: [String: Int]
     let connectionsPerAddress: Int
     let receiveDeadlines: ReceiveDeadlines
+    let anonymousBodyBytes: Int
+    let bodyBudget: BodyBudget
     private let requests = Atomic<Int>(0)
     private let suspendedConnections = Atomic<Int>(0)
     private let forcing = Atomic<Bool>(false)
@@ -239,9 +261,12 @@ final class ServerState: Sendable {
 
     init(
         application: any HTTPApplication, maxBodyBytes: Int, largerBodies: [String: Int] = [:],
-        connectionsPerAddress: Int, receiveDeadlines: ReceiveDeadlines
+        connectionsPerAddress: Int, receiveDeadlines: ReceiveDeadlines, anonymousBodyBytes: Int = 64 * 1024,
+        bodyBudget: BodyBudget = BodyBudget(total: 64 * 1024 * 1024, unconfirmedShare: 16 * 1024 * 1024)
     ) {
         self.receiveDeadlines = receiveDeadlines
+        self.anonymousBodyBytes = anonymousBodyBytes
+        self.bodyBudget = bodyBudget
         self.application = application
         self.maxBodyBytes = maxBodyBytes
         self.largerBodies = largerBodies
@@ -327,6 +352,16 @@ final class OpenConnection: Sendable {
 final class RequestContext: @unchecked Sendable {
     var body = Data()
     var bodyTooLarge = false
+    /// The body's limit when it is not the route's: a stranger's allowance.
+    var bodyLimit: Int?
+    /// A stranger's refusal, sent once the body it was not allowed to send has ended (a chunked body, whose
+    /// size the headers do not tell).
+    var strangerRefusal: HTTPResponse?
+    /// The bytes this body holds of the server's ``BodyBudget``, given back when the request completes.
+    var reserved = 0
+    var unconfirmed = false
+    /// A chunked body grew past what the budget could give it.
+    var overBudget = false
     /// Refused when its headers arrived (``RequestFraming``); nothing more is done with it.
     var refused = false
     var response: HTTPResponse?

@@ -51,6 +51,13 @@ enum RequestFraming {
         return nil
     }
 
+    /// The body's length as the (already checked) framing fields declare it: 0 without a body, `nil` when it
+    /// is chunked and its length is known only at its end.
+    static func declaredLength(_ headers: HTTPFields) -> Int? {
+        if headers["transfer-encoding"] != nil { return nil }
+        return headers["content-length"].flatMap { Int($0.trimmingWhitespace()) } ?? 0
+    }
+
     private static func closing(
         _ status: Int, _ detail: String, title: String = "Bad Request", reason: String? = nil
     ) -> HTTPResponse {

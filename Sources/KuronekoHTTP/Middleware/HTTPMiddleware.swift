@@ -8,6 +8,13 @@ public enum HTTPAnswer: Sendable {
 /// Anything the HTTP adapter can serve.
 public protocol HTTPApplication: Sendable {
     func answer(_ request: HTTPRequest) -> HTTPAnswer
+    /// Who sends a body larger than the anonymous allowance, judged from the request's head (its body empty)
+    /// before any byte of that body is read. By default everyone is known.
+    func sender(of head: HTTPRequest) -> BodySender
+}
+
+extension HTTPApplication {
+    public func sender(of head: HTTPRequest) -> BodySender { .known }
 }
 
 extension HTTPResponder {
@@ -25,11 +32,14 @@ public protocol HTTPMiddleware: Sendable {
     func intercept(_ request: inout HTTPRequest) -> HTTPResponse?
     /// Runs on every response on its way out, innermost first (also on one `intercept` gave).
     func finish(_ request: HTTPRequest, _ response: inout HTTPResponse)
+    /// Who sends a large body, from the request's head alone; `nil` when this layer has nothing to say.
+    func sender(of head: HTTPRequest) -> BodySender?
 }
 
 extension HTTPMiddleware {
     public func intercept(_ request: inout HTTPRequest) -> HTTPResponse? { nil }
     public func finish(_ request: HTTPRequest, _ response: inout HTTPResponse) {}
+    public func sender(of head: HTTPRequest) -> BodySender? { nil }
 }
 
 /// An application wrapped in middleware, composed in one place.
@@ -67,6 +77,14 @@ public struct MiddlewareStack<Application: HTTPResponder>: HTTPApplication {
             finish(prepared, &response, from: middleware.count - 1)
             return response
         }
+    }
+
+    /// The first layer's word on who sends a large body; known when no layer has one.
+    public func sender(of head: HTTPRequest) -> BodySender {
+        for layer in middleware {
+            if let sender = layer.sender(of: head) { return sender }
+        }
+        return .known
     }
 
     /// In-process use (tests): the same path the adapter takes.

@@ -79,27 +79,47 @@ final class AccountRoutes: Sendable {
             throw RouteProblem.bad("the body is not {\"name\": text, \"password\": text}")
         }
         let name = Self.folded(nameText)
-        guard (1...64).contains(name.count), password.count <= Passwords.longest else {
-            throw RouteProblem.bad("name must be 1 to 64 characters and password at most \(Passwords.longest)")
+        guard (1...64).contains(name.count), password.utf8.count <= Passwords.longestBytes else {
+            throw RouteProblem.bad(
+                "name must be 1 to 64 characters and password at most \(Passwords.longestBytes) bytes in UTF-8")
         }
+        try admitPasswordAttempt(name: name, request: request)
+        guard let user = try await checkPassword(password, of: name, request: request) else {
+            throw Self.wrongNameOrPassword
+        }
+        return try await startSession(for: user, wanted: object["list"] as? String, at: watches.clock.now)
+    }
+
+    /// The one answer to a wrong password, whether the name exists or not.
+    static let wrongNameOrPassword = RouteProblem(
+        status: 401, title: "Unauthorized", reason: .badCredentials, detail: "the name or the password is not right")
+
+    /// The first step of every door that takes a password (signing in, joining with an existing account): a 429
+    /// when this account or this address has guessed too often lately, asked before anything is looked up.
+    func admitPasswordAttempt(name: String, request: HTTPRequest) throws {
         let address = Self.throttleAddress(request, account: name)
         let now = watches.clock.now
         if case .wait(let seconds) = throttle.withLock({ $0.ask(account: name, address: address, at: now) }) {
             throw RouteProblem(
                 status: 429, title: "Too Many Requests", reason: .tooManyAttempts,
-                detail: "too many sign-in attempts for this account or from this address; try again in \(seconds) s",
+                detail: "too many password attempts for this account or from this address; try again in \(seconds) s",
                 retryAfter: seconds)
         }
+    }
+
+    /// The second step: the account when the password is its own, else `nil`, the outcome counted against the
+    /// account and the address. A missing account costs the same hash as a wrong password, so neither the answer
+    /// nor its time tells which.
+    func checkPassword(_ password: String, of name: String, request: HTTPRequest) async throws -> UserRecord? {
         let user = try await accounts.user(named: name)
-        // A missing account costs the same hash as a wrong password, so the time does not tell which.
         let matches = try await verify(password, stored: user?.passwordHash)
         let succeeded = matches && user != nil && user?.removedAt == nil
-        throttle.withLock { $0.record(account: name, address: address, succeeded: succeeded, at: now) }
-        guard succeeded, let user else {
-            throw RouteProblem(
-                status: 401, title: "Unauthorized", reason: .badCredentials, detail: "the name or the password is not right")
+        throttle.withLock {
+            $0.record(
+                account: name, address: Self.throttleAddress(request, account: name), succeeded: succeeded,
+                at: watches.clock.now)
         }
-        return try await startSession(for: user, wanted: object["list"] as? String, at: now)
+        return succeeded ? user : nil
     }
 
     /// What the sign-in throttle counts an attempt's address as: the connection's (never a header a client could
@@ -111,7 +131,8 @@ final class AccountRoutes: Sendable {
 
     /// A new session for a person who proved who they are (a password, a passkey), in the list wanted or their
     /// first: a new token whatever cookie came with the request, and its CSRF token.
-    func startSession(for user: UserRecord, wanted: String?, at now: Date) async throws -> HTTPResponse {
+    /// - Parameter note: said in the answer's `note` (an invitation that changed nothing).
+    func startSession(for user: UserRecord, wanted: String?, at now: Date, note: String? = nil) async throws -> HTTPResponse {
         let lists = try await accounts.memberships(ofUser: user.id)
         guard let membership = lists.first(where: { wanted == nil || $0.listID == wanted }) else {
             throw RouteProblem(
@@ -123,12 +144,13 @@ final class AccountRoutes: Sendable {
         let csrf = Secrets.random(bytes: 32)
         try await accounts.createSession(
             tokenHash: SessionCookie.stored(token), user: user.id, list: membership.listID, csrf: csrf, at: now)
-        var response = HTTPResponse.jsonData(
-            WatchRoutes.object([
-                "name": user.name, "display_name": user.displayName, "list": membership.listID,
-                "list_name": membership.listName, "role": membership.role.rawValue, "csrf_token": csrf,
-                "lists": lists.map { ["id": $0.listID, "name": $0.listName, "role": $0.role.rawValue] },
-            ]))
+        var fields: [String: Any] = [
+            "name": user.name, "display_name": user.displayName, "list": membership.listID,
+            "list_name": membership.listName, "role": membership.role.rawValue, "csrf_token": csrf,
+            "lists": lists.map { ["id": $0.listID, "name": $0.listName, "role": $0.role.rawValue] },
+        ]
+        if let note { fields["note"] = note }
+        var response = HTTPResponse.jsonData(WatchRoutes.object(fields))
         response.headers.append(("Set-Cookie", SessionCookie.setting(token, secure: secureCookies)))
         response.headers.append(("Cache-Control", "no-store"))
         return response

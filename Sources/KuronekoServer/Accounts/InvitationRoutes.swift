@@ -92,18 +92,31 @@ extension AccountRoutes {
         let now = watches.clock.now
         // Nothing is made for a token that is not a usable invitation: an account is never created by a guess
         // (and never the first one, which would be the list's admin).
-        guard try await accounts.invitation(tokenHash: Secrets.sha256(token), at: now) != nil else {
+        guard let invitation = try await accounts.invitation(tokenHash: Secrets.sha256(token), at: now) else {
             throw RouteProblem(
                 status: 410, title: "Gone", reason: .invitationUsed,
                 detail: "the invitation is not valid: used already, expired, or not one of this server's")
         }
+        // The same door as signing in: throttled per account and per address, one answer for a wrong password.
+        try admitPasswordAttempt(name: name, request: request)
         var user = try await accounts.user(named: name)
-        if let existing = user {
-            let matches = try await verify(password, stored: existing.passwordHash)
-            guard matches else {
+        if user != nil {
+            guard let existing = try await checkPassword(password, of: name, request: request) else {
                 throw RouteProblem(
                     status: 401, title: "Unauthorized", reason: .badCredentials,
-                    detail: "\(name) has an account already; give its password to join, or choose another name")
+                    detail: "the name or the password is not right; to join with an account give its own password, "
+                        + "or choose a new name")
+            }
+            user = existing
+            // Someone who has this role or a higher one in the list already (an admin opening the viewer's link
+            // they made) changes nothing: the invitation stays for whoever it was meant for.
+            if let held = try await accounts.memberships(ofUser: existing.id).first(where: { $0.listID == invitation.list }),
+                held.role >= invitation.role
+            {
+                return try await startSession(
+                    for: existing, wanted: invitation.list, at: now,
+                    note: "you are \(held.role.rawValue) of this list already; nothing changed and the invitation "
+                        + "(\(invitation.role.rawValue)) is left for whoever it was meant for")
             }
         } else {
             let hash = try await hashed { Passwords.hash(password) }

@@ -32,11 +32,17 @@ public struct SessionGate: Sendable {
     let accounts: any AccountStore
     let clock: any TrackingClock
     let failures: StoreFailures
+    /// The sessions let in lately, for the HTTP layer's question before a large body is read.
+    let confirmed: ConfirmedSessions
 
-    public init(accounts: any AccountStore, clock: any TrackingClock, failures: StoreFailures = StoreFailures()) {
+    public init(
+        accounts: any AccountStore, clock: any TrackingClock, failures: StoreFailures = StoreFailures(),
+        confirmed: ConfirmedSessions = ConfirmedSessions()
+    ) {
         self.accounts = accounts
         self.clock = clock
         self.failures = failures
+        self.confirmed = confirmed
     }
 
     /// Paths a session may change without the CSRF token: none. Paths a viewer may still post to: signing out.
@@ -93,6 +99,7 @@ public struct SessionGate: Sendable {
             return RouteProblem.storeUnavailable(requestID: request.id).response
         }
         guard let session else {
+            confirmed.forget(token)
             var response = RouteProblem(
                 status: 401, title: "Unauthorized", reason: .signedOut,
                 detail: "the session has ended (signed out, expired, or no longer a member); sign in again"
@@ -112,6 +119,7 @@ public struct SessionGate: Sendable {
                     detail: "a viewer of this list can read it but not change it; ask its admin for the staff role").response
             }
         }
+        confirmed.confirm(token)
         request.principal = session.listID
         request.headers[Self.memberField] = String(session.userID)
         request.headers[Self.roleField] = session.role.rawValue

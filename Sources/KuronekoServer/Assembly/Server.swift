@@ -133,6 +133,8 @@ public final class Server: Sendable {
     public let pageWatch: PageWatch
     /// The mailbox read for shipping mails, when there is one.
     public let mailboxReader: MailboxReader?
+    /// The bytes of large request bodies held at once (`http.bodyBudgetBytes`), shown in `/metrics`.
+    public let bodyBudget: BodyBudget
     private let serviceStopped: @Sendable (String) -> Void
     /// The server's clock (the set-up link's expiry is on it, as its acceptance is).
     private let clock: any TrackingClock
@@ -366,6 +368,11 @@ public final class Server: Sendable {
                     log: { line in notices.notice(line) }))
         }
         self.background = background
+        // Sessions the gate lets in, known to the HTTP layer before a large body is read.
+        let confirmedSessions = ConfirmedSessions()
+        let bodyBudget = BodyBudget(
+            total: configuration.http.bodyBudgetBytes, unconfirmedShare: configuration.http.unconfirmedBodyBytes)
+        self.bodyBudget = bodyBudget
         application = APIApplication.make(
             service: service, metrics: metrics, httpMetrics: HTTPMetrics(), clock: clock,
             corsOrigins: configuration.corsOrigins, log: sink, logFormat: configuration.logFormat,
@@ -375,15 +382,17 @@ public final class Server: Sendable {
                 secureCookies: configuration.http.tls != nil || configuration.publicURL?.scheme?.lowercased() == "https",
                 passkeyKey: Secrets.hmacSHA256(key: resources.noticeKey, message: Data("passkey challenges".utf8)),
                 publicURL: configuration.publicURL),
-            keys: APIKeyMiddleware(ring: keyRing, required: configuration.requireAPIKey),
+            keys: APIKeyMiddleware(ring: keyRing, required: configuration.requireAPIKey, sessions: confirmedSessions),
             webApp: configuration.webApp ? Self.webApp(demo: configuration.demo) : nil,
             pageWatch: pageWatch, mailbox: mailboxReader,
             moreMetrics: {
                 await WatchListMetrics.lines(
                     poller: poller, deliverer: deliverer, store: store, failures: failures, recorder: recorder,
-                    notices: noticeDeliverer)
+                    notices: noticeDeliverer) + WatchListMetrics.lines(bodyBudget)
             },
-            gate: (store as? any AccountStore).map { SessionGate(accounts: $0, clock: clock, failures: failures) })
+            gate: (store as? any AccountStore).map {
+                SessionGate(accounts: $0, clock: clock, failures: failures, confirmed: confirmedSessions)
+            })
     }
 
     /// Checks watches now, ten at a time (the service's queue keeps the carriers' pace).
@@ -470,9 +479,10 @@ public final class Server: Sendable {
         // A saved mail is larger than the other bodies.
         served.largerBodies[WatchRoutes.mailPath] = WatchRoutes.mailBytes
         served.largerBodies[WatchRoutes.importPath] = WatchRoutes.importBytes
+        LargeAllocations.returnToTheSystem()
         // The keys in force before the first request (a ring never read lets nobody in).
         await keyRing.refresh()
-        let http = try HTTPServer(configuration: served, application: application)
+        let http = try HTTPServer(configuration: served, application: application, bodyBudget: bodyBudget)
         let url = "\(http.scheme)://\(http.urlHost):\(http.port)"
         if let line = http.tlsLine { notices.notice(line) }
         var redirect: HTTPServer?

@@ -116,10 +116,36 @@ public final class APIKeyRing: Service {
 public struct APIKeyMiddleware: HTTPMiddleware {
     let ring: APIKeyRing
     let required: Bool
+    /// The sessions the gate let in lately (shared with the ``SessionGate``).
+    let sessions: ConfirmedSessions
 
-    public init(ring: APIKeyRing, required: Bool) {
+    public init(ring: APIKeyRing, required: Bool, sessions: ConfirmedSessions = ConfirmedSessions()) {
         self.ring = ring
         self.required = required
+        self.sessions = sessions
+    }
+
+    /// Who sends a body larger than the anonymous allowance: a session let in lately or a valid key is known; a
+    /// session cookie not seen lately is unconfirmed (its body counts against the smaller share); anyone else,
+    /// and anyone posting to the doors used before signing in, is a stranger, answered as a request without its
+    /// key is.
+    public func sender(of head: HTTPRequest) -> BodySender? {
+        guard Self.firstSegmentIsV1(head.path) else { return nil }
+        var request = head
+        if request.headers["authorization"] == nil {
+            if request.method == "POST", AccountRoutes.openPaths.contains(request.path) {
+                return .stranger(
+                    .problem(
+                        status: 413, title: "Content Too Large",
+                        detail: "a sign-in, an invitation or a passkey's answer is a small JSON object; this body is too large",
+                        reason: "body_too_large"))
+            }
+            if let token = SessionCookie.token(inCookieHeader: request.headers["cookie"]) {
+                return sessions.isConfirmed(token) ? .known : .unconfirmed
+            }
+        }
+        if let refusal = intercept(&request) { return .stranger(refusal) }
+        return .known
     }
 
     public func intercept(_ request: inout HTTPRequest) -> HTTPResponse? {

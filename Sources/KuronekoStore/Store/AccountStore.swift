@@ -123,7 +123,8 @@ public protocol AccountStore: Sendable {
         async throws
     /// The list and role of an invitation still usable (unused, unexpired), without using it.
     func invitation(tokenHash: Data, at: Date) async throws -> (list: String, role: ListRole)?
-    /// Uses an invitation once: its list and role, or `nil` for one unknown, used or expired.
+    /// Uses an invitation once: its list and the role the person now has there (the invitation's, or the higher one
+    /// they had: an invitation never lowers a role), or `nil` for one unknown, used or expired.
     func useInvitation(tokenHash: Data, user: Int64, at: Date) async throws -> (list: String, role: ListRole)?
     func audit(list: String, actor: String, action: String, detail: String, at: Date) async throws
     /// The list's log, newest first, before `before`.

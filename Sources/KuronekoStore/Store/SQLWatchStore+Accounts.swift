@@ -250,12 +250,20 @@ extension SQLWatchStore: AccountStore {
                 let role = ListRole(rawValue: try row.requiredText("role"))
             else { return nil }
             let list = try row.requiredText("list_id")
+            // An invitation adds a list or raises a role, never lowers one: an admin who opens a viewer's link
+            // stays an admin.
             try connection.run(
                 """
                 INSERT INTO members (list_id, user_id, role, added_at) VALUES (?, ?, ?, ?)
-                ON CONFLICT (list_id, user_id) DO UPDATE SET role = excluded.role
+                ON CONFLICT (list_id, user_id) DO UPDATE SET role = CASE
+                    WHEN members.role = 'admin' OR excluded.role = 'admin' THEN 'admin'
+                    WHEN members.role = 'staff' OR excluded.role = 'staff' THEN 'staff'
+                    ELSE 'viewer' END
                 """, [.text(list), .integer(user), .text(role.rawValue), .real(at.timeIntervalSince1970)])
-            return (list, role)
+            let kept = try connection.run(
+                "SELECT role FROM members WHERE list_id = ? AND user_id = ?", [.text(list), .integer(user)]
+            ).first.flatMap { ListRole(rawValue: try $0.requiredText("role")) }
+            return (list, kept ?? role)
         }
     }
 

@@ -55,6 +55,11 @@ final class RawConnection: @unchecked Sendable {
 }
 
 extension RawConnection {
+    /// Ends the connection in both directions now (the descriptor is closed when the value goes).
+    func shutDown() {
+        _ = Glibc.shutdown(descriptor, Int32(SHUT_RDWR))
+    }
+
     /// Sends the bytes without waiting for an answer.
     func send(_ text: String) throws {
         let bytes = Array(text.utf8)
