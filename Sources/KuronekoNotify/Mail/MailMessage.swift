@@ -58,13 +58,13 @@ public struct MailMessage: Sendable, Hashable {
     /// The message as it goes over SMTP: CRLF line ends, no line over 78 characters.
     public var rendered: Data {
         let boundary = "kuroneko-" + messageID.filter { $0.isLetter || $0.isNumber }.prefix(24)
-        let sender = fromName.map { Self.headerText($0, charset: charset) + " <\(from.text)>" } ?? from.text
+        let sender = fromName.map { Self.mailbox(name: Self.displayName($0, charset: charset), address: from) } ?? from.text
         let headers =
             [
                 "From: \(sender)", "To: \(to.text)", "Subject: \(Self.headerText(subject, charset: charset))",
                 "Date: \(Self.rfc5322Date(date))", "Message-ID: \(messageID)",
             ] + extraHeaders.map { "\($0.name): \($0.value)" } + [
-                "MIME-Version: 1.0", "Content-Type: multipart/alternative; boundary=\"\(boundary)\"",
+                "MIME-Version: 1.0", "Content-Type: multipart/alternative;\r\n boundary=\"\(boundary)\"",
                 "Auto-Submitted: auto-generated",
             ]
         var out = Data((headers + [""]).joined(separator: "\r\n").utf8)
@@ -91,13 +91,48 @@ public struct MailMessage: Sendable, Hashable {
 
     /// A header value: control characters made spaces; beyond ASCII, RFC 2047 encoded words of at most 75
     /// characters each (so that "Subject: " and the first stay within 78), split between characters.
-    /// In ISO-2022-JP each word is a whole run (ending back in ASCII), at most 42 bytes before base64.
+    /// In ISO-2022-JP each word is a whole run (ending back in ASCII), at most 36 bytes before base64.
+    /// ASCII text is kept as it is unless it looks like an encoded word (`=?`) or would make the line longer than
+    /// 78 characters: then it is encoded too, so that a client shows exactly the text given.
     static func headerText(_ value: String, charset: MessageCharset = .utf8) -> String {
-        let clean = String(value.unicodeScalars.map { $0.value < 0x20 || $0.value == 0x7F ? " " : Character($0) })
-        guard !clean.unicodeScalars.allSatisfy(\.isASCII) else { return clean }
+        let clean = Self.withoutControls(value)
+        guard Self.needsEncoding(clean) else { return clean }
+        return encodedWords(clean, charset: charset)
+    }
+
+    /// A display name before `<address>` (RFC 5322 `phrase`): plain ASCII as one quoted string (its `"` and `\`
+    /// escaped), anything else as encoded words. Either way it is one phrase: no comma, angle bracket, quote or
+    /// line break in it can add a mailbox or a header field.
+    static func displayName(_ name: String, charset: MessageCharset = .utf8) -> String {
+        let clean = Self.withoutControls(name)
+        guard Self.needsEncoding(clean) || clean.utf8.count > 60 else {
+            return "\"" + clean.replacingOccurrences(of: "\\", with: "\\\\").replacingOccurrences(of: "\"", with: "\\\"")
+                + "\""
+        }
+        return encodedWords(clean, charset: charset)
+    }
+
+    /// `name <address>`, the address on a line of its own when the name's last line would run past 78.
+    private static func mailbox(name: String, address: MailAddress) -> String {
+        let lastLine = name.components(separatedBy: "\r\n").last ?? name
+        let prefix = name.contains("\r\n") ? 0 : "From: ".count
+        return name + (prefix + lastLine.utf8.count + address.text.utf8.count + 3 > 78 ? "\r\n <" : " <") + address.text + ">"
+    }
+
+    private static func withoutControls(_ value: String) -> String {
+        String(value.unicodeScalars.map { $0.value < 0x20 || $0.value == 0x7F ? " " : Character($0) })
+    }
+
+    /// Beyond ASCII, an encoded word's look (`=?`), or longer than fits one line after the field's name.
+    private static func needsEncoding(_ clean: String) -> Bool {
+        !clean.unicodeScalars.allSatisfy(\.isASCII) || clean.contains("=?") || clean.utf8.count > 66
+    }
+
+    /// Encoded words of at most 75 characters each, on lines of their own, split between characters.
+    private static func encodedWords(_ clean: String, charset: MessageCharset) -> String {
         let bytes: (String) -> Data? =
             charset == .utf8 ? { Data($0.utf8) } : { JapaneseMailText.encoded($0) }
-        let limit = charset == .utf8 ? 39 : 42
+        let limit = charset == .utf8 ? 39 : 36
         var words: [Data] = []
         var chunk = ""
         for character in clean {
