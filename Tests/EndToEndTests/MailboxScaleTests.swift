@@ -14,7 +14,7 @@ struct MailboxScaleTests {
     }
 
     @Test(
-        "a folder of 60,000 messages is read to its end; a shipping mail appended after it is watched within one interval",
+        "a folder of 60,000 messages is read to its end; a shipping mail appended after it is watched, reading that one alone",
         .enabled(if: MailboxTests.dovecot || MailboxTests.required, "Dovecot is not installed (apt-get install dovecot-imapd)"))
     func sixtyThousand() async throws {
         try #require(MailboxTests.dovecot, "KURONEKO_REQUIRE_IMAP=1 and /usr/sbin/dovecot is missing")
@@ -24,22 +24,19 @@ struct MailboxScaleTests {
         let database = FileManager.default.temporaryDirectory.appendingPathComponent("mailbox-\(UUID().uuidString).sqlite").path
         let server = try await MailboxTests.serve(imap, database: database, more: ["--mailbox-every", "2"])
         defer { server.terminate() }
-        let started = ContinuousClock.now
         // Read to its end is what is checked, not how fast (bench/ measures that): beside a from-scratch build
         // on two cores it took 290-372 s, and over 600 s with more work beside it.
         let read = try await eventually(within: .seconds(1_200)) {
             try await MailboxTests.metric("kuroneko_mailbox_messages_read_total", of: server) ?? 0 >= 60_000
         }
         #expect(read, "\(server.logSoFar.suffix(1_500))")
-        print("60,000 messages read in \(ContinuousClock.now - started)")
         #expect(!server.logSoFar.contains("could not be read"), "\(server.logSoFar.suffix(1_500))")
         #expect(try await Self.watches(server).isEmpty, "the ordinary mails made parcels")
-        // A new mail after them: found at the next poll.
+        // A new mail after them: found at a later poll, which reads it alone, not the folder again (how soon is
+        // bench/mailbox.sh's).
         try await imap.append("amazon-shipped.eml")
-        let appended = ContinuousClock.now
-        #expect(try await eventually(within: .seconds(20)) { try await Self.watches(server).count == 1 })
-        print("a mail appended after 60,000 watched after \(ContinuousClock.now - appended)")
-        #expect(ContinuousClock.now - appended < .seconds(2 + 8), "not within one interval (2 s) and its reading")
+        #expect(try await eventually { try await Self.watches(server).count == 1 })
+        #expect(try await MailboxTests.metric("kuroneko_mailbox_messages_read_total", of: server) == 60_001)
     }
 
     @Test(

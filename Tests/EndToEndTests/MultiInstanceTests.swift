@@ -120,23 +120,13 @@ struct MultiInstanceTests {
         #expect(Set(deliveries) == changeIDs, "every change delivered, and nothing else")
         #expect(duplicates <= 1, "at most the one delivery the killed server may have sent without recording it")
 
-        // The budget across all three: never more than two POSTs at once, starts at least a second apart.
-        let arrivals = upstream.arrivals
-        let gaps = zip(arrivals.dropFirst(), arrivals).map { $0 - $1 }
-        let smallestGap = gaps.min() ?? .seconds(1)
+        // The budget across all three: never more than two POSTs at once, starts at least a second apart as the
+        // budget's own record says (kept on the database's clock at the gate just before the wire; where the POSTs
+        // arrive, a server whose task waited longer on a loaded machine comes late, and the next one closer).
         #expect(upstream.inFlightPeak <= 2)
-        // The budget's own clock (the database's, at the gate just before the wire) keeps the interval
-        // strictly; where the POSTs arrive, a server whose task or connection waited longer on a loaded machine
-        // comes late (as for one server alone, SchedulerTests): seen down to 0.51 s with the suite in parallel.
         let admin = try PostgresConnection(url: database)
         let gateGap = try admin.run("SELECT shortest_gap FROM upstream_pacing WHERE carrier = 'yamato'").first?.double(0) ?? 0
         #expect(gateGap >= 1.0, "two POSTs let through \(gateGap) s apart")
-        #expect(smallestGap >= .milliseconds(500), "two POSTs reached the upstream \(smallestGap) apart")
-        print(
-            "three servers: \(changeIDs.count) changes, \(deliveries.count) deliveries, \(duplicates) duplicates, "
-                + "\(arrivals.count) POSTs (\(upstream.abandoned) given up by their server), largest in-flight "
-                + "\(upstream.inFlightPeak), smallest start gap \(gateGap) s at the gate, \(smallestGap) at the upstream"
-        )
     }
 
     @Test(
@@ -199,17 +189,17 @@ struct MultiInstanceTests {
         let (granted, grant) = AsyncStream<Void>.makeStream()
         let (otherLeftGate, otherPassed) = AsyncStream<Void>.makeStream()
         defer { otherPassed.finish() }
-        let firstTime = Mutex(true)
+        let gateAnswers = Mutex(0)
         // The first grant is held until the other server's POST has left its gate (about an interval later,
         // since the other waits an interval after this grant), as by a server too busy to resume the task in
         // time: a grant used that late is what is tested.
         let late = try PostgresUpstreamBudget(
             database: store.database, carrier: .yamato, maxConcurrent: 2, minimumInterval: .seconds(1), clock: SystemClock(),
             afterGate: {
-                guard
-                    firstTime.withLock({ first in
-                        defer { first = false }; return first
-                    })
+                guard gateAnswers.withLock({ answers in
+                    answers += 1
+                    return answers == 1
+                })
                 else { return }
                 grant.yield()
                 for await _ in otherLeftGate { break }
@@ -219,17 +209,19 @@ struct MultiInstanceTests {
             clock: SystemClock())
         try await late.acquire()
         try await other.acquire()
-        async let lateLeft: ContinuousClock.Instant = {
-            await late.started()
-            return .now
-        }()
+        async let lateLeft: Void = late.started()
         // The other server comes to the gate once the late one holds its grant.
         for await _ in granted { break }
         await other.started()
-        let otherLeft = ContinuousClock.now
         otherPassed.yield()
-        let gap = await lateLeft - otherLeft
-        #expect(gap >= .milliseconds(900), "the late server's POST left \(gap) after the other's")
+        await lateLeft
+        // The late grant was spent and the gate asked again (which waits its interval from the other's POST), not
+        // used an instant after the other's; the gate's own record, on the database's clock, says so too.
+        #expect(gateAnswers.withLock { $0 } >= 2, "the late server used its first grant")
+        let gateGap = try await store.database.read { connection in
+            try connection.run("SELECT shortest_gap FROM upstream_pacing WHERE carrier = 'yamato'").first?.double(0)
+        }
+        #expect((gateGap ?? 0) >= 1.0, "two POSTs let through \(String(describing: gateGap)) s apart")
         await late.release()
         await other.release()
     }

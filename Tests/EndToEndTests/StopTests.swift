@@ -16,19 +16,19 @@ struct StopTests {
         return nil
     }
 
-    @Test("SIGTERM: new connections refused at once, queued lookups 503, a hanging one cut off at the deadline, exit 0")
+    @Test("SIGTERM: new connections refused, queued lookups 503 before the deadline, a hanging one cut off at it, exit 0")
     func drainWithDeadline() async throws {
         let simulator = try await ServerProcess(["simulate", "--hang-seconds", "60"])
         defer { simulator.terminate() }
         let server = try await ServerProcess([
-            "serve", "--endpoint", simulator.baseURL + "/cgi-bin/tneko", "--shutdown-timeout", "2",
+            "serve", "--endpoint", simulator.baseURL + "/cgi-bin/tneko", "--shutdown-timeout", "10",
             "--min-interval", "60", "--timeout", "60", "--queue-deadline", "120",
         ])
         let numbers = ValidNumbers.numbers(2, from: 57_000_000_000)
-        let hanging = try RawConnection(port: server.port)
+        let hanging = try RawConnection(port: server.port, receiveTimeout: 120)
         try hanging.send("GET /v1/shipments/\(numbers[0].digits) HTTP/1.1\r\nHost: x\r\n\r\n")
         #expect(await simulator.waitForLog("POST 1 received"))
-        let queued = try RawConnection(port: server.port)
+        let queued = try RawConnection(port: server.port, receiveTimeout: 120)
         try queued.send("GET /v1/shipments/\(numbers[1].digits) HTTP/1.1\r\nHost: x\r\n\r\n")
         #expect(
             try await eventually {
@@ -39,20 +39,18 @@ struct StopTests {
         let trickling = try RawConnection(port: server.port)
         try trickling.send("GET /healthz HTTP/1.1\r\nHo")
 
-        let signalled = ContinuousClock.now
         server.send(signal: SIGTERM)
         let queuedAnswer = try await queued.request("")
         #expect(Self.status(of: queuedAnswer) == 503, "\(queuedAnswer)")
-        #expect(ContinuousClock.now - signalled < .seconds(1))
+        // In that order: the queued lookup is answered while the hanging one still waits for the deadline.
+        #expect(!hanging.hasBytesWaiting, "the hanging lookup was answered before the queued one")
         #expect(throws: (any Error).self, "the listening socket is closed") { try RawConnection(port: server.port) }
         let cutOff = try await hanging.request("")
         #expect(Self.status(of: cutOff) == 503, "\(cutOff)")
         let stopped = await server.waitForExit()
-        let took = ContinuousClock.now - signalled
         #expect(stopped.status == 0)
-        #expect(took >= .seconds(2) && took < .seconds(4), "stopped after \(took)")
+        // The simulator hangs for 60 s and the lookup's own timeout is 60 s: only the drain's deadline cut it off.
         #expect(stopped.log.contains("requests cut off at the deadline: 1"), "\(stopped.log)")
-        print("stop: SIGTERM to exit \(took); queued lookup answered 503, hanging one cut off at 2 s")
     }
 
     @Test("a second signal exits at once")
@@ -60,20 +58,20 @@ struct StopTests {
         let simulator = try await ServerProcess(["simulate", "--hang-seconds", "60"])
         defer { simulator.terminate() }
         let server = try await ServerProcess([
-            "serve", "--endpoint", simulator.baseURL + "/cgi-bin/tneko", "--shutdown-timeout", "30", "--timeout", "60",
+            "serve", "--endpoint", simulator.baseURL + "/cgi-bin/tneko", "--shutdown-timeout", "600", "--timeout", "600",
             "--queue-deadline", "120",
         ])
         let hanging = try RawConnection(port: server.port)
         try hanging.send("GET /v1/shipments/327754459830 HTTP/1.1\r\nHost: x\r\n\r\n")
         #expect(await simulator.waitForLog("POST 1 received"))
-        let signalled = ContinuousClock.now
         server.send(signal: SIGTERM)
         // The drain has begun (its line is logged) before the second signal.
         #expect(await server.waitForLog("a second signal exits now"))
         server.send(signal: SIGINT)
         let stopped = await server.waitForExit()
+        // 130, not the drain's 0: the 600 s drain (longer than the test's time limit) was not waited for.
         #expect(stopped.status == 130)
-        #expect(ContinuousClock.now - signalled < .seconds(5))
         #expect(stopped.log.contains("received again, exiting now"))
+        #expect(!stopped.log.contains("requests cut off at the deadline"), "\(stopped.log)")
     }
 }

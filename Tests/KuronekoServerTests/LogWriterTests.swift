@@ -39,10 +39,9 @@ struct LogWriterTests {
         let pipe = Pipe()
         var writer: BufferedLogWriter? = BufferedLogWriter(handle: pipe.fileHandleForWriting, limit: 16 * 1024)
         let line = "request time=2026-11-30T00:00:00.000Z id=x method=GET route=/healthz status=200 duration_ms=0.100"
-        let started = ContinuousClock.now
-        // Far more than the pipe (64 KiB) and the limit hold; a blocking writer would never get through.
+        // Far more than the pipe (64 KiB) and the limit hold; a blocking writer would never get through (the
+        // suite's time limit would end the test), so getting past the loop is the proof.
         for _ in 0..<20_000 { writer?.write(line) }
-        #expect(ContinuousClock.now - started < .seconds(5))
         #expect((writer?.droppedLines ?? 0) > 0)
         // Once a reader drains the pipe, what waited arrives, followed by the count of what was dropped.
         let reader = pipe.fileHandleForReading

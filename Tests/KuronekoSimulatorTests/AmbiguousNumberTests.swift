@@ -33,8 +33,9 @@ struct AmbiguousNumberTests {
         CarrierDetectionTests.threeCarriers(YamatoInTrouble(trouble: trouble), hedgeAfter: .milliseconds(500)) { configuration in
             configuration.minimumRequestInterval = .zero
             configuration.batchWindow = .zero
-            // Yamato's own wait is long: an answer within seconds can only come from another carrier.
-            configuration.requestTimeout = .seconds(40)
+            // Yamato's own wait is longer than the suite's time limit: an answer at all, while Yamato hangs, can
+            // only come from asking another carrier beside it.
+            configuration.requestTimeout = .seconds(3_600)
             configuration.retry = RetryPolicy(maxRetries: 0)
             configuration.circuitBreaker.failureThreshold = 2
         }
@@ -43,14 +44,11 @@ struct AmbiguousNumberTests {
     /// A 12-digit number the simulator files as Sagawa's (it starts with 8).
     private static let sagawa = try! TrackingNumber(parsing: "812345678900")
 
-    /// Timed: `scripts/test` runs it alone, after the other suites, whose load on the cores would be measured too.
-    @Test("with Yamato hanging, a 12-digit Sagawa number is answered by Sagawa within its own time")
+    @Test("with Yamato hanging, a 12-digit Sagawa number is answered by Sagawa, Yamato's hang not waited for")
     func sagawaWhileYamatoHangs() async throws {
         let client = Self.client(.hangs)
-        let started = ContinuousClock.now
         let shipment = try await client.track(Self.sagawa)
         #expect(shipment.carrier == .sagawa)
-        #expect(ContinuousClock.now - started < .seconds(10), "answered after \(ContinuousClock.now - started)")
         #expect(client.memory.carrier(of: Self.sagawa) == .sagawa)
     }
 

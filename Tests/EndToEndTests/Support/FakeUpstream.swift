@@ -17,8 +17,6 @@ final class FakeUpstream: @unchecked Sendable {
         let path: String
         let headers: [String: String]
         let body: Data
-        /// When the request had arrived whole, on the fake's own thread.
-        var receivedAt = ContinuousClock.now
     }
 
     struct Response: Sendable {
@@ -36,12 +34,10 @@ final class FakeUpstream: @unchecked Sendable {
     private let lock = NSLock()
     private var received: [Request] = []
     /// With `concurrent`, each connection is answered on a thread of its own, so overlapping requests
-    /// overlap here too; ``inFlightPeak`` and ``arrivals`` then say how they overlapped and how far apart
-    /// they came.
+    /// overlap here too; ``inFlightPeak`` then says how many overlapped at most.
     private let concurrent: Bool
     private var inFlight = 0
     private var peak = 0
-    private var arrivalTimes: [ContinuousClock.Instant] = []
     private var abandonedCount = 0
     private let answeredRequests = Mutex<[Request]>([])
     /// POLLRDHUP (Linux): the peer closed its end. Glibc's module does not bring the constant over.
@@ -87,13 +83,6 @@ final class FakeUpstream: @unchecked Sendable {
         lock.lock()
         defer { lock.unlock() }
         return abandonedCount
-    }
-
-    /// When each request arrived, in order.
-    var arrivals: [ContinuousClock.Instant] {
-        lock.lock()
-        defer { lock.unlock() }
-        return arrivalTimes
     }
 
     /// The endpoint URL to give `kuroneko track --endpoint`.
@@ -147,7 +136,6 @@ final class FakeUpstream: @unchecked Sendable {
         guard let request = readRequest(connection) else { return }
         lock.lock()
         received.append(request)
-        arrivalTimes.append(.now)
         inFlight += 1
         peak = max(peak, inFlight)
         lock.unlock()

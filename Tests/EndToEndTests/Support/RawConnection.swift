@@ -12,10 +12,11 @@ import KuronekoTestSupport
 final class RawConnection: @unchecked Sendable {
     fileprivate let descriptor: Int32
 
-    init(port: Int) throws {
+    /// - Parameter receiveTimeout: how long one read waits before it gives up (a bound that catches a hang).
+    init(port: Int, receiveTimeout: Int = 10) throws {
         descriptor = Loopback.connect(port: port)
         guard descriptor >= 0 else { throw POSIXError(.ECONNREFUSED) }
-        var timeout = timeval(tv_sec: 10, tv_usec: 0)
+        var timeout = timeval(tv_sec: receiveTimeout, tv_usec: 0)
         setsockopt(descriptor, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
     }
 
@@ -55,6 +56,12 @@ final class RawConnection: @unchecked Sendable {
 }
 
 extension RawConnection {
+    /// Whether the server has sent anything not read yet (or closed the connection), without waiting.
+    var hasBytesWaiting: Bool {
+        var byte: UInt8 = 0
+        return recv(descriptor, &byte, 1, Int32(MSG_PEEK | MSG_DONTWAIT)) >= 0
+    }
+
     /// Ends the connection in both directions now (the descriptor is closed when the value goes).
     func shutDown() {
         _ = Glibc.shutdown(descriptor, Int32(SHUT_RDWR))
