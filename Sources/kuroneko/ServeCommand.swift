@@ -57,6 +57,7 @@ struct ServeCommand: Command {
         demo = try arguments.flagOrVariable(.demo)
         databasePath = arguments.text(.db)
         configuration.corsOrigins = try Self.origins(arguments.text(.corsOrigins))
+        configuration.trustedProxies = try Self.proxies(arguments.text(.trustedProxy))
         configuration.shutdownTimeout = try arguments.seconds(.shutdownTimeout) ?? configuration.shutdownTimeout
         configuration.pollSpeed = try arguments.number(.pollSpeed) ?? configuration.pollSpeed
         configuration.noticeRate = try arguments.number(.noticeRate) ?? configuration.noticeRate
@@ -152,6 +153,17 @@ struct ServeCommand: Command {
     }
 
     /// `*`, or a comma-separated list of origins such as `https://shop.example,http://localhost:3000`.
+    private static func proxies(_ text: String?) throws(CommandFailure) -> [String] {
+        guard let text, !text.isEmpty else { return [] }
+        let addresses = text.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }
+        for address in addresses where ClientAddress.key(address) == nil {
+            throw .usage(
+                "serve: --trusted-proxy \"\(address.prefix(60))\" is not an IP address; expected addresses such as "
+                    + "127.0.0.1 or ::1, comma-separated")
+        }
+        return addresses
+    }
+
     private static func origins(_ text: String?) throws(CommandFailure) -> [String] {
         guard let text else { return [] }
         let origins = text.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }

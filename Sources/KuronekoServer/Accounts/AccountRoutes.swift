@@ -18,6 +18,9 @@ final class AccountRoutes: Sendable {
     /// ``concurrentHashes``; past it a sign-in or an acceptance is answered 503 with Retry-After.
     let hashing = ConcurrencyLimit(AccountRoutes.concurrentHashes)
     static let concurrentHashes = 4
+    /// The clients (as the throttle counts them) with a password being checked: each has one turn at a time at the
+    /// hash slots, so a flood from one address holds at most one of them and a member elsewhere still gets one.
+    let turns = Mutex<Set<String>>([])
     /// Whether the session cookie is `Secure` (every https server; plain http only on loopback for tests).
     let secureCookies: Bool
 
@@ -112,7 +115,7 @@ final class AccountRoutes: Sendable {
     /// nor its time tells which.
     func checkPassword(_ password: String, of name: String, request: HTTPRequest) async throws -> UserRecord? {
         let user = try await accounts.user(named: name)
-        let matches = try await verify(password, stored: user?.passwordHash)
+        let matches = try await inTurn(of: request, account: name) { try await verify(password, stored: user?.passwordHash) }
         let succeeded = matches && user != nil && user?.removedAt == nil
         throttle.withLock {
             $0.record(
@@ -127,6 +130,19 @@ final class AccountRoutes: Sendable {
     /// one guesser behind the proxy cannot keep everyone out.
     static func throttleAddress(_ request: HTTPRequest, account: String) -> String {
         request.client == 0 || request.clientIsLoopback ? "account:" + account : "address:\(request.client)"
+    }
+
+    /// Runs `work` (a password hash) as the client's one turn at the hash slots; a second attempt from the same
+    /// client while one is being checked is answered 429 at once, before it costs a hash.
+    func inTurn<T: Sendable>(of request: HTTPRequest, account: String, _ work: () async throws -> T) async throws -> T {
+        let client = Self.throttleAddress(request, account: account)
+        guard turns.withLock({ $0.insert(client).inserted }) else {
+            throw RouteProblem(
+                status: 429, title: "Too Many Requests", reason: .tooManyAttempts,
+                detail: "a password from this address is being checked already; send one at a time", retryAfter: 1)
+        }
+        defer { _ = turns.withLock { $0.remove(client) } }
+        return try await work()
     }
 
     /// A new session for a person who proved who they are (a password, a passkey), in the list wanted or their

@@ -119,7 +119,7 @@ extension AccountRoutes {
                         + "(\(invitation.role.rawValue)) is left for whoever it was meant for")
             }
         } else {
-            let hash = try await hashed { Passwords.hash(password) }
+            let hash = try await inTurn(of: request, account: name) { try await hashed { Passwords.hash(password) } }
             guard let hash else { throw RouteProblem.internalError(requestID: request.id) }
             let display = (object["display_name"] as? String).map { String($0.prefix(64)) } ?? nameText
             user = try await accounts.createUser(name: name, displayName: display, passwordHash: hash, at: now)

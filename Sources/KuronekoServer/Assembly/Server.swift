@@ -58,6 +58,10 @@ public final class Server: Sendable {
         public var keyRefresh: Duration = .seconds(2)
         /// Where the web app is reached from outside (`--public-url`): messages link to the parcel there.
         public var publicURL: URL?
+        /// Reverse proxies in front of the server (`--trusted-proxy`), by IP address: from them the client is the
+        /// address they put last in `X-Forwarded-For` (for the sign-in throttle and its fair turns); from anyone
+        /// else that header is ignored.
+        public var trustedProxies: [String] = []
         /// How long a number its carrier does not know yet is waiting before it is a problem (`--unregistered-grace`).
         public var unregisteredGrace: Duration = .seconds(WatchLimits.unregisteredGrace)
         /// Finished watches last checked longer ago than this are removed, every owner's (`--forget-finished-after`);
@@ -392,7 +396,8 @@ public final class Server: Sendable {
             },
             gate: (store as? any AccountStore).map {
                 SessionGate(accounts: $0, clock: clock, failures: failures, confirmed: confirmedSessions)
-            })
+            },
+            trustedProxies: Set(configuration.trustedProxies.compactMap(ClientAddress.key)))
     }
 
     /// Checks watches now, ten at a time (the service's queue keeps the carriers' pace).

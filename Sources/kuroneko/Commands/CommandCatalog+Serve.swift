@@ -84,6 +84,11 @@ extension CommandCatalog {
                 "--cors-origins", "LIST", environment: "KURONEKO_CORS_ORIGINS",
                 "origins allowed to call the API from a browser, comma-separated, or * for any (default none)"),
             .value(
+                "--trusted-proxy", "ADDRESSES", environment: "KURONEKO_TRUSTED_PROXY",
+                "IP addresses of reverse proxies in front of the server, comma-separated: from them the client is the "
+                    + "address they put last in X-Forwarded-For, for the sign-in throttle (default none: the header is "
+                    + "ignored)"),
+            .value(
                 "--db", "PATH", environment: "KURONEKO_DB",
                 "the watch list: an SQLite file (default $XDG_DATA_HOME/kuroneko/kuroneko.sqlite; with --demo, a "
                     + "temporary file removed at exit) or a postgres:// URL shared by several servers"),

@@ -120,6 +120,7 @@ extension OptionKey where Kind == TextOption {
     static let charset = OptionKey("--charset")
     static let column = OptionKey("--column")
     static let corsOrigins = OptionKey("--cors-origins")
+    static let trustedProxy = OptionKey("--trusted-proxy")
     static let db = OptionKey("--db")
     static let exec = OptionKey("--exec")
     static let forgetFinishedAfter = OptionKey("--forget-finished-after")
@@ -262,6 +263,7 @@ enum OptionKeys {
         ("--charset", TextOption.matches),
         ("--column", TextOption.matches),
         ("--cors-origins", TextOption.matches),
+        ("--trusted-proxy", TextOption.matches),
         ("--db", TextOption.matches),
         ("--exec", TextOption.matches),
         ("--forget-finished-after", TextOption.matches),
