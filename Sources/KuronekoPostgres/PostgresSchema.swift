@@ -275,6 +275,7 @@ enum PostgresSchema {
         (19, SchemaFills.ownerListsSQL(now: Date().timeIntervalSince1970.rounded()), nil),
         (20, SchemaFills.passkeysSQL(text: "text", real: "double precision", integer: "bigint", blob: "bytea"), nil),
         (21, SchemaFills.morningSummariesSQL(text: "text", integer: "bigint"), nil),
+        (22, SchemaFills.usedChallengesSQL(real: "double precision", blob: "bytea"), nil),
     ]
 
     /// The trigram index that answers a search of a long list without reading it all (pg_trgm).

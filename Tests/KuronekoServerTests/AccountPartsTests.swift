@@ -24,7 +24,10 @@ struct AccountPartsTests {
             #expect(!Passwords.verify("correct horse", stored: forged))
         }
         #expect(Passwords.problem("short") != nil)
-        #expect(Passwords.problem(String(repeating: "a", count: 257)) != nil)
+        // One bound in bytes: 1,024 of them, however many characters that is.
+        #expect(Passwords.problem(String(repeating: "a", count: 1_024)) == nil)
+        #expect(Passwords.problem(String(repeating: "a", count: 1_025)) != nil)
+        #expect(Passwords.problem(String(repeating: "猫", count: 342)) != nil)
         #expect(Passwords.problem("tab\there ok") != nil)
         #expect(Passwords.problem("ねこのパスワード") == nil)
         #expect(Passwords.Parameters().memory == 32 * 1_048_576)

@@ -15,52 +15,7 @@ import Testing
 struct PasskeyTests {
     static let host = "kuroneko.test"
 
-    /// An authenticator: one discoverable credential on P-256.
-    struct Authenticator {
-        let key = try! P256KeyPair.generate()
-        let id = Data((0..<32).map { _ in UInt8.random(in: 0...255) })
-        var count: UInt32 = 0
-
-        static func der(_ raw: Data) -> Data {
-            func integer(_ bytes: Data) -> Data {
-                var trimmed = Data(bytes.drop { $0 == 0 })
-                if trimmed.isEmpty { trimmed = Data([0]) }
-                if trimmed[trimmed.startIndex] & 0x80 != 0 { trimmed.insert(0, at: 0) }
-                return Data([0x02, UInt8(trimmed.count)]) + trimmed
-            }
-            let body = integer(raw.prefix(32)) + integer(raw.suffix(32))
-            return Data([0x30, UInt8(body.count)]) + body
-        }
-
-        func header(flags: UInt8, count: UInt32, site: String = PasskeyTests.host) -> Data {
-            var bigCount = count.bigEndian
-            return Secrets.sha256(site) + Data([flags]) + Data(bytes: &bigCount, count: 4)
-        }
-
-        func attestation(site: String = PasskeyTests.host) -> Data {
-            let x = key.publicKey[1..<33], y = key.publicKey[33..<65]
-            let cose = Data([0xA5, 0x01, 0x02, 0x03, 0x26, 0x20, 0x01, 0x21, 0x58, 0x20]) + x + Data([0x22, 0x58, 0x20]) + y
-            let authData = header(flags: 0x45, count: count, site: site) + Data(count: 16) + Data([0, UInt8(id.count)]) + id + cose
-            return Data([0xA3, 0x63]) + Data("fmt".utf8) + Data([0x64]) + Data("none".utf8) + Data([0x67]) + Data("attStmt".utf8)
-                + Data([0xA0, 0x68]) + Data("authData".utf8) + Data([0x59, UInt8(authData.count >> 8), UInt8(authData.count & 0xFF)])
-                + authData
-        }
-
-        static func clientData(_ type: String, _ challenge: String, origin: String = "http://\(PasskeyTests.host)") -> Data {
-            Data(#"{"type":"\#(type)","challenge":"\#(challenge)","origin":"\#(origin)","crossOrigin":false}"#.utf8)
-        }
-
-        mutating func assertion(_ challenge: String, origin: String = "http://\(PasskeyTests.host)") -> [String: String] {
-            count += 1
-            let client = Self.clientData("webauthn.get", challenge, origin: origin)
-            let authData = header(flags: 0x05, count: count)
-            let signature = Self.der(try! key.sign(authData + Secrets.sha256(bytes: client)))
-            return [
-                "id": Base64URL.encode(id), "client_data": Base64URL.encode(client),
-                "authenticator_data": Base64URL.encode(authData), "signature": Base64URL.encode(signature),
-            ]
-        }
-    }
+    typealias Authenticator = TestAuthenticator
 
     static func post(_ harness: Harness, _ path: String, _ body: Any, cookie: String? = nil, csrf: String? = nil) async -> HTTPResponse {
         var headers = ["content-type": "application/json", "host": host]
@@ -100,7 +55,9 @@ struct PasskeyTests {
         #expect(await Self.post(harness, "/v1/passkeys", otherSite, cookie: mama.token, csrf: mama.csrf).status == 400)
         let added = await Self.post(harness, "/v1/passkeys", registration, cookie: mama.token, csrf: mama.csrf)
         #expect(added.status == 201, "\(String(decoding: added.body, as: UTF8.self))")
-        #expect(await Self.post(harness, "/v1/passkeys", registration, cookie: mama.token, csrf: mama.csrf).status == 409)
+        // The same answer again: its challenge was taken.
+        let twice = await Self.post(harness, "/v1/passkeys", registration, cookie: mama.token, csrf: mama.csrf)
+        #expect(twice.status == 400 && String(decoding: twice.body, as: UTF8.self).contains("answered already"))
         // Papa cannot register with mama's challenge.
         let papa = try await SignInAPITests.signIn(harness, "papa", "papa-password")
         let stolen = await Self.post(harness, "/v1/passkeys", registration, cookie: papa.token, csrf: papa.csrf)
@@ -118,16 +75,18 @@ struct PasskeyTests {
         let fresh = try Self.challenge(await Self.post(harness, "/v1/session/passkey/options", [String: String]()))
         let once = phone.assertion(fresh)
         #expect(await Self.post(harness, "/v1/session/passkey", once).status == 200)
+        // (This authenticator counts: its counter refuses the replay before its challenge is looked at.)
         #expect(await Self.post(harness, "/v1/session/passkey", once).status == 400, "a replay")
         #expect(await Self.post(harness, "/v1/session/passkey", phone.assertion(challenge)).status == 400, "a registration's challenge")
         #expect(await Self.post(harness, "/v1/session/passkey", phone.assertion(fresh, origin: "https://evil.test")).status == 400)
         var forged = phone.assertion(fresh)
         forged["signature"] = Base64URL.encode(Authenticator.der(try P256KeyPair.generate().sign(Data("x".utf8))))
         #expect(await Self.post(harness, "/v1/session/passkey", forged).status == 400)
-        // A copy of the authenticator whose counter is behind.
+        // A copy of the authenticator whose counter is behind, answering a challenge of its own.
         var copy = phone
         copy.count = 1
-        let behind = await Self.post(harness, "/v1/session/passkey", copy.assertion(fresh))
+        let another = try Self.challenge(await Self.post(harness, "/v1/session/passkey/options", [String: String]()))
+        let behind = await Self.post(harness, "/v1/session/passkey", copy.assertion(another))
         #expect(behind.status == 400 && String(decoding: behind.body, as: UTF8.self).contains("counter"))
         // A passkey this server does not know.
         var stranger = Authenticator()

@@ -39,6 +39,7 @@ struct AccountUpgradeTests {
         try await store.setMailboxProgress("INBOX", uidValidity: 7, lastUID: 40, at: Self.start)
 
         // Back to schema 16: no accounts, lists, member channels or key roles.
+        try made.write("DROP TABLE used_challenges", [[]])
         try made.write("DROP TABLE passkeys", [[]])
         try made.write("DROP TABLE morning_summaries", [[]])
         try made.write("DROP TABLE audit_log", [[]])

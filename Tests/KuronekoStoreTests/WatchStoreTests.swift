@@ -105,6 +105,8 @@ struct WatchStoreTests {
                 + "and counter, its name, when made and last used)",
             "migrating \(path) from schema version 20 to 21: adds the morning summary's time of each channel that "
                 + "hears it, and the last day one was made for it",
+            "migrating \(path) from schema version 21 to 22: adds the passkey challenges already answered, until they "
+                + "expire, so that each is taken once",
         ]
         #expect(lines.withLock { $0 } == expected)
         lines.withLock { $0.removeAll() }

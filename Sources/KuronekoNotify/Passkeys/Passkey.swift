@@ -145,6 +145,7 @@ public enum Passkey {
 public enum PasskeyError: Error, Sendable, Hashable, CustomStringConvertible {
     case malformed(String)
     case wrongType, wrongChallenge, wrongOrigin, wrongRelyingParty, userNotPresent, unsupportedKey, badSignature, replayed
+    case challengeUsed
 
     public var description: String {
         switch self {
@@ -157,6 +158,7 @@ public enum PasskeyError: Error, Sendable, Hashable, CustomStringConvertible {
         case .unsupportedKey: "only ES256 (P-256) passkeys are taken"
         case .badSignature: "the passkey's signature does not verify"
         case .replayed: "the passkey's counter went back: the authenticator may have been copied"
+        case .challengeUsed: "this challenge was answered already (a sign-in sent again); ask for new options"
         }
     }
 }

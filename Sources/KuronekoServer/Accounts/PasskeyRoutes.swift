@@ -7,8 +7,9 @@ import KuronekoStore
 /// Passkeys (WebAuthn): a signed-in member registers one (`/v1/passkeys/options`, then `POST /v1/passkeys`),
 /// lists and removes their own; anyone signs in with one (`/v1/session/passkey/options`, then
 /// `POST /v1/session/passkey`), no name needed (the passkey is discoverable). Challenges are signed, not stored
-/// (any server of the database checks them), and last 5 minutes; a passkey belongs to the site people open
-/// (`--public-url`, else the request's Host).
+/// when given (any server of the database checks them), last 5 minutes, and are taken once: an answered one is
+/// kept (hashed) in the database until it expires, so a captured answer is refused on every server; a passkey
+/// belongs to the site people open (`--public-url`, else the request's Host).
 extension AccountRoutes {
     /// The most passkeys a person keeps.
     static let passkeysPerPerson = 20
@@ -100,6 +101,13 @@ extension AccountRoutes {
         return Passkey.Expected(challenge: challenge, origin: site.origin, relyingParty: site.relyingParty)
     }
 
+    /// Takes the answered challenge as used (until it expires); `false` when it was used already.
+    private func takeChallenge(_ expected: Passkey.Expected, now: Date) async throws -> Bool {
+        try await accounts.useChallenge(
+            hash: Secrets.sha256(bytes: expected.challenge),
+            expiresAt: now.addingTimeInterval(PasskeyChallenge.lifetime), now: now)
+    }
+
     static func refused(_ error: PasskeyError) -> RouteProblem {
         RouteProblem(status: 400, title: "Bad Request", reason: .passkeyRefused, detail: error.description)
     }
@@ -126,6 +134,7 @@ extension AccountRoutes {
             throw Self.refused(error)
         }
         let now = watches.clock.now
+        guard try await takeChallenge(expected, now: now) else { throw Self.refused(.challengeUsed) }
         let record = PasskeyRecord(
             credentialID: credential.id, userID: session.userID, publicKey: credential.publicKey,
             signCount: credential.signCount, name: name, createdAt: now, lastUsedAt: nil)
@@ -201,8 +210,15 @@ extension AccountRoutes {
                     signature: fields["signature"]!,
                     credential: Passkey.Credential(id: stored.credentialID, publicKey: stored.publicKey, signCount: stored.signCount),
                     expected: expected)
-                outcome = try await accounts.usePasskey(credentialID: stored.credentialID, signCount: count, at: now)
-                    ? .success(user) : .failure(Self.refused(.replayed))
+                // The challenge is taken once, on any server of the database (a captured answer is not taken
+                // again, whatever the counter says: an authenticator without one always sends 0).
+                if try await !takeChallenge(expected, now: now) {
+                    outcome = .failure(Self.refused(.challengeUsed))
+                } else if try await accounts.usePasskey(credentialID: stored.credentialID, signCount: count, at: now) {
+                    outcome = .success(user)
+                } else {
+                    outcome = .failure(Self.refused(.replayed))
+                }
             } catch let error as PasskeyError {
                 outcome = .failure(Self.refused(error))
             } catch let problem as RouteProblem {

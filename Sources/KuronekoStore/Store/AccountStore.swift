@@ -140,6 +140,9 @@ public protocol AccountStore: Sendable {
     /// authenticator without one): `false` when another sign-in got there first with that count.
     func usePasskey(credentialID: Data, signCount: UInt32, at: Date) async throws -> Bool
     func removePasskey(credentialID: Data, user: Int64) async throws -> Bool
+    /// Takes a passkey challenge (by its hash) as answered, until `expiresAt`: `false` when it was taken already,
+    /// here or on another server of the database. Challenges expired before `now` are forgotten.
+    func useChallenge(hash: Data, expiresAt: Date, now: Date) async throws -> Bool
     /// Forgets entries older than `olderThan`, and past the newest `keepPerList` of a list; how many.
     func forgetAudit(olderThan: Date, keepPerList: Int) async throws -> Int
 }

@@ -61,6 +61,16 @@ extension SQLWatchStore {
         }
     }
 
+    public func useChallenge(hash: Data, expiresAt: Date, now: Date) async throws -> Bool {
+        try await database.write { connection in
+            try connection.run("DELETE FROM used_challenges WHERE expires_at < ?", [.real(now.timeIntervalSince1970)])
+            try connection.run(
+                "INSERT INTO used_challenges (challenge_hash, expires_at) VALUES (?, ?) ON CONFLICT DO NOTHING",
+                [.blob(hash), .real(expiresAt.timeIntervalSince1970)])
+            return connection.changes > 0
+        }
+    }
+
     public func removePasskey(credentialID: Data, user: Int64) async throws -> Bool {
         try await database.write { connection in
             try connection.run("DELETE FROM passkeys WHERE credential_id = ? AND user_id = ?", [.blob(credentialID), .integer(user)])

@@ -245,6 +245,7 @@ enum Schema {
         SQLiteDatabase.Migration(
             version: 20, sql: SchemaFills.passkeysSQL(text: "TEXT", real: "REAL", integer: "INTEGER", blob: "BLOB")),
         SQLiteDatabase.Migration(version: 21, sql: SchemaFills.morningSummariesSQL(text: "TEXT", integer: "INTEGER")),
+        SQLiteDatabase.Migration(version: 22, sql: SchemaFills.usedChallengesSQL(real: "REAL", blob: "BLOB")),
     ]
 }
 

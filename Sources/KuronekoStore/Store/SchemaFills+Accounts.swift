@@ -123,4 +123,16 @@ extension SchemaFills {
         );
         """
     }
+
+    /// Migration 22 on either engine: the passkey challenges already answered, by their SHA-256, until they expire,
+    /// so that one answer (a captured sign-in) is taken once on any server of the database.
+    public static func usedChallengesSQL(real: String, blob: String) -> String {
+        """
+        CREATE TABLE used_challenges (
+            challenge_hash \(blob) PRIMARY KEY,
+            expires_at \(real) NOT NULL
+        );
+        CREATE INDEX used_challenges_expiry ON used_challenges (expires_at);
+        """
+    }
 }

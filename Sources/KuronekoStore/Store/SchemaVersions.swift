@@ -44,6 +44,7 @@ public enum SchemaVersions {
             + "named by the key, and the admins of today's list become its admins",
         20: "adds each person's passkeys (the credential's public key and counter, its name, when made and last used)",
         21: "adds the morning summary's time of each channel that hears it, and the last day one was made for it",
+        22: "adds the passkey challenges already answered, until they expire, so that each is taken once",
     ]
 
     /// The newest version this build knows.
