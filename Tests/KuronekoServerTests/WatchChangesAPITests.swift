@@ -1,7 +1,7 @@
 import Foundation
 import Kuroneko
 import KuronekoHTTP
-import KuronekoServer
+@testable import KuronekoServer
 import KuronekoStore
 import KuronekoTestSupport
 import Testing
@@ -114,5 +114,31 @@ struct WatchChangesAPITests {
         let seen = try JSON(data: await harness.get("/v1/watches/changes?since=0", headers: home).body)
         #expect(seen["watches"]?.elements.isEmpty == true && seen["removed"]?.elements.isEmpty == true)
         #expect(seen["cursor"] == .number(0))
+    }
+}
+
+extension WatchChangesAPITests {
+    @Test("one caller holds at most 8 of the waiting answers: its ninth answers at once, another caller still waits")
+    func waitingSlotsPerCaller() async throws {
+        let harness = await Harness()
+        let headers = try await harness.keys("shop", "home")
+        let (shop, home) = (headers[0], headers[1])
+        let start = try #require(try JSON(data: await harness.get("/v1/watches/changes", headers: shop).body)["cursor"]?.int)
+        let target = "/v1/watches/changes?since=\(start)&wait=25"
+        var held: [Task<HTTPResponse, Never>] = []
+        for _ in 0..<WatchRoutes.changesWaitingPerCaller {
+            held.append(Task { await harness.get(target, headers: shop) })
+        }
+        await harness.clock.waitForSleepers(WatchRoutes.changesWaitingPerCaller)
+        // The ninth of the same key does not wait: it answers now, on a clock that has not moved.
+        let ninth = await harness.get(target, headers: shop)
+        #expect(ninth.status == 200)
+        #expect(harness.clock.sleeperCount == WatchRoutes.changesWaitingPerCaller)
+        // Another key waits beside them.
+        let other = Task { await harness.get(target, headers: home) }
+        await harness.clock.waitForSleepers(WatchRoutes.changesWaitingPerCaller + 1)
+        for _ in 0..<25 { harness.clock.advance(by: .seconds(1)) }
+        for task in held { #expect(await task.value.status == 200) }
+        #expect(await other.value.status == 200)
     }
 }

@@ -125,15 +125,19 @@ struct MailSource {
         "お問い合わせ伝票番号", "お問合せ伝票番号", "お問い合せ伝票番号", "お問い合わせ送り状No", "送り状番号", "送り状No",
         "お荷物伝票番号", "配達伝票番号", "配達受付番号", "お問い合わせ番号", "お問合せ番号", "お問い合せ番号", "伝票番号",
         "追跡番号", "荷物番号", "トラッキング番号", "Tracking number", "tracking number",
+        // A slip by the shops' own words: 配送伝票, 発送伝票 (bracketed, `[配送伝票] 4705…`, or after a colon).
+        "配送伝票", "発送伝票", "出荷伝票",
     ]
     static let orderLabels = ["ご注文番号", "注文番号", "受注番号", "注文ID", "オーダー番号", "注文No", "ご注文No"]
     /// Labels whose number is never a parcel's: orders, members, coupons, invoices, receipts, reservations,
-    /// tickets, product and bar codes, payments and bank accounts, telephones and postcodes.
+    /// tickets, product and bar codes, payments and bank accounts, telephones and postcodes, campaign entries.
     static let otherLabels = orderLabels + [
         "会員番号", "会員ID", "お客様番号", "お客様ID", "顧客番号", "商品ID", "商品番号", "商品コード", "型番", "JAN", "ISBN",
         "TEL", "Tel", "tel", "電話", "FAX", "Fax", "〒", "郵便番号", "ポイント", "クーポン", "ギフト", "請求書", "請求番号",
         "領収書", "領収番号", "予約番号", "チケット", "整理番号", "受付番号", "申込番号", "お申込み番号", "申し込み番号",
         "お支払い番号", "支払番号", "支払い番号", "振込", "口座", "カード番号", "シリアル", "認証番号", "確認番号", "管理番号",
+        // A campaign's entries and draws (a carrier's own campaign names the carrier beside them).
+        "応募番号", "抽選番号", "当選番号", "エントリー番号",
     ]
     /// Tracking labels that other businesses use for their own numbers too (a support ticket's お問い合わせ番号):
     /// evidence only in a mail that names a carrier (in its text, a link or its sender).

@@ -13,6 +13,9 @@ extension WatchRoutes {
     static let longestChangesWait = 25
     /// The most answers waiting for a change at once, on one server.
     static let changesWaitingLimit = 256
+    /// The most of those one caller (a member, a key, or the open API's one owner) holds: a page in a few tabs and
+    /// on a few phones; one client opening more cannot take every slot.
+    static let changesWaitingPerCaller = 8
     /// How often a waiting answer looks for a change (any server on the database may have made it).
     static let changesLookEvery: Duration = .seconds(1)
 
@@ -42,9 +45,11 @@ extension WatchRoutes {
         }
         let store = self.store
         var changes = try await store.changes(owner: owner, since: since, limit: limit, now: clock.now)
-        // At most ``changesWaiting`` answers wait at once; past it one does not (the page pauses before asking again).
-        if wait > 0, changes.latest <= seen ?? 0, changesWaiting.enter() {
-            defer { changesWaiting.leave() }
+        // At most ``changesWaitingLimit`` answers wait at once, ``changesWaitingPerCaller`` of one caller; past
+        // either one does not (the page pauses before asking again).
+        let caller = Self.caller(of: request, owner: owner)
+        if wait > 0, changes.latest <= seen ?? 0, changesWaiting.enter(key: caller) {
+            defer { changesWaiting.leave(key: caller) }
             let deadline = clock.uptime + .seconds(wait)
             while changes.latest <= seen ?? 0, clock.uptime < deadline {
                 // Cancelled (the server stopping, the client gone): answered with what there is.
@@ -53,6 +58,13 @@ extension WatchRoutes {
             }
         }
         return .jsonData(try await body(of: changes, owner: owner))
+    }
+
+    /// Who is asking, for their share of the waiting answers: the signed-in member, else the key, else the list.
+    static func caller(of request: HTTPRequest, owner: WatchOwner) -> String {
+        if let member = request.headers[SessionGate.memberField] { return "member:" + member }
+        if let actor = request.headers[SessionGate.actorField] { return actor }
+        return "list:" + owner.id
     }
 
     private static func cursor(_ request: HTTPRequest, _ name: String) throws -> Int64? {

@@ -21,7 +21,7 @@ public struct WatchRoutes: Sendable {
     /// Sheets being imported (at most ``concurrentImports``).
     let imports = ConcurrencyLimit(WatchRoutes.concurrentImports)
     /// Answers of `GET /v1/watches/changes` waiting for a change (at most ``changesWaitingLimit``).
-    let changesWaiting = ConcurrencyLimit(WatchRoutes.changesWaitingLimit)
+    let changesWaiting = ConcurrencyLimit(WatchRoutes.changesWaitingLimit, perKey: WatchRoutes.changesWaitingPerCaller)
     /// Where store failures met by a request are logged and counted.
     let failures: StoreFailures
     /// Where uploaded mail is read (off the cooperative pool, a few at a time).
@@ -312,21 +312,32 @@ extension HTTPResponse {
 /// A count of work under way with a ceiling: `enter` refuses instead of waiting.
 final class ConcurrencyLimit: Sendable {
     private let limit: Int
-    private let count = Mutex(0)
+    private let perKey: Int
+    /// How many are in, in all and by key (a key leaves the map when its last one leaves: at most `limit` keys).
+    private let state = Mutex<(count: Int, byKey: [String: Int])>((0, [:]))
 
-    init(_ limit: Int) {
+    /// - Parameter perKey: the most one key (a caller) may hold of `limit`; all of it by default.
+    init(_ limit: Int, perKey: Int? = nil) {
         self.limit = limit
+        self.perKey = perKey ?? limit
     }
 
-    func enter() -> Bool {
-        count.withLock { count in
-            guard count < limit else { return false }
-            count += 1
+    func enter(key: String? = nil) -> Bool {
+        state.withLock { state in
+            guard state.count < limit else { return false }
+            if let key {
+                guard state.byKey[key, default: 0] < perKey else { return false }
+                state.byKey[key, default: 0] += 1
+            }
+            state.count += 1
             return true
         }
     }
 
-    func leave() {
-        count.withLock { $0 -= 1 }
+    func leave(key: String? = nil) {
+        state.withLock { state in
+            state.count -= 1
+            if let key, let held = state.byKey[key] { state.byKey[key] = held > 1 ? held - 1 : nil }
+        }
     }
 }

@@ -315,6 +315,44 @@ case("yahoo-order", message(encoded_word("Yahoo!ショッピング", "ISO-2022-J
                             "yahoo-1@corpus.kuroneko.test", "Sat, 28 Nov 2026 09:30:00 +0900",
                             part("text/plain", yahoo, "ISO-2022-JP", "7bit")), [])
 
+# 14. A shop's own Sagawa notice in bracketed labels, the carrier on the line above the number, and its slip
+# called 配送伝票 (seen in a real shop's mail: `[運送会社] 佐川急便` then `[配送伝票] 4705…`).
+S4 = valid("47051288306")
+bracketed = f"""黒猫雑貨店でございます。ご注文の商品を発送いたしました。
+[ショップ名] 黒猫雑貨店
+[ご注文番号] KN-20261203-0042
+[運送会社] 佐川急便
+[配送伝票] {dashed(S4)}
+[お届け予定] 12月5日
+"""
+case("shop-bracketed", message("黒猫雑貨店 <info@zakka.example>", encoded_word("【黒猫雑貨店】発送のお知らせ"),
+                               "bracketed-1@corpus.kuroneko.test", "Thu, 03 Dec 2026 18:40:00 +0900",
+                               part("text/plain", bracketed, "UTF-8", "base64")),
+     [{"number": S4, "carrier": "sagawa", "shop": "黒猫雑貨店", "order": "KN-20261203-0042", "evidence": ["label", "carrier_named"]}])
+
+# 15. Other shops' words for the number: 荷物番号 after a colon, 追跡番号 with the number on the next line, and
+# お問い合わせ送り状番号 in full-width brackets.
+P3 = valid("26240051813")
+Y6 = valid("46110224409")
+S5 = valid("36018840215")
+words = f"""ご注文の3点を3個口で発送しました。
+配送会社：日本郵便（ゆうパック）
+荷物番号：{P3}
+
+配送会社：ヤマト運輸
+追跡番号
+{Y6}
+
+配送会社：佐川急便
+【お問い合わせ送り状番号】{S5}
+"""
+case("shop-words", message("黒猫文具 <order@bungu.example>", encoded_word("発送完了のお知らせ"),
+                           "words-1@corpus.kuroneko.test", "Thu, 03 Dec 2026 19:10:00 +0900",
+                           part("text/plain", words, "UTF-8", "base64")),
+     [{"number": P3, "carrier": "japanpost", "shop": "黒猫文具", "order": None, "evidence": ["label", "carrier_named"]},
+      {"number": Y6, "carrier": "yamato", "shop": "黒猫文具", "order": None, "evidence": ["label", "carrier_named"]},
+      {"number": S5, "carrier": "sagawa", "shop": "黒猫文具", "order": None, "evidence": ["label", "carrier_named"]}])
+
 
 def main():
     expected = {}

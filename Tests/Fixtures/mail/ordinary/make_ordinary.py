@@ -105,3 +105,6 @@ mail("customer-number", "黒猫ガス <gas@gas.example>", "ご使用量のお知
      f"お客様番号\n{N[29]}\nヤマト運輸のクロネコメンバーズとは別のサービスです。\n")
 mail("quoted-reply", "山田 <yamada@example.jp>", "Re: 同窓会",
      f"> 会員番号 {N[30]}\n> 佐川急便で記念品を送ります\nよろしくお願いします。\n")
+mail("campaign-entry", "日本郵便 <campaign@post.japanpost.jp>", "キャンペーン応募受付のお知らせ",
+     f"日本郵便 ゆうパック冬のキャンペーン\nご応募ありがとうございます。\n日本郵便 応募番号：{N[31]}\n"
+     f"抽選番号 {N[32]}\n当選者には日本郵便よりゆうパックでお届けします。\n")
