@@ -64,7 +64,7 @@ struct WatchCarrierTests {
         case .sqlite:
             try made.write("ALTER TABLE watches DROP COLUMN carrier", [[]])
             for table in [
-                "morning_summaries", "passkeys", "audit_log", "invitations", "sessions", "members", "users", "lists",
+                "used_challenges", "morning_summaries", "passkeys", "audit_log", "invitations", "sessions", "members", "users", "lists",
                 "customer_notices", "notice_settings", "notice_stops", "channel_attempts", "channel_outbox", "channels", "watch_tallies", "refused_pages", "carrier_pages", "mailboxes",
                 "mailbox_messages", "watch_removals", "watch_removals_forgotten",
             ] {
@@ -73,7 +73,7 @@ struct WatchCarrierTests {
             try made.write("PRAGMA user_version = 4", [[]])
         case .postgres:
             try made.write("ALTER TABLE watches DROP COLUMN carrier", [[]])
-            try made.write("DROP TABLE passkeys, audit_log, invitations, sessions, members, users, lists", [[]])
+            try made.write("DROP TABLE used_challenges, passkeys, audit_log, invitations, sessions, members, users, lists", [[]])
             try made.write("DROP TABLE customer_notices, notice_settings, notice_stops, morning_summaries", [[]])
             try made.write("DROP TABLE channel_attempts, channel_outbox, channels", [[]])
             try made.write(
