@@ -18,7 +18,8 @@ public enum MQTTEvent: Sendable, Equatable {
 /// An MQTT 3.1.1 client of the project's own (no library): one connection at a time on a thread of its own
 /// (blocking socket calls never run on the cooperative pool), over TCP or TLS (``ClientConnection``). It
 /// connects with a clean session and a will, subscribes, sends what ``publish(_:)`` queues at QoS 0, answers the
-/// broker's pings, and after a loss connects again (1 s, doubling to 30 s). Bounded: at most ``queueLimit``
+/// broker's pings, and after a loss connects again (``MQTTReconnect``: 1 s, doubling to 30 s, from 1 s again only
+/// after a connection that stayed up a minute). Bounded: at most ``queueLimit``
 /// messages wait; more renews the connection (its `connected` event tells the owner to publish everything again,
 /// which is what a retained state needs anyway); a packet from the broker over 256 KiB ends the connection.
 public final class MQTTClient: Sendable {
@@ -26,8 +27,6 @@ public final class MQTTClient: Sendable {
     public static let queueLimit = 10_000
     /// The largest packet read from the broker.
     static let maximumPacket = 256 << 10
-    /// The longest pause between two attempts to connect.
-    static let longestPause = 30.0
 
     private struct State {
         var outgoing: [MQTTMessage] = []
@@ -133,27 +132,23 @@ public final class MQTTClient: Sendable {
     // MARK: The thread
 
     private func run() {
-        var pause = 1.0
+        var reconnect = MQTTReconnect()
         while !stopping {
             var reason = ""
+            var openedAt: Double?
             do {
-                try converse()
+                try converse(opened: { openedAt = Self.uptime })
             } catch {
                 // A connection's error names the host already.
                 reason = error is ConnectionError ? "\(error)" : "\(settings): \(error)"
             }
-            let wasConnected = state.withLock { state -> Bool in
-                defer {
-                    state.connected = false
-                    state.outgoing = []
-                }
-                return state.connected
+            state.withLock { state in
+                state.connected = false
+                state.outgoing = []
             }
             if stopping { break }
             continuation.yield(.disconnected(reason))
-            if wasConnected { pause = 1 }
-            waitForWake(upTo: pause)
-            pause = min(pause * 2, Self.longestPause)
+            waitForWake(upTo: reconnect.ended(lasted: openedAt.map { Self.uptime - $0 }))
         }
         continuation.finish()
         let waiting = state.withLock { state -> [CheckedContinuation<Void, Never>] in
@@ -164,8 +159,9 @@ public final class MQTTClient: Sendable {
         for waiter in waiting { waiter.resume() }
     }
 
-    /// One connection from CONNECT to its end: returns when stopped, throws when it is lost.
-    private func converse() throws {
+    /// One connection from CONNECT to its end: returns when stopped, throws when it is lost; `opened` is called
+    /// once the broker has accepted it.
+    private func converse(opened: () -> Void) throws {
         let connection = try ClientConnection(
             host: settings.host, port: settings.port, timeout: settings.timeout, tls: settings.tls,
             caFile: settings.caFile)
@@ -187,6 +183,7 @@ public final class MQTTClient: Sendable {
             try connection.write(MQTTPacket.subscribe(packetID: 1, filters: subscriptions).encoded)
         }
         connection.makeNonBlocking()
+        opened()
         state.withLock {
             $0.connected = true
             $0.overflowed = false

@@ -29,6 +29,9 @@ struct HomeAssistantService: Service {
     static let refreshPause: Duration = .seconds(60)
     /// The most watches of the list read.
     static let watchesRead = 10_000
+    /// The shortest time between two whole announcements for Home Assistant's birth messages (a broker or a
+    /// client that floods `homeassistant/status` gets one every 5 s, not one each).
+    static let announcePause: Duration = .seconds(5)
 
     var topics: HomeAssistantTopics { HomeAssistantTopics(prefix: settings.discoveryPrefix, base: settings.baseTopic) }
 
@@ -67,25 +70,38 @@ struct HomeAssistantService: Service {
         var lastPress: Duration?
         var connected = false
         // A failure is logged when it first happens and when its reason changes, not at every attempt.
-        var failure: String?
+        var notes = MQTTConnectionNotes()
+        // Home Assistant's birth is answered with the whole announcement at most every ``announcePause``; one
+        // that comes sooner is answered once, at the first tick after it.
+        var lastAnnounce: Duration?
+        var announceDue = false
+        let seconds = { (uptime: Duration) in uptime / .seconds(1) }
         for await input in inputs {
             if Task.isCancelled { break }
             switch input {
             case .mqtt(.connected):
                 connected = true
-                failure = nil
-                log("home assistant: connected to the broker")
+                if let line = notes.connected(at: seconds(clock.uptime)) { log("home assistant: \(line)") }
                 if let read = await read() {
                     desired = read
                     lastRead = clock.uptime
                 }
                 client.publish(bridge.announce(desired))
+                lastAnnounce = clock.uptime
+                announceDue = false
             case .mqtt(.disconnected(let reason)):
-                if reason != failure { log("home assistant: \(reason); trying again (every 30 s at most)") }
-                failure = reason
+                if let line = notes.disconnected(reason, at: seconds(clock.uptime)) {
+                    log("home assistant: \(line); trying again (every 30 s at most)")
+                }
                 connected = false
             case .mqtt(.message(let message)) where message.topic == topics.birth:
-                if String(decoding: message.payload, as: UTF8.self) == "online" { client.publish(bridge.announce(desired)) }
+                guard String(decoding: message.payload, as: UTF8.self) == "online" else { continue }
+                if let lastAnnounce, clock.uptime - lastAnnounce < Self.announcePause {
+                    announceDue = true
+                } else {
+                    client.publish(bridge.announce(desired))
+                    lastAnnounce = clock.uptime
+                }
             case .mqtt(.message(let message)) where message.topic == topics.refreshCommand:
                 guard lastPress.map({ clock.uptime - $0 >= Self.refreshPause }) ?? true else { continue }
                 lastPress = clock.uptime
@@ -107,6 +123,11 @@ struct HomeAssistantService: Service {
             case .tick:
                 tickWaiting.store(false, ordering: .relaxed)
                 guard connected else { continue }
+                if announceDue, lastAnnounce.map({ clock.uptime - $0 >= Self.announcePause }) ?? true {
+                    client.publish(bridge.announce(desired))
+                    lastAnnounce = clock.uptime
+                    announceDue = false
+                }
                 let stale = lastRead.map { clock.uptime - $0 >= .seconds(60) } ?? true
                 var due = stale
                 if !due { due = await changed(since: &cursor) }
