@@ -110,6 +110,15 @@ struct SheetTextTests {
         #expect(throws: SheetLayoutError.self) { try ImportSheet(first: rows[0], column: "missing", labelColumn: nil) }
     }
 
+    /// A row's cells; a run of blank lines as that many rows of one empty cell (as a whole-text reader has them).
+    static func collect(_ row: CSVStream.Row, into rows: inout [[String]]) {
+        switch row {
+        case .cells(let cells): rows.append(cells)
+        case .blank(let lines): rows += Array(repeating: [""], count: lines)
+        case .oversized: break
+        }
+    }
+
     @Test("CSV read as it comes: pieces cut anywhere give the same rows; a row past 64 KiB is not kept")
     func stream() {
         let text = "a,\"b\"\"c\",d\r\n\r\n1,\"x\ny\",2\r3\n"
@@ -121,9 +130,9 @@ struct SheetTextTests {
             for part in [scalars[..<cut], scalars[cut...]] {
                 var piece = String.UnicodeScalarView()
                 piece.append(contentsOf: part)
-                parser.feed(String(piece)) { if case .cells(let cells) = $0 { rows.append(cells) } }
+                parser.feed(String(piece)) { Self.collect($0, into: &rows) }
             }
-            parser.finish { if case .cells(let cells) = $0 { rows.append(cells) } }
+            parser.finish { Self.collect($0, into: &rows) }
             #expect(rows == whole.filter { _ in true }, "cut at \(cut)")
         }
         var parser = CSVStream()
@@ -134,9 +143,27 @@ struct SheetTextTests {
             switch row {
             case .oversized: oversized += 1
             case .cells(let cells): kept.append(cells)
+            case .blank: break
             }
         }
         #expect(oversized == 1 && kept == [["ok", "2"]])
+    }
+
+    @Test("a run of blank lines is handed on once, counted, whatever their line breaks; a row of empty cells is a row")
+    func blankRuns() {
+        var parser = CSVStream()
+        var rows: [String] = []
+        let take = { (row: CSVStream.Row) in
+            switch row {
+            case .cells(let cells): rows.append(cells.joined(separator: "|"))
+            case .oversized: rows.append("oversized")
+            case .blank(let lines): rows.append("blank \(lines)")
+            }
+        }
+        parser.feed("number\r\n\r\n\n\r" + String(repeating: "\n", count: 100_000) + "1,a\n,\n\"\"\n\n", emit: take)
+        parser.finish(emit: take)
+        // CRLF, LF, then CR followed by the first of the 100,000 LFs (one line break): 100,002 blank lines.
+        #expect(rows == ["number", "blank 100002", "1|a", "|", "", "blank 1"])
     }
 }
 

@@ -83,3 +83,19 @@ struct WatchImportAPITests {
         #expect(!text.contains("\n"))
     }
 }
+
+extension WatchImportAPITests {
+    @Test("sheets read at once: two in all, one of them per list")
+    func importSlots() {
+        let slots = ConcurrencyLimit(WatchRoutes.concurrentImports, perKey: 1)
+        #expect(slots.enter(key: "shop"))
+        #expect(!slots.enter(key: "shop"), "the shop's second sheet waits for its first")
+        #expect(slots.enter(key: "home"))
+        #expect(!slots.enter(key: "office"), "two in all")
+        slots.leave(key: "shop")
+        #expect(slots.enter(key: "office"))
+        #expect(!slots.enter(key: "office"))
+        slots.leave(key: "home")
+        #expect(slots.enter(key: "shop"))
+    }
+}

@@ -5,10 +5,12 @@ import Foundation
 /// characters is not kept (its place is handed on as an oversized row), so no input, however shaped (a flood
 /// of line breaks, an endless quoted field), holds more than one row in memory.
 public struct CSVStream {
-    /// One row as read: its cells, or that it was too long to keep.
+    /// One row as read: its cells, that it was too long to keep, or a run of blank lines (how many), handed on
+    /// once for the run so that a sheet of line breaks costs no more than reading them.
     public enum Row {
         case cells([String])
         case oversized
+        case blank(Int)
     }
 
     public static let maximumRowScalars = 65_536
@@ -24,6 +26,8 @@ public struct CSVStream {
     private var size = 0
     private var oversized = false
     private var started = false
+    /// Blank lines read since the last row handed on.
+    private var blankRun = 0
 
     /// Reads `text`, calling `emit` for every row it ends.
     public mutating func feed(_ text: String, emit: (Row) throws -> Void) rethrows {
@@ -69,6 +73,8 @@ public struct CSVStream {
         quoted = false
         quoteSeen = false
         if started || !field.isEmpty || !row.isEmpty || oversized { try endRow(emit) }
+        if blankRun > 0 { try emit(.blank(blankRun)) }
+        blankRun = 0
     }
 
     private mutating func append(_ scalar: Unicode.Scalar) {
@@ -96,6 +102,13 @@ public struct CSVStream {
     }
 
     private mutating func endRow(_ emit: (Row) throws -> Void) rethrows {
+        if !started, field.isEmpty, row.isEmpty, !oversized {
+            blankRun += 1
+            size = 0
+            return
+        }
+        if blankRun > 0 { try emit(.blank(blankRun)) }
+        blankRun = 0
         endField()
         let ended: Row = oversized ? .oversized : .cells(row)
         row = []

@@ -12,10 +12,12 @@ extension WatchRoutes {
     public static let importPath = "/v1/watches/import"
     /// The largest sheet taken (about 100,000 rows of a label tool's columns).
     public static let importBytes = 16 << 20
-    /// Sheets read at once; another is answered 503.
+    /// Sheets read at once (one of them per list); another is answered 503.
     static let concurrentImports = 2
     /// Bytes decoded at a time.
     static let importPiece = 1 << 16
+    /// Rows written in one transaction.
+    static let importBatch = 500
 
     func registerImport(into router: inout Router) {
         let routes = self
@@ -44,34 +46,47 @@ extension WatchRoutes {
             throw RouteProblem.bad(
                 "send the sheet itself (a CSV file as a spreadsheet saves it, 1 byte to \(Self.importBytes >> 20) MiB)")
         }
-        guard imports.enter() else {
-            throw RouteProblem.busy("\(Self.concurrentImports) sheets are being imported already; try again in a moment")
+        // At most two sheets at once on the server, one of them per list: a list's second waits for its first.
+        guard imports.enter(key: owner.id) else {
+            throw RouteProblem.busy(
+                "a sheet is being imported for this list already, or \(Self.concurrentImports) for all lists; "
+                    + "try again when it is done")
         }
-        defer { imports.leave() }
+        defer { imports.leave(key: owner.id) }
         let bytes = [UInt8](request.body)
         // Read through once before anything is watched: a sheet with a byte that does not read adds nothing.
         try await Self.sheetText(bytes, forced: forced) { _ in true }
         var reading = SheetImportReading(named: named)
         let (store, now) = (self.store, clock.now)
         let encoding = try await Self.sheetText(bytes, forced: forced) { rows in
+            // A piece's rows are written in batches, each one transaction.
+            var batch: [(number: Int, row: NewWatchRow)] = []
+            func write() async throws -> Bool {
+                defer { batch = [] }
+                guard !batch.isEmpty else { return true }
+                let outcomes = try await store.addMany(batch.map(\.row), owner: owner, now: now)
+                for ((number, _), outcome) in zip(batch, outcomes) {
+                    switch outcome {
+                    case .success(let created)?: reading.report.added(created: created)
+                    case .failure(WatchStoreError.limitReached(let limit))?:
+                        reading.report.stopped = "row \(number): the list holds its \(limit) watches, the most it may; "
+                            + "the rows after it were not read"
+                        return false
+                    case .failure(let error)?: reading.report.skip("row \(number): \(error)")
+                    case nil: return false
+                    }
+                }
+                return true
+            }
             for (number, row) in rows {
                 guard let wanted = try reading.read(row, number: number) else { continue }
-                do {
-                    let added = try await store.add(
-                        wanted.number, carrier: wanted.carrier, label: wanted.label,
-                        record: wanted.record.map(ParcelRecordChange.init(filling:)), owner: owner, webhook: nil, now: now)
-                    reading.report.added(created: added.created)
-                } catch WatchStoreError.limitReached(let limit) {
-                    reading.report.stopped = "row \(number): the list holds its \(limit) watches, the most it may; "
-                        + "the rows after it were not read"
-                    return false
-                } catch let error as WatchStoreError {
-                    reading.report.skip("row \(number): \(error)")
-                } catch let error as ParcelRecordError {
-                    reading.report.skip("row \(number): \(error)")
-                }
+                batch.append(
+                    (number, NewWatchRow(
+                        number: wanted.number, carrier: wanted.carrier, label: wanted.label,
+                        record: wanted.record.map(ParcelRecordChange.init(filling:)))))
+                if batch.count >= Self.importBatch, try await !write() { return false }
             }
-            return true
+            return try await write()
         }
         guard reading.sheet != nil, reading.report.rows + reading.report.skipped > 0 else {
             throw RouteProblem.bad("the sheet has no rows (a header at most); is it the right file?")
@@ -105,16 +120,17 @@ extension WatchRoutes {
                 throw RouteProblem.bad("the sheet \(error)")
             }
             var piece: [(Int, CSVStream.Row)] = []
-            parser.feed(text) { row in
+            // A run of blank lines is counted, not handed on row by row.
+            func take(_ row: CSVStream.Row) {
+                if case .blank(let lines) = row {
+                    count += lines
+                    return
+                }
                 count += 1
                 piece.append((count, row))
             }
-            if end == bytes.count {
-                parser.finish { row in
-                    count += 1
-                    piece.append((count, row))
-                }
-            }
+            parser.feed(text, emit: take)
+            if end == bytes.count { parser.finish(emit: take) }
             guard try await rows(piece) else { break }
             start = end
             await Task.yield()

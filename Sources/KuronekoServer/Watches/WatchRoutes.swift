@@ -19,7 +19,7 @@ public struct WatchRoutes: Sendable {
     /// CSV exports being written (at most ``WatchListExport/concurrentExports``).
     let exports = ConcurrencyLimit(WatchListExport.concurrentExports)
     /// Sheets being imported (at most ``concurrentImports``).
-    let imports = ConcurrencyLimit(WatchRoutes.concurrentImports)
+    let imports = ConcurrencyLimit(WatchRoutes.concurrentImports, perKey: 1)
     /// Answers of `GET /v1/watches/changes` waiting for a change (at most ``changesWaitingLimit``).
     let changesWaiting = ConcurrencyLimit(WatchRoutes.changesWaitingLimit, perKey: WatchRoutes.changesWaitingPerCaller)
     /// Where store failures met by a request are logged and counted.

@@ -22,6 +22,41 @@ extension SQLWatchStore {
     ) async throws -> (created: Bool, secret: String?, watch: Watch?) {
         try await database.write { connection in
             if let lock = Database.ownerLock { try connection.run(lock, [.text(owner.id)]) }
+            return try self.addRow(
+                number, carrier: carrier, label: label, record: change, owner: owner, webhook: webhook, now: now,
+                on: connection)
+        }
+    }
+
+    /// Adds many watches in one transaction (a sheet's rows, a batch at a time): each row as ``add(_:carrier:label:record:owner:webhook:now:)``
+    /// adds it, its outcome in order; a row refused (another carrier, a record refused) is its error and the rest go
+    /// on; the list's limit ends the batch there (the rows after it are not tried: `nil`).
+    public func addMany(_ rows: [NewWatchRow], owner: WatchOwner, now: Date) async throws -> [Result<Bool, any Error>?] {
+        try await database.write { connection in
+            if let lock = Database.ownerLock { try connection.run(lock, [.text(owner.id)]) }
+            var outcomes: [Result<Bool, any Error>?] = []
+            for row in rows {
+                do {
+                    let added = try self.addRow(
+                        row.number, carrier: row.carrier, label: row.label, record: row.record, owner: owner,
+                        webhook: nil, now: now, on: connection)
+                    outcomes.append(.success(added.created))
+                } catch let error as WatchStoreError {
+                    outcomes.append(.failure(error))
+                    if case .limitReached = error { break }
+                } catch let error as ParcelRecordError {
+                    outcomes.append(.failure(error))
+                }
+            }
+            return outcomes + Array(repeating: nil, count: rows.count - outcomes.count)
+        }
+    }
+
+    private func addRow(
+        _ number: TrackingNumber, carrier: Carrier?, label: String?, record change: ParcelRecordChange?,
+        owner: WatchOwner, webhook: (url: String, secret: String)?, now: Date, on connection: Database.Connection
+    ) throws -> (created: Bool, secret: String?, watch: Watch?) {
+        do {
             func row(_ id: Int64?) throws -> Watch? {
                 guard let id else { return nil }
                 return try connection.run(Self.watchColumns + " WHERE w.id = ?", [.integer(id)]).first.map(

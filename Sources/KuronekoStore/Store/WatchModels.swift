@@ -202,6 +202,9 @@ public protocol WatchStore: Sendable {
         _ number: TrackingNumber, carrier: Carrier?, label: String?, record: ParcelRecordChange?, owner: WatchOwner,
         webhook: (url: String, secret: String)?, now: Date
     ) async throws -> AddedWatch
+    /// Adds many watches in one transaction (a sheet's rows, a batch at a time), each as ``add(_:carrier:label:record:owner:webhook:now:)``
+    /// would: whether each was created, or why it was refused; `nil` for the rows after the list's limit.
+    func addMany(_ rows: [NewWatchRow], owner: WatchOwner, now: Date) async throws -> [Result<Bool, any Error>?]
     func watch(_ number: TrackingNumber, owner: WatchOwner) async throws -> Watch?
     /// The most watches one owner may have.
     var maxWatchesPerOwner: Int { get }
@@ -539,5 +542,20 @@ extension WatchStore {
     /// Claims due deliveries, none excluded.
     public func claimDeliveries(at now: Date, limit: Int, leaseUntil: Date) async throws -> [PendingDelivery] {
         try await claimDeliveries(at: now, limit: limit, leaseUntil: leaseUntil, excludingWatches: [])
+    }
+}
+
+/// One row of a batch of watches to add (``WatchStore/addMany(_:owner:now:)``).
+public struct NewWatchRow: Sendable {
+    public let number: TrackingNumber
+    public let carrier: Carrier?
+    public let label: String?
+    public let record: ParcelRecordChange?
+
+    public init(number: TrackingNumber, carrier: Carrier?, label: String?, record: ParcelRecordChange?) {
+        self.number = number
+        self.carrier = carrier
+        self.label = label
+        self.record = record
     }
 }

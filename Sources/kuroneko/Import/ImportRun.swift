@@ -107,12 +107,18 @@ struct ImportRun {
     mutating func process(_ rows: [CSVStream.Row]) async throws {
         var rows = rows[...]
         if sheet == nil {
+            // Blank lines before the first row lay nothing out.
+            while case .blank(let lines)? = rows.first {
+                nextRow += lines
+                rows = rows.dropFirst()
+            }
             guard let first = rows.first else { return }
             rows = rows.dropFirst()
             let cells: [String]
             switch first {
             case .cells(let found): cells = found
             case .oversized: throw CommandFailure.usage("import: the first row is longer than 64 KiB; is this a CSV sheet?")
+            case .blank: return
             }
             let layout: ImportSheet
             do {
@@ -149,6 +155,10 @@ struct ImportRun {
         // memory of them may drop them while this batch is answered), and this batch's own.
         var answers: [TrackingNumber: Result<Shipment, TrackingError>] = [:]
         for row in rows {
+            if case .blank(let lines) = row {
+                nextRow += lines
+                continue
+            }
             let number = nextRow
             nextRow += 1
             let cells: [String]
@@ -160,6 +170,7 @@ struct ImportRun {
             case .oversized:
                 cells = []
                 entry = .skipped("row \(number): longer than 64 KiB (an unclosed quote?)")
+            case .blank: continue
             }
             switch entry {
             case .blank: break
