@@ -53,7 +53,8 @@ extension WatchRoutes {
                     + "try again when it is done")
         }
         defer { imports.leave(key: owner.id) }
-        let bytes = [UInt8](request.body)
+        // Read where it lies, a piece at a time: the body is not copied whole.
+        let bytes = request.body
         // Read through once before anything is watched: a sheet with a byte that does not read adds nothing.
         try await Self.sheetText(bytes, forced: forced) { _ in true }
         var reading = SheetImportReading(named: named)
@@ -100,7 +101,7 @@ extension WatchRoutes {
     /// which says whether to go on. - Returns: the encoding read.
     @discardableResult
     static func sheetText(
-        _ bytes: [UInt8], forced: SheetEncoding?, rows: ([(Int, CSVStream.Row)]) async throws -> Bool
+        _ bytes: Data, forced: SheetEncoding?, rows: ([(Int, CSVStream.Row)]) async throws -> Bool
     ) async throws -> SheetEncoding {
         let decoder: SheetDecoder
         do {
@@ -113,9 +114,10 @@ extension WatchRoutes {
         var start = 0
         while start < bytes.count {
             let end = min(bytes.count, start + importPiece)
+            let chunk = Array(bytes[(bytes.startIndex + start)..<(bytes.startIndex + end)])
             let text: String
             do {
-                text = try decoder.decode(Array(bytes[start..<end]), last: end == bytes.count, row: count + 1)
+                text = try decoder.decode(chunk, last: end == bytes.count, row: count + 1)
             } catch {
                 throw RouteProblem.bad("the sheet \(error)")
             }
