@@ -49,7 +49,8 @@ struct HomeAssistantMQTTTests {
 
     /// The service as the server builds it, on a real clock, with what the button asked for kept.
     static func service(
-        _ household: Household, port: Int, pressed: Presses = Presses()
+        _ household: Household, port: Int, pressed: Presses = Presses(), clock: any TrackingClock = SystemClock(),
+        log: @escaping @Sendable (String) -> Void = { _ in }
     ) throws -> (HomeAssistantService, Task<Void, Never>) {
         var settings = HomeAssistantSettings()
         settings.parcelSensors = true
@@ -57,8 +58,8 @@ struct HomeAssistantMQTTTests {
         mqtt.clientID = "kuroneko-test-\(UUID().uuidString.prefix(8))"
         let service = HomeAssistantService(
             client: HomeAssistantService.client(mqtt, settings: settings), settings: settings, store: household.store,
-            clock: SystemClock(), failures: StoreFailures(),
-            refresh: { watches in pressed.list.withLock { $0.append(watches.map(\.number.digits)) } }, log: { _ in })
+            clock: clock, failures: StoreFailures(),
+            refresh: { watches in pressed.list.withLock { $0.append(watches.map(\.number.digits)) } }, log: log)
         let running = Task { await service.run() }
         return (service, running)
     }

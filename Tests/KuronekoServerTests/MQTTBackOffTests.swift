@@ -57,16 +57,8 @@ struct MQTTBackOffTests {
         let clock = ManualClock()
         let lines = LogLines()
         let pressed = HomeAssistantMQTTTests.Presses()
-        var settings = HomeAssistantSettings()
-        settings.parcelSensors = true
-        var mqtt = try MQTTSettings(url: "mqtt://127.0.0.1:\(broker.port)", password: nil)
-        mqtt.clientID = "kuroneko-flood-\(UUID().uuidString.prefix(8))"
-        let service = HomeAssistantService(
-            client: HomeAssistantService.client(mqtt, settings: settings), settings: settings, store: household.store,
-            clock: clock, failures: StoreFailures(),
-            refresh: { watches in pressed.list.withLock { $0.append(watches.map(\.number.digits)) } },
-            log: { lines.append($0) })
-        let running = Task { await service.run() }
+        let (_, running) = try HomeAssistantMQTTTests.service(
+            household, port: broker.port, pressed: pressed, clock: clock, log: { lines.append($0) })
         defer { running.cancel() }
         let config = "homeassistant/sensor/kuroneko/in_transit/config"
         let flooder = MQTTListener(port: broker.port)
