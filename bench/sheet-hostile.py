@@ -83,8 +83,8 @@ def main():
         reader.join()
         latencies.sort()
         for name, (took, status, report) in sorted(results.items()):
-            print(f"sheet {name} ({rows:,} rows): {status} in {took:.1f} s "
-                  f"({report.get('detail') or f"{report.get('rows')} rows, {report.get('watched')} watched"})")
+            said = report.get("detail") or f"{report.get('rows')} rows, {report.get('watched')} watched"
+            print(f"sheet {name} ({rows:,} rows): {status} in {took:.1f} s ({said})")
         p99 = latencies[min(len(latencies) - 1, int(len(latencies) * 0.99))]
         print(f"the list meanwhile: {len(latencies)} pages, p50 {statistics.median(latencies):.1f} ms, p99 {p99:.1f} ms")
     finally:
