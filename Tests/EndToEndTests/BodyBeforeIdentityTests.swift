@@ -114,6 +114,12 @@ struct BodyBeforeIdentityTests {
         chunked += "0\r\n\r\n"
         let answer = try await RawConnection(port: server.port).request(chunked)
         #expect(Self.status(answer) == 401 && answer.contains("Connection: close"), "\(answer)")
+        // A stranger's small chunked body (a sign-in) is read and answered by its route as any other.
+        let signIn = #"{"name": "mama", "password": "not-her-password"}"#
+        let small = try await RawConnection(port: server.port).request(
+            "POST /v1/session HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nTransfer-Encoding: chunked\r\n\r\n"
+                + String(signIn.utf8.count, radix: 16) + "\r\n" + signIn + "\r\n0\r\n\r\n")
+        #expect(Self.status(small) == 401 && small.contains("bad_credentials"), "\(small)")
 
         // Two invented session cookies: the first body fits the 16 MiB share for unconfirmed callers, the second
         // does not, whatever the rest of the budget holds.

@@ -65,9 +65,13 @@ func handleRequest(
     if let response = context?.response {
         return queue(response, on: connection)
     }
-    if let context, context.strangerRefusal != nil || context.overBudget {
-        // The chunked body a stranger was not allowed to send, or one the budget could not hold, has ended unread.
-        return queue(context.strangerRefusal.map(closing) ?? bodyBudgetRefusal(), on: connection)
+    if let context, context.overAllowance, let refusal = context.strangerRefusal {
+        // The chunked body a stranger sent past the allowance has ended, dropped.
+        return queue(closing(refusal), on: connection)
+    }
+    if let context, context.overBudget {
+        // A chunked body the budget could not hold has ended, dropped.
+        return queue(bodyBudgetRefusal(), on: connection)
     }
     let open = openConnection(connection)
     if let open { server.receiveDeadlines.requestRead(open) }
@@ -157,10 +161,10 @@ private func receive(
 ) {
     let size = context.body.count + count
     if size > (context.bodyLimit ?? server.maxBodyBytes(for: url)) {
-        if context.strangerRefusal == nil { context.bodyTooLarge = true }
+        if context.strangerRefusal == nil { context.bodyTooLarge = true } else { context.overAllowance = true }
         return
     }
-    if context.overBudget || context.bodyTooLarge { return }
+    if context.overBudget || context.bodyTooLarge || context.overAllowance { return }
     if size > server.anonymousBodyBytes, size > context.reserved {
         let step = max(size - context.reserved, 1 << 20)
         guard server.bodyBudget.reserve(step, unconfirmed: context.unconfirmed) else {

@@ -362,6 +362,8 @@ final class RequestContext: @unchecked Sendable {
     var unconfirmed = false
     /// A chunked body grew past what the budget could give it.
     var overBudget = false
+    /// A stranger's chunked body grew past the anonymous allowance.
+    var overAllowance = false
     /// Refused when its headers arrived (``RequestFraming``); nothing more is done with it.
     var refused = false
     var response: HTTPResponse?
