@@ -6,7 +6,8 @@
 # WORK/run-N.log; the build loop's results to WORK/build.summary. Exits 0 when RUNS passed in a row, else
 # the failing run's status.
 # Usage: bench/loaded-suite.sh [COMMIT [RUNS]]   (default: HEAD, 10; KURONEKO_LOADED_WORK: default
-#        /tmp/kuroneko-loaded; takes about 22 minutes a run on 2 cores)
+#        /tmp/kuroneko-loaded; KURONEKO_LOADED_RELEASE=1 makes the build beside a release build; takes about
+#        22 minutes a run on 2 cores)
 set -u
 repository=$(cd "$(dirname "$0")/.." && pwd)
 commit=$(git -C "$repository" rev-parse --verify --quiet "${1:-HEAD}^{commit}" 2>/dev/null) || {
@@ -34,7 +35,11 @@ checkout "$work/build"
     cd "$work/build" || exit 1
     while [ ! -e "$work/done" ]; do
         rm -rf .build
-        swift build >"$work/build.log" 2>&1
+        if [ "${KURONEKO_LOADED_RELEASE:-0}" = 1 ]; then
+            swift build -c release >"$work/build.log" 2>&1
+        else
+            swift build >"$work/build.log" 2>&1
+        fi
         echo "$(date +%T) build exit $?" >>"$work/build.summary"
     done
 ) &
