@@ -16,6 +16,32 @@ struct SheetImportReading {
 
     /// The carrier the whole sheet is at (`?carrier=`), else each row's carrier column, else found.
     let named: Carrier?
+    /// Each number's first row in this sheet and what it said of the parcel (as many as the sheet has rows: the
+    /// sheet itself is bounded).
+    private var seen: [TrackingNumber: FirstRow] = [:]
+
+    /// A number's first row: its number and the record it gave.
+    struct FirstRow {
+        let row: Int
+        let record: ParcelRecord?
+
+        /// What another row's record says differently of the parcel (its recipient, its order), or `nil` when it
+        /// is the same parcel's (nothing set in both differs).
+        func conflict(with other: ParcelRecord?) -> String? {
+            func differs(_ first: String?, _ second: String?) -> Bool {
+                guard let first, let second else { return false }
+                return first != second
+            }
+            let (mine, theirs) = (record?.recipient, other?.recipient)
+            var what: [String] = []
+            if differs(mine?.name, theirs?.name) { what.append("name") }
+            if differs(mine?.email, theirs?.email) { what.append("e-mail") }
+            if differs(mine?.telephone, theirs?.telephone) { what.append("telephone") }
+            if differs(mine?.postcode, theirs?.postcode) { what.append("postcode") }
+            if differs(record?.reference, other?.reference) { what.append("order number") }
+            return what.isEmpty ? nil : "recipient or order (" + what.joined(separator: ", ") + ")"
+        }
+    }
     private(set) var sheet: ImportSheet?
     var report = SheetImportReport()
 
@@ -52,8 +78,22 @@ struct SheetImportReading {
             report.skip(reason)
             return nil
         case .number(let tracking):
-            report.rows += 1
             let (record, problems) = sheet.record.record(of: cells)
+            // A number on a second row (an order's lines, a label printed again) keeps its first row's record: a
+            // row for another recipient or order is skipped and said, never merged into the first.
+            if let first = seen[tracking] {
+                if let reason = first.conflict(with: record) {
+                    report.skip(
+                        "row \(number): \(tracking.formatted) is on row \(first.row) too, with another \(reason); "
+                            + "row \(first.row)'s is kept (give each parcel its own row)")
+                    return nil
+                }
+                report.rows += 1
+                report.existing += 1
+                return nil
+            }
+            seen[tracking] = FirstRow(row: number, record: record)
+            report.rows += 1
             for problem in problems { report.note("row \(number): \(problem); kept without it") }
             return Wanted(
                 number: tracking, carrier: named ?? sheet.record.carrier(of: cells), label: sheet.label(of: cells),
