@@ -94,8 +94,8 @@ public struct ImportSheet {
                 if let carrier { return .number(try TrackingNumber(parsing: text, for: carrier)) }
                 return .number(try TrackingNumber(parsing: text))
             } catch {
-                let reason = error.description.hasPrefix("\"") ? error.description : "\(shown): \(error.description)"
-                return .skipped("row \(row): \(reason.prefix(200))")
+                // The cell shown at most 40 characters long, and the whole reason (never cut short mid-sentence).
+                return .skipped("row \(row): \(shown) \(error.explanation)")
             }
         }
     }

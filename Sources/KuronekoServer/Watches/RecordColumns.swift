@@ -15,12 +15,18 @@ public enum RecordRole: String, Sendable, CaseIterable {
             "伝票番号", "送り状番号", "送り状no", "お問い合わせ番号", "お問合せ番号", "お問い合せ番号", "問合せ番号", "問い合わせ番号",
             "お問い合わせ伝票番号", "お問合せ伝票番号", "お問合せ送り状no", "追跡番号", "荷物番号", "配送伝票番号", "trackingnumber",
             "trackingno", "tracking", "trackingcode", "number",
+            // The ways Sagawa's tools, Amazon's template and Rakuten's 発送明細 write it.
+            "お問い合わせ送り状no", "お問い合せ送り状no", "お問合わせ送り状no", "お問い合わせ送り状番号", "お問合せ送り状番号",
+            "お問い合せ送り状番号", "お問合わせ伝票番号", "お問い合せ伝票番号", "お荷物伝票番号", "送り状",
         ],
-        .carrier: ["運送会社", "配送業者", "配送会社", "宅配業者", "運送業者", "carrier", "trackingcompany", "shippingcarrier"],
+        .carrier: [
+            "運送会社", "配送業者", "配送会社", "宅配業者", "運送業者", "carrier", "trackingcompany", "shippingcarrier",
+            "配送業者名", "配送会社名", "運送会社名", "carriername",
+        ],
         .label: ["ラベル", "label", "メモ", "品名", "商品名", "内容品", "item", "itemname", "product", "productname"],
         .reference: [
             "お客様管理番号", "注文番号", "ご注文番号", "受注番号", "管理番号", "オーダー番号", "注文id", "orderid",
-            "ordernumber", "orderno", "order", "reference", "referencenumber",
+            "ordernumber", "orderno", "order", "reference", "referencenumber", "お客様側管理番号", "お客様管理ナンバー",
         ],
         .name: [
             "お届け先名", "お届け先名称", "お届け先氏名", "お届け先様名", "届け先名", "届け先氏名", "受取人名", "受取人", "氏名",
@@ -30,7 +36,11 @@ public enum RecordRole: String, Sendable, CaseIterable {
             "お届け先電話番号", "届け先電話番号", "電話番号", "受取人電話番号", "tel", "telephone", "phone", "phonenumber",
             "shippingphone",
         ],
-        .email: ["メールアドレス", "お届け先メールアドレス", "eメールアドレス", "email", "mail", "emailaddress"],
+        .email: [
+            "メールアドレス", "お届け先メールアドレス", "eメールアドレス", "email", "mail", "emailaddress",
+            // B2クラウド's: the address told when the parcel is on its way, and when it arrived; its issued labels'.
+            "お届け予定eメールemailアドレス", "お届け完了eメールemailアドレス", "通知メールアドレス",
+        ],
         .postcode: ["お届け先郵便番号", "届け先郵便番号", "郵便番号", "〒", "zip", "zipcode", "postcode", "postalcode", "shippingzip"],
         .prefecture: ["都道府県", "お届け先都道府県", "prefecture", "province", "shippingprovince"],
         .shippedOn: ["出荷日", "出荷予定日", "発送日", "発送予定日", "出荷年月日", "shipdate", "shippedon", "shippeddate", "shippingdate"],

@@ -138,12 +138,17 @@ enum RecordText {
     static func day(_ text: String) throws(ParcelRecordError) -> String? {
         guard let text = try line(text, field: "shipped_on", limit: 20) else { return nil }
         let folded = text.precomposedStringWithCompatibilityMapping
-        let parts = folded.split(whereSeparator: { "-/.年月日 ".contains($0) }).map(String.init)
+        var parts = folded.split(whereSeparator: { "-/.年月日 ".contains($0) }).map(String.init)
+        // Eight digits together, as label tools write a day: 20261206.
+        if parts.count == 1, parts[0].count == 8, parts[0].allSatisfy(\.isASCII), parts[0].allSatisfy(\.isNumber) {
+            let digits = parts[0]
+            parts = [String(digits.prefix(4)), String(digits.dropFirst(4).prefix(2)), String(digits.suffix(2))]
+        }
         guard parts.count == 3, parts[0].count == 4, let year = Int(parts[0]), let month = Int(parts[1]),
             let day = Int(parts[2]), (2000...2100).contains(year),
             let date = JapanDateTime(year: year, month: month, day: day)
         else {
-            throw .invalid("shipped_on", "\"\(text)\" is not a day; expected YYYY-MM-DD such as 2026-12-01")
+            throw .invalid("shipped_on", "\"\(text)\" is not a day; expected YYYY-MM-DD such as 2026-12-01 (or 20261201)")
         }
         return String(format: "%04d-%02d-%02d", date.year, date.month, date.day)
     }
