@@ -55,6 +55,15 @@ struct CustomerNoticePlanTests {
         #expect(CustomerNoticePlan.decide(old, firstAnswer: false, chosen: Self.all, now: Self.now) == .skip(.stale))
         let weekOld = Self.shipment([("輸送中", .inTransit)], hoursAgo: 6 * 24)
         #expect(CustomerNoticePlan.decide(weekOld, firstAnswer: false, chosen: Self.all, now: Self.now) == .send(.shipped))
+        // Already going back to the shop (or back) when first seen: nobody is told it comes back.
+        let returning = Self.shipment([("輸送中", .inTransit), ("返品", .returned), ("輸送中", .inTransit)])
+        #expect(
+            CustomerNoticePlan.decide(returning, firstAnswer: true, chosen: Self.all, now: Self.now)
+                == .skip(.returningWhenAdded))
+        #expect(CustomerNoticePlan.decide(returning, firstAnswer: false, chosen: Self.all, now: Self.now) == .send(.problem))
+        let back = Self.shipment([("返品", .returned), ("配達完了", .delivered)], terminal: true)
+        #expect(
+            CustomerNoticePlan.decide(back, firstAnswer: true, chosen: Self.all, now: Self.now) == .skip(.returningWhenAdded))
         let unknown = Self.shipment([("伝票番号未登録", .notFound)])
         #expect(CustomerNoticePlan.decide(unknown, firstAnswer: true, chosen: Self.all, now: Self.now) == .skip(.noMilestone))
     }

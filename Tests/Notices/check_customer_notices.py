@@ -124,15 +124,18 @@ def refresh(binary, database, endpoint):
 
 
 def milestones_now(binary, database):
-    """Each parcel's milestone as the list shows it, computed here from its status and family."""
+    """Each parcel's milestone as the list shows it, computed here from its status and family; and the parcels going
+    back to the shop (or back)."""
     listed = subprocess.run([binary, "list", "--all", "--json", "--db", database], capture_output=True, text=True,
                             timeout=300)
     assert listed.returncode == 0, listed.stderr[-500:]
-    found = {}
+    found, returning = {}, set()
     for watch in json.loads(listed.stdout):
         shipment = watch.get("shipment") or {}
         code = (shipment.get("status") or {}).get("code")
         family = watch.get("family")
+        if family in ("returning", "returned") or code == "returned":
+            returning.add(watch["number"])
         if family in ("returning", "returned") or code in ("exception", "returned"):
             found[watch["number"]] = "problem"
         elif code == "available_for_pickup":
@@ -142,7 +145,7 @@ def milestones_now(binary, database):
             found[watch["number"]] = {"info_received": "shipped", "in_transit": "shipped",
                                       "out_for_delivery": "out_for_delivery", "delivered": "delivered",
                                       "attempt_failed": "missed_delivery"}.get(code)
-    return found
+    return found, returning
 
 
 def parsed(raw):
@@ -192,13 +195,14 @@ def check_day(binary, count):
         while moment <= START + datetime.timedelta(hours=72):
             set_clock(simulator_url, moment)
             refresh(binary, database, endpoint)
-            for digits, milestone in milestones_now(binary, database).items():
+            found, returning = milestones_now(binary, database)
+            for digits, milestone in found.items():
                 if digits not in first_seen and milestone is not None:
-                    first_seen[digits] = milestone
-                    # A parcel whose first answer shows it delivered is told nothing.
-                    if milestone == "delivered":
+                    first_seen[digits] = "returning" if digits in returning else milestone
+                    # A parcel whose first answer shows it delivered, or going back to the shop, is told nothing.
+                    if first_seen[digits] in ("delivered", "returning"):
                         continue
-                if milestone in CHOSEN and first_seen.get(digits) != "delivered" \
+                if milestone in CHOSEN and first_seen.get(digits) not in ("delivered", "returning") \
                         and milestone not in expected[digits]:
                     expected[digits].append(milestone)
             if moment == START + datetime.timedelta(hours=24):

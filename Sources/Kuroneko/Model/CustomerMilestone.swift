@@ -29,7 +29,8 @@ public enum CustomerMilestone: String, Sendable, Hashable, Codable, CaseIterable
 
 /// Whether a fresh answer is told to the parcel's recipient, by the rules customers accept from shop trackers
 /// (17TRACK's: a notice only when the parcel reaches a new point, none for news over 7 days old, none when the
-/// first answer already shows the parcel delivered): pure, so the store and the tests ask the same question.
+/// first answer already shows the parcel delivered, or already going back to the shop): pure, so the store and the
+/// tests ask the same question.
 public enum CustomerNoticePlan {
     /// News older than this is not told (the parcel's latest event, against the time of the answer).
     public static let staleAfter: TimeInterval = 7 * 86_400
@@ -47,6 +48,9 @@ public enum CustomerNoticePlan {
         case notChosen = "not_chosen"
         /// The first answer for this parcel already shows it finished: the customer has it.
         case finishedWhenAdded = "finished_when_added"
+        /// The first answer for this parcel already shows it going back to the shop (or back): the shop knows,
+        /// and "your parcel is coming back to us" would be news to nobody but a customer it was never meant for.
+        case returningWhenAdded = "returning_when_added"
         /// The latest event is more than ``staleAfter`` old.
         case stale
     }
@@ -58,6 +62,9 @@ public enum CustomerNoticePlan {
         _ shipment: Shipment, firstAnswer: Bool, chosen: Set<CustomerMilestone>, now: Date
     ) -> Decision {
         guard let milestone = CustomerMilestone.of(shipment) else { return .skip(.noMilestone) }
+        if firstAnswer, shipment.returnLeg != nil || shipment.status.code == .returned {
+            return .skip(.returningWhenAdded)
+        }
         if firstAnswer, shipment.status.isTerminal { return .skip(.finishedWhenAdded) }
         if let latest = shipment.events.compactMap({ $0.at?.instant }).max(), latest < now - staleAfter {
             return .skip(.stale)

@@ -103,7 +103,8 @@ extension SQLWatchStore {
             milestone = next
             state = "pending"
         case .skip(let skip):
-            guard [.finishedWhenAdded, .stale].contains(skip), let next = CustomerMilestone.of(shipment) else { return }
+            guard [.finishedWhenAdded, .returningWhenAdded, .stale].contains(skip), let next = CustomerMilestone.of(shipment)
+            else { return }
             milestone = next
             state = "skipped"
             reason = .text(skip.rawValue)
