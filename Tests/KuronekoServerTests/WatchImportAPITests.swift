@@ -101,7 +101,7 @@ extension WatchImportAPITests {
 }
 
 extension WatchImportAPITests {
-    @Test("a number on two rows: another recipient's row is skipped and said, never merged; the same parcel's again is kept once")
+    @Test("a number on rows of different recipients is refused and named; one recipient's rows are one parcel, both orders listed")
     func numberOnTwoRows() async throws {
         let harness = await Harness()
         let numbers = ValidNumbers.numbers(2)
@@ -111,21 +111,21 @@ extension WatchImportAPITests {
             "A-1,山田 花子,090-1111-1111,hanako@example.jp,靴,\(reprinted)",
             "B-2,佐藤 一郎,090-2222-2222,ichiro@example.jp,本,\(lines)",
             "A-9,鈴木 次郎,090-9999-9999,jiro@example.jp,鞄,\(reprinted)",
-            "B-2,佐藤 一郎,090-2222-2222,ichiro@example.jp,本 下巻,\(lines)",
+            "B-3,佐藤 一郎,090-2222-2222,ichiro@example.jp,本 下巻,\(lines)",
         ]
         let answer = await Self.post(harness, SheetText.encode(sheet.joined(separator: "\r\n") + "\r\n", as: .cp932).0)
         #expect(answer.status == 200, "\(String(decoding: answer.body, as: UTF8.self))")
         let report = try JSON(data: answer.body)
-        #expect(report["watched"]?.int == 2 && report["existing"]?.int == 1 && report["skipped"]?.int == 1, "\(report)")
+        #expect(report["watched"]?.int == 1 && report["existing"]?.int == 1 && report["skipped"]?.int == 2, "\(report)")
+        #expect(report["repeated"]?.int == 2)
         let problems = report["problems"]?.elements.compactMap(\.string) ?? []
-        #expect(problems.count == 1 && problems[0].hasPrefix("row 4: ") && problems[0].contains("row 2"), "\(problems)")
-        #expect(problems.first?.contains("name, e-mail, telephone, order number") == true, "\(problems)")
-        // Row 2's customer stays whole: not row 4's name, telephone or order with row 2's address.
-        let first = try #require(try await harness.store.watch(numbers[0], owner: .local))
-        #expect(first.record?.reference == "A-1" && first.label == "靴")
-        #expect(first.record?.recipient?.name == "山田 花子" && first.record?.recipient?.email == "hanako@example.jp")
-        #expect(first.record?.recipient?.telephone == "090-1111-1111")
-        let second = try #require(try await harness.store.watch(numbers[1], owner: .local))
-        #expect(second.record?.reference == "B-2" && second.label == "本")
+        #expect(problems.count == 2, "\(problems)")
+        #expect(problems.allSatisfy { $0.contains("is on rows 2, 4 for different recipients; refused") }, "\(problems)")
+        // Neither customer's parcel is made from the other's row: the number is not watched at all.
+        #expect(try await harness.store.watch(numbers[0], owner: .local) == nil)
+        // One recipient's two order lines: one parcel, both orders, the first row's label and recipient.
+        let parcel = try #require(try await harness.store.watch(numbers[1], owner: .local))
+        #expect(parcel.record?.reference == "B-2, B-3" && parcel.label == "本")
+        #expect(parcel.record?.recipient?.name == "佐藤 一郎" && parcel.record?.recipient?.email == "ichiro@example.jp")
     }
 }

@@ -16,36 +16,24 @@ struct SheetImportReading {
 
     /// The carrier the whole sheet is at (`?carrier=`), else each row's carrier column, else found.
     let named: Carrier?
-    /// Each number's first row in this sheet and what it said of the parcel (as many as the sheet has rows: the
-    /// sheet itself is bounded).
-    private var seen: [TrackingNumber: FirstRow] = [:]
+    /// What the whole sheet's rows say of the numbers on more than one row (a first reading's); empty while that
+    /// reading is made.
+    var repeats = SheetRepeats()
+    /// The numbers already taken from this sheet.
+    private var taken: Set<TrackingNumber> = []
+    /// Whether this is the first reading, which only notes the repeats.
+    private let noting: Bool
 
-    /// A number's first row: its number and the record it gave.
-    struct FirstRow {
-        let row: Int
-        let record: ParcelRecord?
-
-        /// What another row's record says differently of the parcel (its recipient, its order), or `nil` when it
-        /// is the same parcel's (nothing set in both differs).
-        func conflict(with other: ParcelRecord?) -> String? {
-            func differs(_ first: String?, _ second: String?) -> Bool {
-                guard let first, let second else { return false }
-                return first != second
-            }
-            let (mine, theirs) = (record?.recipient, other?.recipient)
-            var what: [String] = []
-            if differs(mine?.name, theirs?.name) { what.append("name") }
-            if differs(mine?.email, theirs?.email) { what.append("e-mail") }
-            if differs(mine?.telephone, theirs?.telephone) { what.append("telephone") }
-            if differs(mine?.postcode, theirs?.postcode) { what.append("postcode") }
-            if differs(record?.reference, other?.reference) { what.append("order number") }
-            return what.isEmpty ? nil : "recipient or order (" + what.joined(separator: ", ") + ")"
-        }
-    }
     private(set) var sheet: ImportSheet?
     var report = SheetImportReport()
 
-    init(named: Carrier?) { self.named = named }
+    /// - Parameter noting: a first reading of the whole sheet, noting its repeated numbers (``repeats``).
+    init(named: Carrier?, noting: Bool = false, repeats: SheetRepeats = SheetRepeats()) {
+        self.named = named
+        self.noting = noting
+        self.repeats = repeats
+        report.repeated = repeats.repeatedNumbers
+    }
 
     /// The row's number to watch, or `nil` (the header, a blank row, a row skipped and counted).
     mutating func read(_ row: CSVStream.Row, number: Int) throws(RouteProblem) -> Wanted? {
@@ -78,21 +66,25 @@ struct SheetImportReading {
             report.skip(reason)
             return nil
         case .number(let tracking):
-            let (record, problems) = sheet.record.record(of: cells)
-            // A number on a second row (an order's lines, a label printed again) keeps its first row's record: a
-            // row for another recipient or order is skipped and said, never merged into the first.
-            if let first = seen[tracking] {
-                if let reason = first.conflict(with: record) {
-                    report.skip(
-                        "row \(number): \(tracking.formatted) is on row \(first.row) too, with another \(reason); "
-                            + "row \(first.row)'s is kept (give each parcel its own row)")
-                    return nil
-                }
+            var (record, problems) = sheet.record.record(of: cells)
+            if noting {
+                repeats.note(tracking, row: number, record: record)
+                return nil
+            }
+            // A number on rows naming different recipients is refused whole: no row's customer with another's.
+            if let rows = repeats.refused[tracking] {
+                report.skip(
+                    "row \(number): \(tracking.formatted) is on rows \(rows.map(String.init).joined(separator: ", ")) for "
+                        + "different recipients; refused (give each parcel its own row's number)")
+                return nil
+            }
+            // The same parcel's other order lines: one parcel, its references listed together.
+            guard taken.insert(tracking).inserted else {
                 report.rows += 1
                 report.existing += 1
                 return nil
             }
-            seen[tracking] = FirstRow(row: number, record: record)
+            if let listed = repeats.listedReference(of: tracking) { record?.reference = listed }
             report.rows += 1
             for problem in problems { report.note("row \(number): \(problem); kept without it") }
             return Wanted(
@@ -129,9 +121,13 @@ struct SheetImportReport {
         if problems.count < Self.shownProblems { problems.append(text) } else { moreProblems += 1 }
     }
 
+    /// Numbers that stood on more than one row.
+    var repeated = 0
+
     func json(encoding: String) -> [String: Any] {
         [
-            "rows": rows, "watched": watched, "existing": existing, "skipped": skipped, "problems": problems,
+            "rows": rows, "watched": watched, "existing": existing, "skipped": skipped, "repeated": repeated,
+            "problems": problems,
             "more_problems": moreProblems, "columns": columns ?? NSNull(), "encoding": encoding,
             "stopped": stopped ?? NSNull(),
         ]

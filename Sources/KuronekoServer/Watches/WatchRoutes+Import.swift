@@ -55,9 +55,14 @@ extension WatchRoutes {
         defer { imports.leave(key: owner.id) }
         // Read where it lies, a piece at a time: the body is not copied whole.
         let bytes = request.body
-        // Read through once before anything is watched: a sheet with a byte that does not read adds nothing.
-        try await Self.sheetText(bytes, forced: forced) { _ in true }
-        var reading = SheetImportReading(named: named)
+        // Read through once before anything is watched: a sheet with a byte that does not read adds nothing, and
+        // the numbers on more than one row are known before the first of them is watched.
+        var noting = SheetImportReading(named: named, noting: true)
+        try await Self.sheetText(bytes, forced: forced) { rows in
+            for (number, row) in rows { _ = try noting.read(row, number: number) }
+            return true
+        }
+        var reading = SheetImportReading(named: named, repeats: noting.repeats)
         let (store, now) = (self.store, clock.now)
         let encoding = try await Self.sheetText(bytes, forced: forced) { rows in
             // A piece's rows are written in batches, each one transaction.

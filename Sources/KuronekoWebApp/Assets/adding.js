@@ -175,6 +175,7 @@ export function sheetField({ onKey, imported }) {
     const problems = Array.isArray(done.problems) ? done.problems : [];
     report.replaceChildren(
       h("p", { id: "sheet-summary" }, t("sheetReport", { name: file.name, rows: done.rows, watched: done.watched, existing: done.existing, skipped: done.skipped })),
+      done.repeated ? h("p", { id: "sheet-repeated" }, t("sheetRepeated", { count: done.repeated })) : null,
       done.columns ? h("p", { class: "hint" }, done.columns) : null,
       done.stopped ? h("p", { class: "error" }, done.stopped) : null,
       problems.length ? h("ul", { class: "errors" }, problems.map((problem) => h("li", {}, problem)),

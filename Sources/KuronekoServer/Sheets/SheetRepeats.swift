@@ -1,0 +1,56 @@
+import Foundation
+import Kuroneko
+import KuronekoStore
+
+/// The numbers that stand on more than one row of a sheet, from a first reading of all of it: rows of one recipient
+/// are one parcel with several order lines (their references listed together); rows that name different recipients
+/// make the number refused, never one row's recipient with another's order. Bounded by the sheet (16 MiB at most).
+struct SheetRepeats {
+    private var first: [TrackingNumber: (row: Int, recipient: ParcelRecord.Recipient?)] = [:]
+    private var rows: [TrackingNumber: [Int]] = [:]
+    /// Numbers whose rows name different recipients, with those rows.
+    private(set) var refused: [TrackingNumber: [Int]] = [:]
+    /// Each repeated number's references, in the order their rows came, each once.
+    private(set) var references: [TrackingNumber: [String]] = [:]
+
+    /// Notes a row's number and record.
+    mutating func note(_ number: TrackingNumber, row: Int, record: ParcelRecord?) {
+        if let reference = record?.reference, references[number]?.contains(reference) != true {
+            references[number, default: []].append(reference)
+        }
+        guard let earlier = first[number] else {
+            first[number] = (row, record?.recipient)
+            return
+        }
+        rows[number, default: [earlier.row]].append(row)
+        if refused[number] != nil || Self.differ(earlier.recipient, record?.recipient) {
+            refused[number] = rows[number]
+        }
+    }
+
+    /// How many numbers came on more than one row.
+    var repeatedNumbers: Int { rows.count }
+
+    /// The references of a number's rows together (`A-1, A-2`), within the record's bound; `nil` for a number on
+    /// one row or whose rows give one reference.
+    func listedReference(of number: TrackingNumber) -> String? {
+        guard let all = references[number], all.count > 1 else { return nil }
+        var listed = ""
+        for reference in all {
+            let next = listed.isEmpty ? reference : listed + ", " + reference
+            guard next.count <= ParcelRecordLimits.referenceLength - 2 else { return listed + ", …" }
+            listed = next
+        }
+        return listed
+    }
+
+    /// Whether two rows name different recipients: a part both give (name, e-mail, telephone, postcode) differs.
+    static func differ(_ first: ParcelRecord.Recipient?, _ second: ParcelRecord.Recipient?) -> Bool {
+        func differs(_ one: String?, _ other: String?) -> Bool {
+            guard let one, let other else { return false }
+            return one != other
+        }
+        return differs(first?.name, second?.name) || differs(first?.email, second?.email)
+            || differs(first?.telephone, second?.telephone) || differs(first?.postcode, second?.postcode)
+    }
+}
