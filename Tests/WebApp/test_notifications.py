@@ -250,7 +250,15 @@ class NotificationTests(unittest.TestCase):
         self.shot("settings-ja", 360)
         Select(self.d.find_element(By.ID, "lang")).select_by_value("en")
         wait(lambda: self.d.find_element(By.TAG_NAME, "h1").text == "Notifications", "not back in English")
-        self.d.find_element(By.CSS_SELECTOR, f"#channels li[data-kind=ntfy] button").click()
+        # The view is drawn again in the language chosen: its list comes back when the server has answered (a
+        # button found while it is drawn may be gone when pressed; the wait tries again).
+        def remove():
+            buttons = self.d.find_elements(By.CSS_SELECTOR, "#channels li[data-kind=ntfy] button")
+            if buttons:
+                buttons[0].click()
+            return bool(buttons)
+
+        wait(remove, "the channel is not listed again in English")
         wait(lambda: not self.d.find_elements(By.CSS_SELECTOR, "#channels li[data-kind=ntfy]"), "the channel stayed")
         self.assertEqual([c for c in self.channels() if c["kind"] == "ntfy"], [])
         self.assertEqual([e["message"] for e in self.d.get_log("browser") if e["level"] == "SEVERE"
