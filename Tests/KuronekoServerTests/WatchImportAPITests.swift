@@ -129,3 +129,20 @@ extension WatchImportAPITests {
         #expect(parcel.record?.recipient?.name == "佐藤 一郎" && parcel.record?.recipient?.email == "ichiro@example.jp")
     }
 }
+
+extension WatchImportAPITests {
+    @Test("a number on thousands of rows for different recipients is named with five of them, the rest counted")
+    func refusedRowsBounded() async throws {
+        let harness = await Harness()
+        let number = ValidNumbers.numbers(1)[0].digits
+        var sheet = ["お客様管理番号,お届け先名,伝票番号"]
+        for index in 0..<3_000 { sheet.append("R-\(index),客 \(index),\(number)") }
+        let answer = await Self.post(harness, Data((sheet.joined(separator: "\r\n") + "\r\n").utf8))
+        let report = try JSON(data: answer.body)
+        #expect(report["skipped"]?.int == 3_000 && report["watched"]?.int == 0, "\(report)")
+        let problems = report["problems"]?.elements.compactMap(\.string) ?? []
+        #expect(problems.count == 20 && report["more_problems"]?.int == 2_980)
+        #expect(problems.first == "row 2: \(try TrackingNumber(parsing: number).formatted) is on rows 2, 3, 4, 5, 6 and 2995 more "
+            + "for different recipients; refused (give each parcel its own row's number)", "\(problems.first ?? "")")
+    }
+}

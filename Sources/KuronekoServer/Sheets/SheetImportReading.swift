@@ -72,10 +72,10 @@ struct SheetImportReading {
                 return nil
             }
             // A number on rows naming different recipients is refused whole: no row's customer with another's.
-            if let rows = repeats.refused[tracking] {
+            if let rows = repeats.refusedRows(of: tracking) {
                 report.skip(
-                    "row \(number): \(tracking.formatted) is on rows \(rows.map(String.init).joined(separator: ", ")) for "
-                        + "different recipients; refused (give each parcel its own row's number)")
+                    "row \(number): \(tracking.formatted) is on rows \(rows) for different recipients; refused "
+                        + "(give each parcel its own row's number)")
                 return nil
             }
             // The same parcel's other order lines: one parcel, its references listed together.

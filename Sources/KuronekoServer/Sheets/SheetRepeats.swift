@@ -6,10 +6,13 @@ import KuronekoStore
 /// are one parcel with several order lines (their references listed together); rows that name different recipients
 /// make the number refused, never one row's recipient with another's order. Bounded by the sheet (16 MiB at most).
 struct SheetRepeats {
+    /// The most rows of one number kept to be named (the rest counted).
+    static let rowsNamed = 5
     private var first: [TrackingNumber: (row: Int, recipient: ParcelRecord.Recipient?)] = [:]
-    private var rows: [TrackingNumber: [Int]] = [:]
-    /// Numbers whose rows name different recipients, with those rows.
-    private(set) var refused: [TrackingNumber: [Int]] = [:]
+    /// Each repeated number's first ``rowsNamed`` rows, and how many it stands on.
+    private var rows: [TrackingNumber: (named: [Int], count: Int)] = [:]
+    /// Numbers whose rows name different recipients.
+    private var refusedNumbers: Set<TrackingNumber> = []
     /// Each repeated number's references, in the order their rows came, each once.
     private(set) var references: [TrackingNumber: [String]] = [:]
 
@@ -22,10 +25,19 @@ struct SheetRepeats {
             first[number] = (row, record?.recipient)
             return
         }
-        rows[number, default: [earlier.row]].append(row)
-        if refused[number] != nil || Self.differ(earlier.recipient, record?.recipient) {
-            refused[number] = rows[number]
-        }
+        var seen = rows[number] ?? ([earlier.row], 1)
+        if seen.named.count < Self.rowsNamed { seen.named.append(row) }
+        seen.count += 1
+        rows[number] = seen
+        if Self.differ(earlier.recipient, record?.recipient) { refusedNumbers.insert(number) }
+    }
+
+    /// For a number whose rows name different recipients, those rows in words (`2, 4`; `2, 4, 6, 8, 10 and 3
+    /// more`); `nil` for any other number.
+    func refusedRows(of number: TrackingNumber) -> String? {
+        guard refusedNumbers.contains(number), let seen = rows[number] else { return nil }
+        let named = seen.named.map(String.init).joined(separator: ", ")
+        return seen.count > seen.named.count ? named + " and \(seen.count - seen.named.count) more" : named
     }
 
     /// How many numbers came on more than one row.
