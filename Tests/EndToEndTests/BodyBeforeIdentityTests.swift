@@ -120,6 +120,10 @@ struct BodyBeforeIdentityTests {
             "POST /v1/session HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nTransfer-Encoding: chunked\r\n\r\n"
                 + String(signIn.utf8.count, radix: 16) + "\r\n" + signIn + "\r\n0\r\n\r\n")
         #expect(Self.status(small) == 401 && small.contains("bad_credentials"), "\(small)")
+        // A large chunked one at a sign-in door is dropped past 64 KiB and refused, saying what it may be.
+        let large = try await RawConnection(port: server.port).request(
+            chunked.replacingOccurrences(of: "/v1/watches/import", with: "/v1/session"))
+        #expect(Self.status(large) == 413 && large.contains("at most 64 KiB; this body is larger"), "\(large)")
 
         // Two invented session cookies: the first body fits the 16 MiB share for unconfirmed callers, the second
         // does not, whatever the rest of the budget holds.

@@ -25,14 +25,20 @@ struct FairSignInTests {
         return await harness.api.respond(to: request)
     }
 
-    @Test("a flood of random names from one address behind the trusted proxy leaves a member's sign-ins working")
-    func floodBehindTheProxy() async throws {
+    /// A server with mama's account whose reverse proxy, 127.0.0.1, is trusted.
+    static func behindTheProxy() async throws -> Harness {
         let (harness, _) = try await SignInAPITests.withAccounts([("mama", .admin)])
         let trusted = await Harness(answer: { _, _ in throw URLError(.cannotConnectToHost) }) {
             $0.trustedProxies = ["127.0.0.1"]
             $0.database = harness.server.configuration.database
         }
         await trusted.keysChanged()
+        return trusted
+    }
+
+    @Test("a flood of random names from one address behind the trusted proxy leaves a member's sign-ins working")
+    func floodBehindTheProxy() async throws {
+        let trusted = try await Self.behindTheProxy()
         let flood = Task {
             var statuses: [Int: Int] = [:]
             for round in 0..<10 {
@@ -62,12 +68,7 @@ struct FairSignInTests {
 
     @Test("X-Forwarded-For counts only from the trusted proxy: from anyone else the socket's address is the client")
     func headerFromAStrangerIgnored() async throws {
-        let (harness, _) = try await SignInAPITests.withAccounts([("mama", .admin)])
-        let trusted = await Harness(answer: { _, _ in throw URLError(.cannotConnectToHost) }) {
-            $0.trustedProxies = ["127.0.0.1"]
-            $0.database = harness.server.configuration.database
-        }
-        await trusted.keysChanged()
+        let trusted = try await Self.behindTheProxy()
         let stranger = ClientAddress.key("192.0.2.7")!
         // Seven failures from a stranger that claims a new address each time: all counted against its own.
         var statuses: [Int] = []

@@ -42,3 +42,19 @@ public final class BodyBudget: Sendable {
     /// The bytes held now, in all and by unconfirmed callers.
     public var inUse: (all: Int, unconfirmed: Int) { held.withLock { $0 } }
 }
+
+extension BodyBudget {
+    /// The bytes held now, by all callers and by those not confirmed yet, and the limit, for `/metrics`.
+    public var metricLines: [String] {
+        let held = inUse
+        return [
+            "# HELP kuroneko_http_body_bytes_held Bytes of request bodies larger than the anonymous allowance held now.",
+            "# TYPE kuroneko_http_body_bytes_held gauge",
+            "kuroneko_http_body_bytes_held{caller=\"all\"} \(held.all)",
+            "kuroneko_http_body_bytes_held{caller=\"unconfirmed\"} \(held.unconfirmed)",
+            "# HELP kuroneko_http_body_budget_bytes The most bytes of such bodies held at once; past it, 503.",
+            "# TYPE kuroneko_http_body_budget_bytes gauge",
+            "kuroneko_http_body_budget_bytes \(total)",
+        ]
+    }
+}

@@ -1,4 +1,5 @@
 import Foundation
+import Kuroneko
 import Synchronization
 
 /// Sessions the gate let in lately, remembered by their stored hash so that a large body from a signed-in browser
@@ -9,13 +10,17 @@ import Synchronization
 public final class ConfirmedSessions: Sendable {
     public static let capacity = 4_096
     public static let lifetime = Duration.seconds(600)
-    private let seen = Mutex<[Data: ContinuousClock.Instant]>([:])
+    private let seen = Mutex<[Data: Duration]>([:])
+    /// Whose uptime says when a session was let in (the server's clock; a manual one in tests).
+    private let clock: any TrackingClock
 
-    public init() {}
+    public init(clock: any TrackingClock = SystemClock()) {
+        self.clock = clock
+    }
 
     /// Notes that the session with this token was let in now.
     func confirm(_ token: String) {
-        let now = ContinuousClock.now
+        let now = clock.uptime
         seen.withLock { seen in
             if seen.count >= Self.capacity {
                 seen = seen.filter { now - $0.value < Self.lifetime }
@@ -34,6 +39,7 @@ public final class ConfirmedSessions: Sendable {
     /// Whether the session with this token was let in within the lifetime.
     func isConfirmed(_ token: String) -> Bool {
         let hash = SessionCookie.stored(token)
-        return seen.withLock { seen in seen[hash].map { ContinuousClock.now - $0 < Self.lifetime } ?? false }
+        let now = clock.uptime
+        return seen.withLock { seen in seen[hash].map { now - $0 < Self.lifetime } ?? false }
     }
 }

@@ -373,7 +373,7 @@ public final class Server: Sendable {
         }
         self.background = background
         // Sessions the gate lets in, known to the HTTP layer before a large body is read.
-        let confirmedSessions = ConfirmedSessions()
+        let confirmedSessions = ConfirmedSessions(clock: clock)
         let bodyBudget = BodyBudget(
             total: configuration.http.bodyBudgetBytes, unconfirmedShare: configuration.http.unconfirmedBodyBytes)
         self.bodyBudget = bodyBudget
@@ -392,7 +392,7 @@ public final class Server: Sendable {
             moreMetrics: {
                 await WatchListMetrics.lines(
                     poller: poller, deliverer: deliverer, store: store, failures: failures, recorder: recorder,
-                    notices: noticeDeliverer) + WatchListMetrics.lines(bodyBudget)
+                    notices: noticeDeliverer) + bodyBudget.metricLines
             },
             gate: (store as? any AccountStore).map {
                 SessionGate(accounts: $0, clock: clock, failures: failures, confirmed: confirmedSessions)

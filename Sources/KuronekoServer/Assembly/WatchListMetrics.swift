@@ -1,5 +1,4 @@
 import Foundation
-import KuronekoHTTP
 import KuronekoStore
 
 /// The poller's and the deliverer's figures for `/metrics`.
@@ -51,19 +50,5 @@ enum WatchListMetrics {
         ] + ["sent", "retried", "refused", "stopped", "failed"].map { result in
             "kuroneko_customer_notices_total{result=\"\(result)\"} \(counts[result] ?? 0)"
         }
-    }
-
-    /// The bytes of large request bodies held now, by all callers and by those not confirmed yet, and the limit.
-    static func lines(_ budget: BodyBudget) -> [String] {
-        let held = budget.inUse
-        return [
-            "# HELP kuroneko_http_body_bytes_held Bytes of request bodies larger than the anonymous allowance held now.",
-            "# TYPE kuroneko_http_body_bytes_held gauge",
-            "kuroneko_http_body_bytes_held{caller=\"all\"} \(held.all)",
-            "kuroneko_http_body_bytes_held{caller=\"unconfirmed\"} \(held.unconfirmed)",
-            "# HELP kuroneko_http_body_budget_bytes The most bytes of such bodies held at once; past it, 503.",
-            "# TYPE kuroneko_http_body_budget_bytes gauge",
-            "kuroneko_http_body_budget_bytes \(budget.total)",
-        ]
     }
 }

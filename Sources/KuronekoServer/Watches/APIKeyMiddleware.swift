@@ -137,7 +137,8 @@ public struct APIKeyMiddleware: HTTPMiddleware {
                 return .stranger(
                     .problem(
                         status: 413, title: "Content Too Large",
-                        detail: "a sign-in, an invitation or a passkey's answer is a small JSON object; this body is too large",
+                        detail: "a sign-in, an invitation or a passkey's answer is a small JSON object of at most "
+                            + "64 KiB; this body is larger",
                         reason: "body_too_large"))
             }
             if let token = SessionCookie.token(inCookieHeader: request.headers["cookie"]) {
