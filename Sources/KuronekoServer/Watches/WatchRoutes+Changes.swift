@@ -13,7 +13,7 @@ extension WatchRoutes {
     static let longestChangesWait = 25
     /// The most answers waiting for a change at once, on one server.
     static let changesWaitingLimit = 256
-    /// The most of those one caller (a member, a key, or the open API's one owner) holds: a page in a few tabs and
+    /// The most of those one caller (a member, a key, or on an open API one address) holds: a page in a few tabs and
     /// on a few phones; one client opening more cannot take every slot.
     static let changesWaitingPerCaller = 8
     /// How often a waiting answer looks for a change (any server on the database may have made it).
@@ -60,11 +60,12 @@ extension WatchRoutes {
         return .jsonData(try await body(of: changes, owner: owner))
     }
 
-    /// Who is asking, for their share of the waiting answers: the signed-in member, else the key, else the list.
+    /// Who is asking, for their share of the waiting answers: the signed-in member, else the key, else (an API open
+    /// to everyone, where every device is the one owner) the connection's address.
     static func caller(of request: HTTPRequest, owner: WatchOwner) -> String {
         if let member = request.headers[SessionGate.memberField] { return "member:" + member }
         if let actor = request.headers[SessionGate.actorField] { return actor }
-        return "list:" + owner.id
+        return "list:\(owner.id) address:\(request.client)"
     }
 
     private static func cursor(_ request: HTTPRequest, _ name: String) throws -> Int64? {
