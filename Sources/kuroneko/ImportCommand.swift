@@ -62,18 +62,12 @@ struct ImportCommand: Command {
         var number: String?
         var roles: [RecordRole: String] = [:]
         for value in arguments.allValues(named: "--column")?.texts ?? [] {
-            guard let equals = value.firstIndex(of: "="),
-                value[..<equals].allSatisfy({ $0.isASCII && ($0.isLetter || $0 == "_") })
-            else {
-                number = value
-                continue
+            do {
+                let (role, column) = try RecordRole.choice(value)
+                if role == .number { number = column } else { roles[role] = column }
+            } catch {
+                throw .usage("import: \(error)")
             }
-            let name = String(value[..<equals])
-            guard let role = RecordRole(rawValue: name), role != .number else {
-                let names = RecordRole.allCases.filter { $0 != .number }.map(\.rawValue).joined(separator: ", ")
-                throw .usage("import: --column \(name.prefix(40))=…: no such role; the roles are \(names)")
-            }
-            roles[role] = String(value[value.index(after: equals)...])
         }
         if let column = arguments.text(.carrierColumn) { roles[.carrier] = column }
         if roles.keys.contains(where: { $0 != .carrier }), !arguments.flag(.watch) {
@@ -96,7 +90,7 @@ struct ImportCommand: Command {
         let name = source.name
         var state = ImportRun(command: self, session: watch ? try WatchListSession(arguments, terminal: terminal) : nil)
         state.owner = try await state.session?.owner() ?? .local
-        var parser = CSVStream()
+        var parser: CSVStream?
         var rows = 0
         var batch: [CSVStream.Row] = []
         var decoder: SheetDecoder?
@@ -117,16 +111,19 @@ struct ImportCommand: Command {
             } catch {
                 throw CommandFailure.usage("import: \(name) \(error)")
             }
-            parser.feed(text) { row in
+            // Commas, or tabs when the first lines have more of them (Amazon's templates).
+            var reader = parser ?? CSVStream(separator: CSVStream.separator(of: text[...]))
+            reader.feed(text) { row in
                 rows += 1
                 batch.append(row)
             }
             if piece.last {
-                parser.finish { row in
+                reader.finish { row in
                     rows += 1
                     batch.append(row)
                 }
             }
+            parser = reader
             while batch.count >= Self.batchRows || (piece.last && !batch.isEmpty) {
                 let taken = Array(batch.prefix(Self.batchRows))
                 batch.removeFirst(taken.count)

@@ -15,7 +15,28 @@ public struct CSVStream {
 
     public static let maximumRowScalars = 65_536
 
-    public init() {}
+    /// The character between cells: a comma, or a tab for tab-separated text (Amazon's templates).
+    public let separator: Unicode.Scalar
+
+    public init(separator: Unicode.Scalar = ",") {
+        self.separator = separator
+    }
+
+    /// The separator a sheet's text uses, from its first lines: a tab when they have more tabs than commas.
+    public static func separator(of text: Substring) -> Unicode.Scalar {
+        var (tabs, commas, lines) = (0, 0, 0)
+        for scalar in text.unicodeScalars {
+            switch scalar {
+            case "\t": tabs += 1
+            case ",": commas += 1
+            case "\n":
+                lines += 1
+                if lines >= 10 { return tabs > commas ? "\t" : "," }
+            default: continue
+            }
+        }
+        return tabs > commas ? "\t" : ","
+    }
 
     private var row: [String] = []
     private var field = String.UnicodeScalarView()
@@ -57,7 +78,7 @@ public struct CSVStream {
             case "\"" where field.isEmpty:
                 quoted = true
                 started = true
-            case ",":
+            case separator:
                 endField()
             case "\r", "\n":
                 afterCR = scalar == "\r"

@@ -22,6 +22,8 @@ public struct ImportSheet {
     }
 
     public let header: [String]?
+    /// The known export the header is, when it is one.
+    public var layout: SheetLayout? { record.layout }
     /// The file row of the first row after the header (1-based).
     public let firstRow: Int
     public let column: Int
@@ -38,10 +40,13 @@ public struct ImportSheet {
     ///     (伝票番号, お問い合わせ番号, tracking number…), else the first.
     ///   - labelColumn: the same, for the labels `--watch` gives; `nil` for a column recognised as one (品名).
     ///   - chosen: the columns `--column role=HEADER` names.
-    public init(first: [String], column chosenColumn: String?, labelColumn labelName: String?, chosen: [RecordRole: String] = [:])
-        throws(SheetLayoutError)
-    {
-        let recognised = (try? RecordColumns(header: first, chosen: [:]))?.roles[.number]
+    ///   - layout: the known export `first` is the header of (``SheetHeaderSearch``).
+    ///   - row: the file row `first` is on (1-based): a header below other rows is not the first.
+    public init(
+        first: [String], column chosenColumn: String?, labelColumn labelName: String?, chosen: [RecordRole: String] = [:],
+        layout: SheetLayout? = nil, row: Int = 1
+    ) throws(SheetLayoutError) {
+        let recognised = (try? RecordColumns(header: first, chosen: [:], layout: layout))?.roles[.number]
         let column = chosenColumn ?? recognised.map { String($0 + 1) } ?? "1"
         func index(of name: String, option: String, headerRow: [String]) throws(SheetLayoutError) -> Int {
             if let number = Int(name) {
@@ -60,20 +65,20 @@ public struct ImportSheet {
         // A first row whose number cell holds no number is a header; a named column always has one.
         let firstCell = first[numberColumn]
         let hasHeader =
-            Int(column) == nil
+            layout != nil || Int(column) == nil
             || (try? SheetCell.number(in: firstCell).get()).flatMap { try? TrackingNumber(parsing: $0) } == nil
         self.column = numberColumn
         let chosenLabel = try labelName.map { name throws(SheetLayoutError) in
             try index(of: name, option: "--label-column", headerRow: first)
         }
         header = hasHeader ? first : nil
-        firstRow = hasHeader ? 2 : 1
+        firstRow = hasHeader ? row + 1 : row
         width = first.count
         var roles = chosen
         roles[.number] = String(numberColumn + 1)
         if let chosenLabel { roles[.label] = String(chosenLabel + 1) }
         do {
-            record = try RecordColumns(header: header, width: first.count, chosen: roles)
+            record = try RecordColumns(header: header, width: first.count, chosen: roles, layout: layout)
         } catch {
             throw SheetLayoutError(description: "\(error)")
         }
@@ -86,6 +91,8 @@ public struct ImportSheet {
         let carrier = named ?? record.carrier(of: cells)
         if cells.allSatisfy({ $0.trimmingCharacters(in: .whitespaces).isEmpty }) { return .blank }
         let cell = cells.count > column ? cells[column] : ""
+        // A second header line under the first (Amazon's English keys: tracking-number) is not a row of numbers.
+        if header != nil, RecordRole.headers[.number]?.contains(RecordColumns.folded(cell)) == true { return .blank }
         let shown = "\"\(cell.prefix(40))\(cell.count > 40 ? "…" : "")\""
         switch SheetCell.number(in: cell) {
         case .failure(let problem): return .skipped("row \(row): \(problem)")

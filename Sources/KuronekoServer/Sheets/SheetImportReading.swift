@@ -12,6 +12,8 @@ struct SheetImportReading {
         let carrier: Carrier?
         let label: String?
         let record: ParcelRecord?
+        /// The file row it is on (1-based).
+        let row: Int
     }
 
     /// The carrier the whole sheet is at (`?carrier=`), else each row's carrier column, else found.
@@ -27,36 +29,80 @@ struct SheetImportReading {
     private(set) var sheet: ImportSheet?
     var report = SheetImportReport()
 
+    /// The columns the uploader chose (`column=role=HEADER`), the numbers' among them.
+    let chosen: [RecordRole: String]
+
     /// - Parameter noting: a first reading of the whole sheet, noting its repeated numbers (``repeats``).
-    init(named: Carrier?, noting: Bool = false, repeats: SheetRepeats = SheetRepeats()) {
+    init(
+        named: Carrier?, chosen: [RecordRole: String] = [:], noting: Bool = false, repeats: SheetRepeats = SheetRepeats()
+    ) {
         self.named = named
+        self.chosen = chosen
         self.noting = noting
         self.repeats = repeats
         report.repeated = repeats.repeatedNumbers
     }
 
-    /// The row's number to watch, or `nil` (the header, a blank row, a row skipped and counted).
-    mutating func read(_ row: CSVStream.Row, number: Int) throws(RouteProblem) -> Wanted? {
+    /// Rows read before the header is found (at most ``SheetHeaderSearch/rowsSearched``, each at most 64 KiB).
+    private var waiting: [(number: Int, row: CSVStream.Row)] = []
+
+    /// The numbers to watch a row gives: none for the header, a blank row or a row skipped and counted; the rows
+    /// held while the header is looked for come all at once when it is found.
+    mutating func read(_ row: CSVStream.Row, number: Int) throws(RouteProblem) -> [Wanted] {
         guard let sheet else {
-            guard case .cells(let cells) = row else {
-                throw .bad("the sheet's first row is longer than 64 KiB; is it a CSV file?")
-            }
-            let layout: ImportSheet
-            do {
-                layout = try ImportSheet(first: cells, column: nil, labelColumn: nil)
-            } catch {
-                throw .bad("the sheet's columns: \(error)")
-            }
-            self.sheet = layout
-            let numbers = layout.header.map { "number ← \($0[layout.column])" } ?? "number ← column \(layout.column + 1)"
-            report.columns = numbers + (layout.record.report.map { ", " + $0 } ?? "")
-            return layout.header == nil ? entry(cells, number: number, sheet: layout) : nil
+            waiting.append((number, row))
+            return try layOut(complete: false)
         }
         guard case .cells(let cells) = row else {
             report.skip("row \(number): longer than 64 KiB (an unclosed quote?)")
+            return []
+        }
+        return entry(cells, number: number, sheet: sheet).map { [$0] } ?? []
+    }
+
+    /// The end of the sheet: the rows still held when it is shorter than the rows the header is looked for in.
+    mutating func finish() throws(RouteProblem) -> [Wanted] {
+        guard sheet == nil, !waiting.isEmpty else { return [] }
+        return try layOut(complete: true)
+    }
+
+    /// Lays the sheet out once its header is found among the rows held (``SheetHeaderSearch``), then reads the rows
+    /// after it. The rows above a header (Amazon's `TemplateType` line) are not read.
+    private mutating func layOut(complete: Bool) throws(RouteProblem) -> [Wanted] {
+        let rows = waiting.map { entry -> [String]? in
+            if case .cells(let cells) = entry.row { return cells }
             return nil
         }
-        return entry(cells, number: number, sheet: sheet)
+        let column = chosen[.number]
+        guard let found = SheetHeaderSearch.find(in: rows, column: column, complete: complete) else { return [] }
+        var (at, known): (Int, SheetLayout?) = (0, nil)
+        switch found {
+        case .refused(let line): throw .bad("the sheet: \(line)")
+        case .header(let index, let layout): (at, known) = (index, layout)
+        case .firstRow: break
+        }
+        guard let cells = rows[at] else { throw .bad("the sheet's first row is longer than 64 KiB; is it a CSV file?") }
+        let layout: ImportSheet
+        do {
+            layout = try ImportSheet(
+                first: cells, column: column, labelColumn: nil, chosen: chosen.filter { $0.key != .number }, layout: known,
+                row: waiting[at].number)
+        } catch {
+            throw .bad("the sheet's columns: \(error)")
+        }
+        self.sheet = layout
+        report.describe(layout)
+        let after = waiting[(layout.header == nil ? at : at + 1)...]
+        waiting = []
+        var wanted: [Wanted] = []
+        for (number, row) in after {
+            guard case .cells(let cells) = row else {
+                report.skip("row \(number): longer than 64 KiB (an unclosed quote?)")
+                continue
+            }
+            if let one = entry(cells, number: number, sheet: layout) { wanted.append(one) }
+        }
+        return wanted
     }
 
     private mutating func entry(_ cells: [String], number: Int, sheet: ImportSheet) -> Wanted? {
@@ -89,7 +135,7 @@ struct SheetImportReading {
             for problem in problems { report.note("row \(number): \(problem); kept without it") }
             return Wanted(
                 number: tracking, carrier: named ?? sheet.record.carrier(of: cells), label: sheet.label(of: cells),
-                record: record)
+                record: record, row: number)
         }
     }
 }
@@ -106,7 +152,26 @@ struct SheetImportReport {
     var problems: [String] = []
     var moreProblems = 0
     var columns: String?
+    /// The known export the sheet is, with its columns: `B2クラウド 発行済みデータ, 97 columns`.
+    var layout: String?
+    /// What the shop should know before relying on the import (a sheet of recipients without their e-mail).
+    var warnings: [String] = []
     var stopped: String?
+
+    /// Says how the sheet was read: its layout, which column gave what, what it lacks.
+    mutating func describe(_ sheet: ImportSheet) {
+        let numbers = sheet.header.map { "number ← \($0[sheet.column])" } ?? "number ← column \(sheet.column + 1)"
+        columns = numbers + (sheet.record.report.map { ", " + $0 } ?? "")
+        if let known = sheet.layout {
+            layout = "\(known.name), \(sheet.width) columns" + (sheet.firstRow > 2 ? ", header on row \(sheet.firstRow - 1)" : "")
+        }
+        let record = sheet.record
+        if record.columnNames(of: .name) != nil, record.columnNames(of: .email) == nil {
+            warnings.append(
+                "no column holds the recipients' e-mail, so no customer can be told of their parcel; name it with "
+                    + "column email=HEADER")
+        }
+    }
 
     mutating func added(created: Bool) {
         if created { watched += 1 } else { existing += 1 }
@@ -129,6 +194,7 @@ struct SheetImportReport {
             "rows": rows, "watched": watched, "existing": existing, "skipped": skipped, "repeated": repeated,
             "problems": problems,
             "more_problems": moreProblems, "columns": columns ?? NSNull(), "encoding": encoding,
+            "layout": layout ?? NSNull(), "warnings": warnings,
             "stopped": stopped ?? NSNull(),
         ]
     }

@@ -59,34 +59,64 @@ public enum RecordRole: String, Sendable, CaseIterable {
 /// other named columns kept as they came (the first ``ParcelRecordLimits/fields``).
 public struct RecordColumns: Sendable, Equatable {
     public private(set) var roles: [RecordRole: Int] = [:]
+    /// A known layout's further columns for a role, tried in order when the first is empty (B2's e-mail columns).
+    private(set) var alternatives: [RecordRole: [Int]] = [:]
+    /// A known layout's roles read from several columns joined (楽天's 送付先名字 and 送付先名前).
+    private(set) var joinedColumns: [RecordRole: JoinedColumns] = [:]
     /// The other columns kept with each parcel.
     public private(set) var kept: [Int] = []
     /// Named columns past the bound, not kept.
     public private(set) var dropped = 0
+    /// The known export the header is, when it is one (its columns first, its carrier and codes).
+    public let layout: SheetLayout?
     let header: [String]
+
+    struct JoinedColumns: Sendable, Equatable {
+        let indices: [Int]
+        let separator: String
+    }
 
     /// - Parameters:
     ///   - header: the sheet's header row, or `nil` for a sheet without one (nothing is recognised).
     ///   - chosen: columns named by the user (a role's column number from 1, or its header), which win.
-    /// - Throws: ``RecordColumnsError`` for a chosen column the sheet does not have.
     ///   - width: how many columns the sheet's rows have (a chosen column number is checked against it).
-    public init(header: [String]?, width: Int? = nil, chosen: [RecordRole: String]) throws(RecordColumnsError) {
+    ///   - layout: the known export the header is: its columns come before the common names, and only the columns
+    ///     it lists are kept besides the roles.
+    /// - Throws: ``RecordColumnsError`` for a chosen column the sheet does not have.
+    public init(header: [String]?, width: Int? = nil, chosen: [RecordRole: String], layout: SheetLayout? = nil)
+        throws(RecordColumnsError)
+    {
         let row = header ?? []
         self.header = row
+        self.layout = layout
         for (role, name) in chosen {
             roles[role] = try Self.index(of: name, role: role, header: header, width: width ?? row.count)
         }
-        let taken = Set(roles.values)
-        for (index, cell) in row.enumerated() where !taken.contains(index) {
-            let name = Self.folded(cell)
+        let folded = row.map(Self.folded)
+        if let layout {
+            for (role, names) in layout.roles where roles[role] == nil {
+                let found = names.flatMap { name in folded.indices.filter { folded[$0] == name } }
+                guard let first = found.first else { continue }
+                roles[role] = first
+                if found.count > 1 { alternatives[role] = Array(found.dropFirst()) }
+            }
+            for (role, parts) in layout.joined where roles[role] == nil {
+                let found = parts.parts.compactMap { folded.firstIndex(of: $0) }
+                guard !found.isEmpty else { continue }
+                joinedColumns[role] = JoinedColumns(indices: found, separator: parts.separator)
+            }
+        }
+        var taken = Set(roles.values).union(alternatives.values.joined()).union(joinedColumns.values.flatMap(\.indices))
+        for (index, name) in folded.enumerated() where !taken.contains(index) {
             guard let role = RecordRole.allCases.first(where: { RecordRole.headers[$0]?.contains(name) == true }),
-                roles[role] == nil
+                roles[role] == nil, joinedColumns[role] == nil
             else { continue }
             roles[role] = index
+            taken.insert(index)
         }
-        let used = Set(roles.values)
-        for (index, cell) in row.enumerated() where !used.contains(index) {
-            guard !cell.trimmingCharacters(in: .whitespaces).isEmpty, !RecordRole.ignored.contains(Self.folded(cell))
+        for (index, cell) in row.enumerated() where !taken.contains(index) {
+            guard !cell.trimmingCharacters(in: .whitespaces).isEmpty, !RecordRole.ignored.contains(folded[index]),
+                layout.map({ $0.kept.contains(folded[index]) }) ?? true
             else { continue }
             if kept.count < ParcelRecordLimits.fields { kept.append(index) } else { dropped += 1 }
         }
@@ -142,8 +172,8 @@ public struct RecordColumns: Sendable, Equatable {
     /// no recognised column).
     public var report: String? {
         let found = RecordRole.allCases.compactMap { role -> String? in
-            guard role != .number, let index = roles[role] else { return nil }
-            return "\(role.rawValue) ← \(index < header.count ? header[index] : "column \(index + 1)")"
+            guard role != .number, let columns = columnNames(of: role) else { return nil }
+            return "\(role.rawValue) ← \(columns)"
         }
         var text = found.joined(separator: ", ")
         if !kept.isEmpty {
@@ -154,13 +184,20 @@ public struct RecordColumns: Sendable, Equatable {
         return text.isEmpty ? nil : text
     }
 
+    /// The columns a role is read from, in words: `お届け予定ｅメールe-mailアドレス (else 通知メールアドレス)`,
+    /// `送付先名字 + 送付先名前`; `nil` for a role no column gives.
+    public func columnNames(of role: RecordRole) -> String? {
+        func name(_ index: Int) -> String { index < header.count ? header[index] : "column \(index + 1)" }
+        if let index = roles[role] {
+            let others = alternatives[role] ?? []
+            return name(index) + (others.isEmpty ? "" : " (else " + others.map(name).joined(separator: ", ") + ")")
+        }
+        return joinedColumns[role].map { $0.indices.map(name).joined(separator: " + ") }
+    }
+
     /// A row's record: each part that is not what it should be is left out and named in `problems`.
     public func record(of cells: [String]) -> (record: ParcelRecord?, problems: [String]) {
-        func cell(_ role: RecordRole) -> String? {
-            guard let index = roles[role], index < cells.count else { return nil }
-            let text = cells[index].trimmingCharacters(in: .whitespaces)
-            return text.isEmpty ? nil : text
-        }
+        func cell(_ role: RecordRole) -> String? { text(of: role, in: cells) }
         var record = ParcelRecord(
             reference: cell(.reference),
             recipient: .init(
@@ -187,10 +224,28 @@ public struct RecordColumns: Sendable, Equatable {
         return (nil, problems)
     }
 
-    /// The carrier a row's carrier cell names, if any (a code, a name, or a service such as ゆうパケット).
+    /// A role's text in a row: its column's, else the first of the layout's further columns with text, else its
+    /// joined columns'; `nil` when empty.
+    func text(of role: RecordRole, in cells: [String]) -> String? {
+        func cell(_ index: Int) -> String? {
+            guard index < cells.count else { return nil }
+            let text = cells[index].trimmingCharacters(in: .whitespaces)
+            return text.isEmpty ? nil : text
+        }
+        if let index = roles[role] {
+            if let text = cell(index) { return text }
+            return alternatives[role]?.lazy.compactMap(cell).first
+        }
+        guard let joined = joinedColumns[role] else { return nil }
+        let parts = joined.indices.compactMap(cell)
+        return parts.isEmpty ? nil : parts.joined(separator: joined.separator)
+    }
+
+    /// The carrier a row says: its carrier cell's (the layout's code, a carrier's name, or a service such as
+    /// ゆうパケット; the first of the layout's carrier columns with text), else the layout's own carrier.
     public func carrier(of cells: [String]) -> Carrier? {
-        guard let index = roles[.carrier], index < cells.count else { return nil }
-        return Self.carrier(named: cells[index])
+        guard let cell = text(of: .carrier, in: cells) else { return layout?.carrier }
+        return layout?.carrier(code: cell) ?? Self.carrier(named: cell) ?? layout?.carrier
     }
 
     /// A carrier named in a cell: its code or alias, else the carrier whose name or service name in the cell is
@@ -245,15 +300,34 @@ extension ParcelRecord {
     }
 }
 
-/// A column the user chose that the sheet does not have.
+extension RecordRole {
+    /// A column chosen as `role=HEADER` (or `role=N`, from 1), as `kuroneko import --column` and the import's
+    /// `column` parameter take it; text without a role before `=` chooses the numbers' column.
+    /// - Throws: ``RecordColumnsError/noRole(_:)`` for a role there is not.
+    public static func choice(_ text: String) throws(RecordColumnsError) -> (role: RecordRole, column: String) {
+        guard let equals = text.firstIndex(of: "="),
+            text[..<equals].allSatisfy({ $0.isASCII && ($0.isLetter || $0 == "_") })
+        else { return (.number, text) }
+        guard let role = RecordRole(rawValue: String(text[..<equals])) else {
+            throw .noRole(String(text[..<equals]))
+        }
+        return (role, String(text[text.index(after: equals)...]))
+    }
+}
+
+/// A column the user chose that the sheet does not have, or a role there is not.
 public enum RecordColumnsError: Error, Sendable, Equatable, CustomStringConvertible {
     case beyond(RecordRole, Int, Int)
     case noColumn(RecordRole, String, [String])
+    case noRole(String)
 
     public var description: String {
         switch self {
         case .beyond(let role, let number, let count):
             "--column \(role.rawValue)=\(number) is beyond the file's \(count) columns"
+        case .noRole(let name):
+            "--column \(name.prefix(40))=…: no such role; the roles are "
+                + RecordRole.allCases.map(\.rawValue).joined(separator: ", ")
         case .noColumn(let role, let name, let header):
             "--column \(role.rawValue)=\(name.prefix(80)): no column of that name; the header has "
                 + header.prefix(30).map { String($0.prefix(40)) }.joined(separator: ", ")

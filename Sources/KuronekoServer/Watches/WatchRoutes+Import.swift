@@ -42,6 +42,20 @@ extension WatchRoutes {
             }
             forced = encoding
         }
+        // Columns chosen by the uploader, as the command line's --column takes them: `column=email=お届け先メール`.
+        var chosen: [RecordRole: String] = [:]
+        for parameter in request.query where parameter.name == "column" {
+            do {
+                let (role, column) = try RecordRole.choice(parameter.value)
+                guard !column.isEmpty, column.count <= 200 else {
+                    throw RouteProblem.bad("column \(role.rawValue)= names no column; give a header or a number from 1")
+                }
+                chosen[role] = column
+            } catch let error as RecordColumnsError {
+                throw RouteProblem.bad(String("\(error)".dropFirst(2)))
+            }
+        }
+        guard chosen.count <= RecordRole.allCases.count else { throw RouteProblem.bad("too many column parameters") }
         guard !request.body.isEmpty, request.body.count <= Self.importBytes else {
             throw RouteProblem.bad(
                 "send the sheet itself (a CSV file as a spreadsheet saves it, 1 byte to \(Self.importBytes >> 20) MiB)")
@@ -57,14 +71,15 @@ extension WatchRoutes {
         let bytes = request.body
         // Read through once before anything is watched: a sheet with a byte that does not read adds nothing, and
         // the numbers on more than one row are known before the first of them is watched.
-        var noting = SheetImportReading(named: named, noting: true)
-        try await Self.sheetText(bytes, forced: forced) { rows in
+        var noting = SheetImportReading(named: named, chosen: chosen, noting: true)
+        try await Self.sheetText(bytes, forced: forced) { rows, last in
             for (number, row) in rows { _ = try noting.read(row, number: number) }
+            if last { _ = try noting.finish() }
             return true
         }
-        var reading = SheetImportReading(named: named, repeats: noting.repeats)
+        var reading = SheetImportReading(named: named, chosen: chosen, repeats: noting.repeats)
         let (store, now) = (self.store, clock.now)
-        let encoding = try await Self.sheetText(bytes, forced: forced) { rows in
+        let encoding = try await Self.sheetText(bytes, forced: forced) { rows, last in
             // A piece's rows are written in batches, each one transaction.
             var batch: [(number: Int, row: NewWatchRow)] = []
             func write() async throws -> Bool {
@@ -84,10 +99,12 @@ extension WatchRoutes {
                 }
                 return true
             }
-            for (number, row) in rows {
-                guard let wanted = try reading.read(row, number: number) else { continue }
+            var given: [SheetImportReading.Wanted] = []
+            for (number, row) in rows { given += try reading.read(row, number: number) }
+            if last { given += try reading.finish() }
+            for wanted in given {
                 batch.append(
-                    (number, NewWatchRow(
+                    (wanted.row, NewWatchRow(
                         number: wanted.number, carrier: wanted.carrier, label: wanted.label,
                         record: wanted.record.map(ParcelRecordChange.init(filling:)))))
                 if batch.count >= Self.importBatch, try await !write() { return false }
@@ -106,7 +123,7 @@ extension WatchRoutes {
     /// which says whether to go on. - Returns: the encoding read.
     @discardableResult
     static func sheetText(
-        _ bytes: Data, forced: SheetEncoding?, rows: ([(Int, CSVStream.Row)]) async throws -> Bool
+        _ bytes: Data, forced: SheetEncoding?, rows: ([(Int, CSVStream.Row)], Bool) async throws -> Bool
     ) async throws -> SheetEncoding {
         let decoder: SheetDecoder
         do {
@@ -114,7 +131,7 @@ extension WatchRoutes {
         } catch {
             throw RouteProblem.bad("the sheet \(error)")
         }
-        var parser = CSVStream()
+        var parser: CSVStream?
         var count = 0
         var start = 0
         while start < bytes.count {
@@ -136,9 +153,12 @@ extension WatchRoutes {
                 count += 1
                 piece.append((count, row))
             }
-            parser.feed(text, emit: take)
-            if end == bytes.count { parser.finish(emit: take) }
-            guard try await rows(piece) else { break }
+            // Commas, or tabs when the first lines have more of them (Amazon's templates).
+            var reader = parser ?? CSVStream(separator: CSVStream.separator(of: text[...]))
+            reader.feed(text, emit: take)
+            if end == bytes.count { reader.finish(emit: take) }
+            parser = reader
+            guard try await rows(piece, end == bytes.count) else { break }
             start = end
             await Task.yield()
         }

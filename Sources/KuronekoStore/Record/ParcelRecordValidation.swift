@@ -134,10 +134,24 @@ enum RecordText {
         return String(digits.prefix(3)) + "-" + String(digits.suffix(4))
     }
 
-    /// A day written `2026-12-01`, `2026/12/1`, `2026.12.01` or `2026年12月1日`, as `YYYY-MM-DD`.
+    /// `10:15` or `10:15:30` (seconds may have a fraction and a zone after them).
+    private static func isTime(_ text: Substring) -> Bool {
+        let pieces = text.trimmingCharacters(in: .whitespaces).prefix(8).split(separator: ":")
+        guard (2...3).contains(pieces.count) else { return false }
+        return pieces.allSatisfy { (1...2).contains($0.count) && $0.allSatisfy { $0.isASCII && $0.isNumber } }
+    }
+
+    /// A day written `2026-12-01`, `2026/12/1`, `2026.12.01`, `20261201` or `2026年12月1日` (a time after it
+    /// left out), as `YYYY-MM-DD`.
     static func day(_ text: String) throws(ParcelRecordError) -> String? {
         guard let text = try line(text, field: "shipped_on", limit: 20) else { return nil }
-        let folded = text.precomposedStringWithCompatibilityMapping
+        var folded = text.precomposedStringWithCompatibilityMapping
+        // A time after the day, as e飛伝 writes its 出荷日時 (`2026/12/06 10:15`, `2026-12-06T10:15:30`): not kept.
+        if let cut = folded.firstIndex(where: { $0 == " " || $0 == "T" }),
+            Self.isTime(folded[folded.index(after: cut)...])
+        {
+            folded = String(folded[..<cut])
+        }
         var parts = folded.split(whereSeparator: { "-/.年月日 ".contains($0) }).map(String.init)
         // Eight digits together, as label tools write a day: 20261206.
         if parts.count == 1, parts[0].count == 8, parts[0].allSatisfy(\.isASCII), parts[0].allSatisfy(\.isNumber) {

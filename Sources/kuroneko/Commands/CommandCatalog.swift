@@ -264,7 +264,10 @@ enum CommandCatalog {
                 + "With --watch each parcel keeps its record: the columns whose header says what they are (お客様管理番号 "
                 + "or 注文番号, お届け先名, 電話番号, メールアドレス, 郵便番号, 都道府県, 出荷日, 備考, as B2クラウド, e飛伝, "
                 + "ゆうプリR and Click Post name them, or in English), and the other named columns as they came (at most "
-                + "30); the columns taken are said first. A number no carrier knows yet is watched with its carrier "
+                + "30); the columns taken are said first. A known export (B2クラウド, e飛伝, ゆうプリR, 楽天 RMS, Amazon's "
+                + "出荷通知, Qoo10) is recognised by its header, found in the first 10 rows, and named; its columns and its "
+                + "label tool's carrier are read as it writes them, tab-separated text too; an export without numbers yet "
+                + "is refused, naming the one to use. A number no carrier knows yet is watched with its carrier "
                 + "unknown, asked of each carrier its form allows until one knows it; a carrier column sets it. "
                 + "Progress is shown on a terminal; a summary line (rows, tracked by status, skipped, watched) ends "
                 + "the run.",

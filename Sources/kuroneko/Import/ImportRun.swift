@@ -112,25 +112,43 @@ struct ImportRun {
                 nextRow += lines
                 rows = rows.dropFirst()
             }
-            guard let first = rows.first else { return }
-            rows = rows.dropFirst()
-            let cells: [String]
-            switch first {
-            case .cells(let found): cells = found
-            case .oversized: throw CommandFailure.usage("import: the first row is longer than 64 KiB; is this a CSV sheet?")
-            case .blank: return
+            guard !rows.isEmpty else { return }
+            // The header is looked for in the first rows (a batch holds them all, or the whole file).
+            var searched: [(row: Int, cells: [String]?)] = []
+            var fileRow = nextRow
+            for row in rows {
+                switch row {
+                case .blank(let lines): fileRow += lines
+                case .cells(let cells): searched.append((fileRow, cells))
+                case .oversized: searched.append((fileRow, nil))
+                }
+                if case .blank = row { continue }
+                fileRow += 1
+                if searched.count >= SheetHeaderSearch.rowsSearched { break }
+            }
+            var (at, known): (Int, SheetLayout?) = (0, nil)
+            switch SheetHeaderSearch.find(in: searched.map(\.cells), column: command.columns.number, complete: true) {
+            case .refused(let line)?: throw CommandFailure.usage("import: \(line)")
+            case .header(let index, let layout)?: (at, known) = (index, layout)
+            case .firstRow?, nil: break
+            }
+            guard let cells = searched[at].cells else {
+                throw CommandFailure.usage("import: the first row is longer than 64 KiB; is this a CSV sheet?")
             }
             let layout: ImportSheet
             do {
                 layout = try ImportSheet(
                     first: cells, column: command.columns.number, labelColumn: command.arguments.text(.labelColumn),
-                    chosen: command.columns.roles)
+                    chosen: command.columns.roles, layout: known, row: searched[at].row)
             } catch {
                 throw CommandFailure.usage("import: \(error)")
             }
             sheet = layout
             if command.watch, !command.quiet, layout.header != nil {
                 let taken = layout.record.report.map { ", " + $0 } ?? ""
+                if let known = layout.layout {
+                    terminal.printError("kuroneko: import: \(known.name), \(layout.width) columns")
+                }
                 terminal.printError(
                     "kuroneko: import: columns: number ← \(layout.header?[layout.column] ?? "column \(layout.column + 1)")"
                         + taken)
@@ -138,10 +156,18 @@ struct ImportRun {
             writer = SheetWriter(
                 terminal: terminal, encoding: command.outputEncoding, excel: command.excel, json: command.json,
                 header: layout.writtenHeader(english: command.english))
-            if layout.header == nil {
-                rows = ArraySlice([first] + rows)
-            } else {
-                nextRow = 2
+            // The rows above the header (Amazon's TemplateType line) are not written back; the header is written
+            // as the first row.
+            let skipped = layout.header == nil ? at : at + 1
+            var dropped = 0
+            while dropped < skipped, let row = rows.first {
+                rows = rows.dropFirst()
+                if case .blank(let lines) = row {
+                    nextRow += lines
+                } else {
+                    nextRow += 1
+                    dropped += 1
+                }
             }
         }
         guard let sheet else { return }
