@@ -1,11 +1,13 @@
 """A shop's day of customer notices, end to end, against a real SMTP server (aiosmtpd on loopback):
 
-- 2,000 parcels (Yamato numbers, each with a recipient's name, e-mail and order number) imported through
+- 2,000 parcels (Yamato numbers, each with a recipient's name, e-mail and order number) imported as the shop's
+  B2クラウド 発行済みデータ (97 columns, Shift_JIS, the e-mails in B2's own columns) through
   `POST /v1/watches/import` into `kuroneko serve --smtp-url --public-url`; `kuroneko simulate` standing still,
   its clock moved two hours at a time over three days and the list refreshed at each step (`kuroneko refresh`).
   Each recipient gets exactly the notices of the milestones the shop chose, in the order the parcel reached them
   (shipped, out for delivery, a missed delivery with its keeping date and redelivery link, delivered), once each;
-  none for a parcel already delivered when imported; none after the recipient's stop link (its page opened, its
+  none for a parcel already delivered when imported; none for a number on two customers' rows (refused, named);
+  each message names its own row's recipient and order; none after the recipient's stop link (its page opened, its
   button posted); a recipient whose server answers 550 is tried once, and the refusal is shown on the parcel.
 - Every message read back with Python's `email`: the subject an RFC 2047 encoded word in ISO-2022-JP, the body
   decodes from ISO-2022-JP, the carrier's link and the stop link in it, `List-Unsubscribe` with one click; the
@@ -101,13 +103,34 @@ def refused(index):
     return index % 50 == 7
 
 
+B2_HEADER = open(os.path.join(os.path.dirname(__file__), "..", "Fixtures", "sheets", "b2-issued.csv"),
+                 encoding="cp932").readline().rstrip("\r\n").split(",")
+MIXED = ("侵入 太郎", "別人 花子")
+
+
+def b2_row(values):
+    row = [""] * len(B2_HEADER)
+    for name, value in values.items():
+        row[B2_HEADER.index(name)] = value
+    return row
+
+
 def sheet(count):
+    """The shop's B2クラウド 発行済みデータ (97 columns, Shift_JIS): each recipient's e-mail in B2's own column (a
+    ネコポス row's in its 投函予定メール column), and one number on two rows of different recipients."""
     out = io.StringIO()
     writer = csv.writer(out, lineterminator="\r\n")
-    writer.writerow(["お客様管理番号", "お届け先名", "メールアドレス", "伝票番号"])
+    writer.writerow(B2_HEADER)
     for index in range(count):
         address = f"nobody{index}{REFUSED}" if refused(index) else f"customer{index}@example.jp"
-        writer.writerow([f"A-{index:05d}", f"山田 {index}", address, number(index)])
+        post_box = index % 10 == 3
+        writer.writerow(b2_row({
+            "お客様管理番号": f"A-{index:05d}", "送り状種類": "7" if post_box else "0", "伝票番号": number(index),
+            "出荷予定日": START.strftime("%Y/%m/%d"), "お届け先名": f"山田 {index}",
+            ("投函予定メールe-mailアドレス" if post_box else "お届け予定ｅメールe-mailアドレス"): address}))
+    for index, name in enumerate(MIXED):
+        writer.writerow(b2_row({"お客様管理番号": f"X-{index}", "送り状種類": "0", "伝票番号": number(count),
+                                "お届け先名": name, "お届け予定ｅメールe-mailアドレス": f"mixup{index}@example.jp"}))
     return out.getvalue().encode("cp932")
 
 
@@ -184,7 +207,10 @@ def check_day(binary, count):
                                          headers={"Content-Type": "text/csv"})
         with urllib.request.urlopen(request, timeout=900) as answer:
             report = json.load(answer)
-        assert report["watched"] == count and not report["problems"], report
+        assert report["watched"] == count and report["layout"].startswith("B2クラウド 発行済みデータ, 97 columns"), report
+        # The number on two customers' rows is refused, both rows named; neither customer is told anything.
+        assert report["repeated"] == 1 and report["skipped"] == 2 and len(report["problems"]) == 2, report
+        assert all("for different recipients; refused" in p for p in report["problems"]), report
 
         # Three days, two hours at a time: every milestone of every parcel is seen at one step or another.
         expected = collections.defaultdict(list)
@@ -234,6 +260,7 @@ def check_day(binary, count):
             digits = re.search(r"(\d{4})-(\d{4})-(\d{4})", subject)
             received["".join(digits.groups())].append(TITLES[title])
             assert to == message["To"] == f"customer{indices[''.join(digits.groups())]}@example.jp", (to, message["To"])
+        assert number(count) not in received and number(count) not in expected, "the refused number told someone"
         mismatched = [(d, expected[d], received.get(d, [])) for d in expected if received.get(d, []) != expected[d]]
         assert not mismatched, f"{len(mismatched)} parcels differ, e.g. {mismatched[:5]}"
         assert set(received) <= set(expected), set(received) - set(expected)
@@ -297,6 +324,10 @@ def check_messages(inbox, base, public):
         sender = message["From"].addresses[0]
         assert sender.display_name == "くろねこ雑貨店" and sender.addr_spec == "shop@example.jp", sender
         assert "様" in text.splitlines()[0], text.splitlines()[0]
+        # Each message names its own row's recipient and order, never another row's.
+        index = int(re.match(r"customer(\d+)@", to).group(1))
+        assert f"山田 {index} 様" in text.splitlines()[0] and f"A-{index:05d}" in text, (to, text[:300])
+        assert not any(name in text for name in MIXED), text[:300]
     missed = next(raw for _, raw in inbox.messages if "ご不在" in parsed(raw)["Subject"])
     text = body_text(parsed(missed))
     assert "保管されます" in text and "再配達" in text, text
