@@ -50,9 +50,22 @@ struct ShopSheetLayoutTests {
         let columns = sheet.expected["columns"]?.int ?? 0
         #expect(report["layout"]?.string?.hasPrefix("\(sheet.expected["layout"]?.string ?? "?"), \(columns) columns") == true,
             "\(report)")
-        let warnings = report["warnings"]?.elements.compactMap(\.string) ?? []
+        let detail = report["layout_detail"]
+        #expect(detail?["name"] == sheet.expected["layout"] && detail?["columns"]?.int == columns, "\(report)")
+        #expect(detail?["header_row"] == sheet.expected["header_row"], "\(report)")
+        let warnings = report["warnings"]?.elements ?? []
         #expect(!warnings.isEmpty == (sheet.expected["warned"] == .bool(true)), "\(warnings)")
-        if !warnings.isEmpty { #expect(warnings[0].hasPrefix("no column holds the recipients' e-mail")) }
+        if let warning = warnings.first {
+            #expect(warning["code"] == .string("no_email_column"))
+            #expect(warning["detail"]?.string?.hasPrefix("no column holds the recipients' e-mail") == true)
+        }
+        // The columns read, for the page to show and change: the numbers' first, each a header of the sheet.
+        let mapping = report["mapping"]?.elements ?? []
+        let headers = report["headers"]?.elements.compactMap(\.string) ?? []
+        #expect(headers.count == min(columns, 200) && mapping.first?["role"] == .string("number"), "\(report)")
+        #expect(mapping.allSatisfy { entry in
+            headers.contains { entry["column"]?.string?.hasPrefix($0) == true } || entry["column"]?.string?.contains(" + ") == true
+        }, "\(mapping)")
         let parcels = sheet.expected["parcels"]?.elements ?? []
         #expect(report["watched"]?.int == parcels.count && report["skipped"]?.int == 0, "\(report)")
         for parcel in parcels {

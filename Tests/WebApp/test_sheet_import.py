@@ -75,6 +75,10 @@ class SheetImportTests(BrowserTestCase):
         self.assertEqual(json.loads(self.server.api("GET", "/v1/watches/summary")[1])["total"], ROWS)
         wait(lambda: snapshot(self.d, "#table table", "return e.getAttribute('aria-rowcount')") == str(ROWS + 1),
              "the table does not hold the imported rows")
+        # Nothing but rows in the table's body: no stray "null" above the first row.
+        stray = self.d.execute_script("return [...document.querySelector('#table tbody').childNodes]"
+                                      ".filter((n) => n.nodeType !== 1).map((n) => n.textContent)")
+        self.assertEqual(stray, [])
         watch = json.loads(self.server.api("GET", f"/v1/watches/{number(12_345)}")[1])
         self.assertEqual(watch["label"], "品物4")
         self.assertEqual(watch["record"]["reference"], "A-12345")
@@ -82,6 +86,42 @@ class SheetImportTests(BrowserTestCase):
         self.assertEqual(watch["record"]["recipient"]["telephone"], "090-0001-2345")
         self.assertEqual(serious_violations(self.d), [])
         screenshot(self, self.d, OUTPUT, "sheet-imported", 1366)
+
+    def test_3_a_sheet_without_its_e_mail_column_is_steered_in_japanese(self):
+        """The report in the page's language: the layout named, the missing e-mail column warned of, the columns
+        shown under their Japanese names; choosing the e-mail column and importing again keeps every e-mail."""
+        from selenium.webdriver.support.ui import Select
+        Select(self.d.find_element(By.ID, "lang")).select_by_value("ja")
+        try:
+            rows = [["お問合せ送り状No", "出荷日時", "住所録コード", "お届け先名称１", "お客様管理ナンバー", "連絡先"]]
+            rows += [[number(30_000 + i), "2026/12/06 10:00", "", f"佐藤 {i}", f"SG-{i}", f"sato{i}@example.jp"]
+                     for i in range(3)]
+            path = os.path.join(self.folder, "ehiden.csv")
+            with open(path, "wb") as file:
+                file.write(("\r\n".join(",".join(row) for row in rows) + "\r\n").encode("cp932"))
+            self.upload(path)
+            layout = wait(lambda: snapshot(self.d, "#sheet-layout"), "the layout was not named")
+            self.assertEqual("e飛伝 出荷実績データ（6 列）として読み取りました。", layout)
+            warning = snapshot(self.d, "#sheet-report .sheet-warning")
+            self.assertIn("メールアドレスの列がないため", warning)
+            self.assertIn("伝票番号 ← お問合せ送り状No", snapshot(self.d, "#sheet-columns"))
+            self.d.find_element(By.CSS_SELECTOR, "#sheet-chooser summary").click()
+            Select(self.d.find_element(By.ID, "sheet-column-email")).select_by_value("連絡先")
+            self.d.find_element(By.ID, "sheet-again").click()
+            wait(lambda: "メールアドレス ← 連絡先" in (snapshot(self.d, "#sheet-columns") or ""),
+                 "the chosen column was not read")
+            self.assertEqual(self.d.find_elements(By.CSS_SELECTOR, "#sheet-report .sheet-warning"), [])
+            for i in range(3):
+                watch = json.loads(self.server.api("GET", f"/v1/watches/{number(30_000 + i)}")[1])
+                self.assertEqual(watch["record"]["recipient"]["email"], f"sato{i}@example.jp")
+                self.assertEqual(watch["record"]["reference"], f"SG-{i}")
+                self.assertEqual(watch["carrier"], "sagawa")
+            report = snapshot(self.d, "#sheet-report")
+            self.assertNotIn("null", report)
+            self.assertEqual(serious_violations(self.d), [])
+            screenshot(self, self.d, OUTPUT, "sheet-steered", 1366)
+        finally:
+            Select(self.d.find_element(By.ID, "lang")).select_by_value("en")
 
 
 if __name__ == "__main__":

@@ -154,8 +154,15 @@ struct SheetImportReport {
     var columns: String?
     /// The known export the sheet is, with its columns: `B2クラウド 発行済みデータ, 97 columns`.
     var layout: String?
+    /// The same in parts, for a page to word in its language.
+    var layoutDetail: (name: String, columns: Int, headerRow: Int)?
     /// What the shop should know before relying on the import (a sheet of recipients without their e-mail).
-    var warnings: [String] = []
+    var warnings: [SheetWarning] = []
+    /// Which column each role was read from (by its header, or `column N`), for a page to show and change.
+    var mapping: [(role: String, column: String)] = []
+    /// The header's cells (at most ``shownHeaders``, each cut to 80 characters): the columns a page may choose.
+    var headers: [String] = []
+    static let shownHeaders = 200
     var stopped: String?
 
     /// Says how the sheet was read: its layout, which column gave what, what it lacks.
@@ -163,14 +170,17 @@ struct SheetImportReport {
         let numbers = sheet.header.map { "number ← \($0[sheet.column])" } ?? "number ← column \(sheet.column + 1)"
         columns = numbers + (sheet.record.report.map { ", " + $0 } ?? "")
         if let known = sheet.layout {
+            layoutDetail = (known.name, sheet.width, sheet.firstRow - 1)
             layout = "\(known.name), \(sheet.width) columns" + (sheet.firstRow > 2 ? ", header on row \(sheet.firstRow - 1)" : "")
         }
         let record = sheet.record
-        if record.columnNames(of: .name) != nil, record.columnNames(of: .email) == nil {
-            warnings.append(
-                "no column holds the recipients' e-mail, so no customer can be told of their parcel; name it with "
-                    + "column email=HEADER")
-        }
+        if record.columnNames(of: .name) != nil, record.columnNames(of: .email) == nil { warnings.append(.noEmailColumn) }
+        mapping = [("number", sheet.header.map { $0[sheet.column] } ?? "column \(sheet.column + 1)")]
+            + RecordRole.allCases.compactMap { role in
+                guard role != .number, let columns = record.columnNames(of: role) else { return nil }
+                return (role.rawValue, columns)
+            }
+        headers = (sheet.header ?? []).prefix(Self.shownHeaders).map { String($0.prefix(80)) }
     }
 
     mutating func added(created: Bool) {
@@ -194,8 +204,25 @@ struct SheetImportReport {
             "rows": rows, "watched": watched, "existing": existing, "skipped": skipped, "repeated": repeated,
             "problems": problems,
             "more_problems": moreProblems, "columns": columns ?? NSNull(), "encoding": encoding,
-            "layout": layout ?? NSNull(), "warnings": warnings,
+            "layout": layout ?? NSNull(),
+            "layout_detail": layoutDetail.map { ["name": $0.name, "columns": $0.columns, "header_row": $0.headerRow] as [String: Any] }
+                ?? NSNull(),
+            "warnings": warnings.map { ["code": $0.rawValue, "detail": $0.detail] },
+            "mapping": mapping.map { ["role": $0.role, "column": $0.column] }, "headers": headers,
             "stopped": stopped ?? NSNull(),
         ]
+    }
+}
+
+/// What an import warns of, with a stable code a page words in its language.
+enum SheetWarning: String {
+    case noEmailColumn = "no_email_column"
+
+    var detail: String {
+        switch self {
+        case .noEmailColumn:
+            "no column holds the recipients' e-mail, so no customer can be told of their parcel; name it with "
+                + "column email=HEADER"
+        }
     }
 }

@@ -1,6 +1,7 @@
 // The add form: numbers typed or pasted (checked as they are typed), a label, a webhook, a saved shipping mail.
 
-import { addAll, addFromText, mailField, sheetField } from "./adding.js";
+import { addAll, addFromText, mailField } from "./adding.js";
+import { sheetField } from "./sheet-import.js";
 import { t } from "./i18n.js";
 import { checkNumber, formatNumber, splitNumbers } from "./numbers.js";
 import { h } from "./views.js";

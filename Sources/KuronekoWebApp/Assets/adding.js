@@ -12,7 +12,7 @@ const MAIL_BYTES = 4 * 1024 * 1024;
  * Sends a chosen file's bytes as they are. - Returns: the answer, or null when it was refused: the refusal is
  * then put in words into `result` (after the file's name, when `named`), or `onKey` called for a key.
  */
-async function sendFile(path, file, rawType, { result, onKey, named = false }) {
+export async function sendFile(path, file, rawType, { result, onKey, named = false }) {
   try {
     return await request(path, { method: "POST", raw: await file.arrayBuffer(), rawType });
   } catch (error) {
@@ -147,41 +147,4 @@ export async function addAll(digitsList, label, webhookURL, onKey) {
     });
   }
   return outcome;
-}
-
-/** The largest sheet the server takes. */
-const SHEET_BYTES = 16 * 1024 * 1024;
-
-/**
- * A shop's sheet (CSV, as Excel or a label tool saves it) chosen: the server reads it as `kuroneko import --watch`
- * does and its report is shown; `onKey` is called when the server asks for a key, `imported` once it is in.
- */
-export function sheetField({ onKey, imported }) {
-  const input = h("input", { id: "sheet-file", type: "file", accept: ".csv,.txt,text/csv", "aria-describedby": "sheet-hint" });
-  const report = h("div", { id: "sheet-report", role: "status" });
-  input.addEventListener("change", async () => {
-    const file = input.files && input.files[0];
-    if (!file) return;
-    if (file.size > SHEET_BYTES) {
-      report.replaceChildren(h("p", { class: "error" }, t("sheetTooLarge", { name: file.name })));
-      input.value = "";
-      return;
-    }
-    report.replaceChildren(h("p", {}, t("sheetReading", { name: file.name })));
-    const answer = await sendFile("/v1/watches/import", file, "text/csv", { result: report, onKey, named: true });
-    input.value = "";
-    if (!answer) return;
-    const done = answer.data || {};
-    const problems = Array.isArray(done.problems) ? done.problems : [];
-    report.replaceChildren(
-      h("p", { id: "sheet-summary" }, t("sheetReport", { name: file.name, rows: done.rows, watched: done.watched, existing: done.existing, skipped: done.skipped })),
-      done.repeated ? h("p", { id: "sheet-repeated" }, t("sheetRepeated", { count: done.repeated })) : null,
-      done.columns ? h("p", { class: "hint" }, done.columns) : null,
-      done.stopped ? h("p", { class: "error" }, done.stopped) : null,
-      problems.length ? h("ul", { class: "errors" }, problems.map((problem) => h("li", {}, problem)),
-        done.more_problems ? h("li", {}, t("sheetMore", { n: done.more_problems })) : null) : null);
-    await imported();
-  });
-  return h("div", { class: "mail-drop" }, h("label", { for: "sheet-file" }, t("sheetLabel")), input,
-    h("p", { id: "sheet-hint", class: "hint" }, t("sheetHint")), report);
 }

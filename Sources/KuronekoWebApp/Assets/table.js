@@ -151,8 +151,10 @@ export class WatchTable {
       cell.style.height = `${height}px`;
       return h("tr", { class: "spacer", "aria-hidden": "true" }, cell);
     };
-    this.body.replaceChildren(above ? spacer(above) : null, ...rows, below ? spacer(below) : null,
-      g.total === 0 ? h("tr", {}, h("td", { colspan: COLUMNS.length + 1, class: "empty" }, t("noneMatch"))) : null);
+    // replaceChildren writes a null as the text "null": only the parts there are.
+    this.body.replaceChildren(...[above ? spacer(above) : null, ...rows, below ? spacer(below) : null,
+      g.total === 0 ? h("tr", {}, h("td", { colspan: COLUMNS.length + 1, class: "empty" }, t("noneMatch"))) : null]
+      .filter(Boolean));
     this.table.setAttribute("aria-rowcount", g.total + 1);
     if (hadFocus) this.focusActive();
     // For bench/webapp-table.py: the first rows of a new order or filter are in the document.
