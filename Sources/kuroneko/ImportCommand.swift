@@ -165,6 +165,8 @@ struct ImportSummary {
     var skipped = 0
     var failed = 0
     var watched = 0
+    /// Numbers that stood on more than one row (of one batch: a shop's sheet is one).
+    var repeated = 0
     private(set) var byStatus: [StatusCode: Int] = [:]
 
     init(rows: Int) { self.rows = rows }
@@ -182,6 +184,7 @@ struct ImportSummary {
         parts.append("\(Self.count(skipped)) skipped")
         if failed > 0 { parts.append("\(Self.count(failed)) failed") }
         if watched > 0 { parts.append("\(Self.count(watched)) watched") }
+        if repeated > 0 { parts.append("\(Self.count(repeated)) numbers on more than one row") }
         return "\(Self.count(rows)) rows: " + parts.joined(separator: ", ")
     }
 

@@ -62,5 +62,40 @@ struct ShopSheetCommandLineTests {
         }
     }
 
+    @Test("a number on two customers' rows refused and named; one customer's two order lines one parcel")
+    func repeatedNumbers() async throws {
+        let numbers = ValidNumbers.numbers(2)
+        let (shared, lines) = (numbers[0].digits, numbers[1].digits)
+        let simulator = try await ServerProcess(["simulate", "--speed", "0", "--start", "2026-12-06T08:00:00+09:00"])
+        defer { simulator.terminate() }
+        let work = FileManager.default.temporaryDirectory.appendingPathComponent("repeats-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: work, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: work) }
+        let sheet = work.appendingPathComponent("orders.csv")
+        try Data(
+            ("お客様管理番号,お届け先名,お届け先メールアドレス,伝票番号\n" + "A-1,山田 花子,hanako@example.jp,\(shared)\n"
+                + "B-2,佐藤 一郎,ichiro@example.jp,\(lines)\n" + "A-9,鈴木 次郎,jiro@example.jp,\(shared)\n"
+                + "B-3,佐藤 一郎,ichiro@example.jp,\(lines)\n").utf8
+        ).write(to: sheet)
+        let environment = [
+            "KURONEKO_DB": work.appendingPathComponent("watch.sqlite").path,
+            "KURONEKO_ENDPOINT": "yamato=\(simulator.baseURL)/cgi-bin/tneko", "KURONEKO_MIN_INTERVAL": "0",
+        ]
+        let imported = try await KuronekoBinary.run(
+            ["import", "--watch", "--carrier", "yamato", sheet.path], environment: environment)
+        #expect(imported.status == 0, "\(imported.standardError)")
+        let said = imported.standardError
+        #expect(said.contains("row 2: \(numbers[0].formatted) is on rows 2, 4 for different recipients; refused"), "\(said)")
+        #expect(said.contains("row 4: \(numbers[0].formatted) is on rows 2, 4"), "\(said)")
+        #expect(said.contains("2 numbers on more than one row"), "\(said)")
+        let listed = try JSON(
+            data: Data(try await KuronekoBinary.run(["list", "--all", "--json"], environment: environment).standardOutput.utf8))
+        #expect(listed.elements.count == 1, "\(listed)")
+        let parcel = listed.elements.first
+        #expect(parcel?["number"]?.string == lines)
+        #expect(parcel?["record"]?["reference"]?.string == "B-2, B-3")
+        #expect(parcel?["record"]?["recipient"]?["email"]?.string == "ichiro@example.jp")
+    }
+
     struct Missing: Error {}
 }

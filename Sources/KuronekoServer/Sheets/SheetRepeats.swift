@@ -5,7 +5,9 @@ import KuronekoStore
 /// The numbers that stand on more than one row of a sheet, from a first reading of all of it: rows of one recipient
 /// are one parcel with several order lines (their references listed together); rows that name different recipients
 /// make the number refused, never one row's recipient with another's order. Bounded by the sheet (16 MiB at most).
-struct SheetRepeats {
+public struct SheetRepeats {
+    public init() {}
+
     /// The most rows of one number kept to be named (the rest counted).
     static let rowsNamed = 5
     private var first: [TrackingNumber: (row: Int, recipient: ParcelRecord.Recipient?)] = [:]
@@ -17,7 +19,7 @@ struct SheetRepeats {
     private(set) var references: [TrackingNumber: [String]] = [:]
 
     /// Notes a row's number and record.
-    mutating func note(_ number: TrackingNumber, row: Int, record: ParcelRecord?) {
+    public mutating func note(_ number: TrackingNumber, row: Int, record: ParcelRecord?) {
         if let reference = record?.reference, references[number]?.contains(reference) != true {
             references[number, default: []].append(reference)
         }
@@ -34,18 +36,18 @@ struct SheetRepeats {
 
     /// For a number whose rows name different recipients, those rows in words (`2, 4`; `2, 4, 6, 8, 10 and 3
     /// more`); `nil` for any other number.
-    func refusedRows(of number: TrackingNumber) -> String? {
+    public func refusedRows(of number: TrackingNumber) -> String? {
         guard refusedNumbers.contains(number), let seen = rows[number] else { return nil }
         let named = seen.named.map(String.init).joined(separator: ", ")
         return seen.count > seen.named.count ? named + " and \(seen.count - seen.named.count) more" : named
     }
 
     /// How many numbers came on more than one row.
-    var repeatedNumbers: Int { rows.count }
+    public var repeatedNumbers: Int { rows.count }
 
     /// The references of a number's rows together (`A-1, A-2`), within the record's bound; `nil` for a number on
     /// one row or whose rows give one reference.
-    func listedReference(of number: TrackingNumber) -> String? {
+    public func listedReference(of number: TrackingNumber) -> String? {
         guard let all = references[number], all.count > 1 else { return nil }
         var listed = ""
         for reference in all {

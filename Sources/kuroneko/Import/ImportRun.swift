@@ -180,6 +180,8 @@ struct ImportRun {
         // The answers this batch's rows are written with: those remembered from earlier batches, taken now (the
         // memory of them may drop them while this batch is answered), and this batch's own.
         var answers: [TrackingNumber: Result<Shipment, TrackingError>] = [:]
+        let repeats = command.watch ? Self.repeats(in: rows, from: nextRow, sheet: sheet, carrier: command.carrier) : SheetRepeats()
+        summary.repeated += repeats.repeatedNumbers
         for row in rows {
             if case .blank(let lines) = row {
                 nextRow += lines
@@ -188,11 +190,17 @@ struct ImportRun {
             let number = nextRow
             nextRow += 1
             let cells: [String]
-            let entry: ImportSheet.Entry
+            var entry: ImportSheet.Entry
             switch row {
             case .cells(let found):
                 cells = found
                 entry = sheet.entry(of: found, row: number, carrier: command.carrier)
+                // A number on rows of different recipients is refused whole: no row's customer with another's.
+                if case .number(let tracking) = entry, let rows = repeats.refusedRows(of: tracking) {
+                    entry = .skipped(
+                        "row \(number): \(tracking.formatted) is on rows \(rows) for different recipients; refused (give "
+                            + "each parcel its own row's number)")
+                }
             case .oversized:
                 cells = []
                 entry = .skipped("row \(number): longer than 64 KiB (an unclosed quote?)")
@@ -222,6 +230,8 @@ struct ImportRun {
                         }
                         row.label = sheet.label(of: cells)
                         row.record = record
+                        // One recipient's several order lines: one parcel, their references listed together.
+                        if let listed = repeats.listedReference(of: tracking) { row.record?.reference = listed }
                     }
                     described[tracking] = row
                 }
@@ -292,6 +302,27 @@ struct ImportRun {
         }
         flush(&run)
         self = run
+    }
+
+    /// The numbers on more than one of a batch's rows, and whether their rows name one recipient (rows numbered
+    /// from `first`, as the batch's loop numbers them).
+    private static func repeats(
+        in rows: ArraySlice<CSVStream.Row>, from first: Int, sheet: ImportSheet, carrier: Carrier?
+    ) -> SheetRepeats {
+        var repeats = SheetRepeats()
+        var number = first
+        for row in rows {
+            switch row {
+            case .blank(let lines): number += lines
+            case .oversized: number += 1
+            case .cells(let cells):
+                if case .number(let tracking) = sheet.entry(of: cells, row: number, carrier: carrier) {
+                    repeats.note(tracking, row: number, record: sheet.record.record(of: cells).record)
+                }
+                number += 1
+            }
+        }
+        return repeats
     }
 
     /// Keeps an answer for a number that comes again, forgetting the oldest past the bound.
