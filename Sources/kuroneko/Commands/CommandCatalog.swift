@@ -267,7 +267,8 @@ enum CommandCatalog {
                 + "30); the columns taken are said first. A known export (B2クラウド, e飛伝, ゆうプリR, 楽天 RMS, Amazon's "
                 + "出荷通知, Qoo10) is recognised by its header, found in the first 10 rows, and named; its columns and its "
                 + "label tool's carrier are read as it writes them, tab-separated text too; an export without numbers yet "
-                + "is refused, naming the one to use. A number no carrier knows yet is watched with its carrier "
+                + "is refused, naming the one to use. A number on rows of different recipients is refused and its rows "
+                + "named; one recipient's rows are one parcel with their references listed. A number no carrier knows yet is watched with its carrier "
                 + "unknown, asked of each carrier its form allows until one knows it; a carrier column sets it. "
                 + "Progress is shown on a terminal; a summary line (rows, tracked by status, skipped, watched) ends "
                 + "the run.",
