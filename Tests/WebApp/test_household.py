@@ -6,6 +6,7 @@ signing in; axe finds nothing serious."""
 
 import json
 import os
+import re
 import subprocess
 import sys
 import unittest
@@ -82,6 +83,9 @@ class HouseholdTests(BrowserTestCase):
             self.assertEqual(status, 201)
         self.d.get(self.server.url + "/")
         wait(lambda: sorted(card_numbers(self.d)) == sorted(numbers), "mama's list does not show her parcels")
+        # One word for one meaning: 配達中 is a parcel out for delivery; the filter of parcels still followed is 追跡中.
+        filters = self.d.execute_script("return [...document.querySelectorAll('.filters label')].map(e => e.textContent.trim())")
+        self.assertEqual(filters, ["すべて", "追跡中", "完了"])
         self.assertEqual(serious_violations(self.d), [])
         type(self).invitation = invite_from_settings(self, self.d, "staff")
         type(self).numbers = numbers
@@ -95,6 +99,10 @@ class HouseholdTests(BrowserTestCase):
         second.find_element(By.ID, "join-password").send_keys("papa-password")
         second.find_element(By.ID, "join-submit").click()
         wait(lambda: sorted(card_numbers(second)) == sorted(self.numbers), "papa does not see the household's list")
+        # The carriers were refused before papa signed in; once the list is read they are asked again and named.
+        chips = lambda: second.execute_script("return [...document.querySelectorAll('.card .carrier')].map(e => e.innerText)")
+        wait(lambda: chips() and not any(re.fullmatch(r"[a-z]+", chip) for chip in chips()),
+             lambda: f"the carriers are shown by their ids: {chips()}")
         screenshot(self, second, OUTPUT, "household-joined-ja", 360)
         # The link works once.
         status, body = self.server.api("POST", "/v1/invitations/accept", json.dumps(

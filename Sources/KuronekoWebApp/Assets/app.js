@@ -357,6 +357,7 @@ async function loadList() {
       state.listKey = key;
     }
     noteFreshness(answer.savedAt);
+    knowCarriers();
     // Redrawn only when something changed (a poll that finds nothing new leaves the page as it is).
     if (answer.status !== 304 || countsChanged || state.drawnKey !== key) {
       state.drawnKey = key;
@@ -372,6 +373,7 @@ async function loadTable() {
   const key = listQuery();
   const summary = await watchSummary(listQuery({ counted: true })).catch(() => null);
   if (!state.table || !state.table.shown) return;
+  if (summary) knowCarriers();
   state.summary = summary;
   drawCounts(state, loadList);
   drawSelection();
@@ -587,12 +589,25 @@ if ("serviceWorker" in navigator) {
   };
 }
 
+/** Whether this page has the server's carriers (a server with members answers them only once one is signed in). */
+let carriersKnown = false;
+
 /** The carriers as this server knows them; the page is drawn again when they differ from the kept copy. */
 async function loadCarriers() {
   try {
     const answer = await request("/v1/carriers");
+    carriersKnown = true;
     if (setCarriers(answer.data && answer.data.carriers)) redraw();
-  } catch (error) { /* the kept copy (or the bare ids) is used until the next visit */ }
+  } catch (error) { /* the kept copy (or the bare ids) is used until the list is read (knowCarriers) */ }
+}
+
+let carriersAsking = false;
+
+/** Asks for the carriers once the list was read, when they were refused before (the page was not signed in yet). */
+function knowCarriers() {
+  if (carriersKnown || carriersAsking) return;
+  carriersAsking = true;
+  loadCarriers().finally(() => { carriersAsking = false; });
 }
 
 translateStatic();

@@ -186,7 +186,7 @@ const STRINGS = {
     viewLabel: "表示", viewCards: "カード", viewTable: "表", selectColumn: "選択",
     "column.number": "送り状番号", "column.carrier": "運送会社", "column.status": "状態", "column.event": "最新の更新",
     "column.expected": "お届け予定", "column.record": "管理番号・お届け先", "column.label": "メモ",
-    filterLabel: "表示", filterAll: "すべて", filterActive: "配達中", filterFinished: "完了",
+    filterLabel: "表示", filterAll: "すべて", filterActive: "追跡中", filterFinished: "完了",
     count: "{total} 件中 {shown} 件",
     empty: "まだ荷物がありません。上で送り状番号を追加してください。", noneMatch: "条件に合う荷物はありません。",
     demoNumbers: "このサーバーはシミュレーターから答えます。試しに {numbers} をどうぞ。", demoAdd: "フォームに入れる",
