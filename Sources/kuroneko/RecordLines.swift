@@ -6,7 +6,12 @@ enum RecordLines {
     static func lines(_ record: ParcelRecord?, english: Bool) -> [String] {
         guard let record else { return [] }
         let recipient = record.recipient
-        let address = [recipient?.postcode.map { "〒" + $0 }, recipient?.prefecture].compactMap { $0 }
+        // The postcode, then the address (after its prefecture when it does not begin with it), else the prefecture.
+        var place = recipient?.address ?? recipient?.prefecture
+        if let street = recipient?.address, let prefecture = recipient?.prefecture, !street.hasPrefix(prefecture) {
+            place = prefecture + street
+        }
+        let address = [recipient?.postcode.map { "〒" + $0 }, place].compactMap { $0 }
         let parts: [(String, String, String?)] = [
             ("reference", "注文番号", record.reference),
             ("recipient", "お届け先", recipient?.name),

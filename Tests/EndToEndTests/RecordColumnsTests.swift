@@ -30,7 +30,8 @@ struct RecordColumnsTests {
         #expect(columns.headerName(of: .note) == "記事")
         let report = try #require(columns.report)
         #expect(report.hasPrefix("label ← 品名１, reference ← お客様管理番号, name ← お届け先名"), "\(report)")
-        #expect(report.contains("kept as they came: 送り状種類, お届け先住所, 敬称, ご依頼主電話番号"), "\(report)")
+        #expect(report.contains("address ← お届け先住所"), "\(report)")
+        #expect(report.contains("kept as they came: 送り状種類, 敬称, ご依頼主電話番号"), "\(report)")
 
         let row = [
             "ORD-1", "0", "3277-5445-9830", "2026/12/01", "０９０－１２３４－５６７８", "1500001", "東京都渋谷区1-1", "山田 太郎", "様",
@@ -40,10 +41,12 @@ struct RecordColumnsTests {
         #expect(problems.isEmpty)
         let kept = try #require(record)
         #expect(kept.reference == "ORD-1")
-        #expect(kept.recipient == .init(name: "山田 太郎", telephone: "０９０－１２３４－５６７８", postcode: "150-0001"))
+        #expect(
+            kept.recipient
+                == .init(name: "山田 太郎", telephone: "０９０－１２３４－５６７８", postcode: "150-0001", address: "東京都渋谷区1-1"))
         #expect(kept.shippedOn == "2026-12-01")
         #expect(kept.note == "置き配可")
-        #expect(kept.fields.map(\.name) == ["送り状種類", "お届け先住所", "敬称", "ご依頼主電話番号"])
+        #expect(kept.fields.map(\.name) == ["送り状種類", "敬称", "ご依頼主電話番号"])
         #expect(sheet.label(of: row) == "靴")
     }
 

@@ -90,7 +90,8 @@ struct ShopSheetLayoutTests {
         #expect(sheet.layout?.name == "B2クラウド 発行済みデータ")
         #expect(sheet.record.dropped == 0)
         let kept = sheet.record.kept.map { header[$0] }
-        #expect(kept.contains("送り状種類") && kept.contains("お届け先住所") && !kept.contains("ご依頼主電話番号"), "\(kept)")
+        #expect(kept.contains("送り状種類") && !kept.contains("お届け先住所") && !kept.contains("ご依頼主電話番号"), "\(kept)")
+        #expect(sheet.record.columnNames(of: .address) == "お届け先住所 + お届け先住所（アパートマンション名）")
         #expect(sheet.record.columnNames(of: .email)?.hasPrefix("お届け予定ｅメールe-mailアドレス (else ") == true)
     }
 

@@ -93,15 +93,16 @@ class SheetImportTests(BrowserTestCase):
         from selenium.webdriver.support.ui import Select
         Select(self.d.find_element(By.ID, "lang")).select_by_value("ja")
         try:
-            rows = [["お問合せ送り状No", "出荷日時", "住所録コード", "お届け先名称１", "お客様管理ナンバー", "連絡先"]]
-            rows += [[number(30_000 + i), "2026/12/06 10:00", "", f"佐藤 {i}", f"SG-{i}", f"sato{i}@example.jp"]
-                     for i in range(3)]
+            rows = [["お問合せ送り状No", "出荷日時", "住所録コード", "お届け先郵便番号", "お届け先住所１", "お届け先住所２",
+                     "お届け先名称１", "お客様管理ナンバー", "連絡先"]]
+            rows += [[number(30_000 + i), "2026/12/06 10:00", "", "1360075", "東京都江東区新砂", f"2-2-{i}", f"佐藤 {i}",
+                      f"SG-{i}", f"sato{i}@example.jp"] for i in range(3)]
             path = os.path.join(self.folder, "ehiden.csv")
             with open(path, "wb") as file:
                 file.write(("\r\n".join(",".join(row) for row in rows) + "\r\n").encode("cp932"))
             self.upload(path)
             layout = wait(lambda: snapshot(self.d, "#sheet-layout"), "the layout was not named")
-            self.assertEqual("e飛伝 出荷実績データ（6 列）として読み取りました。", layout)
+            self.assertEqual("e飛伝 出荷実績データ（9 列）として読み取りました。", layout)
             warning = snapshot(self.d, "#sheet-report .sheet-warning")
             self.assertIn("メールアドレスの列がないため", warning)
             self.assertIn("伝票番号 ← お問合せ送り状No", snapshot(self.d, "#sheet-columns"))
@@ -120,6 +121,11 @@ class SheetImportTests(BrowserTestCase):
             self.assertNotIn("null", report)
             self.assertEqual(serious_violations(self.d), [])
             screenshot(self, self.d, OUTPUT, "sheet-steered", 1366)
+            # The parcel page gives the whole address, not the postcode alone.
+            self.d.get(self.server.url + f"/parcel/{number(30_001)}")
+            wait(lambda: "〒136-0075 東京都江東区新砂2-2-1" in (snapshot(self.d, "main") or ""),
+                 lambda: f"the address is not on the parcel page: {snapshot(self.d, 'main')[:600]}")
+            self.d.get(self.server.url + "/")
         finally:
             Select(self.d.find_element(By.ID, "lang")).select_by_value("en")
 

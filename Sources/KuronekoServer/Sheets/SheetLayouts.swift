@@ -27,25 +27,28 @@ extension SheetLayout {
         .note: ["記事"],
     ]
     private static let b2Kept = [
-        "送り状種類", "お届け先住所", "お届け先アパートマンション名", "お届け先住所（アパートマンション名）", "お届け予定日",
-        "お届け予定（指定）日", "配達時間帯", "配送時間帯", "品名２", "個数口表示フラグ",
+        "送り状種類", "お届け予定日", "お届け予定（指定）日", "配達時間帯", "配送時間帯", "品名２", "個数口表示フラグ",
+    ]
+    /// The address and the building's name after it, in B2's spellings.
+    private static let b2Address: [RecordRole: (parts: [String], separator: String)] = [
+        .address: (["お届け先住所", "お届け先アパートマンション名", "お届け先住所（アパートマンション名）"], " ")
     ]
     private static let b2Signature = [["送り状種類"], ["クール区分"], ["伝票番号"]]
 
     /// B2's issued-label export (発行済みデータ), 97 columns: its import layout, then 連携管理番号 and 通知メールアドレス.
     static let b2Issued = SheetLayout(
         name: "B2クラウド 発行済みデータ", signature: b2Signature + [["連携管理番号"], ["通知メールアドレス"]], roles: b2Roles,
-        kept: b2Kept, carrier: .yamato)
+        joined: b2Address, kept: b2Kept, carrier: .yamato)
     /// B2's import layout in Yamato's own spellings (95 columns: お届け予定（指定）日, 営業所止置き, 個数口枠の印字).
     static let b2Yamato = SheetLayout(
         name: "B2クラウド 外部データ（ヤマト運輸の項目名）", signature: b2Signature + [["お届け予定（指定）日"], ["営業所止置き"]],
-        roles: b2Roles, kept: b2Kept, carrier: .yamato)
+        roles: b2Roles, joined: b2Address, kept: b2Kept, carrier: .yamato)
     /// B2's layout as shop tools write it (94 columns: お届け先名(ｶﾅ), 止置き, 検索キータイトル1).
     static let b2ShopTool = SheetLayout(
         name: "B2クラウド 外部データ（ショップツールの項目名）", signature: b2Signature + [["お届け先名(ｶﾅ)"], ["止置き"]],
-        roles: b2Roles, kept: b2Kept, carrier: .yamato)
+        roles: b2Roles, joined: b2Address, kept: b2Kept, carrier: .yamato)
     /// Any other B2 sheet: its first columns.
-    static let b2 = SheetLayout(name: "B2クラウド", signature: b2Signature, roles: b2Roles, kept: b2Kept, carrier: .yamato)
+    static let b2 = SheetLayout(name: "B2クラウド", signature: b2Signature, roles: b2Roles, joined: b2Address, kept: b2Kept, carrier: .yamato)
 
     // MARK: Sagawa e飛伝
 
@@ -59,7 +62,9 @@ extension SheetLayout {
             .telephone: ["お届け先電話番号"], .postcode: ["お届け先郵便番号"], .shippedOn: ["出荷日時", "出荷日"],
             .label: ["品名１"],
         ],
-        kept: ["お届け先住所１", "お届け先住所２", "お届け先住所３", "配達日", "配達指定時間帯", "便種（商品）", "出荷個数"],
+        // e飛伝 cuts a long address into three cells at a byte count: joined as they were.
+        joined: [.address: (["お届け先住所１", "お届け先住所２", "お届け先住所３"], "")],
+        kept: ["配達日", "配達指定時間帯", "便種（商品）", "出荷個数"],
         carrier: .sagawa)
     /// e飛伝's import file: the labels to print, numbered only once printed.
     static let ehidenImport = SheetLayout(
@@ -76,7 +81,8 @@ extension SheetLayout {
             .shippedOn: ["仮引受確定作業年月日", "発送予定日", "発送日"], .name: ["お届け先 名称１", "お届け先氏名"],
             .telephone: ["お届け先 電話番号"], .postcode: ["お届け先 郵便番号"], .email: ["お届け先 メールアドレス１"],
         ],
-        kept: ["郵便種別", "お届け先 住所１", "お届け先 住所２", "お届け先 住所３", "配送完了作業年月日"], carrier: .japanPost)
+        joined: [.address: (["お届け先 住所１", "お届け先 住所２", "お届け先 住所３"], "")],
+        kept: ["郵便種別", "配送完了作業年月日"], carrier: .japanPost)
     /// ゆうプリR's import layout: the labels to print.
     static let yuPriRImport = SheetLayout(
         name: "ゆうプリRの取込データ", signature: [["お客様側管理番号"], ["発送予定日"], ["郵便種別"]],
@@ -107,8 +113,9 @@ extension SheetLayout {
         joined: [
             .name: (["送付先名字", "送付先名前"], " "), .telephone: (["送付先電話番号１", "送付先電話番号２", "送付先電話番号３"], "-"),
             .postcode: (["送付先郵便番号１", "送付先郵便番号２"], "-"),
+            .address: (["送付先住所：都道府県", "送付先住所：都市区", "送付先住所：町以降"], ""),
         ],
-        kept: ["送付先住所：都市区", "送付先住所：町以降", "配送方法", "個数"], carrierCodes: rakutenCarriers)
+        kept: ["配送方法", "個数"], carrierCodes: rakutenCarriers)
     /// Amazon.co.jp's 出荷通知 template: tab-separated, a `TemplateType` row above the headers and a row of English
     /// keys (order-id, tracking-number…) below them.
     static let amazonShipping = SheetLayout(
@@ -128,7 +135,7 @@ extension SheetLayout {
         roles: [
             .number: ["送り状番号"], .reference: ["注文番号"], .carrier: ["配送会社"], .shippedOn: ["発送日"],
             .name: ["受取人名"], .telephone: ["受取人電話番号", "受取人携帯電話番号"], .postcode: ["郵便番号"],
-            .label: ["商品名"],
+            .label: ["商品名"], .address: ["住所"],
         ],
-        kept: ["住所", "数量"])
+        kept: ["数量"])
 }

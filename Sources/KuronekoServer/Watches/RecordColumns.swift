@@ -4,7 +4,7 @@ import KuronekoStore
 
 /// What a column of a shop's sheet holds for a parcel.
 public enum RecordRole: String, Sendable, CaseIterable {
-    case number, carrier, label, reference, name, telephone, email, postcode, prefecture
+    case number, carrier, label, reference, name, telephone, email, postcode, prefecture, address
     case shippedOn = "shipped_on"
     case note
 
@@ -43,6 +43,10 @@ public enum RecordRole: String, Sendable, CaseIterable {
         ],
         .postcode: ["お届け先郵便番号", "届け先郵便番号", "郵便番号", "〒", "zip", "zipcode", "postcode", "postalcode", "shippingzip"],
         .prefecture: ["都道府県", "お届け先都道府県", "prefecture", "province", "shippingprovince"],
+        .address: [
+            "お届け先住所", "届け先住所", "送付先住所", "受取人住所", "住所", "address", "shippingaddress", "shipaddress",
+            "shippingaddress1", "shipaddress1",
+        ],
         .shippedOn: ["出荷日", "出荷予定日", "発送日", "発送予定日", "出荷年月日", "shipdate", "shippedon", "shippeddate", "shippingdate"],
         .note: ["備考", "記事", "note", "notes", "comment"],
     ]
@@ -125,8 +129,9 @@ public struct RecordColumns: Sendable, Equatable {
     /// The record's columns in a download, named as ``RecordRole/headers`` recognises them.
     public static func names(english: Bool) -> [String] {
         english
-            ? ["reference", "recipient_name", "telephone", "email", "postcode", "prefecture", "shipped_on", "note", "handled_at"]
-            : ["注文番号", "お届け先名", "電話番号", "メールアドレス", "郵便番号", "都道府県", "出荷日", "備考", "対応済み日時"]
+            ? ["reference", "recipient_name", "telephone", "email", "postcode", "prefecture", "address", "shipped_on", "note",
+                "handled_at"]
+            : ["注文番号", "お届け先名", "電話番号", "メールアドレス", "郵便番号", "都道府県", "住所", "出荷日", "備考", "対応済み日時"]
     }
 
     /// A record's cells under ``names(english:)``, then the value of each of `fieldNames` it keeps.
@@ -134,7 +139,7 @@ public struct RecordColumns: Sendable, Equatable {
         let recipient = record?.recipient
         let own = [
             record?.reference, recipient?.name, recipient?.telephone, recipient?.email, recipient?.postcode,
-            recipient?.prefecture, record?.shippedOn, record?.note, record?.handled?.at,
+            recipient?.prefecture, recipient?.address, record?.shippedOn, record?.note, record?.handled?.at,
         ].map { $0 ?? "" }
         let fields = record?.fields ?? []
         return own + fieldNames.map { name in fields.first { $0.name == name }?.value ?? "" }
@@ -202,7 +207,7 @@ public struct RecordColumns: Sendable, Equatable {
             reference: cell(.reference),
             recipient: .init(
                 name: cell(.name), telephone: cell(.telephone), email: cell(.email), postcode: cell(.postcode),
-                prefecture: cell(.prefecture)),
+                prefecture: cell(.prefecture), address: cell(.address)),
             shippedOn: cell(.shippedOn), note: cell(.note))
         record.fields = kept.compactMap { index in
             guard index < cells.count, index < header.count else { return nil }
@@ -290,6 +295,7 @@ extension ParcelRecord {
         case "recipient.email": recipient?.email = nil
         case "recipient.postcode": recipient?.postcode = nil
         case "recipient.prefecture": recipient?.prefecture = nil
+        case "recipient.address": recipient?.address = nil
         case let field where field.hasPrefix("fields["):
             let index = Int(field.dropFirst(7).prefix { $0.isNumber }) ?? -1
             guard fields.indices.contains(index) else { return false }

@@ -38,19 +38,22 @@ public struct ParcelRecord: Sendable, Hashable, Codable {
         /// `NNN-NNNN`.
         public var postcode: String?
         public var prefecture: String?
+        /// The address after the postcode, as the sheet writes it (prefecture, city, street, building).
+        public var address: String?
 
         public init(
             name: String? = nil, telephone: String? = nil, email: String? = nil, postcode: String? = nil,
-            prefecture: String? = nil
+            prefecture: String? = nil, address: String? = nil
         ) {
             self.name = name
             self.telephone = telephone
             self.email = email
             self.postcode = postcode
             self.prefecture = prefecture
+            self.address = address
         }
 
-        var isEmpty: Bool { [name, telephone, email, postcode, prefecture].allSatisfy { $0 == nil } }
+        var isEmpty: Bool { [name, telephone, email, postcode, prefecture, address].allSatisfy { $0 == nil } }
     }
 
     public struct Handled: Sendable, Hashable, Codable {
@@ -122,7 +125,8 @@ public struct ParcelRecord: Sendable, Hashable, Codable {
         let recipient = (object["recipient"] as? [String: Any]).map { parts in
             Recipient(
                 name: parts["name"] as? String, telephone: parts["telephone"] as? String, email: parts["email"] as? String,
-                postcode: parts["postcode"] as? String, prefecture: parts["prefecture"] as? String)
+                postcode: parts["postcode"] as? String, prefecture: parts["prefecture"] as? String,
+                address: parts["address"] as? String)
         }
         let handled = (object["handled"] as? [String: Any]).flatMap { parts -> Handled? in
             guard let at = parts["at"] as? String, let by = parts["by"] as? String else { return nil }
@@ -152,6 +156,7 @@ public enum ParcelRecordLimits {
     public static let telephoneLength = 30
     public static let emailLength = 254
     public static let prefectureLength = 10
+    public static let addressLength = 200
     public static let noteLength = 1_000
     /// The sheet's other columns kept per parcel.
     public static let fields = 30

@@ -24,7 +24,7 @@ public struct ParcelRecordChange: Sendable, Hashable {
         if let recipient = record.recipient {
             let parts: [String: String?] = [
                 "name": recipient.name, "telephone": recipient.telephone, "email": recipient.email,
-                "postcode": recipient.postcode, "prefecture": recipient.prefecture,
+                "postcode": recipient.postcode, "prefecture": recipient.prefecture, "address": recipient.address,
             ]
             self.recipient = parts.filter { $0.value != nil }
         }
@@ -46,7 +46,7 @@ public struct ParcelRecordChange: Sendable, Hashable {
     }
 
     static let parts = ["fields", "handled", "note", "recipient", "reference", "shipped_on"]
-    static let recipientParts = ["email", "name", "postcode", "prefecture", "telephone"]
+    static let recipientParts = ["address", "email", "name", "postcode", "prefecture", "telephone"]
 
     /// The change a request's `record` object asks for. - Throws: ``ParcelRecordError`` naming the part.
     public init(json value: Any) throws(ParcelRecordError) {
@@ -128,6 +128,7 @@ public struct ParcelRecordChange: Sendable, Hashable {
                 case "telephone": changed.telephone = value
                 case "email": changed.email = value
                 case "postcode": changed.postcode = value
+                case "address": changed.address = value
                 default: changed.prefecture = value
                 }
             }

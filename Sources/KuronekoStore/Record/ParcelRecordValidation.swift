@@ -18,6 +18,7 @@ extension ParcelRecord {
             checked.postcode = try RecordText.postcode(recipient.postcode)
             checked.prefecture = try RecordText.line(
                 recipient.prefecture, field: "recipient.prefecture", limit: Limits.prefectureLength)
+            checked.address = try RecordText.line(recipient.address, field: "recipient.address", limit: Limits.addressLength)
             record.recipient = checked.isEmpty ? nil : checked
         }
         record.shippedOn = try shippedOn.flatMap { text throws(ParcelRecordError) in try RecordText.day(text) }

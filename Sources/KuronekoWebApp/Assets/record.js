@@ -6,6 +6,15 @@ import { formatDate, formatTime, refusal, t } from "./i18n.js";
 import { facts, h } from "./views.js";
 
 /** The parcel page's section: the record's parts, then the note and handled mark, saved together. */
+/** The recipient's address in one line: 〒 and the postcode, then the address (the prefecture when the address
+ * does not begin with it, or alone when there is no address). */
+function addressLine(recipient) {
+  const place = recipient.address
+    ? (recipient.prefecture && !recipient.address.startsWith(recipient.prefecture) ? recipient.prefecture : "") + recipient.address
+    : recipient.prefecture;
+  return [recipient.postcode && `〒${recipient.postcode}`, place].filter(Boolean).join(" ");
+}
+
 export function recordSection(watch) {
   const record = watch.record || {};
   const recipient = record.recipient || {};
@@ -16,7 +25,7 @@ export function recordSection(watch) {
     [t("recipient"), recipient.name],
     [t("telephone"), telephone],
     [t("email"), recipient.email],
-    [t("address"), [recipient.postcode && `〒${recipient.postcode}`, recipient.prefecture].filter(Boolean).join(" ")],
+    [t("address"), addressLine(recipient)],
     [t("shippedOn"), record.shipped_on ? formatDate(record.shipped_on) : null],
     ...(record.fields || []).map((field) => [field.name, field.value]),
   ]);

@@ -278,7 +278,7 @@ enum CommandCatalog {
                 "--column", "N|NAME|ROLE=NAME",
                 "the numbers' column (its number from 1, or its header's name; by default the one whose header "
                     + "names tracking numbers, else the first); with --watch, ROLE=NAME names the column of a part "
-                    + "of each parcel's record (reference, name, telephone, email, postcode, prefecture, shipped_on, "
+                    + "of each parcel's record (reference, name, telephone, email, postcode, prefecture, address, shipped_on, "
                     + "note, label, carrier); repeatable"),
             .value("--carrier-column", "N|NAME", "the column naming each row's carrier (a code, a name or ゆうパケット)"),
             .value(

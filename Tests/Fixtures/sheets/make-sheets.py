@@ -40,9 +40,11 @@ def add(name, header, rows, layout, parcels, encoding="cp932", separator=",", ab
     if refusal:
         expected[name]["refusal"] = refusal
 
-def parcel(digits, carrier, reference=None, name=None, email=None, shipped_on=None, telephone=None, postcode=None):
+def parcel(digits, carrier, reference=None, name=None, email=None, shipped_on=None, telephone=None, postcode=None,
+           address=None):
     return {k: v for k, v in dict(number=digits, carrier=carrier, reference=reference, name=name, email=email,
-                                  shipped_on=shipped_on, telephone=telephone, postcode=postcode).items() if v is not None}
+                                  shipped_on=shipped_on, telephone=telephone, postcode=postcode,
+                                  address=address).items() if v is not None}
 
 # B2クラウド, issued-label export: Yamato's spellings, then 連携管理番号 and 通知メールアドレス.
 n = [number(i) for i in range(1, 4)]
@@ -50,13 +52,15 @@ issued = B2_YAMATO + ["連携管理番号", "通知メールアドレス"]
 add("b2-issued.csv", issued, [
     cells(issued, {"お客様管理番号": "B2-1001", "送り状種類": "0", "伝票番号": n[0], "出荷予定日": "2026/12/05",
                    "お届け先電話番号": "090-1111-0001", "お届け先郵便番号": "1500001", "お届け先住所": "東京都渋谷区神宮前1-1",
-                   "お届け先名": "山田 花子", "品名１": "靴", "お届け予定ｅメールe-mailアドレス": "hanako@example.jp"}),
+                   "お届け先住所（アパートマンション名）": "くろねこハイツ101", "お届け先名": "山田 花子", "品名１": "靴",
+                   "お届け予定ｅメールe-mailアドレス": "hanako@example.jp"}),
     cells(issued, {"お客様管理番号": "B2-1002", "送り状種類": "7", "伝票番号": n[1], "出荷予定日": "2026/12/05",
                    "お届け先名": "佐藤 一郎", "投函予定メールe-mailアドレス": "ichiro@example.jp"}),
     cells(issued, {"お客様管理番号": "B2-1003", "送り状種類": "0", "伝票番号": n[2], "出荷予定日": "2026/12/06",
                    "お届け先名": "鈴木 次郎", "通知メールアドレス": "jiro@example.jp"}),
 ], "B2クラウド 発行済みデータ", [
-    parcel(n[0], "yamato", "B2-1001", "山田 花子", "hanako@example.jp", "2026-12-05", "090-1111-0001", "150-0001"),
+    parcel(n[0], "yamato", "B2-1001", "山田 花子", "hanako@example.jp", "2026-12-05", "090-1111-0001", "150-0001",
+           "東京都渋谷区神宮前1-1 くろねこハイツ101"),
     parcel(n[1], "yamato", "B2-1002", "佐藤 一郎", "ichiro@example.jp", "2026-12-05"),
     parcel(n[2], "yamato", "B2-1003", "鈴木 次郎", "jiro@example.jp", "2026-12-06"),
 ])
@@ -90,11 +94,12 @@ n = [number(i) for i in range(31, 33)]
 ehiden = ["お問合せ送り状No", "出荷日時"] + EHIDEN_IMPORT
 add("ehiden-export.csv", ehiden, [
     cells(ehiden, {"お問合せ送り状No": n[0], "出荷日時": "2026/12/06 10:15", "お届け先名称１": "中村 七海",
+                   "お届け先住所１": "東京都江東区新砂", "お届け先住所２": "2-2-8",
                    "お届け先電話番号": "03-1234-5678", "お客様管理ナンバー": "SG-7001", "品名１": "書籍"}),
     cells(ehiden, {"お問合せ送り状No": n[1], "出荷日時": "2026/12/06 10:16:30", "お届け先名称１": "小林 八雲",
                    "お客様管理ナンバー": "SG-7002"}),
 ], "e飛伝 出荷実績データ", [
-    parcel(n[0], "sagawa", "SG-7001", "中村 七海", None, "2026-12-06", "03-1234-5678"),
+    parcel(n[0], "sagawa", "SG-7001", "中村 七海", None, "2026-12-06", "03-1234-5678", address="東京都江東区新砂2-2-8"),
     parcel(n[1], "sagawa", "SG-7002", "小林 八雲", None, "2026-12-06"),
 ], encoding="utf-8-sig")
 
@@ -126,7 +131,8 @@ add("rakuten-shipping.csv", rakuten, [
 # 楽天 RMS order CSV: one row per order line; two lines of one order share its parcel.
 n = [number(i) for i in range(61, 63)]
 order_line = {"受注番号": "123456-20261206-0000101", "メールアドレス": "a1b2c3@fw.rakuten.ne.jp", "お荷物伝票番号": n[0],
-              "送付先郵便番号１": "158", "送付先郵便番号２": "0094", "送付先住所：都道府県": "東京都", "送付先名字": "楽天",
+              "送付先郵便番号１": "158", "送付先郵便番号２": "0094", "送付先住所：都道府県": "東京都",
+              "送付先住所：都市区": "世田谷区", "送付先住所：町以降": "玉川1-14-1", "送付先名字": "楽天",
               "送付先名前": "花子", "送付先電話番号１": "090", "送付先電話番号２": "1234", "送付先電話番号３": "5678",
               "配送会社": "1001"}
 add("rakuten-orders.csv", RAKUTEN_ORDERS, [
@@ -136,7 +142,7 @@ add("rakuten-orders.csv", RAKUTEN_ORDERS, [
                            "送付先名前": "太郎", "配送会社": "1002", "商品名": "海苔"}),
 ], "楽天 RMS 受注データ", [
     parcel(n[0], "yamato", "123456-20261206-0000101", "楽天 花子", "a1b2c3@fw.rakuten.ne.jp", None, "090-1234-5678",
-           "158-0094"),
+           "158-0094", "東京都世田谷区玉川1-14-1"),
     parcel(n[1], "sagawa", "123456-20261206-0000102", "市場 太郎"),
 ])
 
@@ -162,7 +168,7 @@ add("qoo10.csv", qoo10, [
      "大阪府大阪市北区梅田1-1", "マグカップ", "1"],
     ["配送中", "900002", "Q-5002", "佐川急便", n[1], "2026/12/06", "吉田 十和", "06-1234-0000", "", "5300002", "", "皿", "2"],
 ], "Qoo10 配送データ", [
-    parcel(n[0], "yamato", "Q-5001", "加藤 九美", None, "2026-12-06", "080-9999-0001", "530-0001"),
+    parcel(n[0], "yamato", "Q-5001", "加藤 九美", None, "2026-12-06", "080-9999-0001", "530-0001", "大阪府大阪市北区梅田1-1"),
     parcel(n[1], "sagawa", "Q-5002", "吉田 十和", None, "2026-12-06", "06-1234-0000", "530-0002"),
 ], encoding="utf-8-sig")
 
