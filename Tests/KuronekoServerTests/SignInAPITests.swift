@@ -325,6 +325,28 @@ extension SignInAPITests {
         let stored = try await harness.store.channels(owner: .local)
         #expect(stored.first { $0.device == "ママのiPhone" }?.kinds == [.delivered])
     }
+
+    /// A member's own channel that names no events hears what needs them, not every change of the list's parcels;
+    /// the list's channel (shared by an admin) hears every parcel's news; the page is told which to offer.
+    @Test func aMembersOwnChannelStartsQuiet() async throws {
+        let (harness, _) = try await Self.withAccounts([("tencho", .admin), ("aoi", .staff)])
+        let admin = try await Self.signIn(harness, "tencho", "tencho-password")
+        let staff = try await Self.signIn(harness, "aoi", "aoi-password")
+        let own = await Self.send(
+            harness, "POST", "/v1/channels", #"{"kind": "ntfy", "url": "http://127.0.0.1:9/aoi"}"#, cookie: staff.token,
+            csrf: staff.csrf)
+        #expect(own.status == 201, "\(String(decoding: own.body, as: UTF8.self))")
+        #expect(try JSON(data: own.body)["kinds"]?.elements.compactMap(\.string) == ["exception", "kept_reminder", "stalled", "overdue"])
+        let shared = await Self.send(
+            harness, "POST", "/v1/channels", #"{"kind": "ntfy", "url": "http://127.0.0.1:9/shop", "shared": true}"#,
+            cookie: admin.token, csrf: admin.csrf)
+        #expect(try JSON(data: shared.body)["kinds"]?.elements.compactMap(\.string).contains("changed") == true)
+        let offered = try JSON(data: await Self.send(harness, "GET", "/v1/channels", cookie: staff.token).body)
+        #expect(offered["default_kinds"]?.elements.compactMap(\.string) == ["exception", "kept_reminder", "stalled", "overdue"])
+        let stored = try await harness.store.channels(owner: .local)
+        #expect(stored.first { $0.member != nil }?.kinds == AnnouncementKind.memberKinds)
+        #expect(stored.first { $0.member == nil }?.kinds.contains(.changed) == true)
+    }
 }
 
 extension SignInAPITests {

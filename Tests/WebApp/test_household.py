@@ -109,6 +109,17 @@ class HouseholdTests(BrowserTestCase):
             {"token": self.invitation.split("#")[1], "name": "someone", "password": "someone-password"}).encode())
         self.assertEqual(status, 410, body)
 
+    def test_3b_papas_own_channel_starts_with_what_needs_him(self):
+        """A member's channel form ticks what needs them (a problem, a missed delivery's last day, a stalled or late
+        parcel), not every change of every parcel of the household."""
+        self.second.get(self.server.url + "/settings")
+        ticked = lambda: self.second.execute_script(
+            "return [...document.querySelectorAll('#channel-form input[name=kinds]')].filter(b => b.checked).map(b => b.value)")
+        wait(lambda: sorted(ticked()) == ["exception", "kept_reminder", "overdue", "stalled"],
+             lambda: f"papa's channel would hear {ticked()}")
+        self.assertNotIn("changed", ticked())
+        self.second.get(self.server.url + "/")
+
     def test_4_a_removal_shows_on_the_other_phone(self):
         status, _ = call(self.d, "DELETE", f"/v1/watches/{self.numbers[0]}")
         self.assertEqual(status, 204)

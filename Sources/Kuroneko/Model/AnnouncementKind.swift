@@ -35,6 +35,9 @@ public enum AnnouncementKind: String, Sendable, Hashable, Codable, CaseIterable 
     public static let choosable = allCases.filter { !$0.isForOperator || $0 == .pageChanged }
     /// What a channel hears when it names nothing: every parcel's news, not the operator's.
     public static let parcelKinds = allCases.filter { !$0.isForOperator && $0 != .morningSummary }
+    /// What a member's own channel hears when it names nothing: what needs the person (a problem, a missed
+    /// delivery and its keeping's last day, a parcel stalled or late), not every change of every parcel of the list.
+    public static let memberKinds: [AnnouncementKind] = [.exception, .keptReminder, .stalled, .overdue]
 
     /// Whether the kind is about the server rather than a parcel.
     public var isForOperator: Bool {

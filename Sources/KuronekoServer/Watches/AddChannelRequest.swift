@@ -29,7 +29,11 @@ public struct AddChannelRequest: Sendable {
         }
     }
 
-    static func decode(_ body: Data, kinds registry: ChannelKindRegistry) throws(RouteProblem) -> AddChannelRequest {
+    /// - Parameter defaultEvents: what the channel hears when it names no `kinds` (a member's own channel hears
+    ///   less than the list's: ``AnnouncementKind/memberKinds``).
+    static func decode(
+        _ body: Data, kinds registry: ChannelKindRegistry, defaultEvents: [AnnouncementKind] = AnnouncementKind.parcelKinds
+    ) throws(RouteProblem) -> AddChannelRequest {
         let fields = common + registry.fieldNames
         guard body.count <= 65_536, let object = try? JSONSerialization.jsonObject(with: body) as? [String: Any] else {
             throw .bad(
@@ -60,7 +64,7 @@ public struct AddChannelRequest: Sendable {
                 }
             }
         }
-        let chosen = try kindList(object["kinds"], field: "kinds", allowEmpty: false) ?? AnnouncementKind.parcelKinds
+        let chosen = try kindList(object["kinds"], field: "kinds", allowEmpty: false) ?? defaultEvents
         // What quiet hours do not hold: the owner's choice, else what is urgent by its nature.
         let urgent = try kindList(object["urgent"], field: "urgent", allowEmpty: true)?.map(\.rawValue)
         let lang = object["lang"] as? String ?? "ja"

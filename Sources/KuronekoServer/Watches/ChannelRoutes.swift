@@ -41,6 +41,7 @@ struct ChannelRoutes: Sendable {
                             return object
                         }, "available": offer.available,
                         "kinds": offer.described,
+                        "default_kinds": Self.defaultEvents(member: member, shared: false).map(\.rawValue),
                     ]))
             }
         }
@@ -102,6 +103,12 @@ struct ChannelRoutes: Sendable {
                 : "only an admin makes a channel for the whole list; leave shared out for your own")
     }
 
+    /// What a new channel hears when it names nothing: a member's own channel what needs them, the list's channel
+    /// (a key's, or one an admin shares) every parcel's news.
+    static func defaultEvents(member: (id: Int64, admin: Bool)?, shared: Bool) -> [AnnouncementKind] {
+        member != nil && !shared ? AnnouncementKind.memberKinds : AnnouncementKind.parcelKinds
+    }
+
     /// The signed-in member a request comes from (the session gate's fields), or `nil` for a key or the open API.
     static func member(of request: HTTPRequest) -> (id: Int64, admin: Bool)? {
         guard let text = request.headers[SessionGate.memberField], let id = Int64(text) else { return nil }
@@ -133,7 +140,8 @@ struct ChannelRoutes: Sendable {
         let member = Self.member(of: request)
         // A member's key has no phone of its own: what it makes is the list's, an admin's key's to make.
         if shared || member == nil, !SessionGate.actsAsAdmin(request) { throw Self.notAdmin(keyOnly: member == nil) }
-        let body = try AddChannelRequest.decode(raw, kinds: offer.kinds)
+        let body = try AddChannelRequest.decode(
+            raw, kinds: offer.kinds, defaultEvents: Self.defaultEvents(member: member, shared: shared))
         if let missing = offer.unavailable(body.kind) {
             throw RouteProblem.bad(missing, reason: .channelUnavailable)
         }

@@ -57,6 +57,7 @@ export async function showSettings(main, explain) {
         described = new Map(answer.data.kinds.map((kind) => [kind.name, kind]));
         form.offer(answer.data.kinds);
       }
+      if (answer.data && Array.isArray(answer.data.default_kinds)) form.defaults(answer.data.default_kinds);
       empty.textContent = channels.length ? "" : t("settings.none");
       list.replaceChildren(...channels.map((channel) => channelItem(channel, load, explain)));
     } catch (error) {
@@ -159,6 +160,17 @@ function addChannelForm(added) {
       h("span", { class: "grow" }, h("label", { for: "channel-summary-at" }, t("settings.summaryAt")), summaryAt)),
     h("div", { class: "actions" }, button), result);
   form.offer = offer;
+  // What a new channel of this person hears unless they choose: a member's own phone what needs them, not every
+  // change of every parcel (the server says which); boxes someone has ticked are left as they are.
+  let ticked = false;
+  for (const label of kinds) label.querySelector("input").addEventListener("change", () => { ticked = true; });
+  form.defaults = (names) => {
+    if (ticked) return;
+    for (const label of kinds) {
+      const box = label.querySelector("input");
+      box.checked = names.includes(box.value);
+    }
+  };
   form.addEventListener("submit", async (event) => {
     event.preventDefault();
     const chosen = kinds.map((label) => label.querySelector("input")).filter((box) => box.checked).map((box) => box.value);
