@@ -45,6 +45,7 @@ struct ChannelsCommand: ArgumentsCommand {
             } catch let error as WatchStoreError {
                 throw CommandFailure.usage("channels: \(error)")
             }
+            await session.audit("channel_added", added.kind, owner: owner)
             terminal.print("channel \(added.id): \(added.kind) \(request.kind.shown(destination: added.destination) ?? "")")
             for (name, value) in request.shownOnce.sorted(by: { $0.key < $1.key }) {
                 terminal.print("\(name): \(value) (shown once)")
@@ -64,6 +65,7 @@ struct ChannelsCommand: ArgumentsCommand {
             guard try await store.removeChannel(id, owner: owner) else {
                 throw CommandFailure.usage("channels: there is no channel \(id); see 'kuroneko channels list'")
             }
+            await session.audit("channel_removed", String(id), owner: owner)
             terminal.print("removed channel \(id)")
         case let action:
             throw CommandFailure.usage("channels: unknown action '\(action.prefix(40))'; use add, list or remove")

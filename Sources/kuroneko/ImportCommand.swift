@@ -131,7 +131,7 @@ struct ImportCommand: Command {
             }
         }
         guard state.sheet != nil else { throw CommandFailure.usage("import: the file has no rows") }
-        try state.finish()
+        try await state.finish()
     }
 
     /// Adds the number to the local watch list and records its answer, so the watch starts with it. The watch is

@@ -24,17 +24,19 @@ struct AddCommand: ArgumentsCommand {
             }
         }
         let record = try recordChange()
-        var created = 0
+        var created: [String] = []
         for number in numbers {
             do {
                 let added = try await store.add(
                     number, carrier: try arguments.carrier(.carrier), label: label, record: record, owner: owner,
                     webhook: nil, now: Date())
-                if added.created { created += 1 }
+                if added.created { created.append(number.digits) }
             } catch let error as WatchStoreError {
+                if !created.isEmpty { await session.audit("added", AuditDetail.numbers(created), owner: owner) }
                 throw CommandFailure.usage("add: \(error)")
             }
         }
+        if !created.isEmpty { await session.audit("added", AuditDetail.numbers(created), owner: owner) }
         let carrier = try arguments.carrier(.carrier)
         // Progress on a terminal while the numbers are looked up (ten a request), then one line of what was done.
         let failed = try await session.check(
@@ -43,7 +45,7 @@ struct AddCommand: ArgumentsCommand {
             quiet: false, printChanges: false)
         let distinct = Set(numbers).count
         terminal.printError(
-            "kuroneko: added \(created) of \(distinct) (\(distinct - created) already watched), "
+            "kuroneko: added \(created.count) of \(distinct) (\(distinct - created.count) already watched), "
                 + "\(distinct - failed) checked" + (failed > 0 ? ", \(failed) could not be checked" : ""))
         var watches: [Watch] = []
         for number in numbers {
@@ -257,21 +259,25 @@ struct RemoveCommand: ArgumentsCommand {
                 before = Date().addingTimeInterval(-(olderThan / .seconds(1)))
             }
             let removed = try await store.removeFinished(owner: owner, checkedBefore: before)
+            if !removed.isEmpty {
+                await session.audit("removed", AuditDetail.numbers(removed, what: "finished parcels"), owner: owner)
+            }
             return terminal.print(
-                "removed \(removed) finished \(removed == 1 ? "parcel" : "parcels") from the watch list")
+                "removed \(removed.count) finished \(removed.count == 1 ? "parcel" : "parcels") from the watch list")
         }
         if arguments.text(.olderThan) != nil {
             throw CommandFailure.usage("remove: --older-than goes with --finished")
         }
-        var removed = 0
+        var removed: [String] = []
         for number in try session.numbers() {
             if try await store.remove(number, owner: owner) {
-                removed += 1
+                removed.append(number.digits)
             } else {
                 terminal.printError("kuroneko: \(number.formatted) was not on the watch list")
             }
         }
-        terminal.print("removed \(removed) \(removed == 1 ? "parcel" : "parcels") from the watch list")
+        if !removed.isEmpty { await session.audit("removed", AuditDetail.numbers(removed), owner: owner) }
+        terminal.print("removed \(removed.count) \(removed.count == 1 ? "parcel" : "parcels") from the watch list")
     }
 }
 
@@ -362,6 +368,7 @@ struct KeysCommand: ArgumentsCommand {
             } catch let error as WatchStoreError {
                 throw CommandFailure.usage("keys: \(error)")
             }
+            await session.audit("key_made", name, owner: owner)
             terminal.print(
                 "key \(name): \(key)\ncalendar token: \(calendar)\n(shown once; only their hashes are stored)")
         case "list":
@@ -377,6 +384,7 @@ struct KeysCommand: ArgumentsCommand {
             guard try await store.revokeKey(arguments.operands[1], now: Date()) else {
                 throw CommandFailure.usage("keys: no active key named \"\(arguments.operands[1])\"")
             }
+            await session.audit("key_revoked", arguments.operands[1], owner: owner)
             if try await store.keys().allSatisfy({ $0.revokedAt != nil }) {
                 terminal.print(
                     "revoked \(arguments.operands[1]), the last active key: the API is now closed to everyone until a "
@@ -393,6 +401,7 @@ struct KeysCommand: ArgumentsCommand {
                 )
             }
             try await store.openWithoutKeys(at: Date())
+            await session.audit("opened", "the API, to everyone without a key", owner: owner)
             terminal.print(
                 "the API is open to everyone without a key, until a key is created (kuroneko keys create --name NAME)")
         default:

@@ -182,10 +182,10 @@ struct WatchListQueryTests {
         #expect(try await store.watchSummary(owner: WatchOwner(id: "key:9"), matching: WatchQuery(), now: now).total == 0)
         // Removing the finished ones at once: not those checked since the cut-off, then every owner's older ones.
         let dayAgo = now.addingTimeInterval(-86_400)
-        #expect(try await store.removeFinished(owner: .local, checkedBefore: dayAgo) == 0, "finished today")
+        #expect(try await store.removeFinished(owner: .local, checkedBefore: dayAgo).isEmpty, "finished today")
         #expect(try await store.forgetFinished(checkedBefore: dayAgo, limit: 10) == 0)
         #expect(try await store.forgetFinished(checkedBefore: now.addingTimeInterval(86_400), limit: 10) == 1)
-        #expect(try await store.removeFinished(owner: .local) == 0, "gone already")
+        #expect(try await store.removeFinished(owner: .local).isEmpty, "gone already")
         #expect(try await store.watchSummary(owner: .local, matching: WatchQuery(), now: now).total == 5)
     }
 

@@ -1,4 +1,6 @@
 import Foundation
+import Kuroneko
+import KuronekoStore
 
 /// What a request that succeeded did to a list, in the audit log's words (pure: the request and its answer in,
 /// the entry out): added, removed, edited (which parts), imported, exported, settings, a channel added or
@@ -24,7 +26,14 @@ public enum AuditAction {
         case "DELETE v1 watches *":
             return ("removed", last)
         case "POST v1 watches remove":
-            return ("removed", "\(answered?["removed"] as? Int ?? 0) parcels")
+            // The numbers removed: those asked for but the ones not watched, or the finished ones the answer names.
+            let count = answered?["removed"] as? Int ?? 0
+            if let named = answered?["removed_numbers"] as? [String] {
+                return ("removed", AuditDetail.numbers(named, total: count, what: "finished parcels"))
+            }
+            let notWatched = Set((answered?["not_watched"] as? [String]) ?? [])
+            let asked = ((json?["numbers"] as? [Any]) ?? []).compactMap { ($0 as? String).flatMap { try? TrackingNumber(parsing: $0) }?.digits }
+            return ("removed", AuditDetail.numbers(asked.filter { !notWatched.contains($0) }))
         case "PATCH v1 watches *":
             var parts = (json?.keys.sorted() ?? []).filter { $0 != "record" }
             if let record = json?["record"] as? [String: Any] {

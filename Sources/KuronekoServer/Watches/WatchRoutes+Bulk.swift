@@ -61,7 +61,11 @@ extension WatchRoutes {
         return response
     }
 
-    /// `{"numbers": [...]}` or `{"finished": true}` → `{"removed": n, "not_watched": [...]}`.
+    /// How many of the finished watches removed at once the answer names.
+    static let namedRemovals = 100
+
+    /// `{"numbers": [...]}` or `{"finished": true}` → `{"removed": n, "not_watched": [...]}`, and for the finished
+    /// the first ``namedRemovals`` numbers removed (`removed_numbers`).
     func removeMany(_ request: HTTPRequest) async throws -> HTTPResponse {
         let owner = Self.owner(of: request)
         guard let object = try? JSONSerialization.jsonObject(with: request.body) as? [String: Any],
@@ -77,7 +81,12 @@ extension WatchRoutes {
                 throw RouteProblem.bad("finished must be true (to remove every finished watch)")
             }
             let removed = try await store.removeFinished(owner: owner)
-            return .jsonData(Self.object(["removed": removed, "not_watched": [String]()]))
+            // The first of them named (the audit log lists them), not a list as long as the list was.
+            return .jsonData(
+                Self.object([
+                    "removed": removed.count, "not_watched": [String](),
+                    "removed_numbers": Array(removed.prefix(Self.namedRemovals)),
+                ]))
         } else {
             guard let list = object["numbers"] as? [Any], !list.isEmpty, list.count <= Self.bulkLimit else {
                 throw RouteProblem.bad("numbers is not a list of 1 to \(Self.bulkLimit) tracking numbers")

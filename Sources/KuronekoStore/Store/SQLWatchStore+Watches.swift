@@ -288,7 +288,7 @@ extension SQLWatchStore {
         try connection.run("DELETE FROM events WHERE number = ?", [.text(digits)])
     }
 
-    public func removeFinished(owner: WatchOwner, checkedBefore: Date?) async throws -> Int {
+    public func removeFinished(owner: WatchOwner, checkedBefore: Date?) async throws -> [String] {
         try await database.write { connection in
             let older = checkedBefore.map { _ in " AND checked_at < ?" } ?? ""
             let values: [SQLValue] =
@@ -299,7 +299,7 @@ extension SQLWatchStore {
             try connection.run("DELETE FROM watches WHERE owner = ? AND active = 0" + older, values)
             // A number's history goes with its last watch.
             for digits in finished { try Self.forgetIfUnwatched(digits, on: connection) }
-            return finished.count
+            return finished
         }
     }
 

@@ -241,8 +241,8 @@ public protocol WatchStore: Sendable {
     /// Removes watches, in one transaction. - Returns: for each number, whether the owner watched it.
     func remove(_ numbers: [TrackingNumber], owner: WatchOwner) async throws -> [Bool]
     /// Removes every finished watch of the owner (last checked before `checkedBefore`, when given), in one
-    /// transaction. - Returns: how many.
-    func removeFinished(owner: WatchOwner, checkedBefore: Date?) async throws -> Int
+    /// transaction. - Returns: their numbers' digits (the audit log names them).
+    func removeFinished(owner: WatchOwner, checkedBefore: Date?) async throws -> [String]
     /// Removes finished watches of every owner last checked before `checkedBefore`, at most `limit` at a time
     /// (`--forget-finished-after`). - Returns: how many went.
     func forgetFinished(checkedBefore: Date, limit: Int) async throws -> Int
@@ -489,7 +489,7 @@ public enum WatchStoreError: Error, Sendable, Equatable, CustomStringConvertible
 
 extension WatchStore {
     /// Removes every finished watch of the owner.
-    public func removeFinished(owner: WatchOwner) async throws -> Int {
+    public func removeFinished(owner: WatchOwner) async throws -> [String] {
         try await removeFinished(owner: owner, checkedBefore: nil)
     }
 }

@@ -337,7 +337,7 @@ struct ImportRun {
     }
 
     /// The end: the rest of the problems counted, the failures by cause, the summary.
-    mutating func finish() throws {
+    mutating func finish() async throws {
         writer?.finish()
         if problems > ImportCommand.printedProblems {
             terminal.printError(
@@ -348,6 +348,9 @@ struct ImportRun {
             terminal.printError("kuroneko: \(replaced) characters CP932 has no code for were written as ?")
         }
         if !command.quiet { terminal.printError("kuroneko: import: \(summary.line)") }
+        if let session, summary.watched > 0 {
+            await session.audit("imported", "\(summary.watched) parcels of \(summary.rows) rows", owner: owner)
+        }
         if summary.failed > 0 { throw CommandFailure.reported(.lookupFailed) }
     }
 }
