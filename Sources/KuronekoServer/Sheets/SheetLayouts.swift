@@ -6,7 +6,7 @@ import Kuroneko
 extension SheetLayout {
     public static let known: [SheetLayout] = [
         b2Issued, b2Yamato, b2ShopTool, b2, ehidenExport, ehidenImport, yuPriRHistory, yuPriRImport,
-        rakutenShipping, rakutenOrders, amazonShipping, amazonOrders, qoo10, clickPostUpload,
+        rakutenShipping, rakutenOrders, amazonShipping, amazonOrders, qoo10, yahooOrders, clickPostUpload,
     ]
 
     // MARK: Yamato B2クラウド
@@ -129,6 +129,19 @@ extension SheetLayout {
     static let amazonOrders = SheetLayout(
         name: "Amazon の注文レポート", signature: [["order-id"], ["order-item-id"], ["purchase-date"], ["recipient-name"]],
         refusal: "orders without tracking numbers; import the 出荷通知 file you upload to Amazon instead")
+    /// Yahoo!ショッピング's order data (its English field names): the first tracking number of each order.
+    static let yahooOrders = SheetLayout(
+        name: "Yahoo!ショッピング 注文データ", signature: [["OrderId"], ["ShipInvoiceNumber1"], ["ShipCompanyCode"]],
+        roles: [
+            .number: ["ShipInvoiceNumber1"], .reference: ["OrderId"], .name: ["ShipName"], .telephone: ["ShipPhoneNumber"],
+            .postcode: ["ShipZipCode"], .prefecture: ["ShipPrefecture"], .email: ["BillMailAddress"],
+            .shippedOn: ["ShipDate"],
+        ],
+        joined: [
+            .name: (["ShipLastName", "ShipFirstName"], " "),
+            .address: (["ShipPrefecture", "ShipCity", "ShipAddress1", "ShipAddress2"], ""),
+        ],
+        kept: ["ShipMethodName", "ShipInvoiceNumber2"])
     /// Qoo10's order sheet and its shipping upload (配送会社, 送り状番号, 発送日).
     static let qoo10 = SheetLayout(
         name: "Qoo10 配送データ", signature: [["カート番号"], ["配送会社"], ["送り状番号"]],

@@ -265,7 +265,7 @@ enum CommandCatalog {
                 + "or 注文番号, お届け先名, 電話番号, メールアドレス, 郵便番号, 都道府県, 出荷日, 備考, as B2クラウド, e飛伝, "
                 + "ゆうプリR and Click Post name them, or in English), and the other named columns as they came (at most "
                 + "30); the columns taken are said first. A known export (B2クラウド, e飛伝, ゆうプリR, 楽天 RMS, Amazon's "
-                + "出荷通知, Qoo10) is recognised by its header, found in the first 10 rows, and named; its columns and its "
+                + "出荷通知, Yahoo!ショッピング, Qoo10) is recognised by its header, found in the first 10 rows, and named; its columns and its "
                 + "label tool's carrier are read as it writes them, tab-separated text too; an export without numbers yet "
                 + "is refused, naming the one to use. A number on rows of different recipients is refused and its rows "
                 + "named; one recipient's rows are one parcel with their references listed. A number no carrier knows yet is watched with its carrier "

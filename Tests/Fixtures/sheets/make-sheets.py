@@ -172,6 +172,23 @@ add("qoo10.csv", qoo10, [
     parcel(n[1], "sagawa", "Q-5002", "吉田 十和", None, "2026-12-06", "06-1234-0000", "530-0002"),
 ], encoding="utf-8-sig")
 
+# Yahoo!ショッピング's order data: English field names, the family and given names apart.
+n = [number(i) for i in range(91, 93)]
+yahoo = ["OrderId", "OrderTime", "ShipLastName", "ShipFirstName", "ShipPhoneNumber", "ShipZipCode", "ShipPrefecture",
+         "ShipCity", "ShipAddress1", "ShipAddress2", "ShipMethodName", "ShipCompanyCode", "ShipInvoiceNumber1",
+         "ShipInvoiceNumber2", "ShipDate", "BillMailAddress"]
+add("yahoo-orders.csv", yahoo, [
+    ["store-10001", "2026/12/05 21:00:00", "山本", "十一", "09012340011", "1000001", "東京都", "千代田区", "千代田1-1", "",
+     "宅配便", "", n[0], "", "2026/12/06", "juichi@example.jp"],
+    ["store-10002", "2026/12/05 22:00:00", "森", "十二", "09012340012", "5300001", "大阪府", "大阪市北区", "梅田2-2",
+     "梅田ビル3F", "宅配便", "", n[1], "", "2026/12/06", ""],
+], "Yahoo!ショッピング 注文データ", [
+    parcel(n[0], None, "store-10001", "山本 十一", "juichi@example.jp", "2026-12-06", "09012340011", "100-0001",
+           "東京都千代田区千代田1-1"),
+    parcel(n[1], None, "store-10002", "森 十二", None, "2026-12-06", "09012340012", "530-0001",
+           "大阪府大阪市北区梅田2-2梅田ビル3F"),
+])
+
 # Exports that hold no numbers yet: refused, saying which to use.
 add("ehiden-import.csv", EHIDEN_IMPORT, [cells(EHIDEN_IMPORT, {"お届け先名称１": "中村 七海", "お客様管理ナンバー": "SG-1"})],
     "e飛伝の取込データ", [], refusal="出荷実績データ")
