@@ -121,6 +121,11 @@ extension WatchImportAPITests {
         let problems = report["problems"]?.elements.compactMap(\.string) ?? []
         #expect(problems.count == 2, "\(problems)")
         #expect(problems.allSatisfy { $0.contains("is on rows 2, 4 for different recipients; refused") }, "\(problems)")
+        // The same by code, for a page to word: the number and its rows.
+        let details = report["problem_details"]?.elements ?? []
+        #expect(details.map { $0["code"] } == [.string("repeated_number"), .string("repeated_number")], "\(details)")
+        #expect(details.first?["rows"] == .string("2, 4") && details.first?["number"] == .string(numbers[0].formatted))
+        #expect(details.map { $0["row"] } == [.string("2"), .string("4")])
         // Neither customer's parcel is made from the other's row: the number is not watched at all.
         #expect(try await harness.store.watch(numbers[0], owner: .local) == nil)
         // One recipient's two order lines: one parcel, both orders, the first row's label and recipient.

@@ -94,15 +94,20 @@ class SheetImportTests(BrowserTestCase):
         Select(self.d.find_element(By.ID, "lang")).select_by_value("ja")
         try:
             rows = [["お問合せ送り状No", "出荷日時", "住所録コード", "お届け先郵便番号", "お届け先住所１", "お届け先住所２",
-                     "お届け先名称１", "お客様管理ナンバー", "連絡先"]]
+                     "お届け先名称１", "お届け先電話番号", "お客様管理ナンバー", "連絡先"]]
             rows += [[number(30_000 + i), "2026/12/06 10:00", "", "1360075", "東京都江東区新砂", f"2-2-{i}", f"佐藤 {i}",
-                      f"SG-{i}", f"sato{i}@example.jp"] for i in range(3)]
+                      "電話なし" if i == 2 else "03-1111-0000", f"SG-{i}", f"sato{i}@example.jp"] for i in range(3)]
+            # A row whose number cannot be one: named in the report, in Japanese.
+            rows += [["12345", "2026/12/06 10:00", "", "", "", "", "誰か", "", "SG-x", ""]]
             path = os.path.join(self.folder, "ehiden.csv")
             with open(path, "wb") as file:
                 file.write(("\r\n".join(",".join(row) for row in rows) + "\r\n").encode("cp932"))
             self.upload(path)
             layout = wait(lambda: snapshot(self.d, "#sheet-layout"), "the layout was not named")
-            self.assertEqual("e飛伝 出荷実績データ（9 列）として読み取りました。", layout)
+            self.assertEqual("e飛伝 出荷実績データ（10 列）として読み取りました。", layout)
+            problems = snapshot(self.d, "#sheet-report .errors")
+            self.assertIn("5 行目：「12345」は伝票番号として読めないため、読み飛ばしました。", problems)
+            self.assertIn("4 行目：電話番号を読めないため、それ以外を登録しました。", problems)
             warning = snapshot(self.d, "#sheet-report .sheet-warning")
             self.assertIn("メールアドレスの列がないため", warning)
             self.assertIn("伝票番号 ← お問合せ送り状No", snapshot(self.d, "#sheet-columns"))

@@ -54,7 +54,7 @@ struct SheetImportReading {
             return try layOut(complete: false)
         }
         guard case .cells(let cells) = row else {
-            report.skip("row \(number): longer than 64 KiB (an unclosed quote?)")
+            report.skip("row \(number): longer than 64 KiB (an unclosed quote?)", .init(row: number, code: "row_too_long"))
             return []
         }
         return entry(cells, number: number, sheet: sheet).map { [$0] } ?? []
@@ -97,7 +97,7 @@ struct SheetImportReading {
         var wanted: [Wanted] = []
         for (number, row) in after {
             guard case .cells(let cells) = row else {
-                report.skip("row \(number): longer than 64 KiB (an unclosed quote?)")
+                report.skip("row \(number): longer than 64 KiB (an unclosed quote?)", .init(row: number, code: "row_too_long"))
                 continue
             }
             if let one = entry(cells, number: number, sheet: layout) { wanted.append(one) }
@@ -109,7 +109,8 @@ struct SheetImportReading {
         switch sheet.entry(of: cells, row: number, carrier: named) {
         case .blank: return nil
         case .skipped(let reason):
-            report.skip(reason)
+            let cell = sheet.column < cells.count ? String(cells[sheet.column].prefix(40)) : ""
+            report.skip(reason, .init(row: number, code: "not_a_number", values: ["cell": cell]))
             return nil
         case .number(let tracking):
             var (record, problems) = sheet.record.record(of: cells)
@@ -121,7 +122,8 @@ struct SheetImportReading {
             if let rows = repeats.refusedRows(of: tracking) {
                 report.skip(
                     "row \(number): \(tracking.formatted) is on rows \(rows) for different recipients; refused "
-                        + "(give each parcel its own row's number)")
+                        + "(give each parcel its own row's number)",
+                    .init(row: number, code: "repeated_number", values: ["number": tracking.formatted, "rows": rows]))
                 return nil
             }
             // The same parcel's other order lines: one parcel, its references listed together.
@@ -132,7 +134,11 @@ struct SheetImportReading {
             }
             if let listed = repeats.listedReference(of: tracking) { record?.reference = listed }
             report.rows += 1
-            for problem in problems { report.note("row \(number): \(problem); kept without it") }
+            for problem in problems {
+                report.note(
+                    "row \(number): \(problem); kept without it",
+                    .init(row: number, code: "part_left_out", values: ["part": SheetProblem.part(of: problem)]))
+            }
             return Wanted(
                 number: tracking, carrier: named ?? sheet.record.carrier(of: cells), label: sheet.label(of: cells),
                 record: record, row: number)
@@ -150,6 +156,8 @@ struct SheetImportReport {
     var existing = 0
     var skipped = 0
     var problems: [String] = []
+    /// The same problems by stable code and values, for a page to word in its language.
+    var problemDetails: [SheetProblem] = []
     var moreProblems = 0
     var columns: String?
     /// The known export the sheet is, with its columns: `B2クラウド 発行済みデータ, 97 columns`.
@@ -187,13 +195,18 @@ struct SheetImportReport {
         if created { watched += 1 } else { existing += 1 }
     }
 
-    mutating func skip(_ reason: String) {
+    mutating func skip(_ reason: String, _ detail: SheetProblem) {
         skipped += 1
-        note(reason)
+        note(reason, detail)
     }
 
-    mutating func note(_ text: String) {
-        if problems.count < Self.shownProblems { problems.append(text) } else { moreProblems += 1 }
+    mutating func note(_ text: String, _ detail: SheetProblem) {
+        guard problems.count < Self.shownProblems else {
+            moreProblems += 1
+            return
+        }
+        problems.append(text)
+        problemDetails.append(detail)
     }
 
     /// Numbers that stood on more than one row.
@@ -203,6 +216,9 @@ struct SheetImportReport {
         [
             "rows": rows, "watched": watched, "existing": existing, "skipped": skipped, "repeated": repeated,
             "problems": problems,
+            "problem_details": problemDetails.map { problem in
+                problem.values.merging(["row": String(problem.row), "code": problem.code]) { value, _ in value }
+            },
             "more_problems": moreProblems, "columns": columns ?? NSNull(), "encoding": encoding,
             "layout": layout ?? NSNull(),
             "layout_detail": layoutDetail.map { ["name": $0.name, "columns": $0.columns, "header_row": $0.headerRow] as [String: Any] }
@@ -224,5 +240,19 @@ enum SheetWarning: String {
             "no column holds the recipients' e-mail, so no customer can be told of their parcel; name it with "
                 + "column email=HEADER"
         }
+    }
+}
+
+/// A row's problem by a stable code (`not_a_number`, `repeated_number`, `part_left_out`, `row_too_long`,
+/// `not_added`) and the values its words need (`cell`, `number` and `rows`, `part`, `detail`).
+struct SheetProblem {
+    let row: Int
+    let code: String
+    var values: [String: String] = [:]
+
+    /// The record part a refusal names: `recipient.telephone` of `record.recipient.telephone "x" is not …`.
+    static func part(of problem: String) -> String {
+        guard problem.hasPrefix("record.") else { return "record" }
+        return String(problem.dropFirst("record.".count).prefix { $0 != " " })
     }
 }

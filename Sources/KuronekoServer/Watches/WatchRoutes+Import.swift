@@ -93,7 +93,10 @@ extension WatchRoutes {
                         reading.report.stopped = "row \(number): the list holds its \(limit) watches, the most it may; "
                             + "the rows after it were not read"
                         return false
-                    case .failure(let error)?: reading.report.skip("row \(number): \(error)")
+                    case .failure(let error)?:
+                        reading.report.skip(
+                            "row \(number): \(error)",
+                            .init(row: number, code: "not_added", values: ["detail": String("\(error)".prefix(200))]))
                     case nil: return false
                     }
                 }

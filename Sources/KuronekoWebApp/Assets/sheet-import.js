@@ -9,7 +9,7 @@ import { h } from "./views.js";
 const SHEET_BYTES = 16 * 1024 * 1024;
 
 /** The roles a column can be chosen for, in the order the page offers them. */
-const ROLES = ["number", "reference", "name", "telephone", "email", "postcode", "prefecture", "shipped_on", "carrier",
+const ROLES = ["number", "reference", "name", "telephone", "email", "postcode", "prefecture", "address", "shipped_on", "carrier",
   "label", "note"];
 
 /** The page's words for `key`, else `fallback` (a role or a warning the page has no words for). */
@@ -55,11 +55,27 @@ export function sheetField({ onKey, imported }) {
     h("p", { id: "sheet-hint", class: "hint" }, t("sheetHint")), report);
 }
 
+/** The record parts a row's problem may name, as the chooser names their roles. */
+const PARTS = { "recipient.name": "name", "recipient.telephone": "telephone", "recipient.email": "email",
+  "recipient.postcode": "postcode", "recipient.prefecture": "prefecture", "recipient.address": "address",
+  reference: "reference", shipped_on: "shipped_on", note: "note" };
+
+/**
+ * A row's problem in the page's language: by its code and values where the page has words for it (a part named by
+ * its role's name), else the server's own line.
+ */
+function problemWords(text, detail) {
+  if (!detail || !detail.code) return text;
+  const part = detail.part ? roleName(PARTS[detail.part] || detail.part) : "";
+  return wordsOr(`sheetProblem_${detail.code}`, null) === null ? text : t(`sheetProblem_${detail.code}`, { ...detail, part });
+}
+
 /** The report's parts: the counts, the layout, the warnings, the columns read, the chooser, the problems. */
 function reportParts(done, file, chosen, send) {
   const problems = Array.isArray(done.problems) ? done.problems : [];
   const warnings = Array.isArray(done.warnings) ? done.warnings : [];
   const mapping = Array.isArray(done.mapping) ? done.mapping : [];
+  const details = Array.isArray(done.problem_details) ? done.problem_details : [];
   return [
     h("p", { id: "sheet-summary" }, t("sheetReport", { name: file.name, rows: done.rows, watched: done.watched, existing: done.existing, skipped: done.skipped })),
     done.layout_detail ? h("p", { id: "sheet-layout" }, t(done.layout_detail.header_row > 1 ? "sheetLayoutBelow" : "sheetLayout",
@@ -70,7 +86,7 @@ function reportParts(done, file, chosen, send) {
       mapping.map((entry) => `${roleName(entry.role)} ← ${entry.column}`).join(", ")) : null,
     Array.isArray(done.headers) && done.headers.length ? chooser(done.headers, mapping, file, chosen, send) : null,
     done.stopped ? h("p", { class: "error" }, done.stopped) : null,
-    problems.length ? h("ul", { class: "errors" }, problems.map((problem) => h("li", {}, problem)),
+    problems.length ? h("ul", { class: "errors" }, problems.map((problem, index) => h("li", {}, problemWords(problem, details[index]))),
       done.more_problems ? h("li", {}, t("sheetMore", { n: done.more_problems })) : null) : null,
   ];
 }
