@@ -172,6 +172,17 @@ add("qoo10.csv", qoo10, [
     parcel(n[1], "sagawa", "Q-5002", "吉田 十和", None, "2026-12-06", "06-1234-0000", "530-0002"),
 ], encoding="utf-8-sig")
 
+# Qoo10's shipping upload (four columns, no layout of its own): read by its headers' common names.
+n = [number(i) for i in range(86, 88)]
+qoo10_upload = ["注文番号", "配送会社", "送り状番号", "発送日"]
+add("qoo10-shipping.csv", qoo10_upload, [
+    ["Q-6001", "日本郵便", n[0], "2026/12/06"],
+    ["Q-6002", "ヤマト運輸", n[1], "20261206"],
+], None, [
+    parcel(n[0], "japanpost", "Q-6001", None, None, "2026-12-06"),
+    parcel(n[1], "yamato", "Q-6002", None, None, "2026-12-06"),
+], encoding="utf-8")
+
 # Yahoo!ショッピング's order data: English field names, the family and given names apart.
 n = [number(i) for i in range(91, 93)]
 yahoo = ["OrderId", "OrderTime", "ShipLastName", "ShipFirstName", "ShipPhoneNumber", "ShipZipCode", "ShipPrefecture",
