@@ -17,7 +17,7 @@ from selenium.webdriver.support.ui import Select
 sys.path.insert(0, os.path.dirname(__file__))
 from server import BINARY, BrowserTestCase, ROOT, Server, phone_in_japanese, screenshot, tracking_numbers  # noqa: E402
 from test_list_at_scale import wait  # noqa: E402
-from test_webapp import serious_violations  # noqa: E402
+from test_webapp import serious_violations, snapshot  # noqa: E402
 
 OUTPUT = os.environ.get("WEBAPP_OUTPUT", os.path.join(ROOT, ".build", "webapp-test-output"))
 
@@ -118,6 +118,9 @@ class HouseholdTests(BrowserTestCase):
         wait(lambda: sorted(ticked()) == ["exception", "kept_reminder", "overdue", "stalled"],
              lambda: f"papa's channel would hear {ticked()}")
         self.assertNotIn("changed", ticked())
+        # A staff member's people panel has no invitation form or log, and no "null" where they would be.
+        wait(lambda: snapshot(self.second, "#people-members"), "papa's settings show no members")
+        self.assertNotIn("null", snapshot(self.second, "#people"))
         self.second.get(self.server.url + "/")
 
     def test_4_a_removal_shows_on_the_other_phone(self):

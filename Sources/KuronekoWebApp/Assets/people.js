@@ -32,10 +32,11 @@ export function peoplePanel(explain) {
       request("/v1/members").then((answer) => answer.data.members),
       admin ? request("/v1/audit?limit=50").then((answer) => answer.data.entries) : Promise.resolve(null),
     ]);
-    panel.replaceChildren(h("h2", { id: "people-title" }, t("people.title")),
+    // replaceChildren writes a null as the text "null": a staff member's or viewer's panel has no invitations or log.
+    panel.replaceChildren(...[h("h2", { id: "people-title" }, t("people.title")),
       whoAmI(session, explain), passkeySection(explain), h("h3", {}, t("people.members")),
       memberList(members, session, admin, load, explain),
-      admin ? inviteForm(explain) : null, audit ? auditTable(audit) : null);
+      admin ? inviteForm(explain) : null, audit ? auditTable(audit) : null].filter(Boolean));
     panel.hidden = false;
   }
 }
