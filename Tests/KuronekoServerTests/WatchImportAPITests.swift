@@ -73,6 +73,15 @@ struct WatchImportAPITests {
             ("?encoding=utf-16", Data("伝票番号\r\n".utf8), "the sheet has no UTF-16 byte order mark"),
             ("", Data(String(repeating: "x", count: 70_000).utf8), "the sheet's first row is longer than 64 KiB"),
             ("", Data("\r\n".utf8), "the sheet has no rows"),
+            // Columns chosen: hostile, unknown, empty, too long, not there, too many.
+            ("?column=colour%3Dred", Data("伝票番号\r\n".utf8), "column colour=…: no such role; the roles are number,"),
+            ("?column=email%3D", Data("伝票番号\r\n".utf8), "column email= names no column"),
+            ("?column=email%3D" + String(repeating: "x", count: 300), Data("伝票番号\r\n".utf8), "column email= names no column"),
+            ("?column=email%3D%E9%80%A3%E7%B5%A1%E5%85%88", Data("伝票番号,注文番号\r\n1,2\r\n".utf8),
+             "the sheet's columns: column email=連絡先: no column of that name; the header has 伝票番号, 注文番号"),
+            ("?column=number%3D9", Data("伝票番号,注文番号\r\n1,2\r\n".utf8), "column 9 is beyond the file's 2 columns"),
+            ("?" + Array(repeating: "column=email%3DA", count: 13).joined(separator: "&"), Data("伝票番号\r\n".utf8),
+             "13 column parameters; at most 12, one per role"),
         ])
     func refused(query: String, body: Data, detail: String) async throws {
         let harness = await Harness()

@@ -88,7 +88,8 @@ struct SheetImportReading {
                 first: cells, column: column, labelColumn: nil, chosen: chosen.filter { $0.key != .number }, layout: known,
                 row: waiting[at].number)
         } catch {
-            throw .bad("the sheet's columns: \(error)")
+            // The command line's option is the upload's `column` parameter.
+            throw .bad("the sheet's columns: " + "\(error)".replacingOccurrences(of: "--column ", with: "column "))
         }
         self.sheet = layout
         report.describe(layout)

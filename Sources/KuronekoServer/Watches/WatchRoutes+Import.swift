@@ -44,7 +44,12 @@ extension WatchRoutes {
         }
         // Columns chosen by the uploader, as the command line's --column takes them: `column=email=お届け先メール`.
         var chosen: [RecordRole: String] = [:]
-        for parameter in request.query where parameter.name == "column" {
+        let columnParameters = request.query.filter { $0.name == "column" }
+        guard columnParameters.count <= RecordRole.allCases.count else {
+            throw RouteProblem.bad(
+                "\(columnParameters.count) column parameters; at most \(RecordRole.allCases.count), one per role")
+        }
+        for parameter in columnParameters {
             do {
                 let (role, column) = try RecordRole.choice(parameter.value)
                 guard !column.isEmpty, column.count <= 200 else {
@@ -55,7 +60,6 @@ extension WatchRoutes {
                 throw RouteProblem.bad(String("\(error)".dropFirst(2)))
             }
         }
-        guard chosen.count <= RecordRole.allCases.count else { throw RouteProblem.bad("too many column parameters") }
         guard !request.body.isEmpty, request.body.count <= Self.importBytes else {
             throw RouteProblem.bad(
                 "send the sheet itself (a CSV file as a spreadsheet saves it, 1 byte to \(Self.importBytes >> 20) MiB)")
