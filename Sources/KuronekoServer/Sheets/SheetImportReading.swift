@@ -189,7 +189,10 @@ struct SheetImportReport {
                 guard role != .number, let columns = record.columnNames(of: role) else { return nil }
                 return (role.rawValue, columns)
             }
-        headers = (sheet.header ?? []).prefix(Self.shownHeaders).map { String($0.prefix(80)) }
+        // Cut by code points, as the answer's schema counts them.
+        headers = (sheet.header ?? []).prefix(Self.shownHeaders).map {
+            String(String.UnicodeScalarView($0.unicodeScalars.prefix(80)))
+        }
     }
 
     mutating func added(created: Bool) {
