@@ -187,6 +187,14 @@ enum HomeAssistantEntities {
         out["window_start"] = planned?.windowStart
         out["window_end"] = planned?.windowEnd
         out["url"] = carrier?.definition.link(forMail: watch.number)?.absoluteString
+        // What a family acts on: the carrier's page to ask for redelivery or another day, and after a missed
+        // delivery until when it is kept and whom to call (the page's office, else the carrier's service centre).
+        out["redelivery_url"] = shipment?.changeDeliveryURL?.absoluteString
+        if let shipment, let missed = MissedDelivery(shipment) {
+            out["kept_until"] = TrackingColumns.isoDate(missed.keptUntil)
+            out["office"] = missed.office?.name
+            out["telephone"] = missed.office?.telephone
+        }
         return out
     }
 

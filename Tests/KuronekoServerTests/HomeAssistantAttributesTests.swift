@@ -1,0 +1,52 @@
+import Foundation
+import Kuroneko
+import KuronekoStore
+import KuronekoTestSupport
+import Testing
+
+@testable import KuronekoServer
+
+/// What Home Assistant is told of a parcel a family has to act on: after a missed delivery, until when it is kept,
+/// whom to call and the page to ask for redelivery; nothing of keeping for a parcel on its way.
+@Suite("Home Assistant: a missed parcel's attributes")
+struct HomeAssistantAttributesTests {
+    static func shipment(_ number: TrackingNumber, missed: Bool) -> Shipment {
+        let attempt = JapanDateTime(year: 2026, month: 12, day: 6, time: .init(hour: 11, minute: 0))
+        var shipment = Shipment(
+            trackingNumber: number, carrier: .yamato,
+            status: ShipmentStatus(
+                code: missed ? .attemptFailed : .inTransit, label: missed ? "持戻（ご不在）" : "輸送中", labelEnglish: nil,
+                summary: nil, note: nil, isTerminal: false),
+            product: "宅急便", scheduledDelivery: nil,
+            events: [
+                TrackingEvent(label: "配達中", labelEnglish: nil, code: .outForDelivery, at: attempt, dateText: nil, place: nil)
+            ] + (missed
+                ? [TrackingEvent(label: "持戻（ご不在）", labelEnglish: nil, code: .attemptFailed, at: attempt, dateText: nil, place: nil)]
+                : []),
+            deliveredAt: nil)
+        shipment.offices = [CarrierOffice(role: "配達", name: "渋谷センター", telephone: "080-0000-1111")]
+        shipment.changeDeliveryURL = URL(string: "https://member.kms.kuronekoyamato.co.jp/parcel/detail?pno=\(number.digits)")
+        return shipment
+    }
+
+    @Test("kept_until, the office and its telephone, the redelivery page; none of keeping on the way")
+    func missedParcel() async throws {
+        let harness = await Harness()
+        let numbers = ValidNumbers.numbers(2)
+        for number in numbers {
+            _ = try await harness.store.add(number, carrier: .yamato, label: nil, owner: .local, webhook: nil, now: harness.clock.now)
+        }
+        let missed = Self.shipment(numbers[0], missed: true)
+        let onTheWay = Self.shipment(numbers[1], missed: false)
+        let attributes = HomeAssistantEntities.summary(
+            try #require(try await harness.store.watch(numbers[0], owner: .local)), missed, japanese: true)
+        #expect(attributes["kept_until"] as? String == "2026-12-13")
+        #expect(attributes["office"] as? String == "渋谷センター")
+        #expect(attributes["telephone"] as? String == "080-0000-1111")
+        #expect(attributes["redelivery_url"] as? String == missed.changeDeliveryURL?.absoluteString)
+        let moving = HomeAssistantEntities.summary(
+            try #require(try await harness.store.watch(numbers[1], owner: .local)), onTheWay, japanese: true)
+        #expect(moving["kept_until"] == nil && moving["telephone"] == nil)
+        #expect(moving["redelivery_url"] as? String == onTheWay.changeDeliveryURL?.absoluteString)
+    }
+}
