@@ -166,6 +166,13 @@ enum HomeAssistantEntities {
         return JapanDateTime(year: date.year, month: date.month, day: date.day, time: time ?? .init(hour: 0, minute: 0))
     }
 
+    /// The attributes every parcel has (null when not known).
+    static let parcelAttributes = [
+        "number", "family", "carrier", "carrier_name", "label", "status", "status_text", "last_event", "last_event_at",
+        "place", "planned_date", "window_start", "window_end", "url", "redelivery_url", "kept_until", "office",
+        "telephone",
+    ]
+
     /// A parcel's attributes: what an automation or a card reads.
     static func summary(_ watch: Watch, _ shipment: Shipment?, japanese: Bool) -> [String: Any] {
         let carrier = watch.carrier ?? shipment?.carrier
@@ -195,6 +202,9 @@ enum HomeAssistantEntities {
             out["office"] = missed.office?.name
             out["telephone"] = missed.office?.telephone
         }
+        // Every attribute is there, null when not known: a template reading `p.window_start` of a parcel without a
+        // window gets none rather than a warning in Home Assistant's log.
+        for key in Self.parcelAttributes where out[key] == nil { out[key] = NSNull() }
         return out
     }
 
