@@ -103,6 +103,8 @@ struct HomeAssistantMQTTTests {
             let component = topic.split(separator: "/")[1]
             let object = topic.split(separator: "/")[3]
             #expect(config["default_entity_id"] as? String == "\(component).kuroneko_\(object)")
+            // Home Assistant before 2025.10 reads this one instead.
+            #expect(config["object_id"] as? String == "kuroneko_\(object)")
             let device = config["device"] as? [String: Any]
             #expect((device?["identifiers"] as? [String]) == ["kuroneko"], "\(topic)")
             #expect((config["origin"] as? [String: Any])?["name"] as? String == "Kuroneko", "\(topic)")

@@ -75,8 +75,11 @@ enum HomeAssistantEntities {
         func config(_ component: String, _ object: String, _ fields: [String: Any]) {
             var payload = fields
             payload["unique_id"] = "\(settings.baseTopic)_\(object)"
-            // The entity id Home Assistant gives it at first sight (2025.10 on; earlier versions ignore the key).
+            // The entity id Home Assistant gives it at first sight: `default_entity_id` from 2025.10 on, `object_id`
+            // before (2025.4 ignores the first and made ids of the Japanese names read as Chinese); 2026.4 ignores
+            // `object_id`. Both, so the README's ids hold on either.
             payload["default_entity_id"] = "\(component).\(settings.baseTopic)_\(object)"
+            payload["object_id"] = "\(settings.baseTopic)_\(object)"
             payload["availability_topic"] = topics.availability
             payload["device"] = device
             payload["origin"] = ["name": "Kuroneko", "sw_version": version]
