@@ -84,6 +84,20 @@ class NextStepTests(BrowserTestCase):
             self.assertEqual(self.d.find_element(By.ID, "change-delivery").get_attribute("href"), self.redelivery[carrier])
         screenshot(self, self.d, OUTPUT, "next-step-parcel", 1200, whole=True)
 
+    def test_3_redelivery_is_named_where_households_look_for_it(self):
+        """In Japanese the button says 再配達 for every carrier (people look for that word, not 日時・場所の変更)."""
+        from selenium.webdriver.support.ui import Select
+        self.d.get(self.server.url + "/")
+        Select(wait(lambda: self.d.find_elements(By.ID, "lang"), "no language choice")[0]).select_by_value("ja")
+        try:
+            for carrier, number in self.numbers.items():
+                self.d.get(self.server.url + f"/parcel/{number}")
+                link = wait(lambda: self.d.find_elements(By.ID, "change-delivery"), f"no change link for {carrier}")[0]
+                self.assertEqual(link.text.strip(), "再配達・お届け日時の変更", carrier)
+        finally:
+            self.d.get(self.server.url + "/")
+            Select(self.d.find_element(By.ID, "lang")).select_by_value("en")
+
 
 if __name__ == "__main__":
     unittest.main(verbosity=2)

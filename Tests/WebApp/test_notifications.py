@@ -155,7 +155,7 @@ class NotificationTests(unittest.TestCase):
             page.send("ServiceWorker.deliverPushMessage", origin=self.server.url + "/",
                       registrationId=registration_id, data=json.dumps(dict(
                           payload, kind="exception", action_url="https://member.kms.kuronekoyamato.co.jp/parcel/detail?pno=1",
-                          action_title="日時・場所を変更")))
+                          action_title="再配達・日時変更")))
             wait(lambda: len(shown()) == 3, "the exception was not shown")
             self.assertEqual([a["action"] for a in shown()[2]["actions"]], ["change"])
             # A click, as the browser reports it: the notificationclick event with the shown notification's

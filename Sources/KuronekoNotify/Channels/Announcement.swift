@@ -84,7 +84,8 @@ public struct Announcement: Sendable, Hashable {
         }
         let path = shipment.trackingNumber.digits
         self.number = path
-        actionTitle = japanese ? "日時・場所を変更" : "Change the delivery"
+        // Named where households look for it: 再配達 (the carriers' pages take redelivery and a new day alike).
+        actionTitle = japanese ? "再配達・日時変更" : "Redelivery or another day"
         link = publicURL.map { $0.appendingPathComponent("parcel").appendingPathComponent(path) }
         actionLink =
             kind == .exception || kind == .keptReminder ? (shipment.changeDeliveryURL ?? Self.redelivery(for: shipment)) : nil
