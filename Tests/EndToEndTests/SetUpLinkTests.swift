@@ -15,6 +15,17 @@ struct SetUpLinkTests {
                 + "Content-Length: \(body.utf8.count)\r\n\r\n\(body)")
     }
 
+    @Test("listening on every address, the link names one a phone can open, never 0.0.0.0")
+    func everyAddress() async throws {
+        let database = FileManager.default.temporaryDirectory.appendingPathComponent("setup-\(UUID().uuidString).sqlite").path
+        let server = try await ServerProcess(["serve", "--demo", "--host", "0.0.0.0", "--db", database], host: #"0\.0\.0\.0"#)
+        defer { try? FileManager.default.removeItem(atPath: database) }
+        #expect(await server.waitForLog("no account yet: http://", timeout: .seconds(60)))
+        let host = try #require(server.logSoFar.firstMatch(of: /no account yet: http:\/\/([^:\/]+):/)?.1).description
+        #expect(host != "0.0.0.0", "\(server.logSoFar)")
+        _ = await server.stop()
+    }
+
     @Test func firstAccountFromTheLink() async throws {
         let database = FileManager.default.temporaryDirectory.appendingPathComponent("setup-\(UUID().uuidString).sqlite").path
         let server = try await ServerProcess(["serve", "--demo", "--db", database])

@@ -460,7 +460,7 @@ public final class Server: Sendable {
 
     /// With no account yet, a one-time link that makes the first (the admin of every list), for 24 hours: an
     /// invitation like an admin's, said in the log the operator reads. Each start without an account makes a new one.
-    func announceSetUpLink(origin: String) async {
+    func announceSetUpLink(origins: [String]) async {
         guard let accounts = store as? any AccountStore, (try? await accounts.hasAccounts()) == false else { return }
         let token = Secrets.random(bytes: 32, prefix: "inv_")
         let now = clock.now
@@ -472,10 +472,13 @@ public final class Server: Sendable {
             notices.notice("no account yet, and the set-up link could not be made: \(error)", level: .warning)
             return
         }
-        let link = "\(origin)/join#\(token)"
+        let links = origins.map { "\($0)/join#\(token)" }
+        let link = links.first ?? "/join#\(token)"
+        let others = links.dropFirst()
         notices.notice(
             "no account yet: \(link) makes the first, the admin of every list (once, within 24 hours; or kuroneko users "
-                + "add NAME); until then the API is open to anyone who can reach it",
+                + "add NAME)" + (others.isEmpty ? "" : "; the same link at this machine's other addresses: "
+                + others.joined(separator: " ")) + "; until then the API is open to anyone who can reach it",
             jsonFields: [("setup_url", .text(link))])
     }
 
@@ -508,7 +511,11 @@ public final class Server: Sendable {
                     + "@name for the abstract namespace, is expected); a Type=notify unit will time out",
                 level: .warning, jsonFields: [("notify_socket", .text(environment["NOTIFY_SOCKET"] ?? ""))])
         }
-        await announceSetUpLink(origin: configuration.publicURL.map(VAPID.origin(of:)) ?? url)
+        // An address a phone can open: the public URL, else the one listened on, else (every address) this machine's.
+        await announceSetUpLink(
+            origins: SetUpLinkOrigins.origins(
+                publicOrigin: configuration.publicURL.map(VAPID.origin(of:)), scheme: http.scheme, host: http.urlHost,
+                port: Int(http.port), machine: ["0.0.0.0", "[::]"].contains(http.urlHost) ? SetUpLinkOrigins.machineAddresses() : []))
         let services = Task { [background, notices, serviceStopped] in
             await ServiceGroup(
                 services: background,
