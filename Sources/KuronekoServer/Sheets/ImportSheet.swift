@@ -44,7 +44,7 @@ public struct ImportSheet {
     ///   - row: the file row `first` is on (1-based): a header below other rows is not the first.
     public init(
         first: [String], column chosenColumn: String?, labelColumn labelName: String?, chosen: [RecordRole: String] = [:],
-        layout: SheetLayout? = nil, row: Int = 1
+        layout: SheetLayout? = nil, row: Int = 1, columnOption: String = "--column"
     ) throws(SheetLayoutError) {
         let recognised = (try? RecordColumns(header: first, chosen: [:], layout: layout))?.roles[.number]
         let column = chosenColumn ?? recognised.map { String($0 + 1) } ?? "1"
@@ -61,7 +61,7 @@ public struct ImportSheet {
             }
             return found
         }
-        let numberColumn = try index(of: column, option: "--column", headerRow: first)
+        let numberColumn = try index(of: column, option: columnOption, headerRow: first)
         // A first row whose number cell holds no number is a header; a named column always has one.
         let firstCell = first[numberColumn]
         let hasHeader =
@@ -80,7 +80,7 @@ public struct ImportSheet {
         do {
             record = try RecordColumns(header: header, width: first.count, chosen: roles, layout: layout)
         } catch {
-            throw SheetLayoutError(description: "\(error)")
+            throw SheetLayoutError(description: error.description(option: columnOption))
         }
         labelColumn = chosenLabel ?? record.roles[.label]
     }

@@ -86,10 +86,9 @@ struct SheetImportReading {
         do {
             layout = try ImportSheet(
                 first: cells, column: column, labelColumn: nil, chosen: chosen.filter { $0.key != .number }, layout: known,
-                row: waiting[at].number)
+                row: waiting[at].number, columnOption: "column")
         } catch {
-            // The command line's option is the upload's `column` parameter.
-            throw .bad("the sheet's columns: " + "\(error)".replacingOccurrences(of: "--column ", with: "column "))
+            throw .bad("the sheet's columns: \(error)")
         }
         self.sheet = layout
         report.describe(layout)

@@ -327,15 +327,18 @@ public enum RecordColumnsError: Error, Sendable, Equatable, CustomStringConverti
     case noColumn(RecordRole, String, [String])
     case noRole(String)
 
-    public var description: String {
+    public var description: String { description(option: "--column") }
+
+    /// The line, naming the choice as the caller takes it: `--column` on the command line, `column` in an upload.
+    public func description(option: String) -> String {
         switch self {
         case .beyond(let role, let number, let count):
-            "--column \(role.rawValue)=\(number) is beyond the file's \(count) columns"
+            "\(option) \(role.rawValue)=\(number) is beyond the file's \(count) columns"
         case .noRole(let name):
-            "--column \(name.prefix(40))=…: no such role; the roles are "
+            "\(option) \(name.prefix(40))=…: no such role; the roles are "
                 + RecordRole.allCases.map(\.rawValue).joined(separator: ", ")
         case .noColumn(let role, let name, let header):
-            "--column \(role.rawValue)=\(name.prefix(80)): no column of that name; the header has "
+            "\(option) \(role.rawValue)=\(name.prefix(80)): no column of that name; the header has "
                 + header.prefix(30).map { String($0.prefix(40)) }.joined(separator: ", ")
         }
     }

@@ -57,7 +57,7 @@ extension WatchRoutes {
                 }
                 chosen[role] = column
             } catch let error as RecordColumnsError {
-                throw RouteProblem.bad(String("\(error)".dropFirst(2)))
+                throw RouteProblem.bad(error.description(option: "column"))
             }
         }
         guard !request.body.isEmpty, request.body.count <= Self.importBytes else {
