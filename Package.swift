@@ -45,8 +45,13 @@ let package = Package(
         ),
         // The watch list behind a protocol: models, statements, migrations, the SQLite engine, the outbox.
         .target(name: "KuronekoStore", dependencies: ["Kuroneko", "CSQLite"]),
+        .systemLibrary(
+            name: "CMosquitto",
+            pkgConfig: "libmosquitto",
+            providers: [.apt(["libmosquitto-dev"])]
+        ),
         // Outbound channels (today the signed webhook and the address guard); knows no storage.
-        .target(name: "KuronekoNotify", dependencies: ["Kuroneko", "CCrypto", "CCurl"]),
+        .target(name: "KuronekoNotify", dependencies: ["Kuroneko", "CCrypto", "CCurl", "CMosquitto"]),
         .systemLibrary(
             name: "CPostgres",
             pkgConfig: "libpq",

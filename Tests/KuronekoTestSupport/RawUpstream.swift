@@ -13,8 +13,10 @@ public final class RawUpstream: Sendable {
     private let listener: Int32
     private let answered = Counter()
 
-    /// - Parameter answer: writes the answer to the connected socket; the socket is closed afterwards.
-    public init(answer: @escaping @Sendable (Int32) -> Void) throws {
+    /// - Parameters:
+    ///   - readsRequest: read an HTTP request whole before `answer` (else `answer` has the socket as it connected).
+    ///   - answer: writes the answer to the connected socket; the socket is closed afterwards.
+    public init(readsRequest: Bool = true, answer: @escaping @Sendable (Int32) -> Void) throws {
         let descriptor = socket(AF_INET, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
         guard descriptor >= 0 else { throw POSIXError(.EMFILE) }
         var address = sockaddr_in()
@@ -38,7 +40,7 @@ public final class RawUpstream: Sendable {
                 let connection = accept(descriptor, nil, nil)
                 guard connection >= 0 else { return }
                 Thread.detachNewThread {
-                    Self.readRequest(connection)
+                    if readsRequest { Self.readRequest(connection) }
                     answer(connection)
                     close(connection)
                     counter.count.withLock { $0 += 1 }

@@ -11,22 +11,27 @@ public enum MQTTEvent: Sendable, Equatable {
     case connected
     /// A message on a subscribed topic.
     case message(MQTTMessage)
-    /// The connection was lost or refused (one line why); the client connects again by itself.
-    case disconnected(String)
+    /// The connection was lost or refused (one line why); the client connects again by itself after `retryIn`
+    /// seconds (``MQTTReconnect``).
+    case disconnected(String, retryIn: Double)
 }
 
-/// An MQTT 3.1.1 client of the project's own (no library): one connection at a time on a thread of its own
-/// (blocking socket calls never run on the cooperative pool), over TCP or TLS (``ClientConnection``). It
-/// connects with a clean session and a will, subscribes, sends what ``publish(_:)`` queues at QoS 0, answers the
-/// broker's pings, and after a loss connects again (``MQTTReconnect``: 1 s, doubling to 30 s, from 1 s again only
-/// after a connection that stayed up a minute). Bounded: at most ``queueLimit``
-/// messages wait; more renews the connection (its `connected` event tells the owner to publish everything again,
-/// which is what a retained state needs anyway); a packet from the broker over 256 KiB ends the connection.
+/// An MQTT 3.1.1 client on libmosquitto (the broker's authors' library, Debian's libmosquitto1): one connection at
+/// a time (``MosquittoConnection``, its handle owned by one thread of this client's: nothing blocks the
+/// cooperative pool), over TCP or TLS. It connects with a clean session and a will, subscribes, sends what
+/// ``publish(_:)`` queues at QoS 0 (libmosquitto answers the broker's pings), and after a loss connects again
+/// (``MQTTReconnect``: 1 s, doubling to 30 s, from 1 s again only after a connection that stayed up a minute).
+/// Bounded: at most ``queueLimit`` messages wait here and at most ``batch`` in libmosquitto; more renews the
+/// connection (its `connected` event tells the owner to publish everything again, which is what a retained state
+/// needs anyway); a message from the broker over 256 KiB ends the connection (libmosquitto reads a packet whole
+/// before handing it over: MQTT caps one at 256 MiB).
 public final class MQTTClient: Sendable {
     /// The most messages waiting to be written.
     public static let queueLimit = 10_000
-    /// The largest packet read from the broker.
+    /// The largest message taken from the broker.
     static let maximumPacket = 256 << 10
+    /// The most messages handed to libmosquitto at once (more wait here until it has written them).
+    static let batch = 1_000
 
     private struct State {
         var outgoing: [MQTTMessage] = []
@@ -134,21 +139,16 @@ public final class MQTTClient: Sendable {
     private func run() {
         var reconnect = MQTTReconnect()
         while !stopping {
-            var reason = ""
             var openedAt: Double?
-            do {
-                try converse(opened: { openedAt = Self.uptime })
-            } catch {
-                // A connection's error names the host already.
-                reason = error is ConnectionError ? "\(error)" : "\(settings): \(error)"
-            }
+            let reason = converse(opened: { openedAt = Self.uptime })
             state.withLock { state in
                 state.connected = false
                 state.outgoing = []
             }
             if stopping { break }
-            continuation.yield(.disconnected(reason))
-            waitForWake(upTo: reconnect.ended(lasted: openedAt.map { Self.uptime - $0 }))
+            let pause = reconnect.ended(lasted: openedAt.map { Self.uptime - $0 })
+            continuation.yield(.disconnected(reason, retryIn: pause))
+            waitForWake(upTo: pause)
         }
         continuation.finish()
         let waiting = state.withLock { state -> [CheckedContinuation<Void, Never>] in
@@ -159,84 +159,60 @@ public final class MQTTClient: Sendable {
         for waiter in waiting { waiter.resume() }
     }
 
-    /// One connection from CONNECT to its end: returns when stopped, throws when it is lost; `opened` is called
+    /// One connection from CONNECT to its end: returns `""` when stopped, else why it ended; `opened` is called
     /// once the broker has accepted it.
-    private func converse(opened: () -> Void) throws {
-        let connection = try ClientConnection(
-            host: settings.host, port: settings.port, timeout: settings.timeout, tls: settings.tls,
-            caFile: settings.caFile)
-        let connect = MQTTPacket.connect(
-            clientID: settings.clientID, keepAlive: settings.keepAlive, user: settings.user,
-            password: settings.password, will: will)
-        try connection.write(connect.encoded)
-        var reader = MQTTPacketReader(maximumPacket: Self.maximumPacket)
-        var answer: MQTTPacket?
-        while answer == nil {
-            reader.feed(try connection.read(upTo: 4_096))
-            answer = try reader.next()
+    private func converse(opened: () -> Void) -> String {
+        let connection: MosquittoConnection
+        do {
+            connection = try MosquittoConnection(
+                settings: settings, subscriptions: subscriptions, will: will, maximumPayload: Self.maximumPacket)
+        } catch {
+            return error.description
         }
-        guard case .connectAcknowledged(let code) = answer else {
-            throw MQTTProtocolError(description: "the broker answered CONNECT with another packet")
-        }
-        guard code == 0 else { throw MQTTProtocolError(description: "the broker refused the connection: \(MQTTPacket.refusal(code))") }
-        if !subscriptions.isEmpty {
-            try connection.write(MQTTPacket.subscribe(packetID: 1, filters: subscriptions).encoded)
-        }
-        connection.makeNonBlocking()
-        opened()
-        state.withLock {
-            $0.connected = true
-            $0.overflowed = false
-        }
-        continuation.yield(.connected)
-        let keepAlive = Double(settings.keepAlive)
-        var lastSent = Self.uptime
-        var pingSent: Double?
+        let deadline = Self.uptime + settings.timeout
+        var stopSent: Double?
         while true {
             drainWake()
-            let (batch, stopping, last, overflowed) = state.withLock { state in
-                defer { state.outgoing = [] }
-                return (state.outgoing, state.stopping, state.last, state.overflowed)
+            for message in connection.turn() { continuation.yield(.message(message)) }
+            if let reason = connection.ended { return stopSent == nil ? reason : "" }
+            if stopSent == nil, !connection.accepted, Self.uptime > deadline {
+                return "\(settings): no answer within \(Int(settings.timeout)) s"
+            }
+            if connection.accepted, !state.withLock({ $0.connected }) {
+                opened()
+                state.withLock {
+                    $0.connected = true
+                    $0.overflowed = false
+                }
+                continuation.yield(.connected)
+            }
+            let (batch, stopping, last, overflowed) = state.withLock { state -> ([MQTTMessage], Bool, [MQTTMessage], Bool) in
+                let room = connection.wantsWrite ? 0 : Self.batch
+                let batch = Array(state.outgoing.prefix(room))
+                state.outgoing.removeFirst(batch.count)
+                return (batch, state.stopping, state.last, state.overflowed)
             }
             if overflowed {
-                throw MQTTProtocolError(
-                    description: "more than \(Self.queueLimit) messages waited: the connection is renewed and all sent again")
+                return "more than \(Self.queueLimit) messages waited: the connection is renewed and all sent again"
             }
-            for message in batch { try connection.write(MQTTPacket.publish(message, packetID: nil).encoded) }
-            if !batch.isEmpty { lastSent = Self.uptime }
+            for message in batch { connection.publish(message) }
             if stopping {
-                for message in last { try connection.write(MQTTPacket.publish(message, packetID: nil).encoded) }
-                try connection.write(MQTTPacket.disconnect.encoded)
-                return
-            }
-            // What the broker sent, a bounded amount at a time so writing is never starved.
-            var chunks = 0
-            while chunks < 16, let bytes = try connection.readAvailable(upTo: 64 << 10) {
-                chunks += 1
-                reader.feed(bytes)
-                while let packet = try reader.next() {
-                    switch packet {
-                    case .publish(let message, let packetID):
-                        if let packetID { try connection.write(MQTTPacket.publishAcknowledged(packetID: packetID).encoded) }
-                        continuation.yield(.message(message))
-                    case .pingResponse: pingSent = nil
-                    case .subscribeAcknowledged, .publishAcknowledged: break
-                    default: throw MQTTProtocolError(description: "the broker sent a packet out of place")
+                // Everything last, then DISCONNECT; written within the timeout, or given up.
+                if stopSent == nil {
+                    if connection.accepted {
+                        for message in last { connection.publish(message) }
+                        connection.disconnect()
                     }
+                    stopSent = Self.uptime
                 }
+                if !connection.accepted || connection.socket < 0 || Self.uptime - (stopSent ?? 0) > settings.timeout { return "" }
             }
-            let now = Self.uptime
-            if let pingSent, now - pingSent > keepAlive {
-                throw MQTTProtocolError(description: "no answer to a ping for \(Int(keepAlive)) s")
+            if connection.socket < 0 { return "\(settings): the connection closed" }
+            if !batch.isEmpty || connection.hasBufferedInput || (state.withLock { !$0.outgoing.isEmpty } && !connection.wantsWrite) {
+                continue
             }
-            if pingSent == nil, now - lastSent >= keepAlive / 2 {
-                try connection.write(MQTTPacket.pingRequest.encoded)
-                pingSent = now
-                lastSent = now
-            }
-            if chunks == 16 || connection.hasBufferedInput { continue }
             var ready = [
-                pollfd(fd: connection.socket, events: Int16(POLLIN), revents: 0),
+                pollfd(fd: connection.socket, events: Int16(POLLIN) | (connection.wantsWrite ? Int16(POLLOUT) : 0), revents: 0),
                 pollfd(fd: wakeRead, events: Int16(POLLIN), revents: 0),
             ]
             _ = poll(&ready, 2, 1_000)

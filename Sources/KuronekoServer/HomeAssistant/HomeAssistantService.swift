@@ -89,7 +89,7 @@ struct HomeAssistantService: Service {
                 client.publish(bridge.announce(desired))
                 lastAnnounce = clock.uptime
                 announceDue = false
-            case .mqtt(.disconnected(let reason)):
+            case .mqtt(.disconnected(let reason, _)):
                 if let line = notes.disconnected(reason, at: seconds(clock.uptime)) {
                     log("home assistant: \(line); trying again (every 30 s at most)")
                 }
