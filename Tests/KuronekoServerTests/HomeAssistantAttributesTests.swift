@@ -53,3 +53,37 @@ struct HomeAssistantAttributesTests {
         #expect(moving["redelivery_url"] as? String == onTheWay.changeDeliveryURL?.absoluteString)
     }
 }
+
+/// A delivered parcel's sensor shows 配達完了 for the rest of the day it was delivered (Japan's day), counted in no
+/// fixed sensor, and is gone the next day.
+@Suite("Home Assistant: 配達完了 until the day ends")
+struct HomeAssistantDeliveredTests {
+    @Test func shownTheDayItArrivedGoneTheNext() async throws {
+        let harness = await Harness()
+        let number = ValidNumbers.numbers(1)[0]
+        _ = try await harness.store.add(number, carrier: .yamato, label: "靴", owner: .local, webhook: nil, now: harness.clock.now)
+        let arrived = try #require(JapanDateTime(year: 2026, month: 12, day: 6, time: .init(hour: 10, minute: 5)))
+        var shipment = MorningSummaryTests.shipment(number, .delivered, "配達完了")
+        shipment.deliveredAt = arrived
+        _ = try await harness.store.record(shipment, fetchedAt: harness.clock.now) { _, _ in nil }
+        let watch = try #require(try await harness.store.watch(number, owner: .local))
+        var settings = HomeAssistantSettings()
+        settings.parcelSensors = true
+        let state = "kuroneko/parcel_\(number.digits)/state"
+        let config = "homeassistant/sensor/kuroneko/parcel_\(number.digits)/config"
+        func messages(at hour: Int, day: Int) throws -> [String: Data] {
+            let now = try #require(JapanDateTime(year: 2026, month: 12, day: day, time: .init(hour: hour, minute: 0))).instant
+            return HomeAssistantEntities.messages([], delivered: [watch], now: now, settings: settings, version: "test")
+        }
+        let evening = try messages(at: 23, day: 6)
+        #expect(evening[state] == Data("配達完了".utf8))
+        #expect(evening[config] != nil)
+        #expect(evening["kuroneko/in_transit/state"] == Data("0".utf8), "counted in transit no more")
+        #expect(evening["kuroneko/arriving_today/state"] == Data("0".utf8))
+        let nextMorning = try messages(at: 0, day: 7)
+        #expect(nextMorning[state] == nil && nextMorning[config] == nil, "gone the next day")
+        // Without parcel sensors, nothing of it.
+        settings.parcelSensors = false
+        #expect(HomeAssistantEntities.messages([], delivered: [watch], now: arrived.instant, settings: settings, version: "t")[state] == nil)
+    }
+}

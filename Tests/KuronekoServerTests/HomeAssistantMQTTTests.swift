@@ -157,15 +157,19 @@ struct HomeAssistantMQTTTests {
         #expect(try await eventually(within: .seconds(120)) { listener.last(state) == Data("配達中".utf8) })
         #expect(listener.last("kuroneko/arriving_today/state") == Data("3".utf8))
 
-        // Delivered and finished: its config is deleted (an empty retained message), then its state.
+        // Delivered and finished: its sensor shows 配達完了 for the rest of the day (counted in transit no more)…
         _ = try await household.store.record(
             MorningSummaryTests.shipment(number, .delivered, "配達完了"), fetchedAt: Date()) { _, _ in nil }
         let config = "homeassistant/sensor/kuroneko/parcel_\(number.digits)/config"
-        #expect(try await eventually(within: .seconds(30)) { listener.last(config) == Data() && listener.last(state) == Data() })
+        #expect(try await eventually(within: .seconds(30)) { listener.last(state) == Data("配達完了".utf8) })
         #expect(listener.last("kuroneko/in_transit/state") == Data("2".utf8))
+        #expect(listener.last(config).map { !$0.isEmpty } == true, "its entity stays")
         let late = MQTTListener(port: broker.port)
         #expect(try await eventually(within: .seconds(30)) { late.retained["kuroneko/in_transit/state"] == Data("2".utf8) })
-        #expect(late.retained[config] == nil && late.retained[state] == nil, "nothing of it is kept")
+        #expect(late.retained[state] == Data("配達完了".utf8))
+        // …and removed from the list, it goes at once: its config deleted (an empty retained message), then its state.
+        #expect(try await household.store.remove(number, owner: .local))
+        #expect(try await eventually(within: .seconds(120)) { listener.last(config) == Data() && listener.last(state) == Data() })
         running.cancel()
         await running.value
         await late.stop()

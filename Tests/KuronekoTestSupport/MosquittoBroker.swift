@@ -113,7 +113,9 @@ public final class MQTTListener: Sendable {
     private let reader: Task<Void, Never>
 
     public init(port: Int) {
-        let settings = try! MQTTSettings(url: "mqtt://127.0.0.1:\(port)", password: nil)
+        var settings = try! MQTTSettings(url: "mqtt://127.0.0.1:\(port)", password: nil)
+        // Each its own: a broker ends the older of two connections with one client id.
+        settings.clientID = "listener-\(UUID().uuidString.prefix(8))"
         client = MQTTClient(settings: settings, subscriptions: ["homeassistant/#", "kuroneko/#"], will: nil)
         let heard = self.heard
         let events = client.events

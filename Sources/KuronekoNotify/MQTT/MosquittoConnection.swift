@@ -68,7 +68,8 @@ final class MosquittoConnection {
             }
         }
         let code = mosquitto_connect_async(handle, settings.host, Int32(settings.port), Int32(settings.keepAlive))
-        if code != MOSQ_ERR_SUCCESS.rawValue { throw ConnectionError(description: describe(code)) }
+        let failure = errno
+        if code != MOSQ_ERR_SUCCESS.rawValue { throw ConnectionError(description: describe(code, errno: failure)) }
     }
 
     deinit {
@@ -88,7 +89,7 @@ final class MosquittoConnection {
 
     private func answered(_ code: Int32) {
         guard code == 0 else {
-            end("the broker refused the connection: \(Self.refusal(code))")
+            end("\(settings): the broker refused the connection: \(Self.refusal(code))")
             return
         }
         accepted = true
@@ -96,13 +97,14 @@ final class MosquittoConnection {
     }
 
     private func lost(_ code: Int32) {
-        if code != MOSQ_ERR_SUCCESS.rawValue { end(describe(code)) }
+        let failure = errno
+        if code != MOSQ_ERR_SUCCESS.rawValue { end(describe(code, errno: failure)) }
     }
 
     private func heard(_ message: mosquitto_message) {
         let count = Int(max(0, message.payloadlen))
         guard count <= maximumPayload else {
-            end("the broker sent a message larger than \(maximumPayload >> 10) KiB")
+            end("\(settings): the broker sent a message larger than \(maximumPayload >> 10) KiB")
             return
         }
         guard let topic = message.topic else { return }
@@ -110,9 +112,9 @@ final class MosquittoConnection {
         received.append(MQTTMessage(topic: String(cString: topic), payload: payload, retain: message.retain))
     }
 
-    /// Ends with `reason` (naming the broker once), unless it has ended already.
+    /// Ends with `reason` (a line naming the broker), unless it has ended already.
     private func end(_ reason: String) {
-        if ended == nil { ended = reason.hasPrefix("\(settings):") ? reason : "\(settings): \(reason)" }
+        if ended == nil { ended = reason }
     }
 
     // MARK: The owner's calls
@@ -132,7 +134,8 @@ final class MosquittoConnection {
     func turn() -> [MQTTMessage] {
         for step in [{ mosquitto_loop_read(self.handle, 64) }, { mosquitto_loop_write(self.handle, 64) }, { mosquitto_loop_misc(self.handle) }] {
             let code = step()
-            if code != MOSQ_ERR_SUCCESS.rawValue { end(describe(code)) }
+            let failure = errno
+            if code != MOSQ_ERR_SUCCESS.rawValue { end(describe(code, errno: failure)) }
             if ended != nil { break }
         }
         defer { received = [] }
@@ -154,10 +157,12 @@ final class MosquittoConnection {
     }
 
     /// One line for a libmosquitto result code, naming the broker.
-    private func describe(_ code: Int32) -> String {
+    private func describe(_ code: Int32, errno failure: Int32) -> String {
         let what: String
         switch mosq_err_t(rawValue: code) {
-        case MOSQ_ERR_ERRNO: what = String(cString: strerror(errno))
+        case MOSQ_ERR_ERRNO where failure == ECONNREFUSED:
+            return "\(settings.host):\(settings.port) refused the connection (is the server running there?)"
+        case MOSQ_ERR_ERRNO: what = String(cString: strerror(failure))
         case MOSQ_ERR_KEEPALIVE: what = "no answer to a ping for \(settings.keepAlive) s"
         case MOSQ_ERR_CONN_LOST: what = "the broker closed the connection"
         case MOSQ_ERR_TLS, MOSQ_ERR_TLS_HANDSHAKE:

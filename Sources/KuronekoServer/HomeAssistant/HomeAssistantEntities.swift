@@ -61,9 +61,11 @@ struct HomeAssistantTopics: Sendable, Hashable {
 /// Every retained message the device's entities are made of, from the list's active parcels. Pure: the
 /// parcels, the time and the settings are given; the same inputs give the same bytes (keys sorted).
 enum HomeAssistantEntities {
-    static func messages(_ watches: [Watch], now: Date, settings: HomeAssistantSettings, version: String)
-        -> [String: Data]
-    {
+    /// - Parameter delivered: parcels seen delivered lately: one delivered today (Japan's day) keeps its sensor,
+    ///   showing 配達完了, until the day ends (counted in no fixed sensor).
+    static func messages(
+        _ watches: [Watch], delivered: [Watch] = [], now: Date, settings: HomeAssistantSettings, version: String
+    ) -> [String: Data] {
         let topics = HomeAssistantTopics(prefix: settings.discoveryPrefix, base: settings.baseTopic)
         let japanese = settings.language == .japanese
         let today = JapanDateTime(now)
@@ -135,7 +137,12 @@ enum HomeAssistantEntities {
                 "payload_press": "PRESS",
             ])
         guard settings.parcelSensors else { return out }
-        for (watch, shipment, _) in parcels.prefix(HomeAssistantSettings.parcelSensorLimit) {
+        let active = Set(parcels.map(\.0.number))
+        let arrived = delivered.compactMap { watch -> (Watch, Shipment?, WatchFamily)? in
+            guard !active.contains(watch.number), deliveredToday(watch, today: today) else { return nil }
+            return (watch, watch.latest?.shipment, .delivered)
+        }
+        for (watch, shipment, _) in (parcels + arrived).prefix(HomeAssistantSettings.parcelSensorLimit) {
             let carrier = watch.carrier ?? shipment?.carrier
             let carrierName = carrier.map { japanese ? $0.name : $0.englishName } ?? ""
             let state =
@@ -148,6 +155,14 @@ enum HomeAssistantEntities {
                 attributes: summary(watch, shipment, japanese: japanese))
         }
         return out
+    }
+
+    /// Delivered on `today` (Japan's day: the page's time of delivery, else of its last event, else when it was
+    /// read): the day it shows 配達完了 before its sensor goes.
+    static func deliveredToday(_ watch: Watch, today: JapanDateTime) -> Bool {
+        guard let latest = watch.latest, let shipment = latest.shipment, WatchFamily(shipment) == .delivered else { return false }
+        let at = shipment.deliveredAt ?? shipment.events.last?.at ?? JapanDateTime(latest.fetchedAt)
+        return (at.year, at.month, at.day) == (today.year, today.month, today.day)
     }
 
     /// Out for delivery, or planned for today (and not delivered, nor waiting after a missed delivery).

@@ -29,6 +29,8 @@ struct HomeAssistantService: Service {
     static let refreshPause: Duration = .seconds(60)
     /// The most watches of the list read.
     static let watchesRead = 10_000
+    /// The most changes read at a tick (to see what was delivered; more are counted as a change all the same).
+    static let changesRead = 200
     /// The shortest time between two whole announcements for Home Assistant's birth messages (a broker or a
     /// client that floods `homeassistant/status` gets one every 5 s, not one each).
     static let announcePause: Duration = .seconds(5)
@@ -66,6 +68,7 @@ struct HomeAssistantService: Service {
         var bridge = HomeAssistantBridge(topics: topics)
         var desired: [String: Data] = [:]
         var cursor: Int64?
+        var delivered: [TrackingNumber: Watch] = [:]
         var lastRead: Duration?
         var lastPress: Duration?
         var connected = false
@@ -82,7 +85,7 @@ struct HomeAssistantService: Service {
             case .mqtt(.connected):
                 connected = true
                 if let line = notes.connected(at: seconds(clock.uptime)) { log("home assistant: \(line)") }
-                if let read = await read() {
+                if let read = await read(delivered: &delivered) {
                     desired = read
                     lastRead = clock.uptime
                 }
@@ -130,9 +133,9 @@ struct HomeAssistantService: Service {
                 }
                 let stale = lastRead.map { clock.uptime - $0 >= .seconds(60) } ?? true
                 var due = stale
-                if !due { due = await changed(since: &cursor) }
+                if !due { due = await changed(since: &cursor, delivered: &delivered) }
                 guard due else { continue }
-                if let read = await read() {
+                if let read = await read(delivered: &delivered) {
                     desired = read
                     lastRead = clock.uptime
                     client.publish(bridge.update(desired))
@@ -145,10 +148,19 @@ struct HomeAssistantService: Service {
     }
 
     /// Whether the list changed after `cursor` (moved on); the first call only takes the cursor and says yes.
-    private func changed(since cursor: inout Int64?) async -> Bool {
+    /// A parcel among the changes that was delivered today is kept in `delivered` (at most
+    /// ``HomeAssistantSettings/parcelSensorLimit``), so its sensor shows 配達完了 until the day ends.
+    private func changed(since cursor: inout Int64?, delivered: inout [TrackingNumber: Watch]) async -> Bool {
         do {
-            let changes = try await store.changes(owner: settings.owner, since: cursor, limit: 1, now: clock.now)
+            let changes = try await store.changes(owner: settings.owner, since: cursor, limit: Self.changesRead, now: clock.now)
             defer { cursor = changes.cursor }
+            let today = JapanDateTime(clock.now)
+            for watch in changes.watches {
+                guard HomeAssistantEntities.deliveredToday(watch, today: today) else { continue }
+                if delivered.count < HomeAssistantSettings.parcelSensorLimit || delivered[watch.number] != nil {
+                    delivered[watch.number] = watch
+                }
+            }
             return cursor == nil || !changes.watches.isEmpty || !changes.removed.isEmpty
         } catch {
             cursor = nil
@@ -157,10 +169,17 @@ struct HomeAssistantService: Service {
     }
 
     /// What the entities should be now, or `nil` when the list cannot be read (nothing is changed then).
-    private func read() async -> [String: Data]? {
+    /// Parcels delivered on an earlier day are forgotten from `delivered` here.
+    private func read(delivered: inout [TrackingNumber: Watch]) async -> [String: Data]? {
+        let today = JapanDateTime(clock.now)
         do {
+            // Read again: one removed from the list since, or no longer delivered today, goes.
+            let kept = delivered.isEmpty ? [] : try await store.watches(owner: settings.owner, ids: delivered.values.map(\.id))
+            delivered = [:]
+            for watch in kept where HomeAssistantEntities.deliveredToday(watch, today: today) { delivered[watch.number] = watch }
             let watches = try await store.watches(owner: settings.owner, filter: .active, after: nil, limit: Self.watchesRead)
-            return HomeAssistantEntities.messages(watches, now: clock.now, settings: settings, version: KuronekoVersion.version)
+            return HomeAssistantEntities.messages(
+                watches, delivered: Array(delivered.values), now: clock.now, settings: settings, version: KuronekoVersion.version)
         } catch {
             failures.report(.homeAssistant, error)
             return nil
