@@ -1,5 +1,6 @@
 import Foundation
 import Kuroneko
+import KuronekoNotify
 import KuronekoStore
 import KuronekoTestSupport
 import Testing
@@ -85,5 +86,69 @@ struct HomeAssistantDeliveredTests {
         // Without parcel sensors, nothing of it.
         settings.parcelSensors = false
         #expect(HomeAssistantEntities.messages([], delivered: [watch], now: arrived.instant, settings: settings, version: "t")[state] == nil)
+    }
+}
+
+/// One meaning of "today": the web app's 今日 (the list's summary and its `forecast=today` narrowing), the morning
+/// summary's 配達中 and 今日お届け予定, and Home Assistant's 今日届く荷物 count the same parcels: out for delivery,
+/// or planned for today (the day the recipient asked for, else the carrier's), not one waiting after a missed
+/// delivery, delivered, or planned for another day.
+@Suite("One today: the web app, the morning summary and Home Assistant")
+struct OneTodayTests {
+    @Test func theSameParcelsEverywhere() async throws {
+        let harness = await Harness()
+        let now = harness.clock.now
+        let today = JapanDateTime(now)
+        let tomorrow = JapanDateTime(now.addingTimeInterval(86_400))
+        func day(_ date: JapanDateTime) -> ScheduledDelivery {
+            ScheduledDelivery(raw: "", date: JapanDateTime(year: date.year, month: date.month, day: date.day), windowStart: nil, windowEnd: nil)
+        }
+        let numbers = ValidNumbers.numbers(6)
+        var requested = MorningSummaryTests.shipment(numbers[2], .inTransit, "輸送中", planned: day(tomorrow))
+        requested.requestedDelivery = day(today)
+        let missedAt = JapanDateTime(now.addingTimeInterval(-3_600))
+        let shipments = [
+            MorningSummaryTests.shipment(numbers[0], .outForDelivery, "配達中"),
+            MorningSummaryTests.shipment(numbers[1], .inTransit, "輸送中", planned: day(today)),
+            requested,
+            MorningSummaryTests.shipment(
+                numbers[3], .attemptFailed, "持戻（ご不在）", planned: day(today),
+                events: [TrackingEvent(label: "持戻（ご不在）", labelEnglish: nil, code: .attemptFailed, at: missedAt, dateText: nil, place: nil)]),
+            MorningSummaryTests.shipment(numbers[4], .inTransit, "輸送中", planned: day(tomorrow)),
+            MorningSummaryTests.shipment(numbers[5], .delivered, "配達完了", planned: day(today)),
+        ]
+        for (number, shipment) in zip(numbers, shipments) {
+            _ = try await harness.store.add(number, carrier: .yamato, label: nil, owner: .local, webhook: nil, now: now)
+            _ = try await harness.store.record(shipment, fetchedAt: now) { [now] _, _ in now.addingTimeInterval(600) }
+        }
+        let expected: Set<String> = Set(numbers[0..<3].map(\.digits))
+
+        // The web app: the count on its 今日 chip and the list it narrows to.
+        var query = WatchQuery()
+        let summary = try await harness.store.watchSummary(owner: .local, matching: query, now: now)
+        query.forecast = .today
+        let narrowed = try await harness.store.watches(owner: .local, matching: query, after: nil, limit: 100, now: now)
+        #expect(summary.forecastToday == expected.count)
+        #expect(Set(narrowed.map(\.number.digits)) == expected)
+        query.forecast = .tomorrow
+        let tomorrows = try await harness.store.watches(owner: .local, matching: query, after: nil, limit: 100, now: now)
+        #expect(tomorrows.map(\.number.digits) == [numbers[4].digits], "the requested one is today's, not tomorrow's")
+        #expect(summary.forecastTomorrow == 1)
+
+        // Home Assistant.
+        let watches = try await harness.store.watches(owner: .local, filter: .active, after: nil, limit: 100)
+        let messages = HomeAssistantEntities.messages(watches, now: now, settings: HomeAssistantSettings(), version: "t")
+        #expect(messages["kuroneko/arriving_today/state"] == Data("\(expected.count)".utf8))
+        let listed = (try JSONSerialization.jsonObject(with: messages["kuroneko/arriving_today/attributes"] ?? Data()) as? [String: Any])?["parcels"] as? [[String: Any]]
+        #expect(Set(listed?.compactMap { $0["number"] as? String } ?? []) == expected)
+
+        // The morning summary: out for delivery and planned today (the missed one in a section of its own).
+        var parcels: [(number: TrackingNumber, label: String?, shipment: Shipment)] = []
+        for (number, shipment) in zip(numbers, shipments) { parcels.append((number: number, label: nil, shipment: shipment)) }
+        let morning = try #require(MorningSummary.compose(parcels, today: today))
+        func digits(_ items: [MorningSummary.Item]) -> [String] { items.map { String($0.number.filter(\.isNumber)) } }
+        let comes: [MorningSummary.Item] = morning.items.filter { $0.section == .out || $0.section == .today }
+        #expect(Set(digits(comes)) == expected)
+        #expect(digits(morning.items.filter { $0.section == .waiting }) == [numbers[3].digits])
     }
 }

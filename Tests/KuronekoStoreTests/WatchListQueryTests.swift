@@ -260,9 +260,8 @@ struct WatchListQueryTests {
                     if watch.active { expected.active += 1 }
                     expected.byFamily[WatchFamily(code).rawValue, default: 0] += 1
                     if let code { expected.byCode[code.rawValue, default: 0] += 1 }
-                    if watch.active, watch.latest?.shipment?.scheduledDelivery?.date.map(ForecastDay.isoDate)
-                        == ForecastDay.today.isoDate(now: now)
-                    {
+                    // Today's as Shipment.arrives(on:) says: out for delivery, or planned today.
+                    if watch.active, watch.latest?.shipment?.arrives(on: today) == true {
                         expected.forecastToday += 1
                     }
                 }

@@ -39,9 +39,7 @@ public struct MorningSummary: Sendable, Hashable, Codable {
             } else if let missed = MissedDelivery(shipment) {
                 section = .waiting
                 detail = String(format: "%02d/%02d", missed.keptUntil.month, missed.keptUntil.day)
-            } else if shipment.status.code != .delivered, let planned = shipment.requestedDelivery ?? shipment.scheduledDelivery,
-                let date = planned.date, date.year == today.year, date.month == today.month, date.day == today.day
-            {
+            } else if shipment.arrives(on: today), let planned = shipment.requestedDelivery ?? shipment.scheduledDelivery {
                 section = .today
                 detail = planned.windowStart.map { "\($0)–\(planned.windowEnd ?? "")" }
             } else {

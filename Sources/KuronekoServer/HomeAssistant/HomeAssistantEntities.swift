@@ -165,13 +165,10 @@ enum HomeAssistantEntities {
         return (at.year, at.month, at.day) == (today.year, today.month, today.day)
     }
 
-    /// Out for delivery, or planned for today (and not delivered, nor waiting after a missed delivery).
+    /// Out for delivery, or planned for today (``Shipment/arrives(on:)``: the web app's 今日 and the morning summary
+    /// ask the same).
     static func arrivesToday(_ shipment: Shipment, today: JapanDateTime) -> Bool {
-        if shipment.status.code == .outForDelivery { return true }
-        guard shipment.status.code != .delivered, MissedDelivery(shipment) == nil,
-            let date = (shipment.requestedDelivery ?? shipment.scheduledDelivery)?.date
-        else { return false }
-        return (date.year, date.month, date.day) == (today.year, today.month, today.day)
+        shipment.arrives(on: today)
     }
 
     /// When the carrier plans to bring it, today or later: the window's start, else the day's start.
