@@ -5,7 +5,7 @@ import KuronekoHTTP
 /// `Assets` folder (by the EmbedWebAssets plugin) and served by ``register(into:)``.
 ///
 /// Three files are entry points at fixed addresses, read fresh by every visit (`Cache-Control: no-cache`
-/// with an `ETag`): the page (at `/`, at `/parcel/NUMBER` and at `/settings`, so each view's link can be reloaded), the
+/// with an `ETag`): the page (at `/`, at `/parcel/NUMBER`, at `/settings` and at `/people`, so each view's link can be reloaded), the
 /// service worker (`/sw.js`, whose scope must be `/`) and the manifest. Everything else is under
 /// `/assets/VERSION/`, where VERSION is a fingerprint of all those files: it changes with any of them, so
 /// they are cached for a year. In the entry files `__ASSETS__` stands for that folder, `__VERSION__` for the
@@ -80,7 +80,7 @@ public struct WebApp: Sendable {
         return WebAsset(path: path, body: Data(text.utf8))
     }
 
-    /// Adds `GET /`, `/parcel/{number}`, `/settings`, `/sw.js`, `/manifest.webmanifest` and `/assets/{version}/{path...}`.
+    /// Adds `GET /`, `/parcel/{number}`, `/settings`, `/people`, `/sw.js`, `/manifest.webmanifest` and `/assets/{version}/{path...}`.
     public func register(into router: inout Router) {
         let app = self
         let pageHeaders = [
@@ -93,6 +93,9 @@ public struct WebApp: Sendable {
             app.page.response(to: request, cacheControl: "no-cache", extraHeaders: pageHeaders)
         }
         router.add("GET", "/settings") { request, _ in
+            app.page.response(to: request, cacheControl: "no-cache", extraHeaders: pageHeaders)
+        }
+        router.add("GET", "/people") { request, _ in
             app.page.response(to: request, cacheControl: "no-cache", extraHeaders: pageHeaders)
         }
         router.add("GET", "/join") { request, _ in

@@ -25,6 +25,7 @@ struct ChannelsCommand: ArgumentsCommand {
             body["lang"] = try arguments.choice(.lang) ?? "ja"
             if let kinds = arguments.text(.kinds) { body["kinds"] = kinds.split(separator: ",").map(String.init) }
             if let quiet = arguments.text(.quietHours) { body["quiet_hours"] = quiet }
+            if let time = arguments.text(.summaryAt) { body["summary_at"] = time }
             let numbers = Array(arguments.operands.dropFirst())
             if !numbers.isEmpty { body["numbers"] = numbers }
             let request: AddChannelRequest
@@ -51,11 +52,14 @@ struct ChannelsCommand: ArgumentsCommand {
                 terminal.print("\(name): \(value) (shown once)")
             }
         case "list":
+            let summaries = try await store.morningSummaryMinutes(owner: owner)
             for channel in try await store.channels(owner: owner) {
                 let shown = ChannelKindRegistry.standard.named(channel.kind)?.shown(destination: channel.destination)
+                // The morning summary's time where the channel hears it.
+                let summary = summaries[channel.id].map { " at " + MorningSummaryTime.text($0) } ?? ""
                 terminal.print(
                     "\(channel.id)  \(channel.kind)  \(shown ?? "-")  "
-                        + "\(channel.kinds.map(\.rawValue).joined(separator: ","))  \(channel.language)  "
+                        + "\(channel.kinds.map(\.rawValue).joined(separator: ","))\(summary)  \(channel.language)  "
                         + Self.state(of: channel))
             }
         case "remove":

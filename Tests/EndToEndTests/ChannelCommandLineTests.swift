@@ -54,6 +54,19 @@ struct ChannelCommandLineTests {
         #expect(
             try await KuronekoBinary.run(["channels", "remove", "1"], environment: environment).standardOutput
                 == "removed channel 1\n")
+        // The morning summary's time, set where the channel is made, and shown in the list; named in the help.
+        let morning = try await KuronekoBinary.run(
+            ["channels", "add", "--kind", "ntfy", "--url", "http://127.0.0.1:\(receiver.port)/family", "--kinds",
+             "morning_summary", "--summary-at", "06:30", "--allow-private"], environment: environment)
+        #expect(morning.status == 0, "\(morning.standardError)")
+        let withTime = try await KuronekoBinary.run(["channels", "list"], environment: environment)
+        #expect(withTime.standardOutput.contains("morning_summary at 06:30"), "\(withTime.standardOutput)")
+        let badTime = try await KuronekoBinary.run(
+            ["channels", "add", "--kind", "ntfy", "--url", "https://ntfy.example/x", "--kinds", "morning_summary",
+             "--summary-at", "25:00"], environment: environment)
+        #expect(badTime.status == 2 && badTime.standardError.contains("HH:MM"), "\(badTime.standardError)")
+        let help = try await KuronekoBinary.run(["channels", "--help"], environment: environment)
+        #expect(help.standardOutput.contains("--summary-at") && help.standardOutput.contains("morning_summary"))
     }
 
     @Test("a LINE channel: the token from the environment, never printed; notify-test reaches LINE's stand-in")

@@ -54,6 +54,22 @@ struct MorningSummaryTests {
         #expect(japanese.body.contains("12/10まで保管"))
         let english = Announcement(summary: summary, language: .english, publicURL: nil)
         #expect(english.title == "Today's parcels (3)" && english.body.contains("kept until 12/10"))
+        // After a missed delivery it says whom to call and where to ask for redelivery (the page's office, else the
+        // carrier's service centre).
+        var parcels = try Self.day(today)
+        parcels[3].shipment.offices = [CarrierOffice(role: "配達", name: "渋谷センター", telephone: "080-0000-1111")]
+        parcels[3].shipment.changeDeliveryURL = URL(string: "https://member.kms.kuronekoyamato.co.jp/parcel/detail?pno=1")
+        let told = try #require(MorningSummary.compose(parcels, today: today))
+        #expect(told.items[2].telephone == "080-0000-1111" && told.items[2].office == "渋谷センター")
+        #expect(told.items[0].telephone == nil && told.items[0].redelivery == nil, "only the missed one")
+        let lines = Announcement(summary: told, language: .japanese, publicURL: nil).body.split(separator: "\n").map(String.init)
+        let kept = try #require(lines.firstIndex { $0.contains("12/10まで保管") })
+        #expect(lines[kept + 1] == "　連絡先: 渋谷センター 080-0000-1111")
+        #expect(lines[kept + 2] == "　再配達: https://member.kms.kuronekoyamato.co.jp/parcel/detail?pno=1")
+        // A summary stored by an earlier build (without these fields) still reads.
+        let stored = Data(#"{"day":"2026-12-04","items":[{"section":"waiting","number":"1","detail":"12/10"}],"more":0}"#.utf8)
+        #expect(MorningSummary.decode(stored)?.items.first?.telephone == nil)
+        #expect(MorningSummary.decode(stored)?.items.count == 1)
         // Nothing to say: no summary. Today's planned parcel already delivered is not listed either.
         let quiet = try Self.day(today).filter { [.delivered, .inTransit].contains($0.shipment.status.code) && $0.label != "本" }
         #expect(MorningSummary.compose(quiet, today: today) == nil)

@@ -87,7 +87,7 @@ class HouseholdTests(BrowserTestCase):
         filters = self.d.execute_script("return [...document.querySelectorAll('.filters label')].map(e => e.textContent.trim())")
         self.assertEqual(filters, ["すべて", "追跡中", "完了"])
         self.assertEqual(serious_violations(self.d), [])
-        type(self).invitation = invite_from_settings(self, self.d, "staff")
+        type(self).invitation = invite_from_people_page(self, self.d, "staff")
         type(self).numbers = numbers
 
     def test_3_papa_joins_and_sees_the_same_list(self):
@@ -96,6 +96,7 @@ class HouseholdTests(BrowserTestCase):
         second.get(self.server.url + self.invitation)
         wait(lambda: second.find_elements(By.ID, "join-form"), "no join form")
         second.find_element(By.ID, "join-name").send_keys("papa")
+        second.find_element(By.ID, "join-display").send_keys("パパ")
         second.find_element(By.ID, "join-password").send_keys("papa-password")
         second.find_element(By.ID, "join-submit").click()
         wait(lambda: sorted(card_numbers(second)) == sorted(self.numbers), "papa does not see the household's list")
@@ -118,8 +119,9 @@ class HouseholdTests(BrowserTestCase):
         wait(lambda: sorted(ticked()) == ["exception", "kept_reminder", "overdue", "stalled"],
              lambda: f"papa's channel would hear {ticked()}")
         self.assertNotIn("changed", ticked())
-        # A staff member's people panel has no invitation form or log, and no "null" where they would be.
-        wait(lambda: snapshot(self.second, "#people-members"), "papa's settings show no members")
+        # A staff member's people page has no invitation form or log, and no "null" where they would be.
+        self.second.get(self.server.url + "/people")
+        wait(lambda: snapshot(self.second, "#people-members"), "papa's people page shows no members")
         self.assertNotIn("null", snapshot(self.second, "#people"))
         self.second.get(self.server.url + "/")
 
@@ -129,7 +131,7 @@ class HouseholdTests(BrowserTestCase):
         wait(lambda: card_numbers(self.second) == [self.numbers[1]], "papa's list still shows the removed parcel")
 
     def test_5_a_viewer_changes_nothing(self):
-        path = invite_from_settings(self, self.d, "viewer")
+        path = invite_from_people_page(self, self.d, "viewer")
         third = phone_in_japanese(self.server)
         try:
             third.get(self.server.url + path)
@@ -141,7 +143,7 @@ class HouseholdTests(BrowserTestCase):
             status, body = call(third, "DELETE", f"/v1/watches/{self.numbers[1]}")
             self.assertEqual((status, body["reason"]), (403, "viewer_only"))
             # The viewer's settings show the members, but nothing to invite, take out or audit.
-            third.get(self.server.url + "/settings")
+            third.get(self.server.url + "/people")
             wait(lambda: third.find_elements(By.CSS_SELECTOR, "#people:not([hidden]) #people-members li"), "no members shown")
             self.assertEqual(third.find_elements(By.ID, "people-invite-form"), [])
             self.assertEqual(third.find_elements(By.CSS_SELECTOR, "[data-remove-member]"), [])
@@ -151,8 +153,22 @@ class HouseholdTests(BrowserTestCase):
             third.quit()
 
     def test_6_the_admin_takes_a_member_out_and_reads_who_did_what(self):
+        # The people have a page of their own, linked from the notifications page (which holds none of them).
         self.d.get(self.server.url + "/settings")
+        wait(lambda: self.d.find_elements(By.CSS_SELECTOR, "#people-page-link a[href='/people']"), "no link to the people page")
+        self.assertEqual(self.d.find_elements(By.ID, "people-members"), [], "members on the notifications page")
+        self.d.find_element(By.CSS_SELECTOR, "#people-page-link a").click()
         wait(lambda: len(self.d.find_elements(By.CSS_SELECTOR, "#people-members li")) == 3, "three members not shown")
+        self.assertEqual(self.d.find_element(By.TAG_NAME, "h1").text, "メンバー")
+        self.assertIn("メンバー", self.d.title)
+        # Each member by the name they chose (papa's, given when joining), and each role explained in a line.
+        members = self.d.find_element(By.ID, "people-members").text
+        self.assertIn("パパ", members)
+        self.assertIn("（papa）", members)
+        roles = self.d.find_elements(By.CSS_SELECTOR, "#people-roles dd")
+        self.assertEqual(len(roles), 3)
+        self.assertTrue(all(len(role.text) > 10 for role in roles), [role.text for role in roles])
+        self.assertIn("変更はできません", self.d.find_element(By.ID, "people-roles").text)
         self.assertIn("mama", self.d.find_element(By.ID, "people-me").text)
         log = self.d.find_element(By.ID, "people-audit").text
         for words in ["招待", "参加", "削除", "papa"]:
@@ -167,7 +183,7 @@ class HouseholdTests(BrowserTestCase):
         screenshot(self, self.d, OUTPUT, "household-people-ja", 360)
 
     def test_7_papa_signs_out(self):
-        self.second.get(self.server.url + "/settings")
+        self.second.get(self.server.url + "/people")
         wait(lambda: self.second.find_elements(By.ID, "people-signout"), "no sign-out button")
         self.second.find_element(By.ID, "people-signout").click()
         wait(lambda: self.second.find_elements(By.ID, "signin-form"), "signing out did not lead to the sign-in form")
@@ -175,9 +191,9 @@ class HouseholdTests(BrowserTestCase):
         self.assertEqual(status, 401)
 
 
-def invite_from_settings(test, driver, role):
-    """Makes an invitation link with the settings page's form, as an admin would; its path."""
-    driver.get(test.server.url + "/settings")
+def invite_from_people_page(test, driver, role):
+    """Makes an invitation link with the people page's form, as an admin would; its path."""
+    driver.get(test.server.url + "/people")
     wait(lambda: driver.find_elements(By.ID, "people-invite-form"), "no invitation form for the admin")
     Select(driver.find_element(By.ID, "people-invite-role")).select_by_value(role)
     driver.find_element(By.ID, "people-invite").click()

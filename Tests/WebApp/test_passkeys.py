@@ -1,5 +1,5 @@
 """Passkeys in headless Chromium at phone width in Japanese, with Chromium's virtual authenticator (CTAP2, a
-discoverable credential, the user verified): a signed-in member makes a passkey on the settings page, signs out,
+discoverable credential, the user verified): a signed-in member makes a passkey on the people page (/people), signs out,
 and signs in again with the passkey alone, no name typed; the passkey is listed, then removed, after which it signs
 nobody in. The page is opened as http://localhost (WebAuthn needs a domain, not an address)."""
 
@@ -44,7 +44,7 @@ class PasskeyTests(BrowserTestCase):
     def test_1_make_a_passkey_then_sign_in_with_it_alone(self):
         sign_in(self.d, self.site, "mama", "mama-password")
         wait(lambda: self.d.find_elements(By.ID, "numbers"), "the list did not open after signing in")
-        self.d.get(self.site + "/settings")
+        self.d.get(self.site + "/people")
         wait(lambda: self.d.find_elements(By.ID, "passkey-add"), "no button to make a passkey")
         self.d.find_element(By.ID, "passkey-add").click()
         wait(lambda: len(self.d.find_elements(By.CSS_SELECTOR, "#passkeys li")) == 1,
@@ -61,7 +61,7 @@ class PasskeyTests(BrowserTestCase):
         self.assertEqual((status, session["name"]), (200, "mama"))
 
     def test_2_a_removed_passkey_signs_nobody_in(self):
-        self.d.get(self.site + "/settings")
+        self.d.get(self.site + "/people")
         wait(lambda: self.d.find_elements(By.CSS_SELECTOR, "#passkeys li [data-passkey]"), "the passkey is not listed")
         self.d.find_element(By.CSS_SELECTOR, "#passkeys li [data-passkey]").click()
         wait(lambda: not self.d.find_elements(By.CSS_SELECTOR, "#passkeys li"), "the passkey was not removed")

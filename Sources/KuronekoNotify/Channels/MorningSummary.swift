@@ -15,6 +15,12 @@ public struct MorningSummary: Sendable, Hashable, Codable {
         public let label: String?
         /// `14:00–16:00` for today's, the keeping date (`12/10`) for one waiting.
         public let detail: String?
+        /// After a missed delivery, whom to call: the office the page names (else the carrier's service centre)
+        /// and its telephone; and the carrier's page to ask for redelivery. `nil` otherwise (and in summaries
+        /// stored by an earlier build).
+        public var office: String? = nil
+        public var telephone: String? = nil
+        public var redelivery: String? = nil
     }
 
     /// `2026-12-04`.
@@ -34,18 +40,26 @@ public struct MorningSummary: Sendable, Hashable, Codable {
             let shipment = parcel.shipment
             let section: Section
             var detail: String?
+            var call: CarrierOffice?
             if shipment.status.code == .outForDelivery {
                 section = .out
             } else if let missed = MissedDelivery(shipment) {
                 section = .waiting
                 detail = String(format: "%02d/%02d", missed.keptUntil.month, missed.keptUntil.day)
+                call = missed.office
             } else if shipment.arrives(on: today), let planned = shipment.requestedDelivery ?? shipment.scheduledDelivery {
                 section = .today
                 detail = planned.windowStart.map { "\($0)–\(planned.windowEnd ?? "")" }
             } else {
                 continue
             }
-            items.append(Item(section: section, number: parcel.number.formatted, label: parcel.label, detail: detail))
+            var item = Item(section: section, number: parcel.number.formatted, label: parcel.label, detail: detail)
+            if section == .waiting {
+                item.office = call?.name
+                item.telephone = call?.telephone
+                item.redelivery = shipment.changeDeliveryURL?.absoluteString
+            }
+            items.append(item)
         }
         guard !items.isEmpty else { return nil }
         // Out for delivery first, then today's by window, then those waiting.
@@ -84,6 +98,14 @@ extension Announcement {
                 default: detail = ""
                 }
                 lines.append("・\(name)\(detail)")
+                // After a missed delivery: whom to call, and where to ask for it again.
+                if let telephone = item.telephone {
+                    let office = item.office.map { "\($0) " } ?? ""
+                    lines.append(japanese ? "　連絡先: \(office)\(telephone)" : "  Call: \(office)\(telephone)")
+                }
+                if let redelivery = item.redelivery {
+                    lines.append(japanese ? "　再配達: \(redelivery)" : "  Redelivery: \(redelivery)")
+                }
             }
         }
         if summary.more > 0 { lines.append(japanese ? "ほか\(summary.more)件" : "and \(summary.more) more") }

@@ -185,7 +185,9 @@ extension AccountRoutes {
         }
         let members = try await accounts.members(ofList: session.listID)
         return .jsonData(
-            WatchRoutes.object(["members": members.map { ["name": $0.userName, "role": $0.role.rawValue] }]))
+            WatchRoutes.object([
+                "members": members.map { ["name": $0.userName, "display_name": $0.userDisplayName, "role": $0.role.rawValue] }
+            ]))
     }
 
     private func removeMember(_ request: HTTPRequest, name: String) async throws -> HTTPResponse {

@@ -31,6 +31,9 @@ public enum WatchJSON {
         appendString(&out, watch.number.digits)
         append(&out, #","page_not_understood_since":"#)
         appendDate(&out, watch.pageRefusedAt)
+        append(&out, #","planned_day":"#)
+        // The day it is planned to come (Shipment.plannedDay): with an out-for-delivery status, what "today" means.
+        appendString(&out, watch.latest?.shipment?.plannedDay.map { TrackingColumns.isoDate($0) })
         append(&out, #","record":"#)
         // Kept as the store wrote it (``ParcelRecord/json``, checked before it was stored).
         if let record = watch.recordJSON, (try? JSONSerialization.jsonObject(with: record)) is [String: Any] {

@@ -32,6 +32,8 @@ public struct Membership: Sendable, Hashable {
     public let userID: Int64
     public let userName: String
     public let role: ListRole
+    /// The name other members see (ママ), chosen when the account was made; the user name when none was.
+    public var userDisplayName: String = ""
 }
 
 public struct SessionRecord: Sendable, Hashable {

@@ -11,14 +11,17 @@ extension SQLWatchStore: AccountStore {
 
     static func membership(from row: SQLRow) throws -> Membership? {
         guard let role = ListRole(rawValue: try row.requiredText("role")) else { return nil }
+        let userName = try row.requiredText("user_name")
+        let display = try row.text("user_display_name") ?? ""
         return Membership(
             listID: try row.requiredText("list_id"), listName: try row.requiredText("list_name"),
-            userID: Int64(try row.requiredInt("user_id")), userName: try row.requiredText("user_name"), role: role)
+            userID: Int64(try row.requiredInt("user_id")), userName: userName, role: role,
+            userDisplayName: display.isEmpty ? userName : display)
     }
 
     static var membershipColumns: String {
         """
-        SELECT m.list_id, l.name AS list_name, m.user_id, u.name AS user_name, m.role
+        SELECT m.list_id, l.name AS list_name, m.user_id, u.name AS user_name, u.display_name AS user_display_name, m.role
         FROM members m JOIN lists l ON l.id = m.list_id JOIN users u ON u.id = m.user_id
         """
     }

@@ -5,7 +5,8 @@ import { formatDate, formatTime, language, refusal, relativeTime, setLanguage, s
 import { checkNumber, formatNumber } from "./numbers.js";
 import { ALL, pushControl } from "./notify.js";
 import { showSettings } from "./settings.js";
-import { card, carrierChip, carrierOf, carrierSite, changeDeliveryLink, deliveryWindow, facts, goesBack, h, nextStep, progress, setCarriers, timeline, watchFamily } from "./views.js";
+import { showPeople } from "./people.js";
+import { arrivesToday, card, carrierChip, carrierOf, carrierSite, changeDeliveryLink, deliveryWindow, facts, goesBack, h, nextStep, progress, setCarriers, timeline, todayInJapan, watchFamily } from "./views.js";
 import { asksToCall, carrierWords, changeLog, deliveryLog, estimateLine, offices, webhookForm } from "./parcel-parts.js";
 import { addForm } from "./add-form.js";
 import { noticeSection } from "./notices.js";
@@ -46,6 +47,10 @@ function route() {
     state.parcel = null;
     return showSettings(main, explain);
   }
+  if (location.pathname === "/people") {
+    state.parcel = null;
+    return showPeople(main, explain);
+  }
   return showList();
 }
 
@@ -59,7 +64,7 @@ function navigate(path) {
 document.addEventListener("click", (event) => {
   const link = event.target.closest("a[href]");
   if (!link || event.defaultPrevented || event.button !== 0 || event.metaKey || event.ctrlKey || event.shiftKey) return;
-  const inApp = link.pathname === "/" || link.pathname === "/settings" || link.pathname.startsWith("/parcel/");
+  const inApp = ["/", "/settings", "/people"].includes(link.pathname) || link.pathname.startsWith("/parcel/");
   if (link.origin !== location.origin || !inApp) return;
   event.preventDefault();
   navigate(link.pathname);
@@ -157,7 +162,14 @@ function visibleWatches() {
   const watches = [...(state.watches || [])];
   const byDate = (a, b) => latestTime(b).localeCompare(latestTime(a)) || b.created_at.localeCompare(a.created_at);
   if (state.sort === "date") return watches.sort(byDate);
-  const rank = (watch) => FAMILY_ORDER.indexOf(watchFamily(watch));
+  // Today first: out for delivery, then planned for today, then kept after a missed delivery (the recipient
+  // must act before its last day); then the rest by family.
+  const today = todayInJapan();
+  const rank = (watch) => {
+    if (arrivesToday(watch, today)) return watch.shipment.status.code === "out_for_delivery" ? 0 : 1;
+    if (watch.missed_delivery) return 2;
+    return 3 + FAMILY_ORDER.indexOf(watchFamily(watch));
+  };
   return watches.sort((a, b) => rank(a) - rank(b) || byDate(a, b));
 }
 
@@ -327,8 +339,9 @@ function showList() {
   // Beside a table (a long list, read for work) adding folds away too.
   panel.open = (wide.matches && !state.table) || (state.watches !== null && state.watches.length === 0);
   wide.onchange = (event) => { if (event.matches) panel.open = true; };
+  // On a phone (style.css) the list leads and the notification switch and adding come after it.
   main.replaceChildren(
-    h("h1", {}, t("listTitle")), pushControl(ALL), panel,
+    h("h1", { class: "list-heading" }, t("listTitle")), h("div", { class: "list-extras" }, pushControl(ALL), panel),
     h("section", { "aria-labelledby": "list-title", class: "list" },
       h("h2", { id: "list-title", class: "visually-hidden" }, t("listTitle")),
       listControls(), h("p", { id: "count", class: "hint", "aria-live": "polite" }), h("p", { id: "empty", class: "empty" }),

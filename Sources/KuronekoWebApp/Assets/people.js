@@ -13,7 +13,17 @@ const ROLES = ["staff", "viewer", "admin"];
 /** The page's words for `key`, else the server's own (an action this page does not know yet). */
 const named = (key, fallback) => (t(key) === key ? fallback : t(key));
 
-export function peoplePanel(explain) {
+/** The page of the list's people (`/people`): who is signed in, the members by the names they chose, what each
+ * role may do, and for an admin the invitations and the log. */
+export function showPeople(main, explain) {
+  document.title = `${t("people.title")} · Kuroneko`;
+  const nobody = h("p", { id: "people-nobody", class: "hint" }, t("people.nobody"));
+  main.replaceChildren(
+    h("p", {}, h("a", { href: "/" }, `← ${t("back")}`)),
+    h("h1", {}, t("people.title")), nobody, peoplePanel(explain, () => { nobody.hidden = true; }));
+}
+
+export function peoplePanel(explain, shown = () => {}) {
   const panel = h("section", { "aria-labelledby": "people-title", id: "people", class: "panel", hidden: true });
   load().catch((error) => explain(error));
   return panel;
@@ -33,11 +43,12 @@ export function peoplePanel(explain) {
       admin ? request("/v1/audit?limit=50").then((answer) => answer.data.entries) : Promise.resolve(null),
     ]);
     // replaceChildren writes a null as the text "null": a staff member's or viewer's panel has no invitations or log.
-    panel.replaceChildren(...[h("h2", { id: "people-title" }, t("people.title")),
+    panel.replaceChildren(...[h("h2", { id: "people-title" }, t("people.signedIn")),
       whoAmI(session, explain), passkeySection(explain), h("h3", {}, t("people.members")),
-      memberList(members, session, admin, load, explain),
+      memberList(members, session, admin, load, explain), roleLegend(),
       admin ? inviteForm(explain) : null, audit ? auditTable(audit) : null].filter(Boolean));
     panel.hidden = false;
+    shown();
   }
 }
 
@@ -79,7 +90,11 @@ function whoAmI(session, explain) {
 
 function memberList(members, session, admin, reload, explain) {
   return h("ul", { id: "people-members", class: "members" }, ...members.map((member) => {
-    const item = h("li", { "data-member": member.name }, h("span", {}, member.name), " ",
+    // The name the member chose (ママ), with the one they sign in with when it differs.
+    const display = member.display_name && member.display_name !== member.name
+      ? [h("span", { class: "member-display" }, member.display_name), " ", h("span", { class: "hint" }, `（${member.name}）`)]
+      : [h("span", { class: "member-display" }, member.name)];
+    const item = h("li", { "data-member": member.name }, ...display, " ",
       h("span", { class: "role" }, t(`role.${member.role}`)));
     if (admin && member.name !== session.name) {
       const remove = h("button", { type: "button", class: "danger", "data-remove-member": member.name },
@@ -99,6 +114,12 @@ function memberList(members, session, admin, reload, explain) {
     }
     return item;
   }));
+}
+
+/** What each role may do, a line each. */
+function roleLegend() {
+  return h("dl", { id: "people-roles", class: "roles" }, ...ROLES.flatMap((name) => [
+    h("dt", {}, t(`role.${name}`)), h("dd", {}, t(`role.${name}.may`))]));
 }
 
 function inviteForm(explain) {

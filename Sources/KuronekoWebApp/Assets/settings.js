@@ -7,7 +7,6 @@ import { ApiError, request } from "./api.js";
 import { formatTime, language, refusal, t } from "./i18n.js";
 import { deliveryDaysPanel } from "./delivery-days.js";
 import { shopNoticesPanel } from "./notices.js";
-import { peoplePanel } from "./people.js";
 import { ALL, forgetDeviceChannel, pushControl } from "./notify.js";
 import { h } from "./views.js";
 
@@ -42,7 +41,7 @@ export async function showSettings(main, explain) {
   const form = addChannelForm(() => load());
   main.replaceChildren(
     h("p", {}, h("a", { href: "/" }, `← ${t("back")}`)),
-    h("h1", {}, t("settings.title")), peoplePanel(explain),
+    h("h1", {}, t("settings.title")), h("p", { id: "people-page-link" }, h("a", { href: "/people" }, t("people.pageLink"))),
     h("section", { "aria-labelledby": "device-title", class: "panel" },
       h("h2", { id: "device-title" }, t("settings.device")), pushControl(ALL)),
     h("section", { "aria-labelledby": "channels-title" },

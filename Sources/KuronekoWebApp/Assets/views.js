@@ -30,6 +30,22 @@ export function watchFamily(watch) {
   return SERVER_FAMILIES.has(watch.family) ? watch.family : familyOf(watch.shipment && watch.shipment.status);
 }
 
+/** Today's date in Japan, `YYYY-MM-DD`. */
+export function todayInJapan(now = Date.now()) {
+  return new Date(now + 9 * 3600 * 1000).toISOString().slice(0, 10);
+}
+
+/**
+ * Whether the parcel comes today: out for delivery, or planned for today (the server's `planned_day`: the day the
+ * recipient asked for, else the carrier's). The one meaning of today of the 今日 chip, the morning summary and
+ * Home Assistant.
+ */
+export function arrivesToday(watch, today = todayInJapan()) {
+  const code = watch.shipment && watch.shipment.status && watch.shipment.status.code;
+  if (!watch.active || goesBack(watch)) return false;
+  return code === "out_for_delivery" || watch.planned_day === today;
+}
+
 /** Whether the parcel is on its way back to its sender, or back with it. */
 export function goesBack(watch) {
   return watch.family === "returning" || watch.family === "returned";
@@ -94,10 +110,10 @@ export function card(watch) {
       h("span", { class: "card-head" },
         h("h3", { class: "card-title" }, title),
         badge(shipment && shipment.status, family)),
-      carrierChip(carrierOf(watch)),
       watch.label ? h("span", { class: "card-number" }, formatNumber(watch.number)) : null,
       cardRecord(watch),
-      progress(shipment),
+      // The carrier beside the progress: a card stays short on a phone's first screen.
+      h("div", { class: "card-meta" }, carrierChip(carrierOf(watch)), progress(shipment)),
       h("span", { class: "card-event" },
         event ? `${formatTime(event.at)} · ${statusLabel(event)}${event.place ? ` · ${event.place}` : ""}` : t("noEvents")),
       window ? h("span", { class: "card-window" }, window) : null,

@@ -459,9 +459,11 @@ enum CommandCatalog {
             description: [
                 "Adds, lists and removes the notification channels of the local owner (the one kuroneko serve uses "
                     + "without API keys). A channel hears every watched parcel, or only the NUMBERs given; --kinds "
-                    + "chooses among changed, delivered, exception, arriving_soon, stalled, overdue, kept_reminder and page_changed (the "
-                    + "operator's news that a carrier's page is no longer understood or the mailbox cannot be read, "
-                    + "and each read again: heard only when named). kuroneko serve sends them.",
+                    + "chooses among changed, delivered, exception, arriving_soon, stalled, overdue, kept_reminder, "
+                    + "morning_summary (today's parcels once a morning, at --summary-at, 07:30 by default: out for "
+                    + "delivery, planned today, kept after a missed delivery with whom to call; heard only when named) and "
+                    + "page_changed (the operator's news that a carrier's page is no longer understood or the mailbox "
+                    + "cannot be read, and each read again: heard only when named). kuroneko serve sends them.",
                 "Each kind's fields: " + ChannelsCommand.fieldSynopsis(kinds) + " (web_push channels are added by "
                     + "the web app).",
             ],
@@ -469,6 +471,7 @@ enum CommandCatalog {
                 .value("--kinds", "LIST", "what it hears, comma-separated (default all)"),
                 .value("--lang", "LANG", .choice(["ja", "en"]), default: "ja", "the messages' language"),
                 .value("--quiet-hours", "HH:MM-HH:MM", "hold all but urgent messages in these hours, Japan time"),
+                .value("--summary-at", "HH:MM", "when the morning summary is sent, Japan time (default 07:30)"),
                 .flag(
                     "--allow-private", environment: "KURONEKO_ALLOW_PRIVATE_WEBHOOKS",
                     "accept a URL that leads to a loopback or private address (the server must allow them too)"),

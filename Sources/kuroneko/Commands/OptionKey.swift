@@ -147,6 +147,7 @@ extension OptionKey where Kind == TextOption {
     static let admin = OptionKey("--admin")
     static let olderThan = OptionKey("--older-than")
     static let quietHours = OptionKey("--quiet-hours")
+    static let summaryAt = OptionKey("--summary-at")
     static let search = OptionKey("--search")
     static let smtpCredentials = OptionKey("--smtp-credentials")
     static let smtpFrom = OptionKey("--smtp-from")
@@ -286,6 +287,7 @@ enum OptionKeys {
         ("--admin", TextOption.matches),
         ("--older-than", TextOption.matches),
         ("--quiet-hours", TextOption.matches),
+        ("--summary-at", TextOption.matches),
         ("--search", TextOption.matches),
         ("--smtp-credentials", TextOption.matches),
         ("--smtp-from", TextOption.matches),
