@@ -46,6 +46,11 @@ let package = Package(
         // The watch list behind a protocol: models, statements, migrations, the SQLite engine, the outbox.
         .target(name: "KuronekoStore", dependencies: ["Kuroneko", "CSQLite"]),
         .systemLibrary(
+            name: "CQRencode",
+            pkgConfig: "libqrencode",
+            providers: [.apt(["libqrencode-dev"])]
+        ),
+        .systemLibrary(
             name: "CMosquitto",
             pkgConfig: "libmosquitto",
             providers: [.apt(["libmosquitto-dev"])]
@@ -69,6 +74,7 @@ let package = Package(
             name: "KuronekoServer",
             dependencies: [
                 "Kuroneko", "KuronekoHTTP", "KuronekoStore", "KuronekoPostgres", "KuronekoNotify", "KuronekoWebApp",
+                "CQRencode",
             ],
             exclude: ["Assets"], plugins: ["EmbedWebAssets"]),
         .executableTarget(

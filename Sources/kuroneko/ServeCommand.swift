@@ -109,6 +109,8 @@ struct ServeCommand: Command {
         configuration.webApp = try !arguments.flagOrVariable(.noWebApp)
         configuration.logFormat =
             try arguments.choice(.logFormat).flatMap(LogFormat.init(rawValue:)) ?? configuration.logFormat
+        // A terminal's reader may hold a phone up to it; a log file or journald is not shown a drawing.
+        configuration.setUpLinkQRCode = terminal.errorIsTerminal && configuration.logFormat == .text
         environment = arguments.environment
         self.terminal = terminal
         try arguments.expectNoOperands()

@@ -52,6 +52,9 @@ public final class Server: Sendable {
         public var requireAPIKey = false
         public var webApp = true
         public var logFormat: LogFormat = .text
+        /// Whether the set-up link is drawn as a QR code too (its log is a terminal's, in text), so a phone opens it
+        /// by its camera.
+        public var setUpLinkQRCode = false
         /// How long requests in flight may take after the stop signal.
         public var shutdownTimeout: Duration = .seconds(10)
         /// How often the key ring rereads the keys; zero rereads them for every request.
@@ -480,6 +483,9 @@ public final class Server: Sendable {
                 + "add NAME)" + (others.isEmpty ? "" : "; the same link at this machine's other addresses: "
                 + others.joined(separator: " ")) + "; until then the API is open to anyone who can reach it",
             jsonFields: [("setup_url", .text(link))])
+        if configuration.setUpLinkQRCode, configuration.logFormat == .text, let drawing = TerminalQRCode.drawing(of: link) {
+            notices.notice("the set-up link for a phone's camera:\n" + drawing)
+        }
     }
 
     public func run(environment: [String: String], until stop: @escaping @Sendable () async -> String) async throws {
