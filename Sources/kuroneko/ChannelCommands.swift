@@ -62,6 +62,20 @@ struct ChannelsCommand: ArgumentsCommand {
                         + "\(channel.kinds.map(\.rawValue).joined(separator: ","))\(summary)  \(channel.language)  "
                         + Self.state(of: channel))
             }
+        case "summary":
+            // What the morning summary would say now: the message as a channel would get it.
+            let language = AnnouncementLanguage(rawValue: try arguments.choice(.lang) ?? "ja") ?? .japanese
+            let now = Date()
+            let summary = try await MorningSummaryPreview.summary(of: owner, store: store, now: now)
+            guard let summary else {
+                terminal.print(
+                    language == .japanese
+                        ? "今日は朝のまとめで知らせる荷物がありません（まとめは送られません）"
+                        : "nothing to say this morning (no summary is sent)")
+                return
+            }
+            let message = Announcement(summary: summary, language: language, publicURL: nil)
+            terminal.print(message.title + "\n" + message.body)
         case "remove":
             guard arguments.operands.count == 2, let id = Int64(arguments.operands[1]) else {
                 throw CommandFailure.usage("channels: usage: kuroneko channels remove ID")

@@ -65,6 +65,10 @@ struct ChannelCommandLineTests {
             ["channels", "add", "--kind", "ntfy", "--url", "https://ntfy.example/x", "--kinds", "morning_summary",
              "--summary-at", "25:00"], environment: environment)
         #expect(badTime.status == 2 && badTime.standardError.contains("HH:MM"), "\(badTime.standardError)")
+        // The preview of this morning's summary: nothing in an empty list, said so (no summary is sent).
+        let preview = try await KuronekoBinary.run(["channels", "summary", "--lang", "en"], environment: environment)
+        #expect(preview.status == 0 && preview.standardOutput == "nothing to say this morning (no summary is sent)\n",
+            "\(preview.standardOutput) \(preview.standardError)")
         let help = try await KuronekoBinary.run(["channels", "--help"], environment: environment)
         #expect(help.standardOutput.contains("--summary-at") && help.standardOutput.contains("morning_summary"))
     }

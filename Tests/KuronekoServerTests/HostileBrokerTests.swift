@@ -121,6 +121,30 @@ struct HostileBrokerTests {
         #expect(!lines.all.contains { $0.contains("trying again") || $0.contains("lost") }, "\(lines.all)")
     }
 
+    @Test("a reader that falls behind a flood: the connection's opening is kept, at most 1,000 messages wait")
+    func aReaderBehind() async throws {
+        let births = Data((0..<20_000).map { _ in Self.publish("homeassistant/status", Data("online".utf8)) }.joined())
+        let broker = try RawUpstream(readsRequest: false) { socket in
+            guard Self.awaitConnect(socket) else { return }
+            RawUpstream.write(socket, Self.accepted + births)
+            Self.drain(socket)
+        }
+        let settings = try MQTTSettings(url: "mqtt://127.0.0.1:\(broker.port)", password: nil)
+        let client = MQTTClient(settings: settings, subscriptions: ["homeassistant/status"], will: nil)
+        client.start()
+        // Nothing read yet: every birth past the first 1,000 is dropped, none waits unread beyond them.
+        #expect(try await eventually(within: .seconds(60)) { client.messagesDropped == 19_000 })
+        let events = Events()
+        let reader = Task { for await event in client.events { events.list.withLock { $0.append(event) } } }
+        #expect(try await eventually(within: .seconds(60)) { events.list.withLock { $0.count } >= 1_001 })
+        let heard = events.list.withLock { $0 }
+        #expect(heard.first == .connected, "the connection's opening first, never dropped")
+        #expect(heard.dropFirst().prefix(1_000).allSatisfy { if case .message = $0 { true } else { false } })
+        await client.stop(last: [])
+        reader.cancel()
+        #expect(events.list.withLock { $0.count } == 1_001, "no more than 1,000 messages waited")
+    }
+
     final class Events: Sendable {
         let list = Mutex<[MQTTEvent]>([])
         var losses: [(String, Double)] {

@@ -77,6 +77,32 @@ struct MorningSummaryTests {
         #expect(MorningSummaryTime.minute("24:00") == nil && MorningSummaryTime.minute("23:5") == nil)
     }
 
+    /// The preview (`GET /v1/morning-summary`): the message a channel would get now, in either language; a day with
+    /// nothing to say has no message; a language it does not have is refused by name.
+    @Test func preview() async throws {
+        let harness = await Harness()
+        let empty = await harness.send("GET", "/v1/morning-summary")
+        #expect(empty.status == 200)
+        let nothing = try JSON(data: empty.body)
+        #expect(nothing["title"] == .null && nothing["body"] == .null && nothing["parcels"]?.int == 0)
+        #expect(nothing["day"]?.string == JapanDateTime(harness.clock.now).dateText)
+        let today = JapanDateTime(harness.clock.now)
+        for (number, label, shipment) in try Self.day(today) {
+            _ = try await harness.store.add(number, carrier: .yamato, label: label, owner: .local, webhook: nil, now: harness.clock.now)
+            let next = harness.clock.now.addingTimeInterval(600)
+            _ = try await harness.store.record(shipment, fetchedAt: harness.clock.now) { _, _ in next }
+        }
+        let answer = await harness.send("GET", "/v1/morning-summary")
+        let told = try JSON(data: answer.body)
+        #expect(answer.status == 200)
+        #expect(told["title"]?.string == "今日の荷物（3件）" && told["parcels"]?.int == 3)
+        #expect(told["body"]?.string?.contains("■ 配達中") == true && told["body"]?.string?.contains("不在で保管中") == true)
+        let english = try JSON(data: await harness.send("GET", "/v1/morning-summary?lang=en").body)
+        #expect(english["title"]?.string == "Today's parcels (3)")
+        let refused = await harness.send("GET", "/v1/morning-summary?lang=fr")
+        #expect(refused.status == 400 && String(decoding: refused.body, as: UTF8.self).contains("lang is ja or en"))
+    }
+
     @Test func onceAtTheChannelsMinute() async throws {
         let harness = await Harness()
         for bad in [#""summary_at": "25:00""#, #""summary_at": 730"#, #""summary_at": "07:30", "kinds": ["delivered"]"#] {

@@ -103,5 +103,21 @@ class FirstScreenTests(BrowserTestCase):
         shutil.copyfile(path, os.path.join(ROOT, "docs", "screenshots", "phone-first-screen.png"))
 
 
+    def test_the_morning_summary_previewed(self):
+        """The notifications page shows this morning's summary as a channel would get it: the two out for delivery
+        and the missed one with its last day and whom to call."""
+        driver = self.driver
+        driver.get(self.server.url + "/settings")
+        wait(lambda: driver.find_elements(By.ID, "summary-preview-button"), "no preview button")
+        driver.find_element(By.ID, "summary-preview-button").click()
+        wait(lambda: driver.find_elements(By.CSS_SELECTOR, "#summary-preview pre"), "no summary shown")
+        text = driver.find_element(By.CSS_SELECTOR, "#summary-preview pre").text
+        self.assertIn("今日の荷物（3件）", text)
+        self.assertIn("■ 配達中", text)
+        self.assertIn("不在で保管中", text)
+        self.assertIn("連絡先:", text)
+        self.assertNotIn("null", text)
+
+
 if __name__ == "__main__":
     unittest.main()

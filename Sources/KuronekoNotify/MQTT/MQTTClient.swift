@@ -51,9 +51,24 @@ public final class MQTTClient: Sendable {
     /// A pipe that wakes the thread when there is something to write or it should stop.
     private let wakeRead: Int32
     private let wakeWrite: Int32
-    /// The connection's events; ends when the client has stopped.
-    public let events: AsyncStream<MQTTEvent>
+    /// The most messages from the broker waiting to be read by the owner; more are dropped (a flood of the same
+    /// birth message needs one answer). Connections opened and lost are never dropped.
+    public static let messagesWaiting = 1_000
+    private let waitingMessages = Atomic(0)
+    private let dropped = Atomic(0)
+
+    /// Messages from the broker dropped since the start because ``messagesWaiting`` were waiting.
+    public var messagesDropped: Int { dropped.load(ordering: .relaxed) }
+    private let stream: AsyncStream<MQTTEvent>
     private let continuation: AsyncStream<MQTTEvent>.Continuation
+
+    /// The connection's events, in order; ends when the client has stopped. Read by one owner.
+    public var events: some AsyncSequence<MQTTEvent, Never> & Sendable {
+        stream.map { [self] event in
+            if case .message = event { waitingMessages.subtract(1, ordering: .relaxed) }
+            return event
+        }
+    }
 
     public init(settings: MQTTSettings, subscriptions: [String], will: MQTTMessage?) {
         self.settings = settings
@@ -67,7 +82,9 @@ public final class MQTTClient: Sendable {
         }
         wakeRead = ends[0]
         wakeWrite = ends[1]
-        (events, continuation) = AsyncStream.makeStream(of: MQTTEvent.self, bufferingPolicy: .bufferingNewest(1_000))
+        // Unbounded in form only: messages are bounded by ``messagesWaiting``; the rest are a connection's events,
+        // one per attempt at most.
+        (stream, continuation) = AsyncStream.makeStream(of: MQTTEvent.self)
     }
 
     deinit {
@@ -173,7 +190,7 @@ public final class MQTTClient: Sendable {
         var stopSent: Double?
         while true {
             drainWake()
-            for message in connection.turn() { continuation.yield(.message(message)) }
+            let heard = connection.turn()
             if let reason = connection.ended { return stopSent == nil ? reason : "" }
             if stopSent == nil, !connection.accepted, Self.uptime > deadline {
                 return "\(settings): no answer within \(Int(settings.timeout)) s"
@@ -185,6 +202,15 @@ public final class MQTTClient: Sendable {
                     $0.overflowed = false
                 }
                 continuation.yield(.connected)
+            }
+            // After `connected`: the owner hears the connection open before what came on it.
+            for message in heard {
+                guard waitingMessages.load(ordering: .relaxed) < Self.messagesWaiting else {
+                    dropped.add(1, ordering: .relaxed)
+                    continue
+                }
+                waitingMessages.add(1, ordering: .relaxed)
+                continuation.yield(.message(message))
             }
             let (batch, stopping, last, overflowed) = state.withLock { state -> ([MQTTMessage], Bool, [MQTTMessage], Bool) in
                 let room = connection.wantsWrite ? 0 : Self.batch

@@ -56,3 +56,30 @@ struct MorningSummaryService: Service {
         return made
     }
 }
+
+/// The morning summary as a preview shows it, made as the service makes it.
+public enum MorningSummaryPreview {
+    /// The summary `owner`'s list would get now (limited to `numbers` where a channel is): what the preview shows
+    /// (`GET /v1/morning-summary`, `kuroneko channels summary`, the web app's notifications page); `nil` on a day
+    /// with nothing to say, when none is sent.
+    public static func summary(
+        of owner: WatchOwner, numbers: Set<String>? = nil, store: any WatchStore, now: Date
+    ) async throws -> MorningSummary? {
+        let watches = try await store.watches(
+            owner: owner, filter: .active, after: nil, limit: MorningSummaryService.watchesRead)
+        let parcels = watches.compactMap { watch -> (number: TrackingNumber, label: String?, shipment: Shipment)? in
+            guard numbers?.contains(watch.number.digits) ?? true, let shipment = watch.latest?.shipment else { return nil }
+            return (watch.number, watch.label, shipment)
+        }
+        return MorningSummary.compose(parcels, today: JapanDateTime(now))
+    }
+
+    /// The preview as the API answers it: the day, and the message's title and body in `language` (null on a day
+    /// with nothing to say).
+    static func object(_ summary: MorningSummary?, day: String, language: AnnouncementLanguage) -> [String: Any] {
+        guard let summary else { return ["day": day, "title": NSNull(), "body": NSNull(), "parcels": 0] }
+        let message = Announcement(summary: summary, language: language, publicURL: nil)
+        return ["day": day, "title": message.title, "body": message.body, "parcels": summary.items.count + summary.more]
+    }
+}
+

@@ -19,6 +19,20 @@ struct ChannelRoutes: Sendable {
     func register(into router: inout Router) {
         let routes = self
         router.add("POST", "/v1/channels") { request, _ in await routes.watches.answer(request) { try await routes.add(request) } }
+        // What the morning summary would say now, for the request's list (`?lang=ja|en`, Japanese by default).
+        router.add("GET", "/v1/morning-summary") { request, _ in
+            await routes.watches.answer(request) {
+                let lang = request.queryValue("lang") ?? "ja"
+                guard let language = AnnouncementLanguage(rawValue: lang) else {
+                    throw RouteProblem.bad("lang is ja or en, not \(lang.prefix(20))")
+                }
+                let now = routes.watches.clock.now
+                let summary = try await MorningSummaryPreview.summary(
+                    of: WatchRoutes.owner(of: request), store: routes.watches.store, now: now)
+                return .jsonData(
+                    Self.encode(MorningSummaryPreview.object(summary, day: JapanDateTime(now).dateText, language: language)))
+            }
+        }
         router.add("GET", "/v1/channels") { request, _ in
             await routes.watches.answer(request) {
                 let owner = WatchRoutes.owner(of: request)

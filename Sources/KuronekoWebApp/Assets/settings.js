@@ -45,7 +45,7 @@ export async function showSettings(main, explain) {
     h("section", { "aria-labelledby": "device-title", class: "panel" },
       h("h2", { id: "device-title" }, t("settings.device")), pushControl(ALL)),
     h("section", { "aria-labelledby": "channels-title" },
-      h("h2", { id: "channels-title" }, t("settings.channels")), empty, list),
+      h("h2", { id: "channels-title" }, t("settings.channels")), empty, list, summaryPreview(explain)),
     form, shopNoticesPanel(explain), deliveryDaysPanel(explain));
 
   async function load() {
@@ -202,4 +202,24 @@ function addChannelForm(added) {
     }
   });
   return form;
+}
+
+/** The morning summary as a channel would get it now (GET /v1/morning-summary), shown on request. */
+function summaryPreview(explain) {
+  const shown = h("div", { id: "summary-preview", role: "status", "aria-live": "polite" });
+  const button = h("button", { type: "button", id: "summary-preview-button", class: "secondary" }, t("summary.preview"));
+  button.addEventListener("click", async () => {
+    button.disabled = true;
+    try {
+      const { data } = await request(`/v1/morning-summary?lang=${language() === "en" ? "en" : "ja"}`);
+      shown.replaceChildren(data.title
+        ? h("pre", { class: "summary-text" }, `${data.title}\n${data.body}`)
+        : h("p", { class: "hint" }, t("summary.nothing")));
+    } catch (error) {
+      explain(error);
+    } finally {
+      button.disabled = false;
+    }
+  });
+  return h("div", { class: "summary-preview" }, button, shown);
 }

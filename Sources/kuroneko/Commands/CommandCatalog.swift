@@ -453,7 +453,7 @@ enum CommandCatalog {
         }
         return CommandSpec(
             name: "channels",
-            synopsis: "add KIND-AND-FIELDS [NUMBER...] | list | remove ID",
+            synopsis: "add KIND-AND-FIELDS [NUMBER...] | list | remove ID | summary",
             summary: "where the local watch list's news is sent: "
                 + typed.map(\.title.english).joined(separator: ", "),
             description: [
@@ -477,9 +477,10 @@ enum CommandCatalog {
                     "accept a URL that leads to a loopback or private address (the server must allow them too)"),
                 database, listChoice,
             ],
-            operands: .choices(["add", "list", "remove"]),
+            operands: .choices(["add", "list", "remove", "summary"]),
             examples: [
                 ("kuroneko channels add --kind ntfy --url https://ntfy.sh/my-parcels --lang en", "phone pushes by ntfy"),
+                ("kuroneko channels summary", "what this morning's summary says (nothing is sent)"),
                 (
                     "KURONEKO_LINE_ACCESS_TOKEN=… kuroneko channels add --kind line --to broadcast",
                     "every friend of your LINE Official Account"
