@@ -35,8 +35,8 @@ struct WatchCommandLineTests {
                 guard case .object(let fields) = watch else { return false }
                 return fields.keys.sorted() == [
                     "active", "carrier", "checked_at", "created_at", "family", "label", "missed_delivery", "number",
-                    "overdue_since", "page_not_understood_since", "record", "shipment", "source", "stalled_since",
-                    "webhook_ended", "webhook_url",
+                    "overdue_since", "page_not_understood_since", "planned_day", "record", "shipment", "source",
+                    "stalled_since", "webhook_ended", "webhook_url",
                 ]
             }, "\(listed.standardOutput.prefix(300))")
         let shown = try await KuronekoBinary.run(["show", numbers[0].formatted], environment: environment)
