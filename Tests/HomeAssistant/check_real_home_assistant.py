@@ -214,6 +214,20 @@ def main():
         print(f"  {len(ours)} entities of Kuroneko; the fixed ones: {[e for e in ours if '_parcel_' not in e]}")
         print(f"  parcel sensors: {len(parcel_ids)}, e.g. {parcel_ids[:2]}")
 
+        # A missed parcel's entity carries what a family acts on; a delivered one shows its last status for the day.
+        missed = [e for e in parcel_ids if found[e]["attributes"].get("status") == "attempt_failed"]
+        for entity in missed:
+            attributes = found[entity]["attributes"]
+            lacking = [key for key in ("kept_until", "telephone", "redelivery_url") if not attributes.get(key)]
+            if lacking:
+                failures.append(f"{entity}, missed, lacks {lacking}")
+        delivered = [e for e in parcel_ids if found[e]["attributes"].get("status") == "delivered"]
+        print(f"  missed parcels: {len(missed)}" + (f", e.g. {missed[0]}: kept_until "
+              f"{found[missed[0]]['attributes'].get('kept_until')}, telephone {found[missed[0]]['attributes'].get('telephone')}"
+              if missed else ""))
+        print(f"  delivered today, still shown: {len(delivered)}"
+              + (f", e.g. {delivered[0]} = {found[delivered[0]]['state']}" if delivered else ""))
+
         # 2. The card, rendered by Home Assistant.
         today = found["sensor.kuroneko_arriving_today"]
         due = today["attributes"].get("parcels") or []

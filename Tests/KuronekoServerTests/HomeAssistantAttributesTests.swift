@@ -52,6 +52,12 @@ struct HomeAssistantAttributesTests {
         #expect(Set(moving.keys) == Set(HomeAssistantEntities.parcelAttributes))
         #expect(Set(attributes.keys) == Set(HomeAssistantEntities.parcelAttributes))
         #expect(moving["redelivery_url"] as? String == onTheWay.changeDeliveryURL?.absoluteString)
+        // A page without its own link: the carrier's page for the number, as the web app's button opens.
+        var bare = missed
+        bare.changeDeliveryURL = nil
+        let fallback = HomeAssistantEntities.summary(
+            try #require(try await harness.store.watch(numbers[0], owner: .local)), bare, japanese: true)
+        #expect(fallback["redelivery_url"] as? String == "https://member.kms.kuronekoyamato.co.jp/parcel/detail?pno=\(numbers[0].digits)")
     }
 }
 

@@ -70,6 +70,11 @@ public struct CarrierDefinition: Sendable {
         return trackingLink.method == .get ? trackingLink.url(for: number) : nil
     }
 
+    /// The carrier's page to ask for redelivery or another day for the parcel, as a link (where it is one).
+    public func redeliveryPage(for number: TrackingNumber) -> URL? {
+        redeliveryLink.flatMap { $0.method == .get ? $0.url(for: number) : nil }
+    }
+
     /// Whether a number of this form may be the carrier's.
     public func accepts(_ number: TrackingNumber) -> Bool {
         numberForms.contains { $0.accepts(number) }

@@ -1,3 +1,5 @@
+import Foundation
+
 /// What "today" means for a parcel, in one place: the web app's 今日, the morning summary and Home Assistant's
 /// 今日届く荷物 all ask these.
 extension Shipment {
@@ -15,5 +17,13 @@ extension Shipment {
         if status.code == .outForDelivery, returnLeg == nil { return true }
         guard let planned = plannedDay else { return false }
         return (planned.year, planned.month, planned.day) == (day.year, day.month, day.day)
+    }
+}
+
+extension Shipment {
+    /// Where the recipient asks for redelivery or another day: the page's own link, else the carrier's page for
+    /// the number (the web app's button, Home Assistant's `redelivery_url` and the morning summary say the same).
+    public var redeliveryPage: URL? {
+        changeDeliveryURL ?? carrier.definition.redeliveryPage(for: trackingNumber)
     }
 }

@@ -57,7 +57,7 @@ public struct MorningSummary: Sendable, Hashable, Codable {
             if section == .waiting {
                 item.office = call?.name
                 item.telephone = call?.telephone
-                item.redelivery = shipment.changeDeliveryURL?.absoluteString
+                item.redelivery = shipment.redeliveryPage?.absoluteString
             }
             items.append(item)
         }

@@ -211,7 +211,7 @@ enum HomeAssistantEntities {
         out["url"] = carrier?.definition.link(forMail: watch.number)?.absoluteString
         // What a family acts on: the carrier's page to ask for redelivery or another day, and after a missed
         // delivery until when it is kept and whom to call (the page's office, else the carrier's service centre).
-        out["redelivery_url"] = shipment?.changeDeliveryURL?.absoluteString
+        out["redelivery_url"] = shipment?.redeliveryPage?.absoluteString
         if let shipment, let missed = MissedDelivery(shipment) {
             out["kept_until"] = TrackingColumns.isoDate(missed.keptUntil)
             out["office"] = missed.office?.name
