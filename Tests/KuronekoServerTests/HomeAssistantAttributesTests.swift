@@ -96,9 +96,9 @@ struct HomeAssistantDeliveredTests {
 }
 
 /// One meaning of "today": the web app's 今日 (the list's summary and its `forecast=today` narrowing), the morning
-/// summary's 配達中 and 今日お届け予定, and Home Assistant's 今日届く荷物 count the same parcels: out for delivery,
-/// or planned for today (the day the recipient asked for, else the carrier's), not one waiting after a missed
-/// delivery, delivered, or planned for another day.
+/// summary's 配達中 and 今日お届け予定, and Home Assistant's 今日届く荷物 count the same parcels: out for delivery
+/// today, or planned for today (the day the recipient asked for, else the carrier's), not one out since yesterday,
+/// waiting after a missed delivery, delivered, or planned for another day.
 @Suite("One today: the web app, the morning summary and Home Assistant")
 struct OneTodayTests {
     @Test func theSameParcelsEverywhere() async throws {
@@ -109,12 +109,14 @@ struct OneTodayTests {
         func day(_ date: JapanDateTime) -> ScheduledDelivery {
             ScheduledDelivery(raw: "", date: JapanDateTime(year: date.year, month: date.month, day: date.day), windowStart: nil, windowEnd: nil)
         }
-        let numbers = ValidNumbers.numbers(6)
+        let numbers = ValidNumbers.numbers(7)
         var requested = MorningSummaryTests.shipment(numbers[2], .inTransit, "輸送中", planned: day(tomorrow))
         requested.requestedDelivery = day(today)
         let missedAt = JapanDateTime(now.addingTimeInterval(-3_600))
         let shipments = [
-            MorningSummaryTests.shipment(numbers[0], .outForDelivery, "配達中"),
+            MorningSummaryTests.shipment(
+                numbers[0], .outForDelivery, "配達中",
+                events: [TrackingEvent(label: "配達中", labelEnglish: nil, code: .outForDelivery, at: missedAt, dateText: nil, place: nil)]),
             MorningSummaryTests.shipment(numbers[1], .inTransit, "輸送中", planned: day(today)),
             requested,
             MorningSummaryTests.shipment(
@@ -122,6 +124,12 @@ struct OneTodayTests {
                 events: [TrackingEvent(label: "持戻（ご不在）", labelEnglish: nil, code: .attemptFailed, at: missedAt, dateText: nil, place: nil)]),
             MorningSummaryTests.shipment(numbers[4], .inTransit, "輸送中", planned: day(tomorrow)),
             MorningSummaryTests.shipment(numbers[5], .delivered, "配達完了", planned: day(today)),
+            // Out since yesterday, and no news: not today's on that evidence.
+            MorningSummaryTests.shipment(
+                numbers[6], .outForDelivery, "配達中",
+                events: [TrackingEvent(
+                    label: "配達中", labelEnglish: nil, code: .outForDelivery,
+                    at: JapanDateTime(now.addingTimeInterval(-86_400)), dateText: nil, place: nil)]),
         ]
         for (number, shipment) in zip(numbers, shipments) {
             _ = try await harness.store.add(number, carrier: .yamato, label: nil, owner: .local, webhook: nil, now: now)
@@ -150,7 +158,7 @@ struct OneTodayTests {
 
         // The morning summary: out for delivery and planned today (the missed one in a section of its own).
         var parcels: [(number: TrackingNumber, label: String?, shipment: Shipment)] = []
-        for (number, shipment) in zip(numbers, shipments) { parcels.append((number: number, label: nil, shipment: shipment)) }
+        for (number, shipment) in zip(numbers, shipments).prefix(6) { parcels.append((number: number, label: nil, shipment: shipment)) }
         let morning = try #require(MorningSummary.compose(parcels, today: today))
         func digits(_ items: [MorningSummary.Item]) -> [String] { items.map { String($0.number.filter(\.isNumber)) } }
         let comes: [MorningSummary.Item] = morning.items.filter { $0.section == .out || $0.section == .today }

@@ -23,6 +23,11 @@ struct HomeAssistantMQTTTests {
         let numbers: [TrackingNumber]
         let now = Date()
 
+        /// The row of a parcel taken out for delivery at `at`.
+        static func out(_ at: JapanDateTime) -> TrackingEvent {
+            TrackingEvent(label: "配達中", labelEnglish: nil, code: .outForDelivery, at: at, dateText: nil, place: nil)
+        }
+
         init() async throws {
             let path = FileManager.default.temporaryDirectory.appendingPathComponent("ha-\(UUID().uuidString).sqlite").path
             store = try SQLiteWatchStore(path: path)
@@ -35,7 +40,7 @@ struct HomeAssistantMQTTTests {
                     windowEnd: start == nil ? nil : "16:00")
             }
             let shipments = [
-                MorningSummaryTests.shipment(numbers[0], .outForDelivery, "配達中"),
+                MorningSummaryTests.shipment(numbers[0], .outForDelivery, "配達中", events: [Self.out(today)]),
                 MorningSummaryTests.shipment(numbers[1], .inTransit, "輸送中", planned: day(today, "14:00")),
                 MorningSummaryTests.shipment(numbers[2], .inTransit, "輸送中", planned: day(tomorrow, nil)),
             ]
@@ -153,7 +158,8 @@ struct HomeAssistantMQTTTests {
         #expect(try await eventually(within: .seconds(30)) { listener.last(state) == Data("輸送中".utf8) })
 
         _ = try await household.store.record(
-            MorningSummaryTests.shipment(number, .outForDelivery, "配達中"), fetchedAt: Date()) { _, _ in Date().addingTimeInterval(600) }
+            MorningSummaryTests.shipment(number, .outForDelivery, "配達中", events: [Household.out(JapanDateTime(Date()))]),
+            fetchedAt: Date()) { _, _ in Date().addingTimeInterval(600) }
         #expect(try await eventually(within: .seconds(120)) { listener.last(state) == Data("配達中".utf8) })
         #expect(listener.last("kuroneko/arriving_today/state") == Data("3".utf8))
 

@@ -251,10 +251,8 @@ extension SQLWatchStore {
             summary.byFamily[try row.requiredText("family"), default: 0] += count
             if let code = try row.text("status_code"), !code.isEmpty { summary.byCode[code, default: 0] += count }
             let day = try row.text("forecast_date")
-            // Today's: planned for today, or out for delivery (``Shipment/arrives(on:)``), as the query narrows them.
-            let out = try row.text("status_code") == StatusCode.outForDelivery.rawValue
-            if active, day == today || out { summary.forecastToday += count }
-            if active, day == tomorrow, !out { summary.forecastTomorrow += count }
+            if active, day == today { summary.forecastToday += count }
+            if active, day == tomorrow { summary.forecastTomorrow += count }
             if !fromTallies {
                 summary.stalled += try row.int("stalled") ?? 0
                 summary.overdue += try row.int("overdue") ?? 0

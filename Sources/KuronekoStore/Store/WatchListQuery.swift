@@ -156,15 +156,9 @@ public struct WatchQuery: Sendable, Equatable {
             }
         }
         if let forecast {
-            // Parcels still on their way: a finished one is expected no more (as the summary counts them). Today's
-            // are those out for delivery as well (``Shipment/arrives(on:)``); another day's, not those.
-            let day = forecast.isoDate(now: now)
-            let today = ForecastDay.today.isoDate(now: now)
-            sql +=
-                day == today
-                ? " AND w.active = 1 AND (w.forecast_date = ? OR w.status_code = 'out_for_delivery')"
-                : " AND w.active = 1 AND w.forecast_date = ? AND COALESCE(w.status_code, '') != 'out_for_delivery'"
-            arguments.append(.text(day))
+            // Parcels still on their way: a finished one is expected no more (as the summary counts them).
+            sql += " AND w.active = 1 AND w.forecast_date = ?"
+            arguments.append(.text(forecast.isoDate(now: now)))
         }
         if dated { sql += " AND w.dated = 1" }
         if stalled { sql += " AND w.stalled_at IS NOT NULL AND w.active = 1" }
@@ -217,7 +211,7 @@ struct ListColumns: Equatable {
     init(shipment: Shipment?, label: String?, digits: String, record: ParcelRecord? = nil) {
         statusCode = shipment?.status.code.rawValue
         family = WatchFamily(shipment).rawValue
-        // The day it is planned to come (``Shipment/plannedDay``); out for delivery counts as today in the queries.
+        // The day it is planned to come (``Shipment/plannedDay``: the day it went out while out for delivery).
         forecastDate = shipment?.plannedDay.map(ForecastDay.isoDate)
         lastEventAt = shipment?.events.compactMap(\.at).max()?.iso8601
         dated = shipment?.scheduledDelivery?.date != nil || shipment?.requestedDelivery?.date != nil

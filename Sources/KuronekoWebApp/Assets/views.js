@@ -36,14 +36,12 @@ export function todayInJapan(now = Date.now()) {
 }
 
 /**
- * Whether the parcel comes today: out for delivery, or planned for today (the server's `planned_day`: the day the
- * recipient asked for, else the carrier's). The one meaning of today of the 今日 chip, the morning summary and
- * Home Assistant.
+ * Whether the parcel comes today: the server's `planned_day` is today (the day it went out while out for delivery,
+ * else the day the recipient asked for, else the carrier's). The one meaning of today of the 今日 chip, the morning
+ * summary and Home Assistant.
  */
 export function arrivesToday(watch, today = todayInJapan()) {
-  const code = watch.shipment && watch.shipment.status && watch.shipment.status.code;
-  if (!watch.active || goesBack(watch)) return false;
-  return code === "out_for_delivery" || watch.planned_day === today;
+  return watch.active && !goesBack(watch) && watch.planned_day === today;
 }
 
 /** Whether the parcel is on its way back to its sender, or back with it. */
