@@ -96,6 +96,9 @@ public struct APIResponder: HTTPResponder {
             }
             guard circuit == .open else {
                 var body: [String: Any] = ["status": "ready", "circuit": circuit.rawValue]
+                // Every carrier's circuit: one open is named while the server still serves the others.
+                body["circuits"] = Dictionary(
+                    uniqueKeysWithValues: service.circuitStates.map { ($0.key.rawValue, $0.value.rawValue) })
                 body["database"] = database
                 // A carrier whose page is no longer understood is named; the server still serves the others.
                 let degraded = pageWatch?.degraded ?? [:]

@@ -74,6 +74,8 @@ public final class ShipmentService: Sendable {
 
     /// Whether POSTs may go to Yamato: closed, half-open (the next POST is a probe) or open.
     public var circuitState: CircuitState { client.clients[.yamato]?.scheduler.statistics.circuit ?? .closed }
+    /// Each carrier's circuit, by carrier.
+    public var circuitStates: [Carrier: CircuitState] { client.clients.mapValues { $0.scheduler.statistics.circuit } }
 
     /// Each carrier's scheduler statistics, for metrics.
     public var upstreamStatistics: [Carrier: UpstreamStatistics] {
