@@ -17,9 +17,8 @@ extension WatchListSession {
     /// Records a change in the list's audit log; a database that keeps no log records nothing. A line that cannot
     /// be written is said (the change itself was made).
     func audit(_ action: String, _ detail: String, owner: WatchOwner) async {
-        guard let accounts = store as? any AccountStore else { return }
         do {
-            try await accounts.audit(
+            try await store.audit(
                 list: owner.id, actor: Self.commandLineActor, action: action, detail: detail, at: Date())
         } catch {
             terminal.printError("kuroneko: the change was made, but its line in the audit log was not written: \(error)")

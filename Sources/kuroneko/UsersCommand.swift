@@ -14,7 +14,7 @@ struct UsersCommand: ArgumentsCommand {
     func run() async throws {
         let operands = arguments.operands
         let session = try WatchListSession(arguments, terminal: terminal)
-        let accounts = try Self.accounts(session, command: "users")
+        let accounts = Self.accounts(session, command: "users")
         switch operands.first {
         case "add"? where operands.count == 2:
             let name = try Self.userName(operands[1])
@@ -57,11 +57,8 @@ struct UsersCommand: ArgumentsCommand {
         }
     }
 
-    static func accounts(_ session: WatchListSession, command: String) throws(CommandFailure) -> any AccountStore {
-        guard let accounts = session.store as? any AccountStore else {
-            throw .usage("\(command): this database keeps no accounts")
-        }
-        return accounts
+    static func accounts(_ session: WatchListSession, command: String) -> any AccountStore {
+        session.store
     }
 
     /// A sign-in name as stored: width folded, lower case; 1 to 64 characters without spaces.
@@ -83,7 +80,7 @@ struct ListsCommand: ArgumentsCommand {
     func run() async throws {
         let operands = arguments.operands
         let session = try WatchListSession(arguments, terminal: terminal)
-        let accounts = try UsersCommand.accounts(session, command: "lists")
+        let accounts = UsersCommand.accounts(session, command: "lists")
         switch operands.first {
         case nil, "list"? where operands.count <= 1:
             for list in try await accounts.lists() {

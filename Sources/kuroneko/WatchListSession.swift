@@ -11,7 +11,7 @@ import KuronekoStore
 struct WatchListSession {
     let arguments: ArgumentList
     let terminal: Terminal
-    let store: any WatchStore
+    let store: any ListStore
     var spec: CommandSpec { arguments.spec }
 
     init(_ arguments: ArgumentList, terminal: Terminal) throws(CommandFailure) {
@@ -28,10 +28,7 @@ struct WatchListSession {
     /// The list the command acts on: `--list NAME|ID` (`kuroneko lists` shows them), today's list without it.
     func owner() async throws -> WatchOwner {
         guard spec.option(named: "--list") != nil, let wanted = arguments.text(.list) else { return .local }
-        guard let accounts = store as? any AccountStore else {
-            throw CommandFailure.usage("\(spec.name): --list: this database keeps no lists")
-        }
-        let lists = try await accounts.lists()
+        let lists = try await store.lists()
         if let list = lists.first(where: { $0.id == wanted }) { return WatchOwner(id: list.id) }
         let named = lists.filter { $0.name == wanted }
         switch named.count {

@@ -20,7 +20,7 @@ public enum DatabaseLocation {
         _ location: String, maxWatchesPerOwner: Int = WatchLimits.defaultWatchesPerOwner,
         unregisteredGrace: TimeInterval = WatchLimits.unregisteredGrace,
         announce: @escaping @Sendable (String) -> Void
-    ) throws -> any WatchStore {
+    ) throws -> any ListStore {
         if isPostgres(location) {
             return try PostgresWatchStore(
                 url: location, announce: announce, maxWatchesPerOwner: maxWatchesPerOwner,

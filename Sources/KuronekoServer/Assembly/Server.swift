@@ -122,7 +122,7 @@ public final class Server: Sendable {
     }
 
     public let configuration: Configuration
-    public let store: any WatchStore
+    public let store: any ListStore
     public let service: ShipmentService
     public let metrics: Metrics
     /// The API as it is served, middleware and all.
@@ -149,7 +149,7 @@ public final class Server: Sendable {
     /// What the server reads before it is assembled: the watch list, opened (migrated), and the VAPID key pair
     /// kept in it.
     public struct Resources: Sendable {
-        public let store: any WatchStore
+        public let store: any ListStore
         /// The server's Web Push identity: made once, kept in the database, the same for every server on it.
         public let vapid: VAPID?
         /// The key that signs customer notices' stop links: made once, kept in the database.
@@ -335,9 +335,7 @@ public final class Server: Sendable {
             MorningSummaryService(store: store, clock: clock, failures: failures) { outboxDoorbell.ring() },
             keyRing,
         ]
-        if let accounts = store as? any AccountStore {
-            background.append(AuditLogService(accounts: accounts, clock: clock, failures: failures))
-        }
+        background.append(AuditLogService(accounts: store, clock: clock, failures: failures))
         if let shared {
             background.append(
                 SharedShipmentsService(shared: shared, service: service, events: events, failures: failures))
@@ -397,9 +395,7 @@ public final class Server: Sendable {
                     poller: poller, deliverer: deliverer, store: store, failures: failures, recorder: recorder,
                     notices: noticeDeliverer) + bodyBudget.metricLines
             },
-            gate: (store as? any AccountStore).map {
-                SessionGate(accounts: $0, clock: clock, failures: failures, confirmed: confirmedSessions)
-            },
+            gate: SessionGate(accounts: store, clock: clock, failures: failures, confirmed: confirmedSessions),
             trustedProxies: Set(configuration.trustedProxies.compactMap(ClientAddress.key)))
     }
 
@@ -464,7 +460,8 @@ public final class Server: Sendable {
     /// With no account yet, a one-time link that makes the first (the admin of every list), for 24 hours: an
     /// invitation like an admin's, said in the log the operator reads. Each start without an account makes a new one.
     func announceSetUpLink(origins: [String]) async {
-        guard let accounts = store as? any AccountStore, (try? await accounts.hasAccounts()) == false else { return }
+        let accounts = store
+        guard (try? await accounts.hasAccounts()) == false else { return }
         let token = Secrets.random(bytes: 32, prefix: "inv_")
         let now = clock.now
         do {

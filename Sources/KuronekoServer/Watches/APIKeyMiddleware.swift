@@ -11,7 +11,7 @@ import Synchronization
 /// serves. With `maxAge` zero (tests) they are read only when ``refresh()`` is called.
 public final class APIKeyRing: Service {
     public let name = "key-ring"
-    private let store: any WatchStore
+    private let store: any ListStore
     private let maxAge: Duration
     private let clock: any TrackingClock
     private let failures: StoreFailures
@@ -67,7 +67,7 @@ public final class APIKeyRing: Service {
     /// - Parameter maxAge: how often ``run()`` rereads the keys; zero never (tests call ``refresh()``).
     /// Until the first ``refresh()`` the API is closed: no key, not open.
     public init(
-        store: any WatchStore, maxAge: Duration = .seconds(2), clock: any TrackingClock = SystemClock(),
+        store: any ListStore, maxAge: Duration = .seconds(2), clock: any TrackingClock = SystemClock(),
         failures: StoreFailures = StoreFailures()
     ) {
         self.store = store
@@ -94,7 +94,7 @@ public final class APIKeyRing: Service {
     /// must not open the API.
     public func refresh() async {
         do {
-            let accounts = try await (store as? any AccountStore)?.hasAccounts() ?? false
+            let accounts = try await store.hasAccounts()
             snapshot.replace(
                 with: KeyPolicy(keys: try await store.keys(), openedAt: try await store.keysOpenedAt(), accounts: accounts))
         } catch {

@@ -8,7 +8,7 @@ import Synchronization
 /// `/v1/watches` and `/v1/calendar.ics`: the watch list of the request's owner (its API key, or the one
 /// local owner), over a ``WatchStore``. Another owner's watch is a 404, never a 403.
 public struct WatchRoutes: Sendable {
-    public let store: any WatchStore
+    public let store: any ListStore
     let service: ShipmentService
     let clock: any TrackingClock
     let allowPrivateWebhooks: Bool
@@ -37,7 +37,7 @@ public struct WatchRoutes: Sendable {
     let publicURL: URL?
 
     public init(
-        store: any WatchStore, service: ShipmentService, clock: any TrackingClock, allowPrivateWebhooks: Bool,
+        store: any ListStore, service: ShipmentService, clock: any TrackingClock, allowPrivateWebhooks: Bool,
         vapid: VAPID? = nil, channels: ChannelOffer = ChannelOffer(), failures: StoreFailures = StoreFailures(),
         mailLanes: MailReadingLanes = MailReadingLanes(), notices: CustomerNoticeMail? = nil,
         secureCookies: Bool = true, passkeyKey: String = Secrets.random(bytes: 32), publicURL: URL? = nil
@@ -107,12 +107,10 @@ public struct WatchRoutes: Sendable {
         router.add("GET", "/v1/calendar.ics") { request, _ in await routes.answer(request) { try await routes.calendar(request) } }
         ChannelRoutes(watches: routes, vapid: vapid, offer: channels).register(into: &router)
         NoticeRoutes(watches: routes, mail: notices).register(into: &router)
-        if let accounts = store as? any AccountStore {
-            AccountRoutes(
-                watches: routes, accounts: accounts, secureCookies: secureCookies, challengeKey: passkeyKey,
-                publicURL: publicURL
-            ).register(into: &router)
-        }
+        AccountRoutes(
+            watches: routes, accounts: store, secureCookies: secureCookies, challengeKey: passkeyKey,
+            publicURL: publicURL
+        ).register(into: &router)
     }
 
     /// Runs a route; any error it throws is answered as the problem it is (``RouteProblem``): a thrown

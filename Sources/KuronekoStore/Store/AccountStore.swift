@@ -96,6 +96,10 @@ public enum AccountStoreError: Error, Sendable, Hashable {
 }
 
 /// People, lists, members, sessions, invitations and the audit log.
+/// The whole store of a server's lists: their watches and their accounts (both engines are both), so nothing that
+/// holds it has to ask which it is.
+public typealias ListStore = WatchStore & AccountStore
+
 public protocol AccountStore: Sendable {
     /// Every list, by name.
     func lists() async throws -> [ListRecord]
