@@ -98,7 +98,7 @@ struct HomeAssistantDeliveredTests {
 /// One meaning of "today": the web app's 今日 (the list's summary and its `forecast=today` narrowing), the morning
 /// summary's 配達中 and 今日お届け予定, and Home Assistant's 今日届く荷物 count the same parcels: out for delivery
 /// today, or planned for today (the day the recipient asked for, else the carrier's), not one out since yesterday,
-/// waiting after a missed delivery, delivered, or planned for another day.
+/// held up, waiting after a missed delivery, delivered, or planned for another day.
 @Suite("One today: the web app, the morning summary and Home Assistant")
 struct OneTodayTests {
     @Test func theSameParcelsEverywhere() async throws {
@@ -109,7 +109,7 @@ struct OneTodayTests {
         func day(_ date: JapanDateTime) -> ScheduledDelivery {
             ScheduledDelivery(raw: "", date: JapanDateTime(year: date.year, month: date.month, day: date.day), windowStart: nil, windowEnd: nil)
         }
-        let numbers = ValidNumbers.numbers(7)
+        let numbers = ValidNumbers.numbers(8)
         var requested = MorningSummaryTests.shipment(numbers[2], .inTransit, "輸送中", planned: day(tomorrow))
         requested.requestedDelivery = day(today)
         let missedAt = JapanDateTime(now.addingTimeInterval(-3_600))
@@ -130,6 +130,8 @@ struct OneTodayTests {
                 events: [TrackingEvent(
                     label: "配達中", labelEnglish: nil, code: .outForDelivery,
                     at: JapanDateTime(now.addingTimeInterval(-86_400)), dateText: nil, place: nil)]),
+            // Held up (調査中): the carrier's day no longer holds.
+            MorningSummaryTests.shipment(numbers[7], .exception, "調査中", planned: day(today)),
         ]
         for (number, shipment) in zip(numbers, shipments) {
             _ = try await harness.store.add(number, carrier: .yamato, label: nil, owner: .local, webhook: nil, now: now)

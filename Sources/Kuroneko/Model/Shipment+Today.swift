@@ -4,11 +4,12 @@ import Foundation
 /// 今日届く荷物 all ask these.
 extension Shipment {
     /// The day the parcel is planned to come: the day it went out for delivery (its row's date) while it is out;
-    /// else the day the recipient asked for, else the carrier's. None once it is delivered, waiting after a missed
-    /// delivery (the recipient must act) or going back, or without a dated row or plan. Stored in the list's
-    /// forecast column, so `?forecast=today` is one indexed query.
+    /// else the day the recipient asked for, else the carrier's. None once it is delivered, held up (調査中: the
+    /// carrier's day no longer holds), waiting after a missed delivery (the recipient must act) or going back, or
+    /// without a dated row or plan. Stored in the list's forecast column, so `?forecast=today` is one indexed query.
     public var plannedDay: JapanDateTime? {
-        guard status.code != .delivered, returnLeg == nil, MissedDelivery(self) == nil else { return nil }
+        guard status.code != .delivered, status.code != .exception, returnLeg == nil, MissedDelivery(self) == nil
+        else { return nil }
         if status.code == .outForDelivery,
             let out = events.last(where: { $0.code == .outForDelivery })?.at ?? events.last?.at
         {
