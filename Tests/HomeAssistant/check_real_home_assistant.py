@@ -41,6 +41,8 @@ def free_port():
 
 
 def wait_for(what, check, timeout):
+    """Polls `check` (Home Assistant, mosquitto and the server are other processes with no event to subscribe to over
+    REST) every half second until it answers, or fails after `timeout` seconds."""
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
         try:
@@ -262,8 +264,14 @@ def main():
         print(f"  the automation loaded: {[s['entity_id'] for s in loaded]}")
 
         # 4. No template warning in Home Assistant's log.
-        time.sleep(2)  # a line the renders above wrote reaches the file
-        log = open(os.path.join(config, "home-assistant.log"), encoding="utf-8", errors="replace").read()
+        # A marker logged through Home Assistant's own logging after the renders: once it is in the file, every line
+        # they wrote is (one queue writes them in order).
+        marker = f"kuroneko-check-{time.monotonic_ns()}"
+        http("POST", base + "/api/services/system_log/write", {"message": marker, "level": "warning"}, token)
+        log_path = os.path.join(config, "home-assistant.log")
+        log = wait_for("the marker in Home Assistant's log", lambda: (
+            lambda text: text if marker in text else None)(
+                open(log_path, encoding="utf-8", errors="replace").read()), 30)
         warnings = [line for line in log.splitlines()
                     if "has no attribute" in line or "Template variable warning" in line or "UndefinedError" in line]
         if warnings:
