@@ -10,6 +10,15 @@ let package = Package(
         .library(name: "Kuroneko", targets: ["Kuroneko"]),
         .executable(name: "kuroneko", targets: ["kuroneko"]),
     ],
+    // Named by their public URLs; Package.resolved pins the versions. Where the public host cannot be reached,
+    // scripts/bootstrap points SwiftPM at mirrors (../shared/vendor, or KURONEKO_PACKAGE_MIRRORS).
+    dependencies: [
+        .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
+        .package(url: "https://github.com/apple/swift-log", from: "1.14.0"),
+        .package(url: "https://github.com/apple/swift-metrics", from: "2.10.1"),
+        .package(url: "https://github.com/swift-server/swift-prometheus", from: "2.3.0"),
+        .package(url: "https://github.com/swift-server/swift-service-lifecycle", from: "2.11.0"),
+    ],
     targets: [
         .systemLibrary(
             name: "CLibXML2",
@@ -27,7 +36,12 @@ let package = Package(
             pkgConfig: "zlib",
             providers: [.apt(["zlib1g-dev"])]
         ),
-        .target(name: "KuronekoHTTP", dependencies: ["CMicroHTTPD", "CZlib"]),
+        .target(
+            name: "KuronekoHTTP",
+            dependencies: [
+                "CMicroHTTPD", "CZlib", .product(name: "Logging", package: "swift-log"),
+                .product(name: "CoreMetrics", package: "swift-metrics"), .product(name: "Prometheus", package: "swift-prometheus"),
+            ]),
         .systemLibrary(
             name: "CCurl",
             pkgConfig: "libcurl",
@@ -74,14 +88,16 @@ let package = Package(
             name: "KuronekoServer",
             dependencies: [
                 "Kuroneko", "KuronekoHTTP", "KuronekoStore", "KuronekoPostgres", "KuronekoNotify", "KuronekoWebApp",
-                "CQRencode",
+                "CQRencode", .product(name: "Logging", package: "swift-log"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+                .product(name: "CoreMetrics", package: "swift-metrics"),
             ],
             exclude: ["Assets"], plugins: ["EmbedWebAssets"]),
         .executableTarget(
             name: "kuroneko",
             dependencies: [
                 "Kuroneko", "KuronekoHTTP", "KuronekoServer", "KuronekoSimulator", "KuronekoStore", "KuronekoNotify",
-                "KuronekoProcess", "KuronekoWebApp",
+                "KuronekoProcess", "KuronekoWebApp", .product(name: "Logging", package: "swift-log"),
             ]),
         .executableTarget(
             name: "ParserBenchmark",

@@ -1,4 +1,5 @@
 import Foundation
+import Logging
 import Kuroneko
 import KuronekoHTTP
 import KuronekoServer
@@ -183,20 +184,21 @@ struct ServeCommand: Command {
 
     /// Serves until SIGTERM or SIGINT. With `--log-format json`, a failure is written as a JSON line too.
     func run() async throws {
-        let notices = ServerLog(
-            format: configuration.logFormat, write: { [terminal] line in terminal.printError(line) })
+        let notices = ServerLogging.notices(format: configuration.logFormat) { [terminal] line in
+            terminal.printError(line)
+        }
         do {
             try await serve(notices: notices)
         } catch let failure as CommandFailure where configuration.logFormat == .json {
-            notices.notice(failure.message, level: .error)
+            notices.error("\(failure.message)")
             throw CommandFailure.reported(failure.status)
         } catch let error where configuration.logFormat == .json && !(error is CommandFailure) {
-            notices.notice("\(error)", level: .error)
+            notices.error("\(error)")
             throw CommandFailure.reported(.lookupFailed)
         }
     }
 
-    private func serve(notices: ServerLog) async throws {
+    private func serve(notices: Logger) async throws {
         var configuration = self.configuration
         // --demo without --db: a file of its own, removed at exit.
         var temporary: URL?
@@ -237,17 +239,25 @@ struct ServeCommand: Command {
             }
         } catch let error as ServerStartError {
             throw CommandFailure.usage("serve: \(error.message)")
+        } catch let ended as ServiceEnded {
+            throw Self.failure(ended)
         }
+    }
+
+    /// A background service ended on its own: exit status 1, for the service manager to start the server again
+    /// (the log has already said which service and why).
+    static func failure(_ ended: ServiceEnded) -> CommandFailure {
+        .lookup("serve: \(ended)")
     }
 
     /// Exits at once, with 128 + the signal's number, when SIGINT or SIGTERM comes again during the drain.
     static func exitOnSecondSignal(
-        _ signals: SignalListener, notices: ServerLog, flush: @escaping @Sendable () -> Void
+        _ signals: SignalListener, notices: Logger, flush: @escaping @Sendable () -> Void
     ) {
         Task.detached {
             let again = await signals.next()
             flush()
-            notices.notice("\(again) received again, exiting now", level: .warning)
+            notices.warning("\(again) received again, exiting now")
             exit(again == "SIGINT" ? 130 : 143)
         }
     }

@@ -1,4 +1,5 @@
 import Foundation
+import Logging
 import Kuroneko
 import KuronekoNotify
 import KuronekoServer
@@ -80,7 +81,7 @@ struct DeliveryIndependenceTests {
         // A deadline far longer than the fast delivery takes even on a loaded machine: the order below is not a race.
         let deliverer = WebhookDeliverer(
             store: store, sender: CurlDeliverySender(allowPrivate: true, timeout: 60), clock: SystemClock(),
-            log: { lines.add($0) })
+            log: ServerLogging.events(format: .text) { lines.add($0) })
         let outbox = OutboxDeliverer(lanes: [deliverer], clock: SystemClock())
         let running = Task { await outbox.run(tick: .milliseconds(100)) }
         defer { running.cancel() }
@@ -136,7 +137,7 @@ struct DeliveryIndependenceTests {
         let lines = LogLines()
         let channels = ChannelDeliverer(
             store: store, sender: CurlDeliverySender(allowPrivate: true, timeout: 120), clock: SystemClock(),
-            vapid: nil, publicURL: nil, log: { lines.add($0) })
+            vapid: nil, publicURL: nil, log: ServerLogging.events(format: .text) { lines.add($0) })
         let doorbell = Doorbell()
         let outbox = OutboxDeliverer(lanes: [channels], clock: SystemClock())
         let running = Task { await outbox.run(tick: .seconds(1), doorbell: doorbell) }

@@ -1,4 +1,5 @@
 import Foundation
+import Logging
 import Kuroneko
 import KuronekoNotify
 import KuronekoServer
@@ -38,7 +39,7 @@ struct LineChannelTests {
             store: store, sender: CurlDeliverySender(allowPrivate: false, timeout: 5), clock: clock, vapid: nil,
             publicURL: URL(string: "https://parcels.example.jp"),
             offer: ChannelOffer(server: ChannelServer(settings: ["line": ["origin": line.origin.absoluteString]])),
-            log: { lines.add($0) },
+            log: ServerLogging.events(format: .text) { lines.add($0) },
             random: { 0 })
         return Setup(store: store, clock: clock, line: line, deliverer: deliverer, lines: lines, watch: watch)
     }

@@ -99,7 +99,9 @@ struct MailboxTests {
 
     static func metric(_ name: String, of server: ServerProcess) async throws -> Int? {
         let text = String(decoding: try await SocketClient(port: server.port).get("/metrics").body, as: UTF8.self)
-        return text.split(separator: "\n").first { $0.hasPrefix(name + " ") }.flatMap { Int($0.split(separator: " ")[1]) }
+        // Prometheus's text writes a gauge as a decimal (`1.0`), a counter as an integer.
+        return text.split(separator: "\n").first { $0.hasPrefix(name + " ") }.flatMap { Double($0.split(separator: " ")[1]) }
+            .map { Int($0) }
     }
 
     @Test(

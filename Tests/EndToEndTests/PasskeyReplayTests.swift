@@ -1,4 +1,5 @@
 import Foundation
+import Logging
 import Kuroneko
 import KuronekoHTTP
 import KuronekoNotify
@@ -21,7 +22,7 @@ struct PasskeyReplayTests {
         let clock = ManualClock()
         let server = try await Server.make(
             configuration: configuration, transport: ScriptedTransport.pages(clock: clock), clock: clock,
-            notices: ServerLog(format: .text) { _ in })
+            notices: Logger.silent)
         return server
     }
 

@@ -1,4 +1,5 @@
 import Foundation
+import Logging
 import Kuroneko
 import KuronekoHTTP
 import KuronekoServer
@@ -32,7 +33,7 @@ struct RouteConventionsTests {
         let server = try await Server.make(
             configuration: configuration,
             transport: SimulatorTransport(simulator: SimulatorResponder(clock: SimulatorClock())), clock: SystemClock(),
-            notices: ServerLog(format: .text) { _ in })
+            notices: Logger.silent)
         return InProcessClient(server.application)
     }
 

@@ -1,4 +1,6 @@
 import Foundation
+@testable import kuroneko
+import KuronekoServer
 import KuronekoTestSupport
 import Testing
 
@@ -73,5 +75,19 @@ struct StopTests {
         #expect(stopped.status == 130)
         #expect(stopped.log.contains("received again, exiting now"))
         #expect(!stopped.log.contains("requests cut off at the deadline"), "\(stopped.log)")
+    }
+}
+
+/// What `kuroneko serve` exits with when a background service ended it (the server's own tests prove the
+/// service's end is said and shown; this is the status a service manager sees).
+@Suite("kuroneko serve: a service that ends")
+struct ServiceEndedExitTests {
+    @Test("a service that ended the server is exit status 1, with one line naming the service and why")
+    func exitStatus() {
+        let failed = ServeCommand.failure(ServiceEnded(name: "outbox", state: .failed("disk I/O error")))
+        #expect(failed.status.rawValue == 1)
+        #expect(failed.message == "serve: the service outbox failed: disk I/O error; the server stopped")
+        let returned = ServeCommand.failure(ServiceEnded(name: "poller", state: .returned))
+        #expect(returned.status.rawValue == 1 && returned.message == "serve: the service poller returned; the server stopped")
     }
 }

@@ -146,7 +146,7 @@ struct APIResponderTests {
         #expect(text.contains(#"kuroneko_cache_lookups_total{result="hit"} 1"#))
         #expect(text.contains(#"kuroneko_cache_lookups_total{result="miss"} 1"#))
         #expect(text.contains(#"kuroneko_upstream_requests_total{carrier="yamato"} 1"#))
-        #expect(text.contains(#"kuroneko_upstream_batch_size_bucket{carrier="yamato",le="1"} 1"#))
+        #expect(text.contains(#"kuroneko_upstream_batch_size_bucket{carrier="yamato",le="1.0"} 1"#))
     }
 
     @Test("unknown routes are 404, wrong methods 405, as problem documents")

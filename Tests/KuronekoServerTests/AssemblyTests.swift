@@ -1,4 +1,5 @@
 import Foundation
+import Logging
 import Kuroneko
 import KuronekoHTTP
 @testable import KuronekoServer
@@ -38,29 +39,97 @@ struct AssemblyTests {
         var all: [String] { names.withLock { $0 } }
     }
 
-    @Test("services stop last-started first, each waited for before the one it relies on; a failed one is said and the rest go on")
-    func stopOrder() async throws {
-        let running = Order()
-        let stopped = Order()
-        let failed = Order()
-        func service(_ name: String) -> NamedService {
-            NamedService(name) {
-                running.add(name)
-                // Works until cancelled: a stream that never yields ends only with its task.
-                let (stream, continuation) = AsyncStream<Never>.makeStream()
+    /// A server of the tests' own on a manual clock, with `more` services after its own; its notices collected.
+    private func server(more: [any BackgroundService], lines: Order) async throws -> Server {
+        var configuration = Server.Configuration()
+        configuration.carriers = [.yamato]
+        configuration.http.host = "127.0.0.1"
+        configuration.http.port = 0
+        configuration.shutdownTimeout = .seconds(5)
+        configuration.database =
+            FileManager.default.temporaryDirectory.appendingPathComponent("life-\(UUID().uuidString).sqlite").path
+        return try await Server.make(
+            configuration: configuration, transport: ScriptedTransport(clock: ManualClock()) { _, _ in
+                UpstreamResponse(status: 500, headers: [:], body: Data())
+            }, clock: ManualClock(), notices: ServerLogging.notices(format: .text, write: lines.add),
+            moreServices: more)
+    }
+
+    /// Runs `server` until a service ends it (no signal ever comes); what `run` threw.
+    private func runUntilItEnds(_ server: Server) async -> (any Error)? {
+        do {
+            try await server.run(environment: [:]) {
+                // No signal ever comes: the stream is never finished, and its iteration ends only when cancelled.
+                let (never, continuation) = AsyncStream<Void>.makeStream()
                 defer { continuation.finish() }
-                for await _ in stream {}
+                for await _ in never {}
+                return "SIGTERM"
+            }
+            return nil
+        } catch {
+            return error
+        }
+    }
+
+    @Test("a service that throws ends the server: the log names it, /readyz answers 503 naming it, run throws (exit 1)")
+    func serviceThrows() async throws {
+        struct Broken: Error, CustomStringConvertible { var description: String { "the disk went away" } }
+        let lines = Order()
+        let server = try await server(more: [NamedService("broken") { throw Broken() }], lines: lines)
+        let error = await runUntilItEnds(server)
+        let ended = try #require(error as? ServiceEnded, "\(String(describing: error))")
+        #expect(ended.name == "broken" && ended.state == .failed("the disk went away"))
+        #expect(lines.all.contains { $0.hasPrefix("kuroneko serve: service broken ended: the disk went away; the server stops") })
+        #expect(lines.all.contains { $0.hasPrefix("kuroneko serve: the service broken failed: the disk went away: refusing new connections") })
+        let readiness = await server.application.respond(to: HTTPRequest(method: "GET", target: "/readyz"))
+        #expect(readiness.status == 503)
+        #expect(String(decoding: readiness.body, as: UTF8.self).contains("the background service broken failed: the disk went away"))
+        // The others were stopped, last started first, and none of them is said to have ended.
+        #expect(server.serviceStates.all.filter { $0.name != "broken" }.allSatisfy { $0.state == .stopped })
+    }
+
+    @Test("a service that returns while the server runs ends it too: never silently")
+    func serviceReturns() async throws {
+        let lines = Order()
+        let server = try await server(more: [NamedService("quitter") {}], lines: lines)
+        let error = await runUntilItEnds(server)
+        let ended = try #require(error as? ServiceEnded, "\(String(describing: error))")
+        #expect(ended.name == "quitter" && ended.state == .returned)
+        #expect(lines.all.contains { $0.hasPrefix("kuroneko serve: service quitter returned while the server ran") })
+        let readiness = await server.application.respond(to: HTTPRequest(method: "GET", target: "/readyz"))
+        #expect(readiness.status == 503)
+        #expect(String(decoding: readiness.body, as: UTF8.self).contains("quitter returned"))
+    }
+
+    @Test("/readyz names every background service running")
+    func readinessNamesServices() async throws {
+        let lines = Order()
+        let (started, didStart) = AsyncStream<Void>.makeStream()
+        let server = try await server(
+            more: [
+                NamedService("held") {
+                    didStart.yield()
+                    let (never, continuation) = AsyncStream<Void>.makeStream()
+                    defer { continuation.finish() }
+                    for await _ in never {}
+                }
+            ], lines: lines)
+        let (stop, stopServer) = AsyncStream<Void>.makeStream()
+        let running = Task {
+            try await server.run(environment: [:]) {
+                for await _ in stop { break }
+                return "SIGTERM"
             }
         }
-        struct Broken: Error {}
-        let group = ServiceGroup(
-            services: [service("store-reader"), service("poller"), NamedService("broken") { throw Broken() }, service("outbox")],
-            failed: { name, _ in failed.add(name) }, stopped: stopped.add)
-        let task = Task { await group.run() }
-        #expect(try await eventually { running.all.count == 3 && failed.all == ["broken"] })
-        task.cancel()
-        await task.value
-        #expect(stopped.all == ["outbox", "broken", "poller", "store-reader"])
+        for await _ in started { break }
+        let readiness = await server.application.respond(to: HTTPRequest(method: "GET", target: "/readyz"))
+        let body = try JSON(data: readiness.body)
+        #expect(readiness.status == 200)
+        #expect(body["services"]?["held"] == .string("running"))
+        #expect(body["services"]?["poller"] != nil && body["services"]?["outbox"] != nil)
+        stopServer.yield()
+        try await running.value
+        #expect(server.serviceStates.all.allSatisfy { $0.state == .stopped }, "\(server.serviceStates.all)")
     }
 
     @Test("the server stopped mid-check: its services stop in reverse order of start, the check in flight ends, nothing is lost")
@@ -89,7 +158,7 @@ struct AssemblyTests {
             FileManager.default.temporaryDirectory.appendingPathComponent("stop-\(UUID().uuidString).sqlite").path
         let stopped = Order()
         let server = try await Server.make(
-            configuration: configuration, transport: transport, clock: clock, notices: ServerLog(format: .text) { _ in },
+            configuration: configuration, transport: transport, clock: clock, notices: Logger.silent,
             serviceStopped: stopped.add)
         #expect(
             server.serviceNames

@@ -1,4 +1,5 @@
 import Foundation
+import Logging
 import Kuroneko
 import KuronekoHTTP
 import KuronekoNotify
@@ -117,7 +118,7 @@ struct ChannelTests {
         let lines = Mutex([String]())
         let deliverer = ChannelDeliverer(
             store: harness.store, sender: fake, clock: harness.clock, vapid: vapid,
-            publicURL: URL(string: "https://parcels.example.jp"), log: { line in lines.withLock { $0.append(line) } })
+            publicURL: URL(string: "https://parcels.example.jp"), log: ServerLogging.events(format: .text) { line in lines.withLock { $0.append(line) } })
         #expect(await deliverer.deliverOnce() == 1)
         let request = try #require(fake.requests.withLock { $0.first })
         let payload = try WebPushEncryption.decrypt(request.body, receiver: browser, auth: auth)
@@ -281,7 +282,7 @@ struct ChannelKindTests {
         let lines = Mutex([String]())
         let deliverer = ChannelDeliverer(
             store: harness.store, sender: service, clock: harness.clock, vapid: nil, publicURL: nil,
-            log: { line in lines.withLock { $0.append(line) } }, random: { 0 })
+            log: ServerLogging.events(format: .text) { line in lines.withLock { $0.append(line) } }, random: { 0 })
         let valid = try JSONEncoder().encode(
             Shipment(
                 trackingNumber: number,

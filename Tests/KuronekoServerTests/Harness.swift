@@ -1,4 +1,5 @@
 import Foundation
+import Logging
 import Kuroneko
 import KuronekoHTTP
 import KuronekoNotify
@@ -53,7 +54,7 @@ struct Harness {
         do {
             server = try await Server.make(
                 configuration: configuration, transport: transport, clock: clock,
-                notices: ServerLog(format: .text) { _ in },
+                notices: Logger.silent,
                 log: StringLogSink { [log] line in log.append(line) }, mailSender: mailSender, jitter: { 0.5 })
             store = try SQLiteWatchStore(path: configuration.database)
         } catch {

@@ -1,4 +1,5 @@
 import Foundation
+import Logging
 import Kuroneko
 import KuronekoHTTP
 import KuronekoNotify
@@ -31,7 +32,7 @@ struct HouseholdDeliveryTests {
         _ = try await ChannelTests.changed(harness.store, owner: .local, now: harness.clock.now)
         let fake = ChannelTests.FakeService([])
         let deliverer = ChannelDeliverer(
-            store: harness.store, sender: fake, clock: harness.clock, vapid: nil, publicURL: nil, log: { _ in })
+            store: harness.store, sender: fake, clock: harness.clock, vapid: nil, publicURL: nil, log: .silent)
         var sent = 0
         for _ in 0..<10 {
             let round = await deliverer.deliverOnce()

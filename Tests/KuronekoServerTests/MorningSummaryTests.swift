@@ -1,4 +1,5 @@
 import Foundation
+import Logging
 import Kuroneko
 import KuronekoHTTP
 import KuronekoNotify
@@ -128,7 +129,7 @@ struct MorningSummaryTests {
         }
         let fake = ChannelTests.FakeService([])
         let deliverer = ChannelDeliverer(
-            store: harness.store, sender: fake, clock: harness.clock, vapid: nil, publicURL: nil, log: { _ in })
+            store: harness.store, sender: fake, clock: harness.clock, vapid: nil, publicURL: nil, log: .silent)
         while await deliverer.deliverOnce() > 0 {}  // what recording the parcels announced
         let announced = fake.requests.withLock { $0.count }
         let rung = Mutex(0)

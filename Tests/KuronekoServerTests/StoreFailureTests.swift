@@ -1,4 +1,5 @@
 import Foundation
+import KuronekoHTTP
 import Kuroneko
 import KuronekoNotify
 import KuronekoTestSupport
@@ -48,7 +49,9 @@ struct StoreFailureTests {
         let line = try #require(lines.all.first)
         #expect(line.hasPrefix("store operation=record error=\"") && line.contains("disk is full"), "\(line)")
         #expect(line.contains("number=\(number.masked) kept_to_retry=true") && !line.contains(number.digits))
-        #expect(failures.prometheusLines.contains("kuroneko_store_errors_total{operation=\"record\"} 1"))
+        let registry = MetricsRegistry()
+        failures.record(into: registry)
+        #expect(String(decoding: registry.render(), as: UTF8.self).contains("kuroneko_store_errors_total{operation=\"record\"} 1"))
         #expect(try await store.watch(number, owner: .local)?.checkedAt == nil)
 
         // While the database still refuses, a retry fails again and keeps the answer.

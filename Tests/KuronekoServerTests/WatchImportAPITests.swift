@@ -64,25 +64,31 @@ struct WatchImportAPITests {
         #expect(answer["stopped"]?.string?.hasPrefix("row 12: the list holds its 10 watches") == true, "\(answer)")
     }
 
+    /// Each refusal: the query, the sheet, the start of the problem's detail.
+    static let refusals: [(String, Data, String)] = [
+        ("", Data(), "send the sheet itself"),
+        ("?carrier=dhl", Data("伝票番号\r\n".utf8), "carrier \"dhl\" is not"),
+        ("?encoding=latin1", Data("伝票番号\r\n".utf8), "encoding \"latin1\" is not utf-8, utf-16 or cp932"),
+        ("?encoding=utf-16", Data("伝票番号\r\n".utf8), "the sheet has no UTF-16 byte order mark"),
+        ("", Data(String(repeating: "x", count: 70_000).utf8), "the sheet's first row is longer than 64 KiB"),
+        ("", Data("\r\n".utf8), "the sheet has no rows"),
+        // Columns chosen: hostile, unknown, empty, too long, not there, too many.
+        ("?column=colour%3Dred", Data("伝票番号\r\n".utf8), "column colour=…: no such role; the roles are number,"),
+        ("?column=email%3D", Data("伝票番号\r\n".utf8), "column email= names no column"),
+        ("?column=email%3D\(String(repeating: "x", count: 300))", Data("伝票番号\r\n".utf8), "column email= names no column"),
+        ("?column=email%3D%E9%80%A3%E7%B5%A1%E5%85%88", Data("伝票番号,注文番号\r\n1,2\r\n".utf8),
+         "the sheet's columns: column email=連絡先: no column of that name; the header has 伝票番号, 注文番号"),
+        ("?column=number%3D9", Data("伝票番号,注文番号\r\n1,2\r\n".utf8), "column 9 is beyond the file's 2 columns"),
+        (Self.thirteenColumns, Data("伝票番号\r\n".utf8),
+         "13 column parameters; at most 12, one per role"),
+    ]
+
+    /// A query naming 13 columns, one more than there are roles.
+    static let thirteenColumns = "?" + [String](repeating: "column=email%3DA", count: 13).joined(separator: "&")
+
     @Test(
         "refused at once, one line each: nothing, a bad carrier or encoding, a sheet without rows, a first row of 64 KiB",
-        arguments: [
-            ("", Data(), "send the sheet itself"),
-            ("?carrier=dhl", Data("伝票番号\r\n".utf8), "carrier \"dhl\" is not"),
-            ("?encoding=latin1", Data("伝票番号\r\n".utf8), "encoding \"latin1\" is not utf-8, utf-16 or cp932"),
-            ("?encoding=utf-16", Data("伝票番号\r\n".utf8), "the sheet has no UTF-16 byte order mark"),
-            ("", Data(String(repeating: "x", count: 70_000).utf8), "the sheet's first row is longer than 64 KiB"),
-            ("", Data("\r\n".utf8), "the sheet has no rows"),
-            // Columns chosen: hostile, unknown, empty, too long, not there, too many.
-            ("?column=colour%3Dred", Data("伝票番号\r\n".utf8), "column colour=…: no such role; the roles are number,"),
-            ("?column=email%3D", Data("伝票番号\r\n".utf8), "column email= names no column"),
-            ("?column=email%3D" + String(repeating: "x", count: 300), Data("伝票番号\r\n".utf8), "column email= names no column"),
-            ("?column=email%3D%E9%80%A3%E7%B5%A1%E5%85%88", Data("伝票番号,注文番号\r\n1,2\r\n".utf8),
-             "the sheet's columns: column email=連絡先: no column of that name; the header has 伝票番号, 注文番号"),
-            ("?column=number%3D9", Data("伝票番号,注文番号\r\n1,2\r\n".utf8), "column 9 is beyond the file's 2 columns"),
-            ("?" + Array(repeating: "column=email%3DA", count: 13).joined(separator: "&"), Data("伝票番号\r\n".utf8),
-             "13 column parameters; at most 12, one per role"),
-        ])
+        arguments: refusals)
     func refused(query: String, body: Data, detail: String) async throws {
         let harness = await Harness()
         let answer = await Self.post(harness, body, query: query)

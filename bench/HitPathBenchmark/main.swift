@@ -25,7 +25,7 @@ let storePath = FileManager.default.temporaryDirectory.appendingPathComponent("h
 let store = try SQLiteWatchStore(path: storePath.path)
 defer { try? FileManager.default.removeItem(at: storePath) }
 let keys = APIKeyMiddleware(ring: APIKeyRing(store: store), required: false)
-let httpMetrics = HTTPMetrics()
+let httpMetrics = HTTPMetrics(registry: metrics.registry)
 // As `serve` composes it (the watch list's routes and the web app are not on a hit's path).
 let layers: [(name: String, layer: any HTTPMiddleware)] = [
     ("request id", RequestIDMiddleware()), ("access log", AccessLogMiddleware(sink: log)),

@@ -44,17 +44,15 @@ public final class BodyBudget: Sendable {
 }
 
 extension BodyBudget {
-    /// The bytes held now, by all callers and by those not confirmed yet, and the limit, for `/metrics`.
-    public var metricLines: [String] {
+    /// The bytes held now, by all callers and by those not confirmed yet, and the limit, into `/metrics`.
+    public func record(into registry: MetricsRegistry) {
         let held = inUse
-        return [
-            "# HELP kuroneko_http_body_bytes_held Bytes of request bodies larger than the anonymous allowance held now.",
-            "# TYPE kuroneko_http_body_bytes_held gauge",
-            "kuroneko_http_body_bytes_held{caller=\"all\"} \(held.all)",
-            "kuroneko_http_body_bytes_held{caller=\"unconfirmed\"} \(held.unconfirmed)",
-            "# HELP kuroneko_http_body_budget_bytes The most bytes of such bodies held at once; past it, 503.",
-            "# TYPE kuroneko_http_body_budget_bytes gauge",
-            "kuroneko_http_body_budget_bytes \(total)",
-        ]
+        let help = "Bytes of request bodies larger than the anonymous allowance held now."
+        registry.level("kuroneko_http_body_bytes_held", [("caller", "all")], help: help, value: Double(held.all))
+        registry.level(
+            "kuroneko_http_body_bytes_held", [("caller", "unconfirmed")], help: help, value: Double(held.unconfirmed))
+        registry.level(
+            "kuroneko_http_body_budget_bytes", help: "The most bytes of such bodies held at once; past it, 503.",
+            value: Double(total))
     }
 }

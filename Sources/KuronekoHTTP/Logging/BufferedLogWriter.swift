@@ -155,8 +155,9 @@ public final class BufferedLogWriter: LogSink, Sendable {
                 switch format {
                 case .text: "log dropped=\(dropped) reason=\(reason)"
                 case .json:
-                    ServerLog.object(
-                        level: .warning, message: "log", fields: [("dropped", .number(dropped)), ("reason", .text(reason))])
+                    LineLogHandler.object(
+                        level: .warning, message: "log",
+                        fields: [("dropped", .stringConvertible(dropped)), ("reason", .string(reason))])
                 }
             handle.write(Data((line + "\n").utf8))
         }

@@ -1,3 +1,4 @@
+import CoreMetrics
 import Dispatch
 import Foundation
 import Synchronization
@@ -19,58 +20,48 @@ public final class HTTPMetrics: Sendable {
         }
     }
 
-    /// One histogram per method, route and status: a request updates one entry (its count is the histogram's
-    /// count). The per-route histograms `/metrics` shows are these added up by route when it is scraped.
-    private struct State {
-        var series: [RequestKey: Histogram] = [:]
+    /// The handles made so far: a request finds its counter and its route's histogram here, so the registry
+    /// is asked once per method, route and status.
+    private struct Handles {
+        var requests: [RequestKey: CoreMetrics.Counter] = [:]
+        var durations: [String: CoreMetrics.Recorder] = [:]
     }
 
-    private static let bounds = [0.001, 0.005, 0.01, 0.05, 0.1, 0.5, 1, 5, 10]
-    private let state = Mutex(State())
-    private let inFlight = Atomic<Int>(0)
+    static let bounds = [0.001, 0.005, 0.01, 0.05, 0.1, 0.5, 1, 5, 10]
+    private let registry: MetricsRegistry
+    private let handles = Mutex(Handles())
+    private let inFlight: CoreMetrics.Meter
 
-    public init() {}
+    public init(registry: MetricsRegistry) {
+        self.registry = registry
+        inFlight = registry.meter("kuroneko_http_requests_in_flight", help: "Requests being answered.")
+    }
 
     func started() {
-        inFlight.add(1, ordering: .relaxed)
+        inFlight.increment()
     }
 
     func finished(method: String, route: String, status: Int, seconds: Double) {
         let key = RequestKey(method: HTTPMethod.label(method), route: route, status: status)
-        inFlight.subtract(1, ordering: .relaxed)
-        state.withLock { state in
-            state.series[key, default: Histogram(bounds: Self.bounds)].observe(seconds)
+        inFlight.decrement()
+        let (counter, duration) = handles.withLock { handles in
+            let counter =
+                handles.requests[key]
+                ?? registry.counter(
+                    "kuroneko_http_requests_total",
+                    [("method", key.method), ("route", key.route), ("status", String(key.status))],
+                    help: "HTTP requests answered, by method, route and status.")
+            handles.requests[key] = counter
+            let duration =
+                handles.durations[key.route]
+                ?? registry.histogram(
+                    "kuroneko_http_request_duration_seconds", [("route", key.route)], buckets: Self.bounds,
+                    help: "Time to answer a request, by route.")
+            handles.durations[key.route] = duration
+            return (counter, duration)
         }
-    }
-
-    /// The HTTP part of `/metrics`.
-    public func render() -> [String] {
-        let snapshot = state.withLock { $0 }
-        var lines = [
-            "# HELP kuroneko_http_requests_total HTTP requests answered, by method, route and status.",
-            "# TYPE kuroneko_http_requests_total counter",
-        ]
-        var byRoute: [String: Histogram] = [:]
-        for (key, histogram) in snapshot.series.sorted(by: {
-            ($0.key.route, $0.key.method, $0.key.status) < ($1.key.route, $1.key.method, $1.key.status)
-        }) {
-            lines.append(
-                "kuroneko_http_requests_total{method=\"\(PrometheusText.escape(key.method))\","
-                    + "route=\"\(PrometheusText.escape(key.route))\",status=\"\(key.status)\"} \(histogram.count)")
-            byRoute[key.route, default: Histogram(bounds: Self.bounds)].add(histogram)
-        }
-        lines += [
-            "# HELP kuroneko_http_request_duration_seconds Time to answer a request, by route.",
-            "# TYPE kuroneko_http_request_duration_seconds histogram",
-        ]
-        for (route, histogram) in byRoute.sorted(by: { $0.key < $1.key }) {
-            lines += histogram.samples(
-                name: "kuroneko_http_request_duration_seconds", labels: "route=\"\(PrometheusText.escape(route))\"")
-        }
-        lines += PrometheusText.single(
-            "kuroneko_http_requests_in_flight", type: "gauge", help: "Requests being answered.",
-            value: "\(inFlight.load(ordering: .relaxed))")
-        return lines
+        counter.increment()
+        duration.record(seconds)
     }
 }
 

@@ -14,8 +14,8 @@ public enum APIApplication {
     public static func make(
         service: ShipmentService, metrics: Metrics, httpMetrics: HTTPMetrics, clock: any TrackingClock,
         corsOrigins: [String] = [], log: (any LogSink)?, logFormat: LogFormat = .text, watches: WatchRoutes? = nil, keys: APIKeyMiddleware? = nil,
-        webApp: WebApp? = nil, pageWatch: PageWatch? = nil, mailbox: MailboxReader? = nil, moreMetrics: (@Sendable () async -> [String])? = nil,
-        gate: SessionGate? = nil, trustedProxies: Set<UInt64> = []
+        webApp: WebApp? = nil, pageWatch: PageWatch? = nil, mailbox: MailboxReader? = nil, moreMetrics: (@Sendable (MetricsRegistry) async -> Void)? = nil,
+        gate: SessionGate? = nil, trustedProxies: Set<UInt64> = [], services: ServiceStates? = nil
     ) -> MiddlewareStack<APIResponder> {
         var middleware: [any HTTPMiddleware] = [RequestIDMiddleware()]
         // First, so that every later layer sees the client behind a trusted proxy.
@@ -29,6 +29,7 @@ public enum APIApplication {
             middleware,
             around: APIResponder(
                 service: service, metrics: metrics, httpMetrics: httpMetrics, clock: clock, watches: watches,
-                webApp: webApp, pageWatch: pageWatch, mailbox: mailbox, moreMetrics: moreMetrics, gate: gate))
+                webApp: webApp, pageWatch: pageWatch, mailbox: mailbox, moreMetrics: moreMetrics, gate: gate,
+                services: services))
     }
 }

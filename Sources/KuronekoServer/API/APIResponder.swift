@@ -22,11 +22,13 @@ public struct APIResponder: HTTPResponder {
     ///   - metrics: the lookups' counters; `httpMetrics`: the requests' (both rendered at `/metrics`).
     /// - Parameters:
     ///   - watches: the watch list's routes, when the server keeps one; `webApp`: the dashboard at `/`.
-    ///   - moreMetrics: further lines for `/metrics` (the poller's and the webhooks').
+    ///   - moreMetrics: sets further figures in the registry when `/metrics` is scraped (the poller's, the
+    ///     webhooks', the body budget's).
     public init(
         service: ShipmentService, metrics: Metrics, httpMetrics: HTTPMetrics, clock: any TrackingClock,
         watches: WatchRoutes? = nil, webApp: WebApp? = nil, pageWatch: PageWatch? = nil, mailbox: MailboxReader? = nil,
-        moreMetrics: (@Sendable () async -> [String])? = nil, gate: SessionGate? = nil
+        moreMetrics: (@Sendable (MetricsRegistry) async -> Void)? = nil, gate: SessionGate? = nil,
+        services: ServiceStates? = nil
     ) {
         self.gate = gate
         self.service = service
@@ -78,6 +80,13 @@ public struct APIResponder: HTTPResponder {
         router.add("POST", "/v1/tneko") { request, _ in await TnekoRoute.respond(to: request, service: service) }
         router.add("GET", "/healthz") { _, _ in .json(["status": "ok"]) }
         router.add("GET", "/readyz") { _, _ in
+            // A background service that ended on its own: the server is stopping (and said why in its log).
+            if let ended = services?.ended {
+                return RouteProblem(
+                    status: 503, title: "Service Unavailable", code: "service_ended",
+                    detail: "the background service \(ended.name) \(ended.state.text); the server is stopping"
+                ).response
+            }
             let circuit = service.circuitState
             var database: String?
             if let store = watches?.store {
@@ -100,6 +109,11 @@ public struct APIResponder: HTTPResponder {
                 body["circuits"] = Dictionary(
                     uniqueKeysWithValues: service.circuitStates.map { ($0.key.rawValue, $0.value.rawValue) })
                 body["database"] = database
+                // Which background services run (poller, outbox, key ring, …).
+                if let services {
+                    body["services"] = Dictionary(
+                        services.all.map { ($0.name, $0.state.text) }, uniquingKeysWith: { first, _ in first })
+                }
                 // A carrier whose page is no longer understood is named; the server still serves the others.
                 let degraded = pageWatch?.degraded ?? [:]
                 if !degraded.isEmpty {
@@ -130,15 +144,16 @@ public struct APIResponder: HTTPResponder {
             ).response
         }
         router.add("GET", "/metrics") { _, _ in
-            let more = await moreMetrics?() ?? []
-            let lines =
-                httpMetrics.render()
-                + metrics.render(upstream: service.upstreamStatistics, cacheEntries: service.cache.count)
-                + (pageWatch.map { PageWatch.prometheusLines($0.degraded, carriers: service.client.clients.keys) } ?? [])
-                + (mailbox.map { MailboxReader.prometheusLines($0.state) } ?? [])
-                + more
+            // What is read when scraped is set first; then the registry writes everything it holds.
+            let registry = metrics.registry
+            metrics.refresh(upstream: service.upstreamStatistics, cacheEntries: service.cache.count)
+            if let pageWatch {
+                PageWatch.record(pageWatch.degraded, carriers: service.client.clients.keys, into: registry)
+            }
+            if let mailbox { MailboxReader.record(mailbox.state, into: registry) }
+            await moreMetrics?(registry)
             var response = HTTPResponse.content(
-                Data((lines.joined(separator: "\n") + "\n").utf8), type: "text/plain; version=0.0.4; charset=utf-8")
+                Data(registry.render()), type: "text/plain; version=0.0.4; charset=utf-8")
             response.headers.append(("Cache-Control", "no-store"))
             return response
         }

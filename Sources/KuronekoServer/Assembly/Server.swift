@@ -4,6 +4,9 @@ import KuronekoHTTP
 import KuronekoNotify
 import KuronekoStore
 import KuronekoWebApp
+import Logging
+import ServiceLifecycle
+import Synchronization
 
 /// The server, assembled in one place from a ``Configuration``: the watch list, the upstream budget, the
 /// shipment service, the API with its middleware, the key ring, the poller, the webhook deliverer and, on a
@@ -127,11 +130,13 @@ public final class Server: Sendable {
     public let metrics: Metrics
     /// The API as it is served, middleware and all.
     public let application: MiddlewareStack<APIResponder>
-    private let background: [any Service]
+    private let background: [any BackgroundService]
+    /// What each background service is doing (shown by `/readyz`).
+    public let serviceStates: ServiceStates
     /// The background services' names, in the order they start (and the reverse of the order they stop).
     var serviceNames: [String] { background.map(\.name) }
-    private let notices: ServerLog
-    private let flushLog: @Sendable () -> Void
+    let notices: Logger
+    let flushLog: @Sendable () -> Void
     /// Store calls of background work that failed, logged and counted.
     public let failures: StoreFailures
     /// The API keys in force (reread every ``Configuration/keyRefresh``).
@@ -158,11 +163,11 @@ public final class Server: Sendable {
 
     /// Opens the database (saying what its migrations did to `notices`) and reads or makes the VAPID key.
     /// - Throws: the database's error when it cannot be opened (``NewerSchemaError`` among them).
-    public static func open(_ configuration: Configuration, notices: ServerLog) async throws -> Resources {
+    public static func open(_ configuration: Configuration, notices: Logger) async throws -> Resources {
         let store = try DatabaseLocation.open(
             configuration.database, maxWatchesPerOwner: configuration.maxWatchesPerOwner,
             unregisteredGrace: configuration.unregisteredGrace / .seconds(1)
-        ) { line in notices.notice(line) }
+        ) { line in notices.info("\(line)") }
         let secret = try await store.setting(
             "vapid_private_key", otherwise: Base64URL.encode(try P256KeyPair.generate().privateKey))
         let vapid = try Base64URL.decode(secret).map { try P256KeyPair(privateKey: $0) }.map {
@@ -177,18 +182,19 @@ public final class Server: Sendable {
     /// first request meets the keys in force: what `kuroneko serve` and the tests run.
     public static func make(
         configuration: Configuration, transport: any HTTPTransport, clock: any TrackingClock,
-        notices: ServerLog, log: (any LogSink)? = nil, flushLog: @escaping @Sendable () -> Void = {},
+        notices: Logger, log: (any LogSink)? = nil, flushLog: @escaping @Sendable () -> Void = {},
         webhookSender: (any WebhookSender)? = nil,
         channelSender: (any ChannelSender)? = nil,
         mailSender: (any MailSender)? = nil,
         jitter: @escaping @Sendable () -> Double = { Double.random(in: 0..<1) },
-        serviceStopped: @escaping @Sendable (String) -> Void = { _ in }
+        serviceStopped: @escaping @Sendable (String) -> Void = { _ in },
+        moreServices: [any BackgroundService] = []
     ) async throws -> Server {
         let server = try Server(
             configuration: configuration, resources: try await open(configuration, notices: notices),
             transport: transport, clock: clock, notices: notices, log: log, flushLog: flushLog,
             webhookSender: webhookSender, channelSender: channelSender, mailSender: mailSender, jitter: jitter,
-            serviceStopped: serviceStopped)
+            serviceStopped: serviceStopped, moreServices: moreServices)
         await server.keyRing.refresh()
         return server
     }
@@ -204,15 +210,18 @@ public final class Server: Sendable {
     ///     ``Configuration/allowPrivateWebhooks``.
     ///   - jitter: the random share that spreads each watch's next check.
     ///   - serviceStopped: told each background service's name as it stops, at shutdown (last started first).
+    ///   - moreServices: background services of the embedding app's (or a test's), run after the server's own
+    ///     under the same supervision.
     /// - Throws: a carrier's client settings that cannot be used.
     public init(
         configuration: Configuration, resources: Resources, transport: any HTTPTransport, clock: any TrackingClock,
-        notices: ServerLog, log: (any LogSink)? = nil, flushLog: @escaping @Sendable () -> Void = {},
+        notices: Logger, log: (any LogSink)? = nil, flushLog: @escaping @Sendable () -> Void = {},
         webhookSender: (any WebhookSender)? = nil,
         channelSender: (any ChannelSender)? = nil,
         mailSender: (any MailSender)? = nil,
         jitter: @escaping @Sendable () -> Double = { Double.random(in: 0..<1) },
-        serviceStopped: @escaping @Sendable (String) -> Void = { _ in }
+        serviceStopped: @escaping @Sendable (String) -> Void = { _ in },
+        moreServices: [any BackgroundService] = []
     ) throws {
         self.configuration = configuration
         self.serviceStopped = serviceStopped
@@ -227,11 +236,11 @@ public final class Server: Sendable {
         // Every fresh answer, whoever asked, is recorded for the watches of its number; a change found wakes
         // the outbox deliverer, so its webhooks and announcements go out at once.
         let outboxDoorbell = Doorbell()
-        let failures = StoreFailures { line in notices.notice(line) }
+        let failures = StoreFailures { line in notices.info("\(line)") }
         self.failures = failures
         let pageWatch = PageWatch(
             store: store, clock: clock, canaries: configuration.canaries, policy: configuration.pageHealth,
-            failures: failures, log: { line in notices.notice(line) }, announced: { outboxDoorbell.ring() })
+            failures: failures, log: { line in notices.info("\(line)") }, announced: { outboxDoorbell.ring() })
         self.pageWatch = pageWatch
         let recorder = AnswerRecorder(
             store: store, failures: failures,
@@ -278,12 +287,7 @@ public final class Server: Sendable {
             shared: fetchedElsewhere)
         self.service = service
         let sink = log
-        let events = sink.map { sink in
-            ServerLog(format: configuration.logFormat) { line in
-                var line = line
-                line.withUTF8 { sink.write(line: UnsafeRawBufferPointer($0)) }
-            }
-        }
+        let events = sink.map { ServerLogging.events(format: configuration.logFormat, sink: $0) }
         self.flushLog = flushLog
 
         let poller = WatchPoller(store: store, clock: clock, schedule: schedule, failures: failures) {
@@ -295,8 +299,7 @@ public final class Server: Sendable {
         let sender: any WebhookSender =
             webhookSender
             ?? CurlDeliverySender(allowPrivate: configuration.allowPrivateWebhooks, caFile: configuration.caFile)
-        var attemptLog: (@Sendable (String) -> Void)?
-        if let events { attemptLog = { line in events.event(line) } }
+        let attemptLog = events
         let deliverer = WebhookDeliverer(
             store: store, sender: sender, clock: clock, lease: max(15, WebhookDeliverer.defaultLease / schedule.speed),
             failures: failures, log: attemptLog)
@@ -323,7 +326,7 @@ public final class Server: Sendable {
             lanes: [deliverer, channelDeliverer] + (noticeDeliverer.map { [$0] } ?? []), clock: clock)
         let keyRing = APIKeyRing(store: store, maxAge: configuration.keyRefresh, clock: clock, failures: failures)
         self.keyRing = keyRing
-        var background: [any Service] = [
+        var background: [any BackgroundService] = [
             PollerService(poller: poller, tick: tick),
             OutboxService(outbox: outbox, tick: tick, doorbell: outboxDoorbell),
             ArrivalsService(
@@ -343,11 +346,11 @@ public final class Server: Sendable {
         if let after = configuration.forgetFinishedAfter {
             background.append(
                 ForgetFinishedService(store: store, clock: clock, after: after, failures: failures) { removed in
-                    notices.notice("forgot \(removed) finished watches last checked over \(Int(after / .seconds(1))) s ago")
+                    notices.info("forgot \(removed) finished watches last checked over \(Int(after / .seconds(1))) s ago")
                 })
         }
         if configuration.http.tls != nil {
-            background.append(CertificateReloadService { line in notices.notice(line) })
+            background.append(CertificateReloadService { line in notices.info("\(line)") })
         }
         // Mail is read off the cooperative pool, a few at a time, uploads and the mailbox alike.
         let mailLanes = MailReadingLanes()
@@ -357,7 +360,7 @@ public final class Server: Sendable {
             let reader = MailboxReader(
                 settings: mailbox, store: store, clock: clock, markSeen: configuration.mailboxMarkSeen,
                 moveTo: configuration.mailboxMoveTo, failures: failures, lanes: mailLanes,
-                log: { line in notices.notice(line) }, added: {})
+                log: { line in notices.info("\(line)") }, added: {})
             mailboxReader = reader
             background.append(MailboxService(reader: reader, interval: configuration.mailboxInterval))
         }
@@ -370,16 +373,19 @@ public final class Server: Sendable {
                     client: HomeAssistantService.client(mqtt, settings: configuration.homeAssistant),
                     settings: configuration.homeAssistant, store: store, clock: clock, failures: failures,
                     refresh: { watches in await Self.check(watches, service: service) },
-                    log: { line in notices.notice(line) }))
+                    log: { line in notices.info("\(line)") }))
         }
+        background += moreServices
         self.background = background
+        let serviceStates = ServiceStates(names: background.map(\.name))
+        self.serviceStates = serviceStates
         // Sessions the gate lets in, known to the HTTP layer before a large body is read.
         let confirmedSessions = ConfirmedSessions(clock: clock)
         let bodyBudget = BodyBudget(
             total: configuration.http.bodyBudgetBytes, unconfirmedShare: configuration.http.unconfirmedBodyBytes)
         self.bodyBudget = bodyBudget
         application = APIApplication.make(
-            service: service, metrics: metrics, httpMetrics: HTTPMetrics(), clock: clock,
+            service: service, metrics: metrics, httpMetrics: HTTPMetrics(registry: metrics.registry), clock: clock,
             corsOrigins: configuration.corsOrigins, log: sink, logFormat: configuration.logFormat,
             watches: WatchRoutes(
                 store: store, service: service, clock: clock, allowPrivateWebhooks: configuration.allowPrivateWebhooks,
@@ -390,13 +396,14 @@ public final class Server: Sendable {
             keys: APIKeyMiddleware(ring: keyRing, required: configuration.requireAPIKey, sessions: confirmedSessions),
             webApp: configuration.webApp ? Self.webApp(demo: configuration.demo) : nil,
             pageWatch: pageWatch, mailbox: mailboxReader,
-            moreMetrics: {
-                await WatchListMetrics.lines(
+            moreMetrics: { registry in
+                await WatchListMetrics.record(
                     poller: poller, deliverer: deliverer, store: store, failures: failures, recorder: recorder,
-                    notices: noticeDeliverer) + bodyBudget.metricLines
+                    notices: noticeDeliverer, into: registry)
+                bodyBudget.record(into: registry)
             },
             gate: SessionGate(accounts: store, clock: clock, failures: failures, confirmed: confirmedSessions),
-            trustedProxies: Set(configuration.trustedProxies.compactMap(ClientAddress.key)))
+            trustedProxies: Set(configuration.trustedProxies.compactMap(ClientAddress.key)), services: serviceStates)
     }
 
     /// Checks watches now, ten at a time (the service's queue keeps the carriers' pace).
@@ -469,19 +476,21 @@ public final class Server: Sendable {
                 tokenHash: Secrets.sha256(token), list: "local", role: .admin, madeBy: nil, at: now,
                 expiresAt: now.addingTimeInterval(86_400))
         } catch {
-            notices.notice("no account yet, and the set-up link could not be made: \(error)", level: .warning)
+            notices.warning("no account yet, and the set-up link could not be made: \(error)")
             return
         }
         let links = origins.map { "\($0)/join#\(token)" }
         let link = links.first ?? "/join#\(token)"
         let others = links.dropFirst()
-        notices.notice(
-            "no account yet: \(link) makes the first, the admin of every list (once, within 24 hours; or kuroneko users "
-                + "add NAME)" + (others.isEmpty ? "" : "; the same link at this machine's other addresses: "
-                + others.joined(separator: " ")) + "; until then the API is open to anyone who can reach it",
-            jsonFields: [("setup_url", .text(link))])
+        let elsewhere = others.isEmpty ? "" : "; the same link at this machine's other addresses: " + others.joined(separator: " ")
+        notices.info(
+            """
+            no account yet: \(link) makes the first, the admin of every list (once, within 24 hours; or kuroneko \
+            users add NAME)\(elsewhere); until then the API is open to anyone who can reach it
+            """,
+            metadata: ["setup_url": .stringConvertible(JSONOnly(.string(link)))])
         if configuration.setUpLinkQRCode, configuration.logFormat == .text, let drawing = TerminalQRCode.drawing(of: link) {
-            notices.notice("the set-up link for a phone's camera:\n" + drawing)
+            notices.info("the set-up link for a phone's camera:\n\(drawing)")
         }
     }
 
@@ -495,7 +504,7 @@ public final class Server: Sendable {
         await keyRing.refresh()
         let http = try HTTPServer(configuration: served, application: application, bodyBudget: bodyBudget)
         let url = "\(http.scheme)://\(http.urlHost):\(http.port)"
-        if let line = http.tlsLine { notices.notice(line) }
+        if let line = http.tlsLine { notices.info("\(line)") }
         var redirect: HTTPServer?
         if let port = configuration.httpRedirectPort, configuration.http.tls != nil {
             var plain = configuration.http
@@ -504,100 +513,161 @@ public final class Server: Sendable {
             redirect = try HTTPServer(
                 configuration: plain,
                 application: HTTPSRedirect(origin: Self.redirectOrigin(configuration.publicURL, https: http)))
-            notices.notice("redirecting http://\(http.urlHost):\(redirect?.port ?? port) to \(url)")
+            notices.info("redirecting http://\(http.urlHost):\(redirect?.port ?? port) to \(url)")
         }
-        notices.notice("listening on \(url)", startFields(http), jsonFields: [("url", .text(url))])
+        notices.info(
+            "listening on \(url)", metadata: startFields(http).merging(["url": .stringConvertible(JSONOnly(.string(url)))]) { $1 })
         let manager = ServiceManagerNotifier(environment: environment)
         if !manager.notify("READY=1\nSTATUS=listening on \(url)"), manager.isAsked {
-            notices.notice(
-                "NOTIFY_SOCKET is set but READY=1 could not be sent there (a path of at most 107 bytes, or "
-                    + "@name for the abstract namespace, is expected); a Type=notify unit will time out",
-                level: .warning, jsonFields: [("notify_socket", .text(environment["NOTIFY_SOCKET"] ?? ""))])
+            notices.warning(
+                """
+                NOTIFY_SOCKET is set but READY=1 could not be sent there (a path of at most 107 bytes, or @name for \
+                the abstract namespace, is expected); a Type=notify unit will time out
+                """,
+                metadata: ["notify_socket": .stringConvertible(JSONOnly(.string(environment["NOTIFY_SOCKET"] ?? "")))])
         }
         // An address a phone can open: the public URL, else the one listened on, else (every address) this machine's.
         await announceSetUpLink(
             origins: SetUpLinkOrigins.origins(
                 publicOrigin: configuration.publicURL.map(VAPID.origin(of:)), scheme: http.scheme, host: http.urlHost,
                 port: Int(http.port), machine: ["0.0.0.0", "[::]"].contains(http.urlHost) ? SetUpLinkOrigins.machineAddresses() : []))
-        let services = Task { [background, notices, serviceStopped] in
-            await ServiceGroup(
-                services: background,
-                failed: { name, error in notices.notice("service \(name) ended: \(error)", level: .warning) },
-                stopped: serviceStopped
-            ).run()
+        // The services under swift-service-lifecycle's ServiceGroup, in order of dependence, and the HTTP server's
+        // drain last: a graceful shutdown drains first, then stops the services one at a time, last started first.
+        let reason = StopReason()
+        let drain = DrainService(
+            server: self, http: http, redirect: redirect, manager: manager, reason: reason)
+        var members = background.map { service in
+            ServiceGroupConfiguration.ServiceConfiguration(
+                service: ServiceSupervisor(
+                    service: service, states: serviceStates, notices: notices, stopped: serviceStopped),
+                successTerminationBehavior: .gracefullyShutdownGroup,
+                failureTerminationBehavior: .gracefullyShutdownGroup)
         }
-        let signal = await stop()
-        let started = ContinuousClock.now
-        manager.notify("STOPPING=1\nSTATUS=\(signal) received, draining")
+        members.append(
+            .init(
+                service: drain, successTerminationBehavior: .gracefullyShutdownGroup,
+                failureTerminationBehavior: .gracefullyShutdownGroup))
+        // The group's own lines are its internals; what ends and why is said by the supervisors above.
+        var quiet = notices
+        quiet.logLevel = .critical
+        let group = ServiceGroup(configuration: ServiceGroupConfiguration(services: members, logger: quiet))
+        // The signal (or the caller's stop) starts the group's graceful shutdown.
+        let stopping = Task {
+            let signal = await stop()
+            guard !Task.isCancelled else { return }
+            reason.set(signal)
+            await group.triggerGracefulShutdown()
+        }
+        defer { stopping.cancel() }
+        do {
+            try await group.run()
+        } catch {
+            // Said by the supervisor that threw; the state below is what ends the run.
+        }
         let flushLog = self.flushLog
         await awaitBlocking { flushLog() }
-        notices.notice(
-            "\(signal) received: refusing new connections, answering queued lookups 503, finishing requests in "
-                + "flight for up to \(configuration.shutdownTimeout / .seconds(1)) s; a second signal exits now",
-            jsonFields: [("signal", .text(signal))])
-        http.stopAccepting()
-        await redirect?.shutdown(deadline: .seconds(1))
-        for client in service.client.clients.values { await client.scheduler.shutDown() }
-        let cutOff = await http.shutdown(deadline: configuration.shutdownTimeout)
-        services.cancel()
-        await services.value
-        await awaitBlocking { flushLog() }
-        notices.notice(
-            "stopped after \((ContinuousClock.now - started) / .seconds(1)) s; requests cut off at the deadline: \(cutOff)",
-            jsonFields: [("cut_off", .number(cutOff))])
+        notices.info(
+            "stopped after \(drain.elapsed) s; requests cut off at the deadline: \(drain.cutOff)",
+            metadata: ["cut_off": .stringConvertible(JSONOnly(.stringConvertible(drain.cutOff)))])
+        if let ended = serviceStates.ended { throw ServiceEnded(name: ended.name, state: ended.state) }
+    }
+
+    /// The HTTP server's part in the group: it serves until the group shuts down gracefully (a signal, or a
+    /// service that ended), then drains: new connections refused, queued lookups answered 503, requests in
+    /// flight given up to ``Configuration/shutdownTimeout``.
+    final class DrainService: ServiceLifecycle.Service, Sendable {
+        let server: Server
+        let http: HTTPServer
+        let redirect: HTTPServer?
+        let manager: ServiceManagerNotifier
+        let reason: StopReason
+        private let outcome = Mutex<(started: ContinuousClock.Instant?, cutOff: Int)>((nil, 0))
+
+        init(server: Server, http: HTTPServer, redirect: HTTPServer?, manager: ServiceManagerNotifier, reason: StopReason) {
+            self.server = server
+            self.http = http
+            self.redirect = redirect
+            self.manager = manager
+            self.reason = reason
+        }
+
+        /// Seconds since the drain began (0 if it never did).
+        var elapsed: Double { outcome.withLock { $0.started.map { (ContinuousClock.now - $0) / .seconds(1) } ?? 0 } }
+        var cutOff: Int { outcome.withLock { $0.cutOff } }
+
+        func run() async throws {
+            try? await gracefulShutdown()
+            if let ended = server.serviceStates.ended { reason.set("the service \(ended.name) \(ended.state.text)") }
+            let cause = reason.text.hasPrefix("SIG") ? "\(reason.text) received" : reason.text
+            outcome.withLock { $0.started = ContinuousClock.now }
+            manager.notify("STOPPING=1\nSTATUS=\(cause), draining")
+            let flushLog = server.flushLog
+            await awaitBlocking { flushLog() }
+            server.notices.info(
+                """
+                \(cause): refusing new connections, answering queued lookups 503, finishing requests in \
+                flight for up to \(server.configuration.shutdownTimeout / .seconds(1)) s; a second signal exits now
+                """,
+                metadata: ["signal": .stringConvertible(JSONOnly(.string(reason.text)))])
+            http.stopAccepting()
+            await redirect?.shutdown(deadline: .seconds(1))
+            for client in server.service.client.clients.values { await client.scheduler.shutDown() }
+            let cutOff = await http.shutdown(deadline: server.configuration.shutdownTimeout)
+            outcome.withLock { $0.cutOff = cutOff }
+        }
     }
 
     /// Reads the certificate and key again (SIGHUP) and says in one line what is served now, or why the new
     /// pair was refused (the old one serves on).
     public func reloadCertificates() {
         guard configuration.http.tls != nil else {
-            notices.notice("SIGHUP received: nothing to reload (no --tls-cert)")
+            notices.info("SIGHUP received: nothing to reload (no --tls-cert)")
             return
         }
-        if let line = TLSCertificates.shared.reload() { notices.notice(line) }
+        if let line = TLSCertificates.shared.reload() { notices.info("\(line)") }
     }
 
     /// The settings in force, for the start-up line.
-    private func startFields(_ http: HTTPServer) -> [(String, LogValue)] {
+    private func startFields(_ http: HTTPServer) -> Logger.Metadata {
         let client = configuration.client
         let cache = configuration.shipments.cache
-        let seconds = { (duration: Duration) in LogValue.decimal(duration / .seconds(1)) }
-        return [
-            ("upstream", .text(configuration.upstreamName ?? client.endpoint.absoluteString)),
-            ("timeout_s", seconds(client.requestTimeout)), ("max_concurrent", .number(client.maxConcurrentRequests)),
-            ("min_interval_s", seconds(client.minimumRequestInterval)), ("cache_size", .number(cache.capacity)),
-            ("ttl_terminal_s", seconds(cache.terminalTTL)), ("ttl_active_s", seconds(cache.activeTTL)),
-            ("ttl_invalid_s", seconds(cache.invalidTTL)),
-            ("batch_window_ms", .decimal(client.batchWindow / .milliseconds(1))),
-            ("queue_deadline_s", seconds(client.lookupDeadline ?? .zero)),
-            ("queue_capacity", .number(client.queueCapacity)),
-            ("breaker_failures", .number(client.circuitBreaker.failureThreshold)),
-            ("breaker_cool_down_s", seconds(client.circuitBreaker.coolDown)),
-            ("connections_per_client", .number(configuration.http.connectionsPerAddress)),
-            ("max_connections", .number(http.connectionLimit)),
-            ("receive_timeout_s", .number(configuration.http.receiveTimeoutSeconds)),
-            (
-                "cors_origins",
-                .text(configuration.corsOrigins.isEmpty ? "none" : configuration.corsOrigins.joined(separator: ","))
-            ),
-            ("shutdown_timeout_s", seconds(configuration.shutdownTimeout)),
-            ("db", .text(DatabaseLocation.shown(configuration.database))),
-            ("poll_speed", .decimal(configuration.pollSpeed)),
-            ("allow_private_webhooks", .flag(configuration.allowPrivateWebhooks)),
-            ("require_api_key", .flag(configuration.requireAPIKey)),
-            ("web_app", .text(configuration.webApp ? "/" : "off")),
-            ("log_format", .text(configuration.logFormat.rawValue)),
-        ] + Self.smtpFields(configuration.smtp)
+        let seconds = { (duration: Duration) in Logger.MetadataValue.stringConvertible(duration / .seconds(1)) }
+        let number = { (value: Int) in Logger.MetadataValue.stringConvertible(value) }
+        let flag = { (value: Bool) in Logger.MetadataValue.stringConvertible(value) }
+        let fields: Logger.Metadata = [
+            "upstream": .string(configuration.upstreamName ?? client.endpoint.absoluteString),
+            "timeout_s": seconds(client.requestTimeout), "max_concurrent": number(client.maxConcurrentRequests),
+            "min_interval_s": seconds(client.minimumRequestInterval), "cache_size": number(cache.capacity),
+            "ttl_terminal_s": seconds(cache.terminalTTL), "ttl_active_s": seconds(cache.activeTTL),
+            "ttl_invalid_s": seconds(cache.invalidTTL),
+            "batch_window_ms": .stringConvertible(client.batchWindow / .milliseconds(1)),
+            "queue_deadline_s": seconds(client.lookupDeadline ?? .zero),
+            "queue_capacity": number(client.queueCapacity),
+            "breaker_failures": number(client.circuitBreaker.failureThreshold),
+            "breaker_cool_down_s": seconds(client.circuitBreaker.coolDown),
+            "connections_per_client": number(configuration.http.connectionsPerAddress),
+            "max_connections": number(http.connectionLimit),
+            "receive_timeout_s": number(configuration.http.receiveTimeoutSeconds),
+            "cors_origins": .string(configuration.corsOrigins.isEmpty ? "none" : configuration.corsOrigins.joined(separator: ",")),
+            "shutdown_timeout_s": seconds(configuration.shutdownTimeout),
+            "db": .string(DatabaseLocation.shown(configuration.database)),
+            "poll_speed": .stringConvertible(configuration.pollSpeed),
+            "allow_private_webhooks": flag(configuration.allowPrivateWebhooks),
+            "require_api_key": flag(configuration.requireAPIKey),
+            "web_app": .string(configuration.webApp ? "/" : "off"),
+            "log_format": .string(configuration.logFormat.rawValue),
+        ]
+        return fields.merging(Self.smtpFields(configuration.smtp)) { $1 }
     }
 
     /// The SMTP server by scheme, host and port, how STARTTLS is used and whether AUTH is: never the
     /// credentials.
-    private static func smtpFields(_ smtp: SMTPSettings?) -> [(String, LogValue)] {
-        guard let smtp else { return [("smtp", .text("off"))] }
+    private static func smtpFields(_ smtp: SMTPSettings?) -> Logger.Metadata {
+        guard let smtp else { return ["smtp": "off"] }
         let port = smtp.url.port.map { ":\($0)" } ?? ""
         return [
-            ("smtp", .text("\(smtp.url.scheme ?? "smtp")://\(smtp.url.host ?? "")\(port)")),
-            ("smtp_starttls", .text(smtp.startTLS.rawValue)), ("smtp_auth", .flag(smtp.credentials != nil)),
+            "smtp": .string("\(smtp.url.scheme ?? "smtp")://\(smtp.url.host ?? "")\(port)"),
+            "smtp_starttls": .string(smtp.startTLS.rawValue), "smtp_auth": .stringConvertible(smtp.credentials != nil),
         ]
     }
 }

@@ -10,7 +10,7 @@ import Synchronization
 /// moves at midnight) and publishes what differs (``HomeAssistantBridge``); the refresh button checks the
 /// list's parcels. The connection itself is ``MQTTClient``'s, off the cooperative pool; stopping publishes
 /// `offline` (a server that dies leaves it to the will).
-struct HomeAssistantService: Service {
+struct HomeAssistantService: BackgroundService {
     let name = "home-assistant"
     let client: MQTTClient
     let settings: HomeAssistantSettings

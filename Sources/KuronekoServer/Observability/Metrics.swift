@@ -1,10 +1,12 @@
+import CoreMetrics
 import Foundation
 import Kuroneko
 import KuronekoHTTP
 import Synchronization
 
-/// The server's counters and histograms, rendered in the Prometheus text format for `GET /metrics`. Cache
-/// lookups, counted on every request, are atomics; the upstream's figures, once per POST, are in a `Mutex`.
+/// The lookups' and the carriers' figures for `GET /metrics`, through swift-metrics into the server's
+/// ``MetricsRegistry``: cache lookups and upstream attempts counted as they happen, each carrier's scheduler
+/// levels and totals, the cache's size, the build and the process read when scraped.
 public final class Metrics: Sendable {
     /// How a lookup was answered from the cache.
     enum CacheResult: Int, CaseIterable {
@@ -19,37 +21,34 @@ public final class Metrics: Sendable {
         }
     }
 
+    /// One carrier's upstream handles, made on its first attempt.
     private struct Upstream {
-        var requests = 0
-        var failures = 0
-        var duration = Histogram(bounds: [0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30])
-        var batchSize = Histogram(bounds: [1, 2, 3, 4, 5, 6, 7, 8, 9, 10])
+        let requests: CoreMetrics.Counter
+        let failures: CoreMetrics.Counter
+        let duration: CoreMetrics.Recorder
+        let batchSize: CoreMetrics.Recorder
         /// Refused pages by the parser's code (a fixed set of stable codes).
-        var refused: [String: Int] = [:]
+        var refused: [String: CoreMetrics.Counter] = [:]
     }
 
-    private let hits = Atomic<Int>(0)
-    private let misses = Atomic<Int>(0)
-    private let stale = Atomic<Int>(0)
+    /// The registry `/metrics` is written from (the HTTP layer's counters are in it too).
+    public let registry: MetricsRegistry
+    private let lookups: [CoreMetrics.Counter]
     private let upstream = Mutex([Carrier: Upstream]())
     private let startedAt = Date()
 
-    public init() {}
-
-    func recordCacheLookup(_ result: CacheResult) {
-        switch result {
-        case .hit: hits.add(1, ordering: .relaxed)
-        case .miss: misses.add(1, ordering: .relaxed)
-        case .stale: stale.add(1, ordering: .relaxed)
+    public init(registry: MetricsRegistry = MetricsRegistry()) {
+        self.registry = registry
+        lookups = CacheResult.allCases.map {
+            registry.counter(
+                "kuroneko_cache_lookups_total", [("result", $0.label)], help: "Shipment cache lookups, by result.")
         }
+        registry.level(
+            "kuroneko_build_info", [("version", KuronekoVersion.version)], help: "The running version.", value: 1)
     }
 
-    private func count(of result: CacheResult) -> Int {
-        switch result {
-        case .hit: hits.load(ordering: .relaxed)
-        case .miss: misses.load(ordering: .relaxed)
-        case .stale: stale.load(ordering: .relaxed)
-        }
+    func recordCacheLookup(_ result: CacheResult) {
+        lookups[result.rawValue].increment()
     }
 
     /// Counts one of Yamato's request attempts as it ended; give this to Yamato's client as its observer.
@@ -63,126 +62,90 @@ public final class Metrics: Sendable {
     }
 
     func record(_ report: UpstreamPostReport, carrier: Carrier) {
-        upstream.withLock { all in
-            var upstream = all[carrier] ?? Upstream()
-            upstream.requests += report.requests
-            if report.failed { upstream.failures += 1 }
-            upstream.duration.observe(report.seconds)
-            upstream.batchSize.observe(Double(report.numbers))
-            if let page = report.refusedPage { upstream.refused[page.error.code.rawValue, default: 0] += 1 }
-            all[carrier] = upstream
+        let (handles, refused) = upstream.withLock { all -> (Upstream, CoreMetrics.Counter?) in
+            var handles = all[carrier] ?? Self.handles(carrier, registry)
+            var refused: CoreMetrics.Counter?
+            if let code = report.refusedPage?.error.code.rawValue {
+                refused =
+                    handles.refused[code]
+                    ?? registry.counter(
+                        "kuroneko_upstream_refused_pages_total", [("carrier", carrier.rawValue), ("reason", code)],
+                        help: "Pages the parser refused, by carrier and reason (page_not_understood's codes, truncated, blocked …).")
+                handles.refused[code] = refused
+            }
+            all[carrier] = handles
+            return (handles, refused)
         }
+        handles.requests.increment(by: report.requests)
+        if report.failed { handles.failures.increment() }
+        handles.duration.record(report.seconds)
+        handles.batchSize.record(Double(report.numbers))
+        refused?.increment()
     }
 
-    /// The Prometheus text exposition (version 0.0.4).
-    /// - Parameter upstream: the scheduler's levels and counters, rendered beside the server's own.
-    /// - Parameter statistics: each carrier's scheduler levels and counters, labelled `carrier`.
-    public func render(upstream statistics: [Carrier: UpstreamStatistics] = [:], cacheEntries: Int? = nil) -> [String] {
-        let all = self.upstream.withLock { $0 }
-        let carriers = Carrier.allCases.filter { all[$0] != nil || statistics[$0] != nil }
-        do {
-            var lines: [String] = []
-            lines.append("# HELP kuroneko_cache_lookups_total Shipment cache lookups, by result.")
-            lines.append("# TYPE kuroneko_cache_lookups_total counter")
-            for result in CacheResult.allCases.sorted(by: { $0.label < $1.label }) {
-                let count = count(of: result)
-                lines.append("kuroneko_cache_lookups_total{result=\"\(result.label)\"} \(count)")
-            }
-            func family(_ name: String, _ type: String, _ help: String, _ samples: (Carrier, Upstream) -> [String]) {
-                lines += ["# HELP \(name) \(help)", "# TYPE \(name) \(type)"]
-                for carrier in carriers { lines += samples(carrier, all[carrier] ?? Upstream()) }
-            }
-            family("kuroneko_upstream_requests_total", "counter", "Requests sent to the carriers' tracking sites.") {
-                ["kuroneko_upstream_requests_total{carrier=\"\($0)\"} \($1.requests)"]
-            }
-            family("kuroneko_upstream_failures_total", "counter", "Requests that failed (each attempt counts).") {
-                ["kuroneko_upstream_failures_total{carrier=\"\($0)\"} \($1.failures)"]
-            }
-            family(
-                "kuroneko_upstream_refused_pages_total", "counter",
-                "Pages the parser refused, by carrier and reason (page_not_understood's codes, truncated, blocked …)."
-            ) { carrier, upstream in
-                upstream.refused.sorted { $0.key < $1.key }.map {
-                    "kuroneko_upstream_refused_pages_total{carrier=\"\(carrier)\",reason=\"\($0.key)\"} \($0.value)"
-                }
-            }
-            family("kuroneko_upstream_request_duration_seconds", "histogram", "Time for one request attempt.") {
-                $1.duration.samples(name: "kuroneko_upstream_request_duration_seconds", labels: "carrier=\"\($0)\"")
-            }
-            family("kuroneko_upstream_batch_size", "histogram", "Tracking numbers per upstream request.") {
-                $1.batchSize.samples(name: "kuroneko_upstream_batch_size", labels: "carrier=\"\($0)\"")
-            }
-            lines += Self.render(statistics)
-            if let cacheEntries {
-                lines += PrometheusText.single(
-                    "kuroneko_cache_entries", type: "gauge", help: "Shipments in the cache.", value: "\(cacheEntries)")
-            }
-            lines += ["# HELP kuroneko_build_info The running version.", "# TYPE kuroneko_build_info gauge"]
-            lines.append("kuroneko_build_info{version=\"\(PrometheusText.escape(KuronekoVersion.version))\"} 1")
-            lines += ProcessMetrics.render(startedAt: startedAt)
-            return lines
-        }
+    private static func handles(_ carrier: Carrier, _ registry: MetricsRegistry) -> Upstream {
+        let labels = [("carrier", carrier.rawValue)]
+        return Upstream(
+            requests: registry.counter(
+                "kuroneko_upstream_requests_total", labels, help: "Requests sent to the carriers' tracking sites."),
+            failures: registry.counter(
+                "kuroneko_upstream_failures_total", labels, help: "Requests that failed (each attempt counts)."),
+            duration: registry.histogram(
+                "kuroneko_upstream_request_duration_seconds", labels, buckets: [0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30],
+                help: "Time for one request attempt."),
+            batchSize: registry.histogram(
+                "kuroneko_upstream_batch_size", labels, buckets: [1, 2, 3, 4, 5, 6, 7, 8, 9, 10],
+                help: "Tracking numbers per upstream request."))
     }
 
-    private static func render(_ all: [Carrier: UpstreamStatistics]) -> [String] {
-        let carriers = Carrier.allCases.filter { all[$0] != nil }
-        var lines: [String] = []
-        func metric(_ name: String, _ type: String, _ help: String, _ value: (UpstreamStatistics) -> String?) {
-            let samples = carriers.compactMap { carrier in
-                all[carrier].flatMap(value).map { "\(name){carrier=\"\(carrier)\"} \($0)" }
-            }
-            guard !samples.isEmpty else { return }
-            lines += ["# HELP \(name) \(help)", "# TYPE \(name) \(type)"] + samples
+    /// Sets what is read when scraped: each carrier's scheduler levels and totals, the cache's size, the process.
+    public func refresh(upstream statistics: [Carrier: UpstreamStatistics] = [:], cacheEntries: Int? = nil) {
+        for carrier in Carrier.allCases {
+            guard let all = statistics[carrier] else { continue }
+            // A carrier served but not asked yet shows its counters at zero.
+            upstream.withLock { $0[carrier] = $0[carrier] ?? Self.handles(carrier, registry) }
+            Self.record(all, of: carrier, into: registry)
         }
-        lines += [
-            "# HELP kuroneko_upstream_queue_length Numbers waiting for a request, by carrier and priority.",
-            "# TYPE kuroneko_upstream_queue_length gauge",
-        ]
-        for carrier in carriers {
-            for priority in UpstreamPriority.allCases.reversed() {
-                lines.append(
-                    "kuroneko_upstream_queue_length{carrier=\"\(carrier)\",priority=\"\(priority)\"} "
-                        + "\(all[carrier]?.queued[priority] ?? 0)")
-            }
+        if let cacheEntries {
+            registry.level("kuroneko_cache_entries", help: "Shipments in the cache.", value: Double(cacheEntries))
         }
-        metric(
-            "kuroneko_upstream_estimated_wait_seconds", "gauge",
-            "What a new interactive lookup would wait for its answer now."
-        ) { "\($0.estimatedWait / .seconds(1))" }
-        metric("kuroneko_upstream_in_flight", "gauge", "Requests under way.") { "\($0.inFlight)" }
-        metric("kuroneko_upstream_circuit_state", "gauge", "The circuit to the carrier: 0 closed, 1 half-open, 2 open.")
-        {
-            "\($0.circuit.gaugeValue)"
+        ProcessMetrics.record(startedAt: startedAt, into: registry)
+    }
+
+    private static func record(_ all: UpstreamStatistics, of carrier: Carrier, into registry: MetricsRegistry) {
+        let labels = [("carrier", carrier.rawValue)]
+        for priority in UpstreamPriority.allCases {
+            registry.level(
+                "kuroneko_upstream_queue_length", labels + [("priority", "\(priority)")],
+                help: "Numbers waiting for a request, by carrier and priority.", value: Double(all.queued[priority] ?? 0))
         }
-        metric(
-            "kuroneko_upstream_shed_total", "counter",
-            "Lookups answered 503 at once because the queue could not meet their deadline."
-        ) { "\($0.shed)" }
-        metric(
-            "kuroneko_upstream_expired_waiters_total", "counter",
-            "Lookups answered 504 because their deadline passed first."
-        ) { "\($0.expired)" }
-        metric(
-            "kuroneko_upstream_cancelled_numbers_total", "counter",
-            "Numbers dropped unsent, or requests called off, because nobody waited for them any more."
-        ) {
-            "\($0.cancelledNumbers)"
+        registry.level(
+            "kuroneko_upstream_estimated_wait_seconds", labels,
+            help: "What a new interactive lookup would wait for its answer now.", value: all.estimatedWait / .seconds(1))
+        registry.level("kuroneko_upstream_in_flight", labels, help: "Requests under way.", value: Double(all.inFlight))
+        registry.level(
+            "kuroneko_upstream_circuit_state", labels,
+            help: "The circuit to the carrier: 0 closed, 1 half-open, 2 open.", value: Double(all.circuit.gaugeValue))
+        registry.total(
+            "kuroneko_upstream_shed_total", labels,
+            help: "Lookups answered 503 at once because the queue could not meet their deadline.", value: Double(all.shed))
+        registry.total(
+            "kuroneko_upstream_expired_waiters_total", labels,
+            help: "Lookups answered 504 because their deadline passed first.", value: Double(all.expired))
+        registry.total(
+            "kuroneko_upstream_cancelled_numbers_total", labels,
+            help: "Numbers dropped unsent, or requests called off, because nobody waited for them any more.",
+            value: Double(all.cancelledNumbers))
+        registry.total(
+            "kuroneko_upstream_starts_total", labels,
+            help: "Requests started (the politeness budget granted a start).", value: Double(all.started))
+        if let gap = all.shortestStartGap {
+            registry.level(
+                "kuroneko_upstream_shortest_start_gap_seconds", labels,
+                help: "The shortest time between two request starts since the server started.", value: gap / .seconds(1))
         }
-        metric(
-            "kuroneko_upstream_starts_total", "counter", "Requests started (the politeness budget granted a start)."
-        ) {
-            "\($0.started)"
-        }
-        metric(
-            "kuroneko_upstream_shortest_start_gap_seconds", "gauge",
-            "The shortest time between two request starts since the server started."
-        ) {
-            $0.shortestStartGap.map { "\($0 / .seconds(1))" }
-        }
-        metric(
-            "kuroneko_upstream_circuit_rejections_total", "counter",
-            "Lookups answered 503 at once because the circuit was open."
-        ) { "\($0.rejectedWhileOpen)" }
-        return lines
+        registry.total(
+            "kuroneko_upstream_circuit_rejections_total", labels,
+            help: "Lookups answered 503 at once because the circuit was open.", value: Double(all.rejectedWhileOpen))
     }
 }

@@ -79,15 +79,16 @@ public final class StoreFailures: Sendable {
     /// Failures so far, by operation.
     public func count(_ operation: Operation) -> Int { counts.withLock { $0[operation] ?? 0 } }
 
-    var prometheusLines: [String] {
+    func record(into registry: MetricsRegistry) {
         let counts = self.counts.withLock { $0 }
-        return [
-            "# HELP kuroneko_store_errors_total Store calls of background work that failed, by operation.",
-            "# TYPE kuroneko_store_errors_total counter",
-        ] + Operation.allCases.map { "kuroneko_store_errors_total{operation=\"\($0.rawValue)\"} \(counts[$0] ?? 0)" } + [
-            "# HELP kuroneko_unexpected_errors_total Requests answered 500: errors neither a refusal nor the store's.",
-            "# TYPE kuroneko_unexpected_errors_total counter",
-            "kuroneko_unexpected_errors_total \(unexpectedCount.load(ordering: .relaxed))",
-        ]
+        for operation in Operation.allCases {
+            registry.total(
+                "kuroneko_store_errors_total", [("operation", operation.rawValue)],
+                help: "Store calls of background work that failed, by operation.", value: Double(counts[operation] ?? 0))
+        }
+        registry.total(
+            "kuroneko_unexpected_errors_total",
+            help: "Requests answered 500: errors neither a refusal nor the store's.",
+            value: Double(unexpectedCount.load(ordering: .relaxed)))
     }
 }

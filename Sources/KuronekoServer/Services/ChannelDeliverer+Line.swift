@@ -1,4 +1,5 @@
 import Foundation
+import Logging
 import Kuroneko
 import KuronekoNotify
 import KuronekoStore
@@ -39,7 +40,10 @@ extension ChannelDeliverer {
             }
             switch LineQuota.read(answers, at: now) {
             case .success(let quota): state.quota = quota
-            case .failure(let problem): log?("channel id=\(channel.id) kind=line quota unread: \(problem.message)")
+            case .failure(let problem):
+                log?.warning(
+                    "channel quota unread: \(problem.message)",
+                    metadata: ["id": .stringConvertible(channel.id), "kind": "line"])
             }
         }
         let cost = LineChannel.cost(of: settings, friends: state.quota?.friends)
@@ -52,13 +56,18 @@ extension ChannelDeliverer {
             state.nextDigest = LineBudget.nextDigest(after: now)
             state.digestAnnounced = false
             let left = state.quota.flatMap { quota in quota.limit.map { max(0, $0 - quota.used) } } ?? 0
-            log?(
-                "channel id=\(channel.id) kind=line digest=on left=\(left) cost=\(cost): "
-                    + "few messages are left this month; one digest a day at 20:00 Japan time")
+            log?.info(
+                "channel digest on: few messages are left this month; one digest a day at 20:00 Japan time",
+                metadata: [
+                    "id": .stringConvertible(channel.id), "kind": "line", "digest": "on", "left": .stringConvertible(left),
+                    "cost": .stringConvertible(cost),
+                ])
         } else if !short, state.digestSince != nil {
             state.digestSince = nil
             state.nextDigest = nil
-            log?("channel id=\(channel.id) kind=line digest=off: the month's messages suffice again")
+            log?.info(
+                "channel digest off: the month's messages suffice again",
+                metadata: ["id": .stringConvertible(channel.id), "kind": "line", "digest": "off"])
         }
         guard state.digestSince != nil, let next = state.nextDigest else {
             return .send(ChannelAnnouncement(announcement), covering: [delivery])

@@ -1,4 +1,5 @@
 import Foundation
+import Logging
 import Kuroneko
 import KuronekoNotify
 import KuronekoStore
@@ -41,14 +42,14 @@ public final class ChannelDeliverer: OutboxLane {
     public let concurrency = 16
     /// How long a claimed announcement stays with this server.
     private let lease: TimeInterval
-    let log: (@Sendable (String) -> Void)?
+    let log: Logger?
     let failures: StoreFailures
 
     public init(
         store: any WatchStore, sender: any ChannelSender, mail: Mail? = nil, clock: any TrackingClock, vapid: VAPID?,
         publicURL: URL?, offer: ChannelOffer = ChannelOffer(), lease: TimeInterval = 60,
         failures: StoreFailures = StoreFailures(),
-        log: (@Sendable (String) -> Void)? = nil,
+        log: Logger? = nil,
         random: @escaping @Sendable () -> Double = { Double.random(in: 0..<1) }
     ) {
         self.failures = failures
@@ -170,7 +171,9 @@ public final class ChannelDeliverer: OutboxLane {
             if ended.timeIntervalSince(since) >= Self.pauseAfter {
                 await finish([delivery], failing, retryAt: nil, at: ended, milliseconds: milliseconds, result: "paused")
                 await end(channel, reason: "paused after failing for 24 hours: \(reason)", at: ended)
-                log?("channel id=\(channel.id) kind=\(channel.kind) paused after failing for 24 hours: \(reason)")
+                log?.warning(
+                    "channel paused after failing for 24 hours: \(reason)",
+                    metadata: ["id": .stringConvertible(channel.id), "kind": .string(channel.kind)])
                 return
             }
             let retryAt = retry.retry(
@@ -303,9 +306,12 @@ public final class ChannelDeliverer: OutboxLane {
 
     /// One line for the log, after the attempt is recorded (so a reader of the log can read the record).
     private func tell(_ delivery: PendingChannelDelivery, status: Int?, result: String) {
-        log?(
-            "channel id=\(delivery.channel.id) kind=\(delivery.channel.kind) "
-                + "announcement=\(delivery.kind.rawValue) attempt=\(delivery.attempts + 1) "
-                + "status=\(status.map(String.init) ?? "-") result=\(result)")
+        log?.info(
+            "channel",
+            metadata: [
+                "id": .stringConvertible(delivery.channel.id), "kind": .string(delivery.channel.kind),
+                "announcement": .string(delivery.kind.rawValue), "attempt": .stringConvertible(delivery.attempts + 1),
+                "status": EventFields.status(status), "result": .string(result),
+            ])
     }
 }

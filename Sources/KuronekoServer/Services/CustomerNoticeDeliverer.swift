@@ -1,4 +1,5 @@
 import Foundation
+import Logging
 import Kuroneko
 import KuronekoNotify
 import KuronekoStore
@@ -115,11 +116,11 @@ public final class CustomerNoticeDeliverer: OutboxLane {
     /// When ended notices were last forgotten.
     private let forgotten = Mutex<Date?>(nil)
     private let failures: StoreFailures
-    private let log: (@Sendable (String) -> Void)?
+    private let log: Logger?
 
     public init(
         store: any WatchStore, mail: CustomerNoticeMail, clock: any TrackingClock, perSecond: Double = defaultRate,
-        lease: TimeInterval = 60, failures: StoreFailures = StoreFailures(), log: (@Sendable (String) -> Void)? = nil
+        lease: TimeInterval = 60, failures: StoreFailures = StoreFailures(), log: Logger? = nil
     ) {
         self.store = store
         self.mail = mail
@@ -220,8 +221,12 @@ public final class CustomerNoticeDeliverer: OutboxLane {
         }
         let result = state == "pending" ? "retried" : state
         counters.withLock { $0[result, default: 0] += 1 }
-        log?(
-            "customer_notice id=\(notice.id) milestone=\(notice.milestone.rawValue) attempt=\(notice.attempts + 1) "
-                + "status=\(status.map(String.init) ?? "-") result=\(result)")
+        log?.info(
+            "customer_notice",
+            metadata: [
+                "id": .stringConvertible(notice.id), "milestone": .string(notice.milestone.rawValue),
+                "attempt": .stringConvertible(notice.attempts + 1), "status": EventFields.status(status),
+                "result": .string(result),
+            ])
     }
 }

@@ -1,5 +1,6 @@
 import Foundation
 import Kuroneko
+import KuronekoHTTP
 import KuronekoNotify
 import KuronekoStore
 import Synchronization
@@ -71,24 +72,20 @@ public final class MailboxReader: Sendable {
 
     public var state: State { mutableState.withLock { $0 } }
 
-    static func prometheusLines(_ state: State) -> [String] {
-        [
-            "# HELP kuroneko_mailbox_messages_read_total Messages read from the mailbox (--mailbox).",
-            "# TYPE kuroneko_mailbox_messages_read_total counter",
-            "kuroneko_mailbox_messages_read_total \(state.messagesRead)",
-            "# HELP kuroneko_mailbox_parcels_watched_total Parcels found in the mailbox's messages and watched.",
-            "# TYPE kuroneko_mailbox_parcels_watched_total counter",
-            "kuroneko_mailbox_parcels_watched_total \(state.parcelsWatched)",
-            "# HELP kuroneko_mailbox_failing 1 while the mailbox cannot be read.",
-            "# TYPE kuroneko_mailbox_failing gauge",
-            "kuroneko_mailbox_failing \(state.problem == nil ? 0 : 1)",
-            "# HELP kuroneko_mailbox_polls_total Times the mailbox was read, or tried.",
-            "# TYPE kuroneko_mailbox_polls_total counter",
-            "kuroneko_mailbox_polls_total \(state.polls)",
-            "# HELP kuroneko_mailbox_messages_skipped_total Messages of the mailbox that could not be fetched or read, skipped.",
-            "# TYPE kuroneko_mailbox_messages_skipped_total counter",
-            "kuroneko_mailbox_messages_skipped_total \(state.messagesSkipped)",
-        ]
+    static func record(_ state: State, into registry: MetricsRegistry) {
+        registry.total(
+            "kuroneko_mailbox_messages_read_total", help: "Messages read from the mailbox (--mailbox).",
+            value: Double(state.messagesRead))
+        registry.total(
+            "kuroneko_mailbox_parcels_watched_total", help: "Parcels found in the mailbox's messages and watched.",
+            value: Double(state.parcelsWatched))
+        registry.level(
+            "kuroneko_mailbox_failing", help: "1 while the mailbox cannot be read.", value: state.problem == nil ? 0 : 1)
+        registry.total(
+            "kuroneko_mailbox_polls_total", help: "Times the mailbox was read, or tried.", value: Double(state.polls))
+        registry.total(
+            "kuroneko_mailbox_messages_skipped_total",
+            help: "Messages of the mailbox that could not be fetched or read, skipped.", value: Double(state.messagesSkipped))
     }
     /// The name the mailbox's progress is kept under (its URL without a password).
     var name: String { settings.description }

@@ -7,7 +7,7 @@ import KuronekoStore
 /// today, out for delivery or waiting after a missed delivery, queued in the channel's outbox like any
 /// announcement (quiet hours, LINE's quota and retries apply); a day with nothing to say is taken and sends
 /// nothing. Looks every minute, on the injected clock.
-struct MorningSummaryService: Service {
+struct MorningSummaryService: BackgroundService {
     let name = "morning-summary"
     let store: any WatchStore
     let clock: any TrackingClock

@@ -1,5 +1,6 @@
 import Foundation
 import Kuroneko
+import KuronekoHTTP
 import KuronekoNotify
 import KuronekoStore
 import Synchronization
@@ -159,20 +160,22 @@ public final class PageWatch: Sendable {
     }
 
     /// `kuroneko_carrier_page_changed{carrier}`: 1 while the carrier's pages are judged changed.
-    static func prometheusLines(_ degraded: [Carrier: PageHealth.Degraded], carriers: some Collection<Carrier>) -> [String] {
-        let served = Set(carriers)
-        return [
-            "# HELP kuroneko_carrier_page_changed 1 while the carrier's pages are judged changed (not understood).",
-            "# TYPE kuroneko_carrier_page_changed gauge",
-        ] + Carrier.allCases.filter(served.contains).map {
-            "kuroneko_carrier_page_changed{carrier=\"\($0)\"} \(degraded[$0] == nil ? 0 : 1)"
+    static func record(
+        _ degraded: [Carrier: PageHealth.Degraded], carriers: some Collection<Carrier>, into registry: MetricsRegistry
+    ) {
+        for carrier in Set(carriers) {
+            registry.level(
+                "kuroneko_carrier_page_changed", [("carrier", carrier.rawValue)],
+                help: "1 while the carrier's pages are judged changed (not understood).",
+                value: degraded[carrier] == nil ? 0 : 1)
         }
     }
 
     /// Asks each canary's carrier about it now and every `interval`, at background priority (within the
     /// carrier's politeness budget); what comes back is observed like any other page.
     func runCanaries(service: ShipmentService, interval: Duration) async {
-        guard !canaries.isEmpty else { return }
+        // No canary configured: nothing to ask, until the server stops (returning early would end the server).
+        guard !canaries.isEmpty else { return await untilCancelled() }
         while !Task.isCancelled {
             for (carrier, number) in canaries.sorted(by: { $0.key.rawValue < $1.key.rawValue }) {
                 _ = await service.check(number, carrier: carrier, priority: .background)

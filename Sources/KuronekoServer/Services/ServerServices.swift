@@ -8,7 +8,7 @@ import KuronekoStore
 /// again at its next turn, never the end of the job.
 
 /// Checks the watches that are due (``WatchPoller``).
-struct PollerService: Service {
+struct PollerService: BackgroundService {
     let name = "poller"
     let poller: WatchPoller
     let tick: Duration
@@ -17,7 +17,7 @@ struct PollerService: Service {
 }
 
 /// Sends webhooks and channel announcements as they come due, at once when the doorbell rings.
-struct OutboxService: Service {
+struct OutboxService: BackgroundService {
     let name = "outbox"
     let outbox: OutboxDeliverer
     let tick: Duration
@@ -27,7 +27,7 @@ struct OutboxService: Service {
 }
 
 /// Records fresh answers for the watches of their number (``AnswerRecorder``).
-struct RecorderService: Service {
+struct RecorderService: BackgroundService {
     let name = "recorder"
     let recorder: AnswerRecorder
     let tick: Duration
@@ -37,7 +37,7 @@ struct RecorderService: Service {
 }
 
 /// Judges whether each carrier's pages are still understood and reads them again (``PageWatch``).
-struct PageWatchService: Service {
+struct PageWatchService: BackgroundService {
     let name = "page-watch"
     let pageWatch: PageWatch
     let tick: Duration
@@ -46,7 +46,7 @@ struct PageWatchService: Service {
 }
 
 /// Asks each carrier's canary number every interval, so a changed page is noticed without lookups.
-struct CanaryService: Service {
+struct CanaryService: BackgroundService {
     let name = "canaries"
     let pageWatch: PageWatch
     let service: ShipmentService
@@ -56,7 +56,7 @@ struct CanaryService: Service {
 }
 
 /// Reads the mailbox every interval (``MailboxReader``).
-struct MailboxService: Service {
+struct MailboxService: BackgroundService {
     let name = "mailbox"
     let reader: MailboxReader
     let interval: Duration
@@ -65,7 +65,7 @@ struct MailboxService: Service {
 }
 
 /// Announces the delivery windows starting within `lead`, every tick.
-struct ArrivalsService: Service {
+struct ArrivalsService: BackgroundService {
     let name = "arrivals"
     let store: any WatchStore
     let clock: any TrackingClock
@@ -90,7 +90,7 @@ struct ArrivalsService: Service {
 /// new event for longer than their status allows are marked stalled, parcels past their planned delivery late,
 /// and parcels kept after a missed delivery whose last day is tomorrow are reminded of; each announced once.
 /// Removals older than ``WatchChanges/removalsKept`` are forgotten.
-struct WaitingService: Service {
+struct WaitingService: BackgroundService {
     let name = "waiting"
     let store: any WatchStore
     let clock: any TrackingClock
@@ -133,7 +133,7 @@ struct WaitingService: Service {
 
 /// Every hour (and once at start), removes finished watches last checked longer ago than `after`, 1,000 at a
 /// time until none is left, saying how many went.
-struct ForgetFinishedService: Service {
+struct ForgetFinishedService: BackgroundService {
     let name = "forget-finished"
     let store: any WatchStore
     let clock: any TrackingClock
@@ -163,7 +163,7 @@ struct ForgetFinishedService: Service {
 
 /// Looks at the certificate and key files every ``interval``: a renewal written there is served within it,
 /// without SIGHUP; what changed (or why the new pair was refused) is told in one line.
-struct CertificateReloadService: Service {
+struct CertificateReloadService: BackgroundService {
     let name = "certificates"
     static let interval: Duration = .seconds(10)
     let told: @Sendable (String) -> Void
@@ -189,7 +189,7 @@ func untilCancelled() async {
 
 /// Keeps the accounts' tables bounded, hourly: audit entries over a year old, and past the newest 100,000 of a
 /// list; sessions past their idle or longest lifetime; invitations expired over a day ago.
-struct AuditLogService: Service {
+struct AuditLogService: BackgroundService {
     let name = "audit-log"
     let accounts: any AccountStore
     let clock: any TrackingClock

@@ -2,16 +2,17 @@ import Foundation
 import Kuroneko
 import KuronekoHTTP
 import KuronekoStore
+import Logging
 
 /// On a shared database, caches the shipments other servers record, so every server serves the latest answer
 /// any of them got. When that changes the status this server serves for a number, one event line:
 /// `shared last4=9830 status=out_for_delivery` (the number's last four digits only); each time listening starts
 /// (at first, and after a lost connection is made again), `shared listening: …`.
-struct SharedShipmentsService: Service {
+struct SharedShipmentsService: BackgroundService {
     let name = "shared-shipments"
     let shared: any SharedDatabase
     let service: ShipmentService
-    let events: ServerLog?
+    let events: Logger?
     let failures: StoreFailures
 
     func run() async {
@@ -23,11 +24,13 @@ struct SharedShipmentsService: Service {
                 return failures.report(.readShared, error, context: "number=\(number.masked)")
             }
             guard let shipment = latest.shipment, service.adopt(shipment, fetchedAt: latest.fetchedAt) else { return }
-            events?.event("shared last4=\(number.digits.suffix(4)) status=\(shipment.status.code)")
+            events?.info(
+                "shared",
+                metadata: ["last4": .string(String(number.digits.suffix(4))), "status": .string(shipment.status.code.rawValue)])
         } failed: { [failures] error in
             failures.report(.sharedListener, error)
         } listening: { [events] in
-            events?.event("shared listening: other servers' answers reach this one")
+            events?.info("shared listening: other servers' answers reach this one")
         }
         // The stream runs on a thread of its own meanwhile.
         await untilCancelled()

@@ -1,4 +1,5 @@
 import Foundation
+import Logging
 import Kuroneko
 import KuronekoNotify
 import KuronekoStore
@@ -17,7 +18,7 @@ public final class WebhookDeliverer: OutboxLane {
     private let clock: any TrackingClock
     private let retry: DeliveryRetryPolicy
     private let random: @Sendable () -> Double
-    private let log: (@Sendable (String) -> Void)?
+    private let log: Logger?
     private let failures: StoreFailures
     private let counters = Mutex((delivered: 0, failedAttempts: 0, givenUp: 0))
     /// Watches whose delivery is being attempted now.
@@ -35,7 +36,7 @@ public final class WebhookDeliverer: OutboxLane {
         retry: DeliveryRetryPolicy = DeliveryRetryPolicy(),
         random: @escaping @Sendable () -> Double = { Double.random(in: 0..<1) },
         lease: TimeInterval = WebhookDeliverer.defaultLease, concurrency: Int = WebhookDeliverer.defaultConcurrency,
-        failures: StoreFailures = StoreFailures(), log: (@Sendable (String) -> Void)? = nil
+        failures: StoreFailures = StoreFailures(), log: Logger? = nil
     ) {
         self.failures = failures
         self.lease = lease
@@ -127,9 +128,12 @@ public final class WebhookDeliverer: OutboxLane {
             }
         }
         let result = outcome.delivered ? "delivered" : gone ? "ended" : retryAt == nil ? "given_up" : "retry"
-        log?(
-            "webhook change=\(delivery.change.id) attempt=\(delivery.attempts + 1) "
-                + "status=\(outcome.status.map(String.init) ?? "-") result=\(result)")
+        log?.info(
+            "webhook",
+            metadata: [
+                "change": .string(delivery.change.id), "attempt": .stringConvertible(delivery.attempts + 1),
+                "status": EventFields.status(outcome.status), "result": .string(result),
+            ])
         counters.withLock {
             if outcome.delivered {
                 $0.delivered += 1

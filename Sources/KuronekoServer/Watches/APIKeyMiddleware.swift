@@ -9,7 +9,7 @@ import Synchronization
 /// every `maxAge` (two seconds by default, so a key created or revoked with `kuroneko keys` while the server
 /// runs takes effect within that) by a task of its own (``run()``); the server reads them once before it
 /// serves. With `maxAge` zero (tests) they are read only when ``refresh()`` is called.
-public final class APIKeyRing: Service {
+public final class APIKeyRing: BackgroundService {
     public let name = "key-ring"
     private let store: any ListStore
     private let maxAge: Duration

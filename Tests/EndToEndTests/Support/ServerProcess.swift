@@ -1,6 +1,7 @@
 import Foundation
 import KuronekoProcess
 import KuronekoTestSupport
+import Testing
 #if canImport(FoundationNetworking)
     import FoundationNetworking
 #endif
@@ -18,6 +19,8 @@ final class ServerProcess: Sendable {
     let port: Int
     private let errorPipe: Pipe
     private let log: LogCollector
+    /// Started with `--log-format json`: every line it writes must then be one JSON object with a message.
+    private let writesJSON: Bool
 
     /// How long a server may take to say it is listening.
     static let startTimeout = Duration.seconds(120)
@@ -29,6 +32,8 @@ final class ServerProcess: Sendable {
     init(_ arguments: [String], environment: [String: String] = [:], host: String = #"127\.0\.0\.1"#) async throws {
         let errorPipe = Pipe()
         let log = LogCollector()
+        writesJSON = zip(arguments, arguments.dropFirst()).contains { $0 == ("--log-format", "json") }
+            || environment["KURONEKO_LOG_FORMAT"] == "json"
         self.errorPipe = errorPipe
         self.log = log
         let nothing = try FileHandle(forUpdating: URL(fileURLWithPath: "/dev/null"))
@@ -102,7 +107,28 @@ final class ServerProcess: Sendable {
     func waitForExit() async -> (status: Int32, log: String) {
         let child = self.child
         let log = self.log
-        return await onOwnThread { (child.wait(), log.finish()) }
+        let exit = await onOwnThread { (child.wait(), log.finish()) }
+        if writesJSON { Self.checkJSONLines(exit.1) }
+        return exit
+    }
+
+    /// Records an issue for each line of a JSON log that is not one JSON object with `time`, `level` and a
+    /// string `msg` (what every test's JSON server is held to, whatever else it checks).
+    static let flagFields: Set<String> = ["allow_private_webhooks", "require_api_key", "smtp_auth"]
+
+    static func checkJSONLines(_ log: String) {
+        for line in log.split(separator: "\n") {
+            let object = try? JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any]
+            guard object?["msg"] is String, object?["time"] is String, object?["level"] is String else {
+                Issue.record("a line of the JSON log is not one JSON object with time, level and msg: \(line)")
+                continue
+            }
+            // A word of a sentence made a field (`"after":true`) was the old log's fault; only settings are flags.
+            let flags = line.matches(of: /"([^"]+)":true/).map { String($0.output.1) }
+            if let word = flags.first(where: { !Self.flagFields.contains($0) }) {
+                Issue.record("the JSON log has a field \(word): true, not one of the settings that are flags: \(line)")
+            }
+        }
     }
 
     deinit {
