@@ -6,7 +6,7 @@ import Synchronization
 // main-actor code: libmicrohttpd calls them on its worker threads.
 
 /// Marks a request whose headers passed the framing checks and that has no state of its own: most requests
-/// (no body, answered at once) never need a ``RequestContext``, so none is allocated for them.
+/// (no body, answered at once) never need a ``ReceivedRequestState``, so none is allocated for them.
 nonisolated(unsafe) private let headersChecked = UnsafeMutableRawPointer.allocate(byteCount: 1, alignment: 1)
 
 /// The access handler: called once when the headers arrive, once per chunk of body, and once more (and once
@@ -32,7 +32,7 @@ func handleRequest(
             requestLineIntact: requestLineIntact(connection: connection, target: url, version: version),
             version: version.map { String(cString: $0) } ?? "")
         {
-            let context = RequestContext()
+            let context = ReceivedRequestState()
             context.refused = true
             requestSlot.pointee = Unmanaged.passRetained(context).toOpaque()
             return queue(refusal, on: connection)
@@ -41,14 +41,14 @@ func handleRequest(
         // for a caller the head names, within the server's budget, before a byte of it is read.
         let declared = RequestFraming.declaredLength(framing)
         if let declared, declared <= server.anonymousBodyBytes { return .YES }
-        let context = RequestContext()
+        let context = ReceivedRequestState()
         requestSlot.pointee = Unmanaged.passRetained(context).toOpaque()
         return admitLargeBody(
             declared: declared, context: context, server: server, connection: connection, url: url, method: method)
     }
-    var context: RequestContext?
+    var context: ReceivedRequestState?
     if slot != headersChecked {
-        context = Unmanaged<RequestContext>.fromOpaque(slot).takeUnretainedValue()
+        context = Unmanaged<ReceivedRequestState>.fromOpaque(slot).takeUnretainedValue()
     }
     if let context, context.refused {
         // Answered already; whatever body follows is dropped with the connection.
@@ -56,7 +56,7 @@ func handleRequest(
         return .YES
     }
     if uploadSize.pointee > 0 {
-        let receiving = context ?? RequestContext()
+        let receiving = context ?? ReceivedRequestState()
         if context == nil { requestSlot.pointee = Unmanaged.passRetained(receiving).toOpaque() }
         receive(uploadData, count: uploadSize.pointee, into: receiving, server: server, url: url)
         uploadSize.pointee = 0
@@ -103,7 +103,7 @@ func handleRequest(
         work = later
     }
     // The answer comes later, from a task: it is kept in a context until libmicrohttpd asks for it.
-    let waiting = context ?? RequestContext()
+    let waiting = context ?? ReceivedRequestState()
     if context == nil { requestSlot.pointee = Unmanaged.passRetained(waiting).toOpaque() }
     // Suspend before the work starts: a resume that arrives before the suspend would be lost.
     let socket = kuroneko_connection_socket(connection)
@@ -122,7 +122,7 @@ func handleRequest(
 /// stranger's is refused at once (a chunked one when it ends, its bytes dropped past the allowance); a known
 /// caller's reserves its size from the server's budget, or is answered 503 when it does not fit.
 private func admitLargeBody(
-    declared: Int?, context: RequestContext, server: ServerState, connection: OpaquePointer,
+    declared: Int?, context: ReceivedRequestState, server: ServerState, connection: OpaquePointer,
     url: UnsafePointer<CChar>?, method: UnsafePointer<CChar>?
 ) -> MHD_Result {
     var head = HTTPRequest(
@@ -156,7 +156,7 @@ private func admitLargeBody(
 /// A chunk of body: kept while it is within the request's limit (and, past the anonymous allowance, within what
 /// the budget gives it, reserved a mebibyte at a time), else dropped and the request marked for its refusal.
 private func receive(
-    _ data: UnsafePointer<CChar>?, count: Int, into context: RequestContext, server: ServerState,
+    _ data: UnsafePointer<CChar>?, count: Int, into context: ReceivedRequestState, server: ServerState,
     url: UnsafePointer<CChar>?
 ) {
     let size = context.body.count + count
@@ -302,7 +302,7 @@ func requestCompleted(
         server.receiveDeadlines.requestEnded(open)
     }
     if slot != headersChecked {
-        let context = Unmanaged<RequestContext>.fromOpaque(slot)
+        let context = Unmanaged<ReceivedRequestState>.fromOpaque(slot)
         let reserved = context.takeUnretainedValue()
         server.bodyBudget.release(reserved.reserved, unconfirmed: reserved.unconfirmed)
         reserved.reserved = 0

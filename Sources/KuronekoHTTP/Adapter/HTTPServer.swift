@@ -349,7 +349,7 @@ final class OpenConnection: Sendable {
 /// `@unchecked Sendable`: the worker thread and the responding task never touch it at the same time. The
 /// task writes `response` while the connection is suspended and resumes it afterwards; libmicrohttpd calls
 /// the handler again only after the resume.
-final class RequestContext: @unchecked Sendable {
+final class ReceivedRequestState: @unchecked Sendable {
     var body = Data()
     var bodyTooLarge = false
     /// The body's limit when it is not the route's: a stranger's allowance.

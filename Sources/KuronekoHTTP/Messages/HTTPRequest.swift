@@ -17,6 +17,8 @@ public struct HTTPRequest: Sendable {
     public var id: String?
     /// Who the request comes from, as an authentication middleware established it (`nil`: nobody did).
     public var principal: String?
+    /// What the server's own layers attached (the caller's role and member, for the routes and the audit log).
+    public var context = RequestContext()
     /// A number naming the address the connection came from (an IPv4 address, or a folded IPv6 one), set by the
     /// adapter from the socket, never from a header; 0 when unknown (a request made in-process).
     public var client: UInt64 = 0

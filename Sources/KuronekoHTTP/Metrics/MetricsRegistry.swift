@@ -21,13 +21,13 @@ public final class MetricsRegistry: Sendable {
     /// A counter counted where it happens.
     public func counter(_ name: String, _ labels: [(String, String)] = [], help: String) -> CoreMetrics.Counter {
         CoreMetrics.Counter(
-            label: name, dimensions: labels, handler: prometheus.makeCounter(name: name, labels: labels, help: help))
+            label: name, dimensions: labels, handler: prometheus.makeCounter(descriptor: Self.descriptor(name, help), labels: labels))
     }
 
     /// A gauge moved where it happens (`increment`, `decrement`, `set`).
     public func meter(_ name: String, _ labels: [(String, String)] = [], help: String) -> CoreMetrics.Meter {
         CoreMetrics.Meter(
-            label: name, dimensions: labels, handler: prometheus.makeGauge(name: name, labels: labels, help: help))
+            label: name, dimensions: labels, handler: prometheus.makeGauge(descriptor: Self.descriptor(name, help), labels: labels))
     }
 
     /// A histogram with these bucket bounds (`le`), recorded where it happens.
@@ -36,18 +36,18 @@ public final class MetricsRegistry: Sendable {
     {
         CoreMetrics.Recorder(
             label: name, dimensions: labels, aggregate: true,
-            handler: prometheus.makeValueHistogram(name: name, labels: labels, buckets: buckets, help: help))
+            handler: prometheus.makeValueHistogram(descriptor: Self.descriptor(name, help), labels: labels, buckets: buckets))
     }
 
     /// Sets a gauge to what it is now (at a scrape).
     public func level(_ name: String, _ labels: [(String, String)] = [], help: String, value: Double) {
-        prometheus.makeGauge(name: name, labels: labels, help: help).set(to: value)
+        prometheus.makeGauge(descriptor: Self.descriptor(name, help), labels: labels).set(to: value)
     }
 
     /// Leaves a gauge out of the text until it is set again (a value that could not be read, rather than a
     /// false one).
     public func forget(_ name: String, _ labels: [(String, String)] = [], help: String) {
-        prometheus.unregisterGauge(prometheus.makeGauge(name: name, labels: labels, help: help))
+        prometheus.unregisterGauge(prometheus.makeGauge(descriptor: Self.descriptor(name, help), labels: labels))
     }
 
     /// Sets a counter to a running total kept elsewhere (at a scrape): raised by what the total grew since.
@@ -58,12 +58,17 @@ public final class MetricsRegistry: Sendable {
             shown[key] = max(value, before ?? 0)
             return max(0, value - (before ?? 0))
         }
-        let counter = prometheus.makeCounter(name: name, labels: labels, help: help)
+        let counter = prometheus.makeCounter(descriptor: Self.descriptor(name, help), labels: labels)
         if grown == grown.rounded() && grown < 9e15 {
             counter.increment(by: Int64(grown))
         } else {
             counter.increment(by: grown)
         }
+    }
+
+    /// A family's whole name (its unit already in it, as `_total` or `_seconds`) and its `# HELP`.
+    private static func descriptor(_ name: String, _ help: String) -> MetricNameDescriptor {
+        MetricNameDescriptor(metricName: name, unitName: "", helpText: help)
     }
 
     /// The Prometheus text exposition of everything registered.

@@ -192,8 +192,7 @@ public struct APIResponder: HTTPResponder {
     public func respond(to request: HTTPRequest) async -> HTTPResponse {
         var request = request
         guard let gate else {
-            // Without accounts nobody is a member: fields that would say so are never taken from a client.
-            request.headers[SessionGate.memberField] = nil
+            // Without accounts nobody is a member (the caller's context is set only by the server's own layers).
             return await router.respond(to: request)
         }
         var member: String?

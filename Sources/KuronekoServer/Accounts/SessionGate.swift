@@ -10,18 +10,11 @@ import KuronekoStore
 /// session's CSRF token; a viewer changes nothing. Everything else passes as it came.
 public struct SessionGate: Sendable {
     public static let marker = "session:"
-    /// The request field the key middleware names a key's request by, for the audit log (a client's own is
-    /// removed first).
-    public static let actorField = "x-kuroneko-actor"
-    /// The signed-in member's id and role, for the routes that tell members apart (their own channels); set only
-    /// here, a client's own removed first.
-    public static let memberField = "x-kuroneko-member-id"
-    public static let roleField = "x-kuroneko-role"
 
     /// The role a request acts with: a signed-in member's, or a member's key's; `nil` for a key made on the command
     /// line or the open API (each its own list's admin).
     public static func role(of request: HTTPRequest) -> ListRole? {
-        request.headers[roleField].flatMap(ListRole.init(rawValue:))
+        request.caller.role
     }
 
     /// Whether the request may change the list's own settings and channels: an admin, or a key or open API that
@@ -77,18 +70,15 @@ public struct SessionGate: Sendable {
 
     /// Who a request is for the audit log: the member signed in, or the key; `nil` for the open API.
     public static func actor(of request: HTTPRequest, member: String?) -> String? {
-        member ?? request.headers[actorField]
+        member ?? request.caller.key
     }
 
     /// The request as the session's list, or the refusal; `member` is set to the signed-in member's name.
     public func admit(_ request: inout HTTPRequest, member: inout String?) async -> HTTPResponse? {
         guard let principal = request.principal, principal.hasPrefix(Self.marker) else {
             // A key's role (set by the key middleware) stays; nobody but a session is a member.
-            request.headers[Self.memberField] = nil
             return nil
         }
-        request.headers[Self.memberField] = nil
-        request.headers[Self.roleField] = nil
         let token = String(principal.dropFirst(Self.marker.count))
         let session: SessionRecord?
         do {
@@ -121,8 +111,7 @@ public struct SessionGate: Sendable {
         }
         confirmed.confirm(token)
         request.principal = session.listID
-        request.headers[Self.memberField] = String(session.userID)
-        request.headers[Self.roleField] = session.role.rawValue
+        request.caller = Caller(memberID: session.userID, role: session.role)
         member = session.userName
         return nil
     }

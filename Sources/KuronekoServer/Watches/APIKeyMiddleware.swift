@@ -150,11 +150,8 @@ public struct APIKeyMiddleware: HTTPMiddleware {
     }
 
     public func intercept(_ request: inout HTTPRequest) -> HTTPResponse? {
-        // Who the audit log names, and the member and role the routes read: set here (a key) or by the session
-        // gate (a signed-in member), never taken from the client.
-        request.headers[SessionGate.actorField] = nil
-        request.headers[SessionGate.memberField] = nil
-        request.headers[SessionGate.roleField] = nil
+        // Who the audit log names, and the member and role the routes read: set in the request's context here (a
+        // key) or by the session gate (a signed-in member), never taken from the client.
         // By the first segment, as the router sees it (it skips empty segments: //v1//watches is /v1/watches).
         guard Self.firstSegmentIsV1(request.path) else { return nil }
         // A signed-in browser: its session is looked up (asynchronously) by the SessionGate; a key, when one is
@@ -210,10 +207,9 @@ public struct APIKeyMiddleware: HTTPMiddleware {
                 detail: "the key \(match.name) was made for a viewer: it reads the list but changes nothing").response
         }
         request.principal = match.owner.id
-        request.headers[SessionGate.actorField] = "key \(match.name)"
         // A member's key acts with its role (a staff key changes parcels, not the list's settings); a key made on
         // the command line is its own list's.
-        if let role = match.role { request.headers[SessionGate.roleField] = role.rawValue }
+        request.caller = Caller(key: "key \(match.name)", role: match.role)
         return nil
     }
 

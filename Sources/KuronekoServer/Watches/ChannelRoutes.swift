@@ -123,10 +123,10 @@ struct ChannelRoutes: Sendable {
         member != nil && !shared ? AnnouncementKind.memberKinds : AnnouncementKind.parcelKinds
     }
 
-    /// The signed-in member a request comes from (the session gate's fields), or `nil` for a key or the open API.
+    /// The signed-in member a request comes from (the session gate's), or `nil` for a key or the open API.
     static func member(of request: HTTPRequest) -> (id: Int64, admin: Bool)? {
-        guard let text = request.headers[SessionGate.memberField], let id = Int64(text) else { return nil }
-        return (id, request.headers[SessionGate.roleField] == "admin")
+        guard let id = request.caller.memberID else { return nil }
+        return (id, request.caller.role == .admin)
     }
 
     private func add(_ request: HTTPRequest) async throws -> HTTPResponse {

@@ -63,8 +63,8 @@ extension WatchRoutes {
     /// Who is asking, for their share of the waiting answers: the signed-in member, else the key, else (an API open
     /// to everyone, where every device is the one owner) the connection's address.
     static func caller(of request: HTTPRequest, owner: WatchOwner) -> String {
-        if let member = request.headers[SessionGate.memberField] { return "member:" + member }
-        if let actor = request.headers[SessionGate.actorField] { return actor }
+        if let member = request.caller.memberID { return "member:\(member)" }
+        if let key = request.caller.key { return key }
         return "list:\(owner.id) address:\(request.client)"
     }
 
