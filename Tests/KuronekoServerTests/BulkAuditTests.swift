@@ -1,5 +1,6 @@
 import Foundation
 import Kuroneko
+import KuronekoHTTP
 import KuronekoStore
 import KuronekoTestSupport
 import Testing
@@ -10,13 +11,21 @@ import Testing
 /// finished one removed names the first of them and counts the rest, and no entry outgrows its 1,000 characters.
 @Suite("the audit log names what a bulk change touched")
 struct BulkAuditTests {
+    /// The entry a route's declared audit makes of a request to `path` answered 200 with `answer`.
+    static func entry(_ audit: RouteChange.Audit, path: String, body: Data, answer: Data) -> (action: String, detail: String)? {
+        guard case .entry(let action, let detail) = audit else { return nil }
+        let done = AuditedRequest(
+            request: HTTPRequest(method: "POST", target: path, body: body),
+            response: HTTPResponse(status: 200, headers: [], body: answer))
+        return detail(done).map { (action, $0) }
+    }
+
     @Test("removing a list names the numbers removed, not those that were not watched")
     func listRemoved() throws {
         let numbers = ValidNumbers.numbers(3)
         let body = try JSONSerialization.data(withJSONObject: ["numbers": numbers.map(\.formatted)])
         let answer = try JSONSerialization.data(withJSONObject: ["removed": 2, "not_watched": [numbers[1].digits]])
-        let entry = AuditAction.of(
-            method: "POST", path: "/v1/watches/remove", query: [], body: body, status: 200, answer: answer)
+        let entry = Self.entry(AuditAction.removedMany, path: "/v1/watches/remove", body: body, answer: answer)
         #expect(entry?.action == "removed")
         #expect(entry?.detail == "2 parcels: \(numbers[0].formatted), \(numbers[2].formatted)")
     }
@@ -25,9 +34,8 @@ struct BulkAuditTests {
     func finishedRemoved() throws {
         let named = ValidNumbers.numbers(100).map(\.digits)
         let answer = try JSONSerialization.data(withJSONObject: ["removed": 812, "not_watched": [], "removed_numbers": named])
-        let entry = AuditAction.of(
-            method: "POST", path: "/v1/watches/remove", query: [], body: Data(#"{"finished": true}"#.utf8), status: 200,
-            answer: answer)
+        let entry = Self.entry(
+            AuditAction.removedMany, path: "/v1/watches/remove", body: Data(#"{"finished": true}"#.utf8), answer: answer)
         let detail = try #require(entry?.detail)
         #expect(detail.hasPrefix("812 finished parcels: \(ValidNumbers.numbers(1)[0].formatted), "), "\(detail)")
         #expect(detail.count <= AuditDetail.length)

@@ -383,6 +383,7 @@ extension SignInAPITests {
         // The shop's settings are the admin's.
         let settings = await Self.send(harness, "PUT", "/v1/notices/settings", "{}", cookie: ren.token, csrf: ren.csrf)
         #expect(settings.status == 403)
+        #expect(try JSON(data: settings.body)["detail"]?.string?.hasPrefix("only an admin of the list can do this; you are staff") == true)
         #expect(await Self.send(harness, "PUT", "/v1/notices/settings", "{}", cookie: admin.token, csrf: admin.csrf).status == 200)
         let mio = try #require(members["mio"])
         for (method, target, body) in [

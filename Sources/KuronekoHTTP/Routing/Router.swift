@@ -8,6 +8,8 @@ public struct Router: Sendable {
         let method: String
         let segments: [Substring]
         let handler: Handler
+        /// What the route declared where it was registered (the server's: the role it needs, its audit action).
+        let declaration: (any Sendable)?
 
         var literalCount: Int { segments.filter { !$0.hasPrefix("{") }.count }
         var hasWildcard: Bool { segments.last.map(Router.isWildcard) ?? false }
@@ -17,9 +19,14 @@ public struct Router: Sendable {
 
     public init() {}
 
-    /// Adds a route, e.g. `add("GET", "/v1/shipments/{number}") { request, parameters in … }`.
-    public mutating func add(_ method: String, _ pattern: String, _ handler: @escaping Handler) {
-        entries.append(Route(method: method, segments: pattern.split(separator: "/"), handler: handler))
+    /// Adds a route, e.g. `add("GET", "/v1/shipments/{number}") { request, parameters in … }`; `declares` is kept
+    /// with it for the layers around the router (``declaration(method:path:)``, ``routes``).
+    public mutating func add(
+        _ method: String, _ pattern: String, declares declaration: (any Sendable)? = nil,
+        _ handler: @escaping Handler
+    ) {
+        entries.append(
+            Route(method: method, segments: pattern.split(separator: "/"), handler: handler, declaration: declaration))
     }
 
     /// What a request resolves to.
@@ -30,12 +37,27 @@ public struct Router: Sendable {
         case notFound
     }
 
-    /// Every route, as method and pattern, in the order added.
-    public var routes: [(method: String, pattern: String)] {
-        entries.map { ($0.method, "/" + $0.segments.joined(separator: "/")) }
+    /// Every route, as method, pattern and declaration, in the order added.
+    public var routes: [(method: String, pattern: String, declaration: (any Sendable)?)] {
+        entries.map { ($0.method, "/" + $0.segments.joined(separator: "/"), $0.declaration) }
+    }
+
+    /// What the route a request would reach declared, if anything.
+    public func declaration(method: String, path: String) -> (any Sendable)? {
+        best(method: method, path: path).route?.declaration
     }
 
     public func match(method: String, path: String) -> Match {
+        let found = best(method: method, path: path)
+        if let route = found.route {
+            return .found(
+                route.handler, parameters: found.parameters, pattern: "/" + route.segments.joined(separator: "/"))
+        }
+        return found.allowed.isEmpty ? .notFound : .methodNotAllowed(allowed: found.allowed)
+    }
+
+    /// The route for the method and path, or the methods the path allows.
+    private func best(method: String, path: String) -> (route: Route?, parameters: [String: String], allowed: [String]) {
         let segments = path.split(separator: "/")
         // A literal segment beats a parameter: /v1/shipments/query is not /v1/shipments/{number}.
         let candidates = entries.compactMap { route in
@@ -47,12 +69,11 @@ public struct Router: Sendable {
         var allowed: [String] = []
         for (route, parameters) in exact.isEmpty ? best : exact {
             if route.method == method || (method == "HEAD" && route.method == "GET") {
-                return .found(
-                    route.handler, parameters: parameters, pattern: "/" + route.segments.joined(separator: "/"))
+                return (route, parameters, [])
             }
             allowed.append(route.method)
         }
-        return allowed.isEmpty ? .notFound : .methodNotAllowed(allowed: allowed)
+        return (nil, [:], allowed)
     }
 
     static func isWildcard(_ segment: Substring) -> Bool {

@@ -60,7 +60,7 @@ public struct APIResponder: HTTPResponder {
             return await Self.many(
                 inputs, carrier: carrier, limit: Self.maxNumbersInQuery, refresh: refresh, service: service)
         }
-        router.add("POST", "/v1/shipments/query") { request, _ in
+        router.add("POST", "/v1/shipments/query", declares: RouteChange.lookup) { request, _ in
             guard let body = try? JSONDecoder().decode(QueryBody.self, from: request.body) else {
                 return RouteProblem.bad(
                     "the body is not {\"numbers\": [\"XXXX-XXXX-XXXX\", …], \"carrier\": optional} (up to "
@@ -77,7 +77,9 @@ public struct APIResponder: HTTPResponder {
             return await Self.many(
                 body.numbers, carrier: carrier, limit: Self.maxNumbersInBody, refresh: false, service: service)
         }
-        router.add("POST", "/v1/tneko") { request, _ in await TnekoRoute.respond(to: request, service: service) }
+        router.add("POST", "/v1/tneko", declares: RouteChange.lookup) { request, _ in
+            await TnekoRoute.respond(to: request, service: service)
+        }
         router.add("GET", "/healthz") { _, _ in .json(["status": "ok"]) }
         router.add("GET", "/readyz") { _, _ in
             // A background service that ended on its own: the server is stopping (and said why in its log).
@@ -165,8 +167,10 @@ public struct APIResponder: HTTPResponder {
         self.router = router
     }
 
-    /// Every route the API answers, as method and pattern.
-    public var routes: [(method: String, pattern: String)] { router.routes }
+    /// Every route the API answers, as method and pattern, with what it declared (a ``RouteChange``, or nothing).
+    public var routes: [(method: String, pattern: String, change: RouteChange?)] {
+        router.routes.map { ($0.method, $0.pattern, $0.declaration as? RouteChange) }
+    }
 
     public func immediateResponse(to request: HTTPRequest) -> HTTPResponse? {
         // The cache-hit path, matched by hand rather than through the router: it runs for most requests.
@@ -191,14 +195,18 @@ public struct APIResponder: HTTPResponder {
 
     public func respond(to request: HTTPRequest) async -> HTTPResponse {
         var request = request
-        guard let gate else {
-            // Without accounts nobody is a member (the caller's context is set only by the server's own layers).
-            return await router.respond(to: request)
-        }
+        // What the route the request reaches declared: the role it needs, its audit entry.
+        let change = router.declaration(method: request.method, path: request.path) as? RouteChange
         var member: String?
-        if let refusal = await gate.admit(&request, member: &member) { return refusal }
+        if let gate, let refusal = await gate.admit(&request, member: &member) { return refusal }
+        // A session's or a member key's role below what the route needs (the caller's context is set only by the
+        // server's own layers, never from a client).
+        if let change, let role = request.caller.role, !change.needs.allows(role) {
+            return RouteChange.refusal(change.needs, role: role)
+        }
         let response = await router.respond(to: request)
-        await gate.record(request, actor: SessionGate.actor(of: request, member: member), response: response)
+        await gate?.record(
+            request, change: change, actor: SessionGate.actor(of: request, member: member), response: response)
         return response
     }
 

@@ -40,15 +40,15 @@ final class AccountRoutes: Sendable {
 
     func register(into router: inout Router) {
         let routes = self
-        router.add("POST", Self.signInPath) { request, _ in await routes.watches.answer(request) { try await routes.signIn(request) } }
+        router.add("POST", Self.signInPath, declares: RouteChange(needs: .anyone, audit: .none("signing in changes no list"))) { request, _ in await routes.watches.answer(request) { try await routes.signIn(request) } }
         router.add("GET", Self.signInPath) { request, _ in await routes.watches.answer(request) { try await routes.current(request) } }
-        router.add("DELETE", Self.signInPath) { request, _ in
+        router.add("DELETE", Self.signInPath, declares: RouteChange(needs: .viewer, audit: .none("signing out changes no list"))) { request, _ in
             await routes.watches.answer(request) { try await routes.signOut(request, everywhere: false) }
         }
-        router.add("POST", "/v1/session/everywhere") { request, _ in
+        router.add("POST", "/v1/session/everywhere", declares: RouteChange(needs: .viewer, audit: .none("signing out changes no list"))) { request, _ in
             await routes.watches.answer(request) { try await routes.signOut(request, everywhere: true) }
         }
-        router.add("POST", "/v1/session/list") { request, _ in
+        router.add("POST", "/v1/session/list", declares: RouteChange(needs: .viewer, audit: .none("choosing a list to work in changes none"))) { request, _ in
             await routes.watches.answer(request) { try await routes.switchList(request) }
         }
         registerMembers(into: &router)

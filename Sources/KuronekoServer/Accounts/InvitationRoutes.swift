@@ -12,10 +12,10 @@ extension AccountRoutes {
 
     func registerMembers(into router: inout Router) {
         let routes = self
-        router.add("POST", "/v1/invitations") { request, _ in
+        router.add("POST", "/v1/invitations", declares: RouteChange(needs: .admin, audit: .byRoute("invited"))) { request, _ in
             await routes.watches.answer(request) { try await routes.invite(request) }
         }
-        router.add("POST", Self.acceptPath) { request, _ in
+        router.add("POST", Self.acceptPath, declares: RouteChange(needs: .anyone, audit: .byRoute("joined"))) { request, _ in
             await routes.watches.answer(request) { try await routes.accept(request) }
         }
         router.add("GET", "/v1/members") { request, _ in
@@ -24,7 +24,7 @@ extension AccountRoutes {
         router.add("GET", "/v1/audit") { request, _ in
             await routes.watches.answer(request) { try await routes.auditLog(request) }
         }
-        router.add("DELETE", "/v1/members/{name}") { request, parameters in
+        router.add("DELETE", "/v1/members/{name}", declares: RouteChange(needs: .admin, audit: .byRoute("member_removed"))) { request, parameters in
             await routes.watches.answer(request) { try await routes.removeMember(request, name: parameters["name"] ?? "") }
         }
     }

@@ -10,9 +10,9 @@ import KuronekoStore
 extension AccountRoutes {
     func registerKeys(into router: inout Router) {
         let routes = self
-        router.add("POST", "/v1/keys") { request, _ in await routes.watches.answer(request) { try await routes.makeKey(request) } }
+        router.add("POST", "/v1/keys", declares: RouteChange(needs: .staff, audit: .byRoute("key_made"))) { request, _ in await routes.watches.answer(request) { try await routes.makeKey(request) } }
         router.add("GET", "/v1/keys") { request, _ in await routes.watches.answer(request) { try await routes.listKeys(request) } }
-        router.add("DELETE", "/v1/keys/{name}") { request, parameters in
+        router.add("DELETE", "/v1/keys/{name}", declares: RouteChange(needs: .admin, audit: .byRoute("key_revoked"))) { request, parameters in
             await routes.watches.answer(request) { try await routes.revokeKey(request, name: parameters["name"] ?? "") }
         }
     }

@@ -18,20 +18,20 @@ extension AccountRoutes {
 
     func registerPasskeys(into router: inout Router) {
         let routes = self
-        router.add("POST", "/v1/passkeys/options") { request, _ in
+        router.add("POST", "/v1/passkeys/options", declares: RouteChange(needs: .viewer, audit: .none("a challenge to sign changes nothing"))) { request, _ in
             await routes.watches.answer(request) { try await routes.creationOptions(request) }
         }
-        router.add("POST", "/v1/passkeys") { request, _ in
+        router.add("POST", "/v1/passkeys", declares: RouteChange(needs: .viewer, audit: .byRoute("passkey_added"))) { request, _ in
             await routes.watches.answer(request) { try await routes.registerPasskey(request) }
         }
         router.add("GET", "/v1/passkeys") { request, _ in await routes.watches.answer(request) { try await routes.listPasskeys(request) } }
-        router.add("DELETE", "/v1/passkeys/{id}") { request, parameters in
+        router.add("DELETE", "/v1/passkeys/{id}", declares: RouteChange(needs: .viewer, audit: .byRoute("passkey_removed"))) { request, parameters in
             await routes.watches.answer(request) { try await routes.removePasskey(request, id: parameters["id"] ?? "") }
         }
-        router.add("POST", Self.passkeyOptionsPath) { request, _ in
+        router.add("POST", Self.passkeyOptionsPath, declares: RouteChange(needs: .anyone, audit: .none("a challenge to sign changes nothing"))) { request, _ in
             await routes.watches.answer(request) { try await routes.requestOptions(request) }
         }
-        router.add("POST", Self.passkeySignInPath) { request, _ in
+        router.add("POST", Self.passkeySignInPath, declares: RouteChange(needs: .anyone, audit: .none("signing in changes no list"))) { request, _ in
             await routes.watches.answer(request) { try await routes.signInWithPasskey(request) }
         }
     }

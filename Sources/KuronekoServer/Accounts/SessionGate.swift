@@ -38,33 +38,18 @@ public struct SessionGate: Sendable {
         self.confirmed = confirmed
     }
 
-    /// Paths a session may change without the CSRF token: none. Paths a viewer may still post to: signing out.
-    static let viewerMayPost: Set<String> = [
-        "/v1/session", "/v1/session/everywhere", "/v1/session/list", "/v1/invitations/accept",
-    ]
-
-    /// What a viewer may still change: signing out, and their own channels (to be told on their own phone).
-    static func viewerMayChange(_ method: String, _ path: String) -> Bool {
-        if viewerMayPost.contains(path) { return true }
-        if method == "DELETE", path == "/v1/session" { return true }
-        if method == "POST", path == "/v1/channels" || path.hasPrefix("/v1/passkeys") { return true }
-        if method == "DELETE", path.hasPrefix("/v1/passkeys/") { return true }
-        return method == "DELETE" && path.hasPrefix("/v1/channels/") && path.split(separator: "/").count == 3
-    }
-
-    /// Who did what, recorded in the list's audit log once the request has succeeded: a signed-in member by
-    /// name, a key by its id.
-    public func record(_ request: HTTPRequest, actor: String?, response: HTTPResponse) async {
-        guard let actor, let list = request.principal,
-            let entry = AuditAction.of(
-                method: request.method, path: request.path, query: request.query, body: request.body,
-                status: response.status, answer: response.body)
+    /// Who did what, recorded in the list's audit log once the request has succeeded, as its route declared it:
+    /// a signed-in member by name, a key by its name.
+    public func record(_ request: HTTPRequest, change: RouteChange?, actor: String?, response: HTTPResponse) async {
+        guard let actor, let list = request.principal, (200..<300).contains(response.status),
+            case .entry(let action, let detail)? = change?.audit,
+            let detail = detail(AuditedRequest(request: request, response: response))
         else { return }
         do {
-            try await accounts.audit(list: list, actor: actor, action: entry.action, detail: entry.detail, at: clock.now)
+            try await accounts.audit(list: list, actor: actor, action: action, detail: detail, at: clock.now)
         } catch {
             // The change itself was made and answered; its line in the log is what is lost, and said.
-            failures.report(.auditLog, error, context: "request=\(request.id ?? "-") action=\(entry.action)")
+            failures.report(.auditLog, error, context: "request=\(request.id ?? "-") action=\(action)")
         }
     }
 
@@ -73,7 +58,8 @@ public struct SessionGate: Sendable {
         member ?? request.caller.key
     }
 
-    /// The request as the session's list, or the refusal; `member` is set to the signed-in member's name.
+    /// The request as the session's list, or the refusal; `member` is set to the signed-in member's name. A
+    /// role below what the route declares it needs is refused by the responder, for sessions and keys alike.
     public func admit(_ request: inout HTTPRequest, member: inout String?) async -> HTTPResponse? {
         guard let principal = request.principal, principal.hasPrefix(Self.marker) else {
             // A key's role (set by the key middleware) stays; nobody but a session is a member.
@@ -102,11 +88,6 @@ public struct SessionGate: Sendable {
                 return RouteProblem(
                     status: 403, title: "Forbidden", reason: .csrf,
                     detail: "a change from a signed-in browser needs the X-CSRF-Token header the sign-in answered").response
-            }
-            if session.role == .viewer, !Self.viewerMayChange(request.method, request.path) {
-                return RouteProblem(
-                    status: 403, title: "Forbidden", reason: .viewerOnly,
-                    detail: "a viewer of this list can read it but not change it; ask its admin for the staff role").response
             }
         }
         confirmed.confirm(token)

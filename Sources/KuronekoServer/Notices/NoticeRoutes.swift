@@ -23,10 +23,10 @@ struct NoticeRoutes: Sendable {
                 .jsonData(routes.settingsObject(try await routes.settings(of: WatchRoutes.owner(of: request))))
             }
         }
-        router.add("PUT", "/v1/notices/settings") { request, _ in
+        router.add("PUT", "/v1/notices/settings", declares: RouteChange(needs: .admin, audit: AuditAction.noticeSettings)) { request, _ in
             await routes.watches.answer(request) { try await routes.save(request) }
         }
-        router.add("POST", "/v1/notices/preview") { request, _ in
+        router.add("POST", "/v1/notices/preview", declares: RouteChange(needs: .staff, audit: .none("a preview sends nothing"))) { request, _ in
             await routes.watches.answer(request) { try await routes.preview(request) }
         }
         router.add("GET", "/v1/notices/days") { request, _ in
@@ -41,7 +41,7 @@ struct NoticeRoutes: Sendable {
             }
         }
         router.add("GET", "/notices/stop") { request, _ in routes.stopPage(request) }
-        router.add("POST", "/notices/stop") { request, _ in await routes.stop(request) }
+        router.add("POST", "/notices/stop", declares: RouteChange(needs: .anyone, audit: .none("a customer's stop is kept with the notices, not a change by the list's people"))) { request, _ in await routes.stop(request) }
     }
 
     func settings(of owner: WatchOwner) async throws -> NoticeSettings {

@@ -18,7 +18,7 @@ struct ChannelRoutes: Sendable {
 
     func register(into router: inout Router) {
         let routes = self
-        router.add("POST", "/v1/channels") { request, _ in await routes.watches.answer(request) { try await routes.add(request) } }
+        router.add("POST", "/v1/channels", declares: RouteChange(needs: .viewer, audit: AuditAction.channelAdded)) { request, _ in await routes.watches.answer(request) { try await routes.add(request) } }
         // What the morning summary would say now, for the request's list (`?lang=ja|en`, Japanese by default).
         router.add("GET", "/v1/morning-summary") { request, _ in
             await routes.watches.answer(request) {
@@ -59,7 +59,7 @@ struct ChannelRoutes: Sendable {
                     ]))
             }
         }
-        router.add("DELETE", "/v1/channels/{id}") { request, parameters in
+        router.add("DELETE", "/v1/channels/{id}", declares: RouteChange(needs: .viewer, audit: AuditAction.channelRemoved)) { request, parameters in
             await routes.watches.answer(request) {
                 let (id, owner, store) = (try Self.id(parameters), WatchRoutes.owner(of: request), routes.watches.store)
                 // A member removes their own channels (an admin any of the list's).

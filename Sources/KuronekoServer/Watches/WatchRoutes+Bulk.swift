@@ -13,10 +13,10 @@ extension WatchRoutes {
 
     func registerBulk(into router: inout Router) {
         let routes = self
-        router.add("POST", "/v1/watches/remove") { request, _ in
+        router.add("POST", "/v1/watches/remove", declares: RouteChange(needs: .staff, audit: AuditAction.removedMany)) { request, _ in
             await routes.answer(request) { try await routes.removeMany(request) }
         }
-        router.add("PATCH", "/v1/watches/{number}") { request, parameters in
+        router.add("PATCH", "/v1/watches/{number}", declares: RouteChange(needs: .staff, audit: AuditAction.edited)) { request, parameters in
             await routes.answer(request) { try await routes.patch(request, parameters) }
         }
     }

@@ -21,7 +21,7 @@ extension WatchRoutes {
 
     func registerImport(into router: inout Router) {
         let routes = self
-        router.add("POST", Self.importPath) { request, _ in
+        router.add("POST", Self.importPath, declares: RouteChange(needs: .staff, audit: AuditAction.imported)) { request, _ in
             await routes.answer(request) { try await routes.importSheet(request) }
         }
     }

@@ -18,10 +18,10 @@ extension WatchRoutes {
 
     func registerMail(into router: inout Router) {
         let routes = self
-        router.add("POST", Self.mailPath) { request, _ in
+        router.add("POST", Self.mailPath, declares: RouteChange(needs: .staff, audit: AuditAction.addedFromMail)) { request, _ in
             await routes.answer(request) { try await routes.addFromMail(request) }
         }
-        router.add("POST", Self.textPath) { request, _ in
+        router.add("POST", Self.textPath, declares: RouteChange(needs: .staff, audit: AuditAction.addedFromText)) { request, _ in
             await routes.answer(request) { try await routes.addFromText(request) }
         }
     }

@@ -58,8 +58,8 @@ public struct WatchRoutes: Sendable {
 
     func register(into router: inout Router) {
         let routes = self
-        router.add("POST", "/v1/watches") { request, _ in await routes.answer(request) { try await routes.add(request) } }
-        router.add("GET", "/v1/watches") { request, _ in await routes.answer(request) { try await routes.list(request) } }
+        router.add("POST", "/v1/watches", declares: RouteChange(needs: .staff, audit: AuditAction.added)) { request, _ in await routes.answer(request) { try await routes.add(request) } }
+        router.add("GET", "/v1/watches", declares: RouteChange(needs: .viewer, audit: AuditAction.exported)) { request, _ in await routes.answer(request) { try await routes.list(request) } }
         registerBulk(into: &router)
         registerMail(into: &router)
         registerImport(into: &router)
@@ -73,7 +73,7 @@ public struct WatchRoutes: Sendable {
         router.add("GET", "/v1/watches/{number}") { request, parameters in
             await routes.answer(request) { .jsonData(Self.json(try await routes.lookUp(request, parameters))) }
         }
-        router.add("DELETE", "/v1/watches/{number}") { request, parameters in
+        router.add("DELETE", "/v1/watches/{number}", declares: RouteChange(needs: .staff, audit: AuditAction.removed)) { request, parameters in
             await routes.answer(request) {
                 let watch = try await routes.lookUp(request, parameters)
                 let store = routes.store
@@ -101,7 +101,7 @@ public struct WatchRoutes: Sendable {
                 return .jsonData(Self.object(["deliveries": deliveries.map(Self.json)]))
             }
         }
-        router.add("POST", "/v1/watches/{number}/refresh") { request, parameters in
+        router.add("POST", "/v1/watches/{number}/refresh", declares: RouteChange(needs: .staff, audit: .none("a refresh asks the carrier again; the list is not changed by hand"))) { request, parameters in
             await routes.answer(request) { try await routes.refresh(request, parameters) }
         }
         router.add("GET", "/v1/calendar.ics") { request, _ in await routes.answer(request) { try await routes.calendar(request) } }

@@ -100,7 +100,8 @@ public enum AccountStoreError: Error, Sendable, Hashable {
 /// holds it has to ask which it is.
 public typealias ListStore = WatchStore & AccountStore
 
-public protocol AccountStore: Sendable {
+/// People and the lists they share: users, lists, members and their roles.
+public protocol PeopleStore: Sendable {
     /// Every list, by name.
     func lists() async throws -> [ListRecord]
     /// Makes a list with an id of its own (`list:` and 16 hex digits); `admin` becomes its admin.
@@ -118,6 +119,10 @@ public protocol AccountStore: Sendable {
     /// Takes a member out of a list: their sessions in it end at once, the keys they made for it are revoked and
     /// their own channels in it removed.
     func removeMember(list: String, user: Int64) async throws -> Bool
+}
+
+/// Signing in: sessions and invitations, and forgetting expired ones.
+public protocol SessionStore: Sendable {
     func createSession(tokenHash: Data, user: Int64, list: String, csrf: String, at: Date) async throws
     /// The session, its use recorded; `nil` for none, one past its idle or longest lifetime (then forgotten), or
     /// one whose member has left the list.
@@ -132,12 +137,13 @@ public protocol AccountStore: Sendable {
     /// Uses an invitation once: its list and the role the person now has there (the invitation's, or the higher one
     /// they had: an invitation never lowers a role), or `nil` for one unknown, used or expired.
     func useInvitation(tokenHash: Data, user: Int64, at: Date) async throws -> (list: String, role: ListRole)?
-    func audit(list: String, actor: String, action: String, detail: String, at: Date) async throws
-    /// The list's log, newest first, before `before`.
-    func auditLog(list: String, before: Date?, limit: Int) async throws -> [AuditEntry]
     /// Forgets sessions unused since `idleBefore` or made before `madeBefore`, and invitations expired before
     /// `invitationsBefore`; how many.
     func forgetExpired(idleBefore: Date, madeBefore: Date, invitationsBefore: Date) async throws -> Int
+}
+
+/// Passkeys (WebAuthn) and their one-time challenges.
+public protocol PasskeyStore: Sendable {
     /// Keeps a person's new passkey; `false` when they have `limit` already or the credential is known.
     func addPasskey(_ passkey: PasskeyRecord, limit: Int) async throws -> Bool
     func passkey(credentialID: Data) async throws -> PasskeyRecord?
@@ -149,6 +155,16 @@ public protocol AccountStore: Sendable {
     /// Takes a passkey challenge (by its hash) as answered, until `expiresAt`: `false` when it was taken already,
     /// here or on another server of the database. Challenges expired before `now` are forgotten.
     func useChallenge(hash: Data, expiresAt: Date, now: Date) async throws -> Bool
+}
+
+/// Each list's audit log.
+public protocol AuditStore: Sendable {
+    func audit(list: String, actor: String, action: String, detail: String, at: Date) async throws
+    /// The list's log, newest first, before `before`.
+    func auditLog(list: String, before: Date?, limit: Int) async throws -> [AuditEntry]
     /// Forgets entries older than `olderThan`, and past the newest `keepPerList` of a list; how many.
     func forgetAudit(olderThan: Date, keepPerList: Int) async throws -> Int
 }
+
+/// People, sign-in and the audit log, by concern.
+public protocol AccountStore: PeopleStore, SessionStore, PasskeyStore, AuditStore {}

@@ -176,7 +176,8 @@ public struct StoreSummary: Sendable, Equatable {
     public var activeKeys: Int
 }
 
-public protocol WatchStore: Sendable {
+/// The database itself: what it holds, whether it is shared or remote, a backup, its settings.
+public protocol StoreDatabase: Sendable {
     /// The engine, the schema version and how many of each thing the database holds.
     func summary() async throws -> StoreSummary
     /// What servers on this database share through it (budget, shipments); `nil` when the database is one
@@ -188,7 +189,14 @@ public protocol WatchStore: Sendable {
     func backup(to path: String) async throws -> [String]
     /// Whether the database is reached over the network (calls may wait on round trips), not a local file.
     var isRemote: Bool { get }
+    /// Throws when the database cannot be reached now (for readiness checks).
+    func checkReachable() async throws
+    /// A setting shared by every server on the database, set once: the value stored, or `value` when none was.
+    func setting(_ name: String, otherwise value: String) async throws -> String
+}
 
+/// Watches: adding, reading (narrowed, ordered, summarised), editing and removing them, and what changed.
+public protocol WatchRecords: Sendable {
     /// Adds a watch (idempotent per owner and number), with a webhook when `webhook` is given.
     /// - Throws: ``WatchStoreError/limitReached`` past ``WatchLimits/watchesPerOwner``.
     /// Adds a watch (an owner watches a number once, at one carrier).
@@ -256,7 +264,12 @@ public protocol WatchStore: Sendable {
     ) async throws -> Watch?
     func changes(of number: TrackingNumber, owner: WatchOwner) async throws -> [StatusChange]?
     func deliveries(of number: TrackingNumber, owner: WatchOwner) async throws -> [DeliveryRecord]?
+    /// Keeps the mail a watch came from (JSON) on the owner's watch of `number`.
+    func setWatchSource(_ number: TrackingNumber, owner: WatchOwner, source: Data) async throws
+}
 
+/// Checking watches: recording answers, the poller's claims, and the announcements the answers make.
+public protocol CheckSchedule: Sendable {
     /// Records a fresh answer for a number: the latest shipment, new events, and for every watch of it the
     /// check time, the next check, and a change (with its webhook deliveries) when the status differs
     /// from the watch's last one. The first status a watch sees is its baseline, not a change.
@@ -280,7 +293,35 @@ public protocol WatchStore: Sendable {
         -> [DueCheck]
     /// Moves the next check of a number's watches (after a failed check).
     func postpone(_ number: TrackingNumber, until: Date) async throws
+    /// The latest shipment recorded for a watched number, whoever fetched it.
+    func latestShipment(of number: TrackingNumber) async throws -> LatestShipment?
+    /// Watches waiting for their carrier to know their number (``WatchFamily/waiting``) past the grace become a
+    /// problem, each announced once as an exception to the channels that hear it. - Returns: how many.
+    func promoteWaiting(now: Date, limit: Int) async throws -> Int
+    /// Active watches whose latest event is older than their status allows (``StallLimits``) are marked
+    /// stalled, each announced once (`stalled`); a new event clears the mark. - Returns: how many were marked.
+    func markStalled(now: Date, limit: Int) async throws -> Int
+    /// Active watches still on their way past the end of their planned delivery (``Overdue``) are marked late,
+    /// each announced once (`overdue`) per plan; a new plan clears the mark. - Returns: how many were marked.
+    func markOverdue(now: Date, limit: Int) async throws -> Int
+    /// Announces `kept_reminder` for parcels kept after a missed delivery whose last day is tomorrow
+    /// (``MissedDelivery/reminder``), once per keeping. - Returns: how many were announced.
+    func announceKeptReminders(now: Date, limit: Int) async throws -> Int
+    /// Marks the active watches of `numbers` as having a page their carrier answered that was not understood
+    /// (kept from the first refusal until an answer is recorded). - Returns: how many were newly marked.
+    @discardableResult
+    func markPageRefused(_ numbers: [TrackingNumber], at: Date) async throws -> Int
+    /// Queues an announcement that is no status change (arriving soon) for the channels of a watch's owner
+    /// that hear it. - Returns: how many were queued.
+    @discardableResult
+    func announce(_ kind: AnnouncementKind, watch: Watch, shipment: Data, at now: Date) async throws -> Int
+    /// Announces `arriving_soon` for the watches whose forecast window starts within `lead`, once per window.
+    @discardableResult
+    func announceArrivals(now: Date, lead: TimeInterval, limit: Int) async throws -> Int
+}
 
+/// Webhook deliveries waiting in the outbox: claimed, attempted, ended.
+public protocol WebhookOutbox: Sendable {
     /// Claims the oldest pending delivery of each subscription whose time has come (deliveries of one
     /// watch go out in order: the next waits until the one before is delivered or given up). Where servers
     /// share the database, a claimed delivery is not due again until `leaseUntil` (its attempt, once
@@ -298,12 +339,10 @@ public protocol WatchStore: Sendable {
         retryAt: Date?) async throws
     /// Deliveries not yet delivered or given up.
     func pendingDeliveryCount() async throws -> Int
+}
 
-    /// The latest shipment recorded for a watched number, whoever fetched it.
-    func latestShipment(of number: TrackingNumber) async throws -> LatestShipment?
-    /// Throws when the database cannot be reached now (for readiness checks).
-    func checkReachable() async throws
-
+/// Notification channels: added, listed, removed, their deliveries and their state.
+public protocol ChannelStore: Sendable {
     // Notification channels (an owner's), their outbox and its attempts.
     /// - Throws: ``WatchStoreError/channelLimitReached(_:)`` past ``ChannelLimits/channelsPerOwner``.
     func addChannel(_ channel: NewChannel, owner: WatchOwner, now: Date) async throws -> ChannelRecord
@@ -320,6 +359,26 @@ public protocol WatchStore: Sendable {
     /// Each of the owner's channels that hears the morning summary, and its minute of the day.
     func morningSummaryMinutes(owner: WatchOwner) async throws -> [Int64: Int]
     func removeChannel(_ id: Int64, owner: WatchOwner) async throws -> Bool
+    /// The oldest pending announcement of each channel due now (none of `busy`), leased until `leaseUntil`.
+    func claimChannelDeliveries(at now: Date, limit: Int, leaseUntil: Date, excludingChannels busy: Set<Int64>)
+        async throws -> [PendingChannelDelivery]
+    func recordChannelAttempt(
+        _ outboxID: Int64, at: Date, status: Int?, error: String?, durationMilliseconds: Double, delivered: Bool,
+        retryAt: Date?
+    ) async throws
+    /// Ends a channel its service refused for good: nothing more is sent to it; its pending announcements
+    /// are given up.
+    func endChannel(_ id: Int64, at: Date, reason: String) async throws
+    /// Keeps what the deliverer knows of a channel (``ChannelRecord/state``).
+    func setChannelState(_ id: Int64, _ state: Data) async throws
+    /// A channel's pending announcements, oldest first, at most `limit` (what one digest folds).
+    func channelBacklog(_ id: Int64, limit: Int) async throws -> [PendingChannelDelivery]
+    /// A channel's attempts, newest last; `nil` when the owner has no such channel.
+    func channelDeliveries(of id: Int64, owner: WatchOwner) async throws -> [DeliveryRecord]?
+}
+
+/// A shop's notices to its customers: settings, the queue, stops.
+public protocol NoticeStore: Sendable {
     /// The owner's customer-notice settings as stored (JSON), or `nil` when never set.
     func noticeSettingsJSON(owner: WatchOwner) async throws -> Data?
     func saveNoticeSettings(_ json: Data, owner: WatchOwner, at: Date) async throws
@@ -336,32 +395,10 @@ public protocol WatchStore: Sendable {
     func customerNoticeStop(owner: String, addressHash: String) async throws -> String?
     func customerNotices(watchID: Int64, owner: WatchOwner) async throws -> [CustomerNoticeRecord]
     func customerNoticeDays(owner: WatchOwner, since: Date) async throws -> [CustomerNoticeDay]
-    /// The oldest pending announcement of each channel due now (none of `busy`), leased until `leaseUntil`.
-    func claimChannelDeliveries(at now: Date, limit: Int, leaseUntil: Date, excludingChannels busy: Set<Int64>)
-        async throws -> [PendingChannelDelivery]
-    func recordChannelAttempt(
-        _ outboxID: Int64, at: Date, status: Int?, error: String?, durationMilliseconds: Double, delivered: Bool,
-        retryAt: Date?
-    ) async throws
-    /// Ends a channel its service refused for good: nothing more is sent to it; its pending announcements
-    /// are given up.
-    func endChannel(_ id: Int64, at: Date, reason: String) async throws
-    /// Watches waiting for their carrier to know their number (``WatchFamily/waiting``) past the grace become a
-    /// problem, each announced once as an exception to the channels that hear it. - Returns: how many.
-    func promoteWaiting(now: Date, limit: Int) async throws -> Int
-    /// Active watches whose latest event is older than their status allows (``StallLimits``) are marked
-    /// stalled, each announced once (`stalled`); a new event clears the mark. - Returns: how many were marked.
-    func markStalled(now: Date, limit: Int) async throws -> Int
-    /// Active watches still on their way past the end of their planned delivery (``Overdue``) are marked late,
-    /// each announced once (`overdue`) per plan; a new plan clears the mark. - Returns: how many were marked.
-    func markOverdue(now: Date, limit: Int) async throws -> Int
-    /// Announces `kept_reminder` for parcels kept after a missed delivery whose last day is tomorrow
-    /// (``MissedDelivery/reminder``), once per keeping. - Returns: how many were announced.
-    func announceKeptReminders(now: Date, limit: Int) async throws -> Int
-    /// Marks the active watches of `numbers` as having a page their carrier answered that was not understood
-    /// (kept from the first refusal until an answer is recorded). - Returns: how many were newly marked.
-    @discardableResult
-    func markPageRefused(_ numbers: [TrackingNumber], at: Date) async throws -> Int
+}
+
+/// The carriers' pages: refused ones kept, whether a carrier's page is judged changed.
+public protocol PageStore: Sendable {
     /// Keeps a refused page (already redacted) within `limits`: `nil` when the carrier's share of the hour is
     /// used up; the oldest pages are dropped past the total count or size.
     func keepRefusedPage(_ page: NewRefusedPage, limits: RefusedPageLimits) async throws -> Int64?
@@ -374,6 +411,10 @@ public protocol WatchStore: Sendable {
     /// same transaction. - Returns: whether the state changed (and the news was queued).
     func setCarrierPageState(_ carrier: Carrier, changed: Bool, reason: String?, at: Date, notice: Data) async throws
         -> Bool
+}
+
+/// The mailbox read for shipping mails: progress, messages known, problems.
+public protocol MailboxStore: Sendable {
     /// Where a mailbox was read up to: its UIDVALIDITY and the last UID read; `nil` before its first read.
     func mailboxProgress(_ name: String) async throws -> (uidValidity: UInt64, lastUID: UInt64)?
     /// Keeps where a mailbox was read up to (after each message, so a restart reads none twice).
@@ -388,24 +429,10 @@ public protocol WatchStore: Sendable {
     /// database, queues `notice` as `mailbox_failing` or `mailbox_restored` for the operator's channels, in the
     /// same transaction. - Returns: whether the state changed (and the news was queued).
     func setMailboxProblem(_ name: String, problem: String?, at: Date, notice: Data) async throws -> Bool
-    /// Keeps the mail a watch came from (JSON) on the owner's watch of `number`.
-    func setWatchSource(_ number: TrackingNumber, owner: WatchOwner, source: Data) async throws
-    /// Keeps what the deliverer knows of a channel (``ChannelRecord/state``).
-    func setChannelState(_ id: Int64, _ state: Data) async throws
-    /// A channel's pending announcements, oldest first, at most `limit` (what one digest folds).
-    func channelBacklog(_ id: Int64, limit: Int) async throws -> [PendingChannelDelivery]
-    /// A channel's attempts, newest last; `nil` when the owner has no such channel.
-    func channelDeliveries(of id: Int64, owner: WatchOwner) async throws -> [DeliveryRecord]?
-    /// Queues an announcement that is no status change (arriving soon) for the channels of a watch's owner
-    /// that hear it. - Returns: how many were queued.
-    @discardableResult
-    func announce(_ kind: AnnouncementKind, watch: Watch, shipment: Data, at now: Date) async throws -> Int
-    /// Announces `arriving_soon` for the watches whose forecast window starts within `lead`, once per window.
-    @discardableResult
-    func announceArrivals(now: Date, lead: TimeInterval, limit: Int) async throws -> Int
-    /// A setting shared by every server on the database, set once: the value stored, or `value` when none was.
-    func setting(_ name: String, otherwise value: String) async throws -> String
+}
 
+/// API keys and whether the API is open without them.
+public protocol KeyStore: Sendable {
     func createKey(name: String, keyHash: Data, calendarHash: Data, now: Date) async throws -> APIKeyRecord
     /// Revokes the key of this id (never another's of the same name).
     func revokeKey(id: Int64, now: Date) async throws -> Bool
@@ -421,6 +448,10 @@ public protocol WatchStore: Sendable {
     /// Revokes by name or id; false when no such key is active.
     func revokeKey(_ nameOrID: String, now: Date) async throws -> Bool
 }
+
+/// The watch list, as the server, its services and the CLI use it: every store protocol by concern, which both
+/// engines (SQLite and PostgreSQL) conform to. Every call is `async throws`.
+public protocol WatchStore: StoreDatabase, WatchRecords, CheckSchedule, WebhookOutbox, ChannelStore, NoticeStore, PageStore, MailboxStore, KeyStore {}
 
 /// The documented limits of the watch list.
 public enum WatchLimits {
