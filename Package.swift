@@ -76,6 +76,9 @@ let package = Package(
             pkgConfig: "libpq",
             providers: [.apt(["libpq-dev"])]
         ),
+        // Shops' sheets read (CSV and its encodings, the layouts of label tools and marketplaces) for the import:
+        // what the CLI and the server both take.
+        .target(name: "KuronekoSheets", dependencies: ["Kuroneko", "KuronekoStore"]),
         .target(name: "KuronekoPostgres", dependencies: ["Kuroneko", "KuronekoStore", "CPostgres"]),
         .target(name: "KuronekoProcess"),
         .target(name: "KuronekoSimulator", dependencies: ["Kuroneko", "KuronekoHTTP"]),
@@ -88,7 +91,7 @@ let package = Package(
             name: "KuronekoServer",
             dependencies: [
                 "Kuroneko", "KuronekoHTTP", "KuronekoStore", "KuronekoPostgres", "KuronekoNotify", "KuronekoWebApp",
-                "CQRencode", .product(name: "Logging", package: "swift-log"),
+                "KuronekoSheets", "CQRencode", .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "CoreMetrics", package: "swift-metrics"),
             ],
@@ -97,7 +100,7 @@ let package = Package(
             name: "kuroneko",
             dependencies: [
                 "Kuroneko", "KuronekoHTTP", "KuronekoServer", "KuronekoSimulator", "KuronekoStore", "KuronekoNotify",
-                "KuronekoProcess", "KuronekoWebApp", .product(name: "Logging", package: "swift-log"),
+                "KuronekoProcess", "KuronekoWebApp", "KuronekoSheets", .product(name: "Logging", package: "swift-log"),
             ]),
         .executableTarget(
             name: "ParserBenchmark",
@@ -122,7 +125,7 @@ let package = Package(
         .testTarget(
             name: "KuronekoServerTests",
             dependencies: [
-                "KuronekoServer", "KuronekoHTTP", "KuronekoStore", "KuronekoNotify", "KuronekoWebApp",
+                "KuronekoServer", "KuronekoHTTP", "KuronekoStore", "KuronekoNotify", "KuronekoWebApp", "KuronekoSheets",
                 "KuronekoTestSupport",
             ]),
         .testTarget(
@@ -134,7 +137,7 @@ let package = Package(
             name: "EndToEndTests",
             dependencies: [
                 "kuroneko", "KuronekoServer", "KuronekoSimulator", "KuronekoHTTP", "KuronekoStore", "KuronekoNotify",
-                "KuronekoProcess",
+                "KuronekoProcess", "KuronekoSheets",
                 "KuronekoPostgres", "KuronekoTestSupport",
             ]),
     ]

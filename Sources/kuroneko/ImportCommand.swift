@@ -1,6 +1,7 @@
 import Foundation
 import Kuroneko
 import KuronekoServer
+import KuronekoSheets
 import KuronekoStore
 
 /// `kuroneko import FILE|-`: a shop's sheet in (UTF-8, UTF-16 or Shift_JIS), the same sheet out with the

@@ -1,5 +1,6 @@
 import Foundation
 import Kuroneko
+import KuronekoSheets
 import KuronekoServer
 import KuronekoTestSupport
 import Testing

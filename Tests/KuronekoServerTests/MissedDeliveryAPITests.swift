@@ -1,5 +1,6 @@
 import Foundation
 import Kuroneko
+import KuronekoSheets
 import KuronekoHTTP
 import KuronekoServer
 import KuronekoTestSupport

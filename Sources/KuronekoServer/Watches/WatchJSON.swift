@@ -1,5 +1,6 @@
 import Foundation
 import Kuroneko
+import KuronekoSheets
 import KuronekoStore
 
 /// A watch as the API serves it and the command line prints it, written directly as bytes (keys sorted, the

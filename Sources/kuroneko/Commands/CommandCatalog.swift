@@ -2,6 +2,7 @@ import Foundation
 import Kuroneko
 import KuronekoNotify
 import KuronekoServer
+import KuronekoSheets
 import KuronekoStore
 import KuronekoSimulator
 

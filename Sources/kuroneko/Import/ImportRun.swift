@@ -1,6 +1,7 @@
 import Foundation
 import Kuroneko
 import KuronekoServer
+import KuronekoSheets
 import KuronekoStore
 
 /// The file (or standard input) an import reads, a piece at a time: refused by name when it cannot be read or

@@ -1,5 +1,6 @@
 import Foundation
 import Kuroneko
+import KuronekoSheets
 import KuronekoStore
 
 /// An uploaded sheet's rows as they come (`POST /v1/watches/import`): the first lays the sheet out (its header
