@@ -18,6 +18,7 @@ struct HTTPMetricsTests {
         }
         metrics.started()
         metrics.finished(method: "GET", route: "/healthz", status: 200, seconds: 0.0001)
+        metrics.refresh()
         let lines = Set(String(decoding: registry.render(), as: UTF8.self).split(separator: "\n").map(String.init))
         for expected in [
             #"kuroneko_http_requests_total{method="GET",route="/v1/shipments/{number}",status="200"} 2"#,

@@ -30,20 +30,29 @@ public final class HTTPMetrics: Sendable {
     static let bounds = [0.001, 0.005, 0.01, 0.05, 0.1, 0.5, 1, 5, 10]
     private let registry: MetricsRegistry
     private let handles = Mutex(Handles())
-    private let inFlight: CoreMetrics.Meter
+    /// Kept in a plain atomic and set in the registry at each scrape: a gauge moved twice per request (a
+    /// compare-and-swap on a shared double each time) cost more on the cache-hit path than the count is worth.
+    private let inFlight = Atomic<Int>(0)
 
     public init(registry: MetricsRegistry) {
         self.registry = registry
-        inFlight = registry.meter("kuroneko_http_requests_in_flight", help: "Requests being answered.")
+        refresh()
+    }
+
+    /// Sets what is read when scraped (the requests in flight).
+    public func refresh() {
+        registry.level(
+            "kuroneko_http_requests_in_flight", help: "Requests being answered.",
+            value: Double(inFlight.load(ordering: .relaxed)))
     }
 
     func started() {
-        inFlight.increment()
+        inFlight.add(1, ordering: .relaxed)
     }
 
     func finished(method: String, route: String, status: Int, seconds: Double) {
         let key = RequestKey(method: HTTPMethod.label(method), route: route, status: status)
-        inFlight.decrement()
+        inFlight.subtract(1, ordering: .relaxed)
         let (counter, duration) = handles.withLock { handles in
             let counter =
                 handles.requests[key]

@@ -148,6 +148,7 @@ public struct APIResponder: HTTPResponder {
         router.add("GET", "/metrics") { _, _ in
             // What is read when scraped is set first; then the registry writes everything it holds.
             let registry = metrics.registry
+            httpMetrics.refresh()
             metrics.refresh(upstream: service.upstreamStatistics, cacheEntries: service.cache.count)
             if let pageWatch {
                 PageWatch.record(pageWatch.degraded, carriers: service.client.clients.keys, into: registry)
