@@ -1,4 +1,5 @@
 import Foundation
+import Logging
 import KuronekoHTTP
 import Kuroneko
 import KuronekoNotify
@@ -37,7 +38,7 @@ struct StoreFailureTests {
                 "CREATE TRIGGER refuse BEFORE INSERT ON shipments BEGIN SELECT RAISE(FAIL, 'disk is full'); END")
         }
         let lines = LogLines()
-        let failures = StoreFailures { lines.append($0) }
+        let failures = StoreFailures(log: ServerLogging.events(format: .text) { lines.append($0) })
         let changed = LogLines()
         let recorder = AnswerRecorder(
             store: store, failures: failures, nextCheck: { _, _, fetched in fetched.addingTimeInterval(3_600) },
@@ -47,7 +48,7 @@ struct StoreFailureTests {
         #expect(failures.count(.record) == 1)
         #expect(lines.all.count == 1)
         let line = try #require(lines.all.first)
-        #expect(line.hasPrefix("store operation=record error=\"") && line.contains("disk is full"), "\(line)")
+        #expect(line.hasPrefix("store operation=record error=") && line.contains("disk is full"), "\(line)")
         #expect(line.contains("number=\(number.masked) kept_to_retry=true") && !line.contains(number.digits))
         let registry = MetricsRegistry()
         failures.record(into: registry)
@@ -73,7 +74,7 @@ struct StoreFailureTests {
                 "CREATE TRIGGER refuse BEFORE INSERT ON mailboxes BEGIN SELECT RAISE(FAIL, 'disk is full'); END")
         }
         let lines = LogLines()
-        let failures = StoreFailures { lines.append($0) }
+        let failures = StoreFailures(log: ServerLogging.events(format: .text) { lines.append($0) })
         // Nothing listens on port 1: the read fails at once, and recording that fails too.
         var settings = try MailboxSettings(url: "imaps://hanako@127.0.0.1:1/INBOX", password: "p")
         settings.timeout = 5
@@ -82,14 +83,14 @@ struct StoreFailureTests {
             log: { lines.append($0) }, added: {})
         await reader.pollOnce()
         #expect(failures.count(.mailbox) == 1)
-        #expect(lines.all.contains { $0.hasPrefix("store operation=mailbox error=\"") && $0.contains("disk is full") }, "\(lines.all)")
+        #expect(lines.all.contains { $0.hasPrefix("store operation=mailbox error=") && $0.contains("disk is full") }, "\(lines.all)")
         #expect(reader.state.problem?.contains("could not be read") == true)
     }
 
     @Test("a cancelled store call is neither logged nor counted")
     func cancellationIsNoFailure() {
         let lines = LogLines()
-        let failures = StoreFailures { lines.append($0) }
+        let failures = StoreFailures(log: ServerLogging.events(format: .text) { lines.append($0) })
         failures.report(.claimChecks, CancellationError())
         #expect(lines.all.isEmpty && failures.count(.claimChecks) == 0)
     }

@@ -1,4 +1,5 @@
 import Foundation
+import Logging
 import Kuroneko
 import KuronekoHTTP
 import KuronekoWebApp
@@ -97,7 +98,7 @@ public struct APIResponder: HTTPResponder {
                     database = "reachable"
                 } catch {
                     // The driver's words go to the server's log, not the answer.
-                    watches?.failures.report(.api, error, context: "route=GET /readyz")
+                    watches?.failures.report(.api, error, context: ["route": "GET /readyz"])
                     return RouteProblem(
                         status: 503, title: "Service Unavailable", reason: .storeUnavailable,
                         detail: "the watch list's database cannot be reached; cached lookups are still served",

@@ -1,4 +1,5 @@
 import Foundation
+import Logging
 import Kuroneko
 import KuronekoHTTP
 import KuronekoNotify
@@ -49,7 +50,7 @@ public struct SessionGate: Sendable {
             try await accounts.audit(list: list, actor: actor, action: action, detail: detail, at: clock.now)
         } catch {
             // The change itself was made and answered; its line in the log is what is lost, and said.
-            failures.report(.auditLog, error, context: "request=\(request.id ?? "-") action=\(action)")
+            failures.report(.auditLog, error, context: ["request": "\(request.id ?? "-")", "action": "\(action)"])
         }
     }
 

@@ -236,7 +236,7 @@ public final class Server: Sendable {
         // Every fresh answer, whoever asked, is recorded for the watches of its number; a change found wakes
         // the outbox deliverer, so its webhooks and announcements go out at once.
         let outboxDoorbell = Doorbell()
-        let failures = StoreFailures { line in notices.info("\(line)") }
+        let failures = StoreFailures(log: notices)
         self.failures = failures
         let pageWatch = PageWatch(
             store: store, clock: clock, canaries: configuration.canaries, policy: configuration.pageHealth,
@@ -261,7 +261,7 @@ public final class Server: Sendable {
                     return (shipment, latest.fetchedAt)
                 } catch {
                     // Asked upstream instead.
-                    failures.report(.readShared, error, context: "number=\(number.masked)")
+                    failures.report(.readShared, error, context: ["number": "\(number.masked)"])
                     return nil
                 }
             }
@@ -275,7 +275,7 @@ public final class Server: Sendable {
                         carrier: settings.carrier, maxConcurrent: settings.maxConcurrentRequests,
                         minimumInterval: settings.minimumRequestInterval, clock: clock,
                         failed: { [failures, carrier = settings.carrier] error in
-                            failures.report(.sharedBudget, error, context: "carrier=\(carrier)")
+                            failures.report(.sharedBudget, error, context: ["carrier": "\(carrier)"])
                         }),
                     observer: { [metrics, pageWatch, carrier = settings.carrier] report in
                         metrics.record(report, carrier: carrier)

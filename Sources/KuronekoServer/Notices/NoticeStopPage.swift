@@ -1,4 +1,5 @@
 import Foundation
+import Logging
 import Kuroneko
 import KuronekoHTTP
 import KuronekoNotify
@@ -33,7 +34,7 @@ extension NoticeRoutes {
         do {
             try await watches.store.stopCustomerNotices(owner: owner, addressHash: hash, reason: "stopped", at: watches.clock.now)
         } catch {
-            watches.failures.report(.customerNotices, error, context: "stop link")
+            watches.failures.report(.customerNotices, error, context: ["doing": "stop link"])
             var response = Self.page(
                 status: 503, "いまは停止できません / Not now",
                 "時間をおいて、もう一度お試しください。 / Please try again in a few minutes.")

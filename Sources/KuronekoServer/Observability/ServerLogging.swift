@@ -8,6 +8,7 @@ import Logging
 public enum ServerLogging {
     /// The order text lines give their fields in (JSON's order does not matter); others follow by name.
     public static let fieldOrder = [
+        "operation", "error", "request", "route", "action", "number", "kept_to_retry",
         "id", "change", "last4", "kind", "announcement", "milestone", "digest", "left", "cost", "attempt", "status",
         "result",
         "upstream", "timeout_s", "max_concurrent", "min_interval_s", "cache_size", "ttl_terminal_s", "ttl_active_s",

@@ -1,6 +1,7 @@
 import Foundation
 import KuronekoHTTP
 import KuronekoStore
+import Logging
 import Synchronization
 
 /// Store calls that failed in background work (the poller, the deliverers, recording an answer, the key
@@ -51,27 +52,35 @@ public final class StoreFailures: Sendable {
     }
 
     private let counts = Mutex([Operation: Int]())
-    private let log: @Sendable (String) -> Void
+    private let log: Logger?
 
-    /// - Parameter log: where the lines go (the server's event log); nowhere by default.
-    public init(log: @escaping @Sendable (String) -> Void = { _ in }) {
+    /// - Parameter log: where the lines go (the operator's log); nowhere by default.
+    public init(log: Logger? = nil) {
         self.log = log
     }
 
-    /// Logs and counts one failure: `store operation=record error="…" number=••••-••••-9830`.
-    public func report(_ operation: Operation, _ error: any Error, context: String = "") {
+    /// Logs and counts one failure, its values as metadata: text `store operation=record error=… number=…`.
+    public func report(_ operation: Operation, _ error: any Error, context: Logger.Metadata = [:]) {
         if error is CancellationError { return }
         counts.withLock { $0[operation, default: 0] += 1 }
-        let detail = "\(error)".replacingOccurrences(of: "\"", with: "'").replacingOccurrences(of: "\n", with: " ")
-        log("store operation=\(operation.rawValue) error=\"\(detail.prefix(300))\"" + (context.isEmpty ? "" : " \(context)"))
+        var fields = context
+        fields["operation"] = .string(operation.rawValue)
+        fields["error"] = .string(Self.words(of: error))
+        log?.warning("store", metadata: fields)
     }
 
     /// Logs and counts an error a request met that is neither a refusal nor the store's (answered 500):
-    /// `unexpected error="…" request=…`.
-    public func unexpected(_ error: any Error, context: String) {
+    /// text `unexpected error=… request=…`.
+    public func unexpected(_ error: any Error, context: Logger.Metadata) {
         unexpectedCount.add(1, ordering: .relaxed)
-        let detail = "\(error)".replacingOccurrences(of: "\"", with: "'").replacingOccurrences(of: "\n", with: " ")
-        log("unexpected error=\"\(detail.prefix(300))\" \(context)")
+        var fields = context
+        fields["error"] = .string(Self.words(of: error))
+        log?.error("unexpected", metadata: fields)
+    }
+
+    /// An error's words on one line, at most 300 characters (the driver's, never shown to a client).
+    static func words(of error: any Error) -> String {
+        String("\(error)".replacingOccurrences(of: "\n", with: " ").prefix(300))
     }
 
     private let unexpectedCount = Atomic<Int>(0)

@@ -1,4 +1,5 @@
 import Foundation
+import Logging
 import Kuroneko
 import KuronekoStore
 import Synchronization
@@ -84,7 +85,7 @@ public final class AnswerRecorder: Sendable {
             keep(shipment, served: served, fetchedAt: fetchedAt)
             return false
         } catch {
-            failures.report(.record, error, context: "number=\(number.masked) kept_to_retry=true")
+            failures.report(.record, error, context: ["number": "\(number.masked)", "kept_to_retry": "true"])
             keep(shipment, served: served, fetchedAt: fetchedAt)
             return false
         }
@@ -105,7 +106,7 @@ public final class AnswerRecorder: Sendable {
         if let dropped {
             failures.report(
                 .record, AnswersOverflow(),
-                context: "number=\(dropped.masked) kept_to_retry=false")
+                context: ["number": "\(dropped.masked)", "kept_to_retry": "false"])
         }
     }
 

@@ -77,7 +77,7 @@ extension ChannelDeliverer {
         do {
             backlog = try await store.channelBacklog(channel.id, limit: ChannelLimits.digestSize)
         } catch {
-            failures.report(.claimChannelDeliveries, error, context: "channel=\(channel.id)")
+            failures.report(.claimChannelDeliveries, error, context: ["channel": "\(channel.id)"])
             backlog = []
         }
         var covered = [delivery]

@@ -236,7 +236,7 @@ public final class ChannelDeliverer: OutboxLane {
                 delivery.outboxID, at: now, status: nil, error: reason, durationMilliseconds: 0, delivered: false,
                 retryAt: until)
         } catch {
-            failures.report(.recordChannelAttempt, error, context: "channel=\(delivery.channel.id)")
+            failures.report(.recordChannelAttempt, error, context: ["channel": "\(delivery.channel.id)"])
         }
         tell(delivery, status: nil, result: "held")
     }
@@ -246,7 +246,7 @@ public final class ChannelDeliverer: OutboxLane {
         do {
             try await store.setChannelState(channel.id, state.encoded)
         } catch {
-            failures.report(.recordChannelAttempt, error, context: "channel=\(channel.id)")
+            failures.report(.recordChannelAttempt, error, context: ["channel": "\(channel.id)"])
         }
     }
 
@@ -254,7 +254,7 @@ public final class ChannelDeliverer: OutboxLane {
         do {
             try await store.endChannel(channel.id, at: at, reason: reason)
         } catch {
-            failures.report(.endChannel, error, context: "channel=\(channel.id)")
+            failures.report(.endChannel, error, context: ["channel": "\(channel.id)"])
         }
     }
 
@@ -295,7 +295,7 @@ public final class ChannelDeliverer: OutboxLane {
                     delivery.outboxID, at: at, status: outcome.status, error: outcome.error,
                     durationMilliseconds: milliseconds, delivered: delivered, retryAt: retryAt)
             } catch {
-                failures.report(.recordChannelAttempt, error, context: "channel=\(delivery.channel.id)")
+                failures.report(.recordChannelAttempt, error, context: ["channel": "\(delivery.channel.id)"])
             }
             counters.withLock { delivered ? ($0.delivered += 1) : ($0.failedAttempts += 1) }
             tell(

@@ -145,7 +145,7 @@ public final class CustomerNoticeDeliverer: OutboxLane {
             due = try await store.claimCustomerNotices(
                 at: now, limit: free, leaseUntil: now.addingTimeInterval(lease), excludingWatches: excluded)
         } catch {
-            failures.report(.customerNotices, error, context: "customer notices")
+            failures.report(.customerNotices, error, context: ["doing": "customer notices"])
             return []
         }
         rate.withLock { $0.take(due.count) }
@@ -164,7 +164,7 @@ public final class CustomerNoticeDeliverer: OutboxLane {
         do {
             try await store.forgetCustomerNotices(endedBefore: now.addingTimeInterval(-Self.keptFor))
         } catch {
-            failures.report(.customerNotices, error, context: "forgetting old notices")
+            failures.report(.customerNotices, error, context: ["doing": "forgetting old notices"])
         }
     }
 
@@ -178,7 +178,7 @@ public final class CustomerNoticeDeliverer: OutboxLane {
             stop = try await store.customerNoticeStop(owner: notice.owner, addressHash: NoticeStop.addressHash(notice.address))
         } catch {
             // Tried again when the lease ends.
-            return failures.report(.customerNotices, error, context: "customer notice \(notice.id)")
+            return failures.report(.customerNotices, error, context: ["notice": "\(notice.id)"])
         }
         if let stop {
             return await finish(notice, "stopped", status: nil, error: "the address is on the stop list (\(stop))", at: started)
@@ -199,7 +199,7 @@ public final class CustomerNoticeDeliverer: OutboxLane {
                 try await store.stopCustomerNotices(
                     owner: notice.owner, addressHash: NoticeStop.addressHash(notice.address), reason: "refused \(status)",
                     at: now)
-            } catch { failures.report(.customerNotices, error, context: "customer notice \(notice.id)") }
+            } catch { failures.report(.customerNotices, error, context: ["notice": "\(notice.id)"]) }
             return await finish(notice, "refused", status: status, error: outcome.error, at: now)
         }
         guard let next = retry.retry(after: notice.attempts + 1, createdAt: notice.createdAt, now: now, random: 0.5) else {
@@ -217,7 +217,7 @@ public final class CustomerNoticeDeliverer: OutboxLane {
                 notice.id, state: state, at: at, status: status, error: error.map { String($0.prefix(500)) },
                 retryAt: retryAt, attempted: attempted)
         } catch {
-            failures.report(.customerNotices, error, context: "customer notice \(notice.id)")
+            failures.report(.customerNotices, error, context: ["notice": "\(notice.id)"])
         }
         let result = state == "pending" ? "retried" : state
         counters.withLock { $0[result, default: 0] += 1 }

@@ -1,4 +1,5 @@
 import Foundation
+import Logging
 import Kuroneko
 import KuronekoHTTP
 import KuronekoNotify
@@ -187,7 +188,7 @@ public final class MailboxReader: Sendable {
             }
             return new.more
         } catch {
-            if !(error is MailboxError) { failures.report(.mailbox, error, context: "mailbox=\(name)") }
+            if !(error is MailboxError) { failures.report(.mailbox, error, context: ["mailbox": "\(name)"]) }
             let problem = (error as? MailboxError)?.description ?? "the store failed: \(error)"
             let first = mutableState.withLock { state -> Bool in
                 defer {
@@ -202,7 +203,7 @@ public final class MailboxReader: Sendable {
             do {
                 _ = try await store.setMailboxProblem(name, problem: problem, at: clock.now, notice: notice.json())
             } catch {
-                failures.report(.mailbox, error, context: "mailbox=\(name)")
+                failures.report(.mailbox, error, context: ["mailbox": "\(name)"])
             }
             return false
         }

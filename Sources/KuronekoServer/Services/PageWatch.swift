@@ -1,4 +1,5 @@
 import Foundation
+import Logging
 import Kuroneko
 import KuronekoHTTP
 import KuronekoNotify
@@ -127,7 +128,7 @@ public final class PageWatch: Sendable {
                             + (news ? "; the operator's channels are told" : ""))
                 if news { announced() }
             } catch {
-                failures.report(.carrierPageState, error, context: "carrier=\(carrier)")
+                failures.report(.carrierPageState, error, context: ["carrier": "\(carrier)"])
                 retry.append((action, at))
             }
         }
@@ -150,7 +151,7 @@ public final class PageWatch: Sendable {
                         + (masked == nil ? " (its encoding could not be masked safely: only the reason is kept)" : ""))
             }
         } catch {
-            failures.report(.keepPage, error, context: "carrier=\(page.carrier)")
+            failures.report(.keepPage, error, context: ["carrier": "\(page.carrier)"])
         }
     }
 

@@ -21,7 +21,7 @@ struct SharedShipmentsService: BackgroundService {
             switch read {
             case .success(let found): latest = found
             case .failure(let error):
-                return failures.report(.readShared, error, context: "number=\(number.masked)")
+                return failures.report(.readShared, error, context: ["number": "\(number.masked)"])
             }
             guard let shipment = latest.shipment, service.adopt(shipment, fetchedAt: latest.fetchedAt) else { return }
             events?.info(

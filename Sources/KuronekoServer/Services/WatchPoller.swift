@@ -1,4 +1,5 @@
 import Foundation
+import Logging
 import Kuroneko
 import KuronekoNotify
 import KuronekoStore
@@ -87,7 +88,7 @@ public final class WatchPoller: Sendable {
                 try await store.postpone(number, until: retryAt)
             } catch {
                 // Left due: the next tick claims it again.
-                failures.report(.postpone, error, context: "number=\(number.masked)")
+                failures.report(.postpone, error, context: ["number": "\(number.masked)"])
             }
         }
         return results.count

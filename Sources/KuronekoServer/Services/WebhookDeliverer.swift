@@ -117,14 +117,14 @@ public final class WebhookDeliverer: OutboxLane {
                 delivery.outboxID, at: ended, status: outcome.status, error: outcome.error,
                 durationMilliseconds: milliseconds, delivered: outcome.delivered, retryAt: retryAt)
         } catch {
-            failures.report(.recordAttempt, error, context: "change=\(delivery.change.id)")
+            failures.report(.recordAttempt, error, context: ["change": "\(delivery.change.id)"])
         }
         if gone {
             do {
                 try await store.endSubscription(
                     ofDelivery: delivery.outboxID, at: ended, reason: "the receiver answered 410 Gone")
             } catch {
-                failures.report(.endSubscription, error, context: "change=\(delivery.change.id)")
+                failures.report(.endSubscription, error, context: ["change": "\(delivery.change.id)"])
             }
         }
         let result = outcome.delivered ? "delivered" : gone ? "ended" : retryAt == nil ? "given_up" : "retry"

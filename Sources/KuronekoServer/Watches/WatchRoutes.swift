@@ -1,4 +1,5 @@
 import Foundation
+import Logging
 import Kuroneko
 import KuronekoHTTP
 import KuronekoNotify
@@ -121,7 +122,7 @@ public struct WatchRoutes: Sendable {
         do {
             return try await route()
         } catch {
-            let context = "request=\(request.id ?? "-") route=\(request.method) \(request.path)"
+            let context: Logger.Metadata = ["request": "\(request.id ?? "-")", "route": "\(request.method) \(request.path)"]
             if RouteProblem.isStoreFailure(error) {
                 failures.report(.api, error, context: context)
             } else if RouteProblem.isUnexpected(error) {
