@@ -184,7 +184,14 @@ struct ServeCommand: Command {
 
     /// Serves until SIGTERM or SIGINT. With `--log-format json`, a failure is written as a JSON line too.
     func run() async throws {
-        let notices = ServerLogging.notices(format: configuration.logFormat) { [terminal] line in
+        let format = configuration.logFormat
+        // Whatever logs through swift-log's process-wide system (a library's own Logger) writes the server's lines.
+        LoggingSystem.bootstrap { [terminal] _ in
+            LineLogHandler(format: format, prefix: "kuroneko serve: ", fieldOrder: ServerLogging.fieldOrder) { line in
+                terminal.printError(line)
+            }
+        }
+        let notices = ServerLogging.notices(format: format) { [terminal] line in
             terminal.printError(line)
         }
         do {

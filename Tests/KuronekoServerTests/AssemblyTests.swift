@@ -101,6 +101,16 @@ struct AssemblyTests {
         #expect(String(decoding: readiness.body, as: UTF8.self).contains("quitter returned"))
     }
 
+    @Test("a stop that comes at once, before the service group runs, still drains and stops every service")
+    func stopAtOnce() async throws {
+        let lines = Order()
+        let server = try await server(more: [], lines: lines)
+        try await server.run(environment: [:]) { "SIGTERM" }
+        #expect(lines.all.contains { $0.hasPrefix("kuroneko serve: SIGTERM received: refusing new connections") }, "\(lines.all)")
+        #expect(lines.all.contains { $0.hasPrefix("kuroneko serve: stopped after") })
+        #expect(server.serviceStates.all.allSatisfy { $0.state == .stopped }, "\(server.serviceStates.all)")
+    }
+
     @Test("/readyz names every background service running")
     func readinessNamesServices() async throws {
         let lines = Order()

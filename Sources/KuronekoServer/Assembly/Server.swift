@@ -534,8 +534,11 @@ public final class Server: Sendable {
         // The services under swift-service-lifecycle's ServiceGroup, in order of dependence, and the HTTP server's
         // drain last: a graceful shutdown drains first, then stops the services one at a time, last started first.
         let reason = StopReason()
+        // Told once the group runs (its last member has started): a shutdown asked for before that would find the
+        // group not yet running, and ServiceGroup would then never run it.
+        let (groupRuns, markRunning) = AsyncStream<Void>.makeStream(bufferingPolicy: .bufferingNewest(1))
         let drain = DrainService(
-            server: self, http: http, redirect: redirect, manager: manager, reason: reason)
+            server: self, http: http, redirect: redirect, manager: manager, reason: reason, running: markRunning)
         var members = background.map { service in
             ServiceGroupConfiguration.ServiceConfiguration(
                 service: ServiceSupervisor(
@@ -554,6 +557,9 @@ public final class Server: Sendable {
         // The signal (or the caller's stop) starts the group's graceful shutdown.
         let stopping = Task {
             let signal = await stop()
+            guard !Task.isCancelled else { return }
+            // A signal sent right after READY=1 may come before the group runs.
+            for await _ in groupRuns { break }
             guard !Task.isCancelled else { return }
             reason.set(signal)
             await group.triggerGracefulShutdown()
@@ -581,9 +587,14 @@ public final class Server: Sendable {
         let redirect: HTTPServer?
         let manager: ServiceManagerNotifier
         let reason: StopReason
+        let running: AsyncStream<Void>.Continuation
         private let outcome = Mutex<(started: ContinuousClock.Instant?, cutOff: Int)>((nil, 0))
 
-        init(server: Server, http: HTTPServer, redirect: HTTPServer?, manager: ServiceManagerNotifier, reason: StopReason) {
+        init(
+            server: Server, http: HTTPServer, redirect: HTTPServer?, manager: ServiceManagerNotifier, reason: StopReason,
+            running: AsyncStream<Void>.Continuation
+        ) {
+            self.running = running
             self.server = server
             self.http = http
             self.redirect = redirect
@@ -596,6 +607,7 @@ public final class Server: Sendable {
         var cutOff: Int { outcome.withLock { $0.cutOff } }
 
         func run() async throws {
+            running.yield()
             try? await gracefulShutdown()
             if let ended = server.serviceStates.ended { reason.set("the service \(ended.name) \(ended.state.text)") }
             let cause = reason.text.hasPrefix("SIG") ? "\(reason.text) received" : reason.text
