@@ -39,4 +39,14 @@ struct HTTPMetricsTests {
             #expect(lines.contains(expected), "missing: \(expected)")
         }
     }
+
+    /// A total kept elsewhere is shown by its growth; one that is not a finite number is skipped, never converted.
+    @Test func totalsGrowAndSkipNonFinite() {
+        let registry = MetricsRegistry()
+        for value in [2.0, .nan, .infinity, 5.0, 4.0] {
+            registry.total("kuroneko_test_total", help: "A test total.", value: value)
+        }
+        let text = String(decoding: registry.render(), as: UTF8.self)
+        #expect(text.contains("kuroneko_test_total 5"), "\(text)")
+    }
 }

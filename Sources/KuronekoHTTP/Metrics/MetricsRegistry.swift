@@ -52,6 +52,8 @@ public final class MetricsRegistry: Sendable {
 
     /// Sets a counter to a running total kept elsewhere (at a scrape): raised by what the total grew since.
     public func total(_ name: String, _ labels: [(String, String)] = [], help: String, value: Double) {
+        // A total that is not a finite number (a clock read gone wrong) is left as it was: converting it would trap.
+        guard value.isFinite else { return }
         let key = ([name] + labels.map { "\($0.0)=\($0.1)" }).joined(separator: "\u{1F}")
         let grown = totals.withLock { shown -> Double in
             let before = shown[key]
