@@ -101,6 +101,7 @@ let package = Package(
             dependencies: [
                 "Kuroneko", "KuronekoHTTP", "KuronekoServer", "KuronekoSimulator", "KuronekoStore", "KuronekoNotify",
                 "KuronekoProcess", "KuronekoWebApp", "KuronekoSheets", .product(name: "Logging", package: "swift-log"),
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]),
         .executableTarget(
             name: "ParserBenchmark",

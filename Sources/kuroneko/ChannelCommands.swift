@@ -1,3 +1,4 @@
+import ArgumentParser
 import Foundation
 import Kuroneko
 import KuronekoNotify
@@ -5,28 +6,88 @@ import KuronekoServer
 import KuronekoStore
 
 /// `kuroneko channels add|list|remove`: the local owner's notification channels, on the local database.
-struct ChannelsCommand: ArgumentsCommand {
-    static let spec = CommandCatalog.channels
-    let arguments: ArgumentList
-    let terminal: Terminal
+struct ChannelsCommand: WatchListCommand {
+    static let configuration = CommandConfiguration.command(
+        "channels", usage: "add KIND-AND-FIELDS [NUMBER...] | list | remove ID | summary",
+        summary: "where the local watch list's news is sent: "
+            + ChannelKindRegistry.standard.typed.map(\.title.english).joined(separator: ", "),
+        description: [
+            "Adds, lists and removes the notification channels of the local owner (the one kuroneko serve uses "
+                + "without API keys). A channel hears every watched parcel, or only the NUMBERs given; --kinds "
+                + "chooses among changed, delivered, exception, arriving_soon, stalled, overdue, kept_reminder, "
+                + "morning_summary (today's parcels once a morning, at --summary-at, 07:30 by default: out for "
+                + "delivery, planned today, kept after a missed delivery with whom to call; heard only when named) and "
+                + "page_changed (the operator's news that a carrier's page is no longer understood or the mailbox "
+                + "cannot be read, and each read again: heard only when named). kuroneko serve sends them.",
+            "Each kind's fields: " + fieldSynopsis(.standard) + " (web_push channels are added by the web app).",
+        ],
+        examples: [
+            ("kuroneko channels add --kind ntfy --url https://ntfy.sh/my-parcels --lang en", "phone pushes by ntfy"),
+            ("kuroneko channels summary", "what this morning's summary says (nothing is sent)"),
+            (
+                "KURONEKO_LINE_ACCESS_TOKEN=… kuroneko channels add --kind line --to broadcast",
+                "every friend of your LINE Official Account"
+            ),
+        ])
 
-    func run() async throws {
-        let session = try WatchListSession(arguments, terminal: terminal)
+    @Option(
+        help: .about("the channel's kind", value: "KIND"),
+        completion: .list(ChannelKindRegistry.standard.typed.map(\.name)))
+    var kind: String?
+    // The standard kinds' fields, one option each (ChannelsCommandTests checks they are the registry's).
+    @Option(help: fieldHelp("url")) var url: String?
+    @Option(help: fieldHelp("address")) var address: String?
+    @Option(help: fieldHelp("access_token")) var accessToken: String?
+    @Option(help: fieldHelp("to")) var to: String?
+    @Option(help: .about("what it hears, comma-separated (default all)", value: "LIST")) var kinds: String?
+    @Option(help: .about("the messages' language", value: "LANG")) var lang: Language = .japanese
+    @Option(help: .about("hold all but urgent messages in these hours, Japan time", value: "HH:MM-HH:MM"))
+    var quietHours: String?
+    @Option(help: .about("when the morning summary is sent, Japan time (default 07:30)", value: "HH:MM"))
+    var summaryAt: String?
+    @Flag(
+        help: Setting.allowPrivateChannel.help(
+            "accept a URL that leads to a loopback or private address (the server must allow them too)"))
+    var allowPrivate = false
+    @OptionGroup var database: DatabaseOption
+    @OptionGroup var list: ListOption
+    @Argument(
+        help: .about("add and the numbers it hears, list, remove ID or summary", value: "ACTION"),
+        completion: .list(["add", "list", "remove", "summary"]))
+    var operands: [String] = []
+
+    var listName: String? { list.list }
+
+    /// The standard kinds' fields as given, by field name.
+    var givenFields: [String: String] {
+        ["url": url, "address": address, "access_token": accessToken, "to": to].compactMapValues { $0 }
+    }
+
+    func run(on terminal: Terminal) async throws {
+        // A kind the command line does not know is refused before the watch list is opened.
+        let known = ChannelKindRegistry.standard.typed.map(\.name)
+        if let kind, !known.contains(kind) {
+            throw CommandFailure.usage(
+                "channels: --kind \"\(kind.prefix(40))\" is not supported; use "
+                    + known.dropLast().joined(separator: ", ") + " or " + (known.last ?? ""))
+        }
+        let session = try WatchListSession(self, terminal: terminal)
         let store = session.store
         let owner = try await session.owner()
-        switch arguments.operands.first ?? "list" {
+        switch operands.first ?? "list" {
         case "add":
-            guard let kind = try arguments.choice(.kind) else {
+            guard let kind else {
                 throw CommandFailure.usage(
                     "channels: add needs --kind and the kind's fields: " + Self.fieldSynopsis(.standard)
                         + " (web_push channels are added by the web app)")
             }
-            var body = Self.body(kind: kind, arguments: arguments, kinds: .standard)
-            body["lang"] = try arguments.choice(.lang) ?? "ja"
-            if let kinds = arguments.text(.kinds) { body["kinds"] = kinds.split(separator: ",").map(String.init) }
-            if let quiet = arguments.text(.quietHours) { body["quiet_hours"] = quiet }
-            if let time = arguments.text(.summaryAt) { body["summary_at"] = time }
-            let numbers = Array(arguments.operands.dropFirst())
+            var body = Self.body(
+                kind: kind, given: givenFields, environment: terminal.environment, kinds: .standard)
+            body["lang"] = lang.rawValue
+            if let kinds { body["kinds"] = kinds.split(separator: ",").map(String.init) }
+            if let quiet = quietHours { body["quiet_hours"] = quiet }
+            if let time = summaryAt { body["summary_at"] = time }
+            let numbers = Array(operands.dropFirst())
             if !numbers.isEmpty { body["numbers"] = numbers }
             let request: AddChannelRequest
             do {
@@ -36,7 +97,8 @@ struct ChannelsCommand: ArgumentsCommand {
             }
             // What the server would refuse at delivery is refused here, in the same words.
             if let url = request.destinationURL,
-                let refusal = Self.refusal(of: url, allowPrivate: try arguments.flagOrVariable(.allowPrivate))
+                let refusal = Self.refusal(
+                    of: url, allowPrivate: try reader(terminal).flag(allowPrivate, .allowPrivateChannel))
             {
                 throw CommandFailure.usage("channels: \(refusal)")
             }
@@ -64,7 +126,7 @@ struct ChannelsCommand: ArgumentsCommand {
             }
         case "summary":
             // What the morning summary would say now: the message as a channel would get it.
-            let language = AnnouncementLanguage(rawValue: try arguments.choice(.lang) ?? "ja") ?? .japanese
+            let language = AnnouncementLanguage(rawValue: lang.rawValue) ?? .japanese
             let now = Date()
             let summary = try await MorningSummaryPreview.summary(of: owner, store: store, now: now)
             guard let summary else {
@@ -77,7 +139,7 @@ struct ChannelsCommand: ArgumentsCommand {
             let message = Announcement(summary: summary, language: language, publicURL: nil)
             terminal.print(message.title + "\n" + message.body)
         case "remove":
-            guard arguments.operands.count == 2, let id = Int64(arguments.operands[1]) else {
+            guard operands.count == 2, let id = Int64(operands[1]) else {
                 throw CommandFailure.usage("channels: usage: kuroneko channels remove ID")
             }
             guard try await store.removeChannel(id, owner: owner) else {
@@ -112,12 +174,15 @@ struct ChannelsCommand: ArgumentsCommand {
         return fields
     }
 
-    /// The body of `POST /v1/channels` for `kind` from its fields' flags (each declared by
-    /// ``CommandCatalog/channels(kinds:)`` from the same list); a list field's commas make a list.
-    static func body(kind name: String, arguments: ArgumentList, kinds: ChannelKindRegistry) -> [String: Any] {
+    /// The body of `POST /v1/channels` for `kind` from its fields' options (else their variables); a list
+    /// field's commas make a list.
+    static func body(kind name: String, given: [String: String], environment: [String: String], kinds: ChannelKindRegistry)
+        -> [String: Any]
+    {
         var body: [String: Any] = ["kind": name]
         for field in kinds.named(name)?.fields ?? [] {
-            guard let text = arguments.text(OptionKey<TextOption>(field.flag)) else { continue }
+            let fromVariable = field.environment.flatMap { environment[$0] }.flatMap { $0.isEmpty ? nil : $0 }
+            guard let text = given[field.name] ?? fromVariable else { continue }
             if field.form == .list {
                 let items = text.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }
                 body[field.name] = items.count == 1 ? items[0] : items
@@ -126,6 +191,17 @@ struct ChannelsCommand: ArgumentsCommand {
             }
         }
         return body
+    }
+
+    /// A field's option help: the kinds that take it, what it is, its variable.
+    static func fieldHelp(_ name: String) -> ArgumentHelp {
+        guard let (field, owners) = fields(of: .standard).first(where: { $0.field.name == name }) else {
+            return ArgumentHelp("(no standard kind has this field)")
+        }
+        var text = "\(owners.joined(separator: ", ")): \(field.label.english)"
+            + (owners.count == 1 ? field.hint.map { " (\($0.english))" } ?? "" : "")
+        if let variable = field.environment { text += " [env \(variable)]" }
+        return ArgumentHelp(text, valueName: field.name.uppercased())
     }
 
     /// Why the server would not send to `url` (its form, or where it leads), or `nil`.
@@ -161,16 +237,28 @@ struct ChannelsCommand: ArgumentsCommand {
 
 /// `kuroneko notify-test ID`: sends a sample announcement to one channel now and says what its service
 /// answered.
-struct NotifyTestCommand: ArgumentsCommand {
-    static let spec = CommandCatalog.notifyTest
-    let arguments: ArgumentList
-    let terminal: Terminal
+struct NotifyTestCommand: WatchListCommand {
+    static let configuration = CommandConfiguration.command(
+        "notify-test", usage: "[options] ID", summary: "send a sample message to a channel now",
+        description: ["Sends a sample announcement to the channel and says what its service answered."],
+        examples: [("kuroneko notify-test 1", "is channel 1 reachable?")])
 
-    func run() async throws {
-        guard arguments.operands.count == 1, let id = Int64(arguments.operands[0]) else {
+    @OptionGroup var database: DatabaseOption
+    @OptionGroup var list: ListOption
+    @Option(help: ClientFlags.caFileHelp) var caFile: String?
+    @OptionGroup var channelSettings: ChannelSettingOptions
+    @Flag(help: "let it go to loopback and private addresses (a receiver on this machine)") var allowPrivate = false
+    @OptionGroup var smtp: SMTPOptions
+    @Argument(help: .about("the channel's id (kuroneko channels list)", value: "ID")) var operands: [String] = []
+
+    var listName: String? { list.list }
+
+    func run(on terminal: Terminal) async throws {
+        let reader = reader(terminal)
+        guard operands.count == 1, let id = Int64(operands[0]) else {
             throw CommandFailure.usage("notify-test: usage: kuroneko notify-test ID (see 'kuroneko channels list')")
         }
-        let session = try WatchListSession(arguments, terminal: terminal)
+        let session = try WatchListSession(self, terminal: terminal)
         let (store, owner) = (session.store, try await session.owner())
         guard let channel = try await store.channels(owner: owner).first(where: { $0.id == id }),
             let kind = ChannelKindRegistry.standard.named(channel.kind)
@@ -189,8 +277,8 @@ struct NotifyTestCommand: ArgumentsCommand {
         let vapid = try Base64URL.decode(secret).map {
             VAPID(keys: try P256KeyPair(privateKey: $0), subject: "mailto:kuroneko@localhost")
         }
-        let caFile = try arguments.certificates(.caFile)
-        let server = ChannelServer(settings: try ChannelSettingOptions.settings(arguments))
+        let caFile = try reader.certificates(caFile, .caFile)
+        let server = ChannelServer(settings: try channelSettings.settings(reader))
         let context = ChannelContext(vapid: vapid, now: Date(), serverSettings: server.settings(for: kind))
         let message: ChannelMessage
         do {
@@ -202,7 +290,7 @@ struct NotifyTestCommand: ArgumentsCommand {
         let outcome: DeliveryOutcome
         switch message {
         case .mail(let address):
-            guard let smtp = try SMTPOptions.settings(arguments, caFile: caFile) else {
+            guard let smtp = try smtp.settings(reader, caFile: caFile) else {
                 throw CommandFailure.usage(
                     "notify-test: channel \(id) is an email channel; give --smtp-url and --smtp-from (as serve has)")
             }
@@ -210,7 +298,7 @@ struct NotifyTestCommand: ArgumentsCommand {
                 MailMessage(announcement, from: smtp.from, to: address, date: Date()))
         case .http(let request):
             outcome = await CurlDeliverySender(
-                allowPrivate: try arguments.flagOrVariable(.allowPrivate), caFile: caFile
+                allowPrivate: allowPrivate, caFile: caFile
             ).send(request)
         }
         switch kind.verdict(of: outcome, at: Date()) {

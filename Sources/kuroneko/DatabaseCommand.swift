@@ -1,23 +1,44 @@
+import ArgumentParser
 import Foundation
 import KuronekoServer
 import KuronekoStore
 
 /// `kuroneko db status` and `kuroneko db backup FILE`: the watch list's database for its operator.
-struct DatabaseCommand: ArgumentsCommand {
-    static let spec = CommandCatalog.db
-    let arguments: ArgumentList
-    let terminal: Terminal
+struct DatabaseCommand: ToolCommand {
+    static let configuration = CommandConfiguration.command(
+        "db", usage: "status | backup FILE", summary: "the watch list's database: what it holds, a backup",
+        description: [
+            "`db status` prints the engine, the schema version and how many watches, shipments, changes, pending "
+                + "webhook deliveries and active keys the database holds. `db backup FILE` writes a copy of an "
+                + "SQLite watch list to a new FILE with SQLite's online backup, safe while `kuroneko serve` uses "
+                + "it, and checks the copy (PRAGMA integrity_check). A PostgreSQL watch list is backed up with "
+                + "pg_dump."
+        ],
+        examples: [
+            ("kuroneko db status", "what the default watch list holds"),
+            (
+                "kuroneko db backup /var/backups/kuroneko-$(date +%F).sqlite --db /var/lib/kuroneko/kuroneko.sqlite",
+                "a copy of the service's database while it runs"
+            ),
+        ])
 
-    func run() async throws {
-        let location = arguments.text(.db) ?? SQLiteWatchStore.defaultPath(environment: terminal.environment)
-        let action = arguments.operands.first ?? "status"
+    @OptionGroup var database: DatabaseOption
+    @Argument(
+        help: .about("status, or backup and the new file's path", value: "ACTION"),
+        completion: .list(["status", "backup"]))
+    var operands: [String] = []
+
+    func run(on terminal: Terminal) async throws {
+        let location =
+            reader(terminal).text(database.db, .database) ?? SQLiteWatchStore.defaultPath(environment: terminal.environment)
+        let action = operands.first ?? "status"
         if action == "backup" {
-            guard arguments.operands.count == 2, !arguments.operands[1].isEmpty else {
+            guard operands.count == 2, !operands[1].isEmpty else {
                 throw CommandFailure.usage("db: usage: kuroneko db backup FILE (a new file for the copy)")
             }
-            guard !FileManager.default.fileExists(atPath: arguments.operands[1]) else {
+            guard !FileManager.default.fileExists(atPath: operands[1]) else {
                 throw CommandFailure.usage(
-                    "db: \(arguments.operands[1]) exists already; give the backup a new file's path")
+                    "db: \(operands[1]) exists already; give the backup a new file's path")
             }
             guard !DatabaseLocation.isPostgres(location) else {
                 throw CommandFailure.usage(
@@ -25,8 +46,8 @@ struct DatabaseCommand: ArgumentsCommand {
                         + "pg_dump, e.g. pg_dump --format=custom --file=kuroneko.dump '\(DatabaseLocation.shown(location))'"
                 )
             }
-        } else if arguments.operands.count > 1 {
-            throw CommandFailure.usage("db: unexpected argument '\(arguments.operands[1])'; usage: kuroneko db status")
+        } else if operands.count > 1 {
+            throw CommandFailure.usage("db: unexpected argument '\(operands[1])'; usage: kuroneko db status")
         }
         guard DatabaseLocation.isPostgres(location) || FileManager.default.fileExists(atPath: location) else {
             throw CommandFailure.usage(
@@ -39,13 +60,13 @@ struct DatabaseCommand: ArgumentsCommand {
             throw CommandFailure.usage(DatabaseLocation.failure("db", location, error))
         }
         if action == "backup" {
-            try await backup(store, to: arguments.operands[1])
+            try await backup(on: terminal, store, to: operands[1])
         } else {
-            try await status(store, location: location)
+            try await status(on: terminal, store, location: location)
         }
     }
 
-    private func status(_ store: any WatchStore, location: String) async throws {
+    private func status(on terminal: Terminal, _ store: any WatchStore, location: String) async throws {
         let summary = try await store.summary()
         terminal.print(
             """
@@ -61,7 +82,7 @@ struct DatabaseCommand: ArgumentsCommand {
             """)
     }
 
-    private func backup(_ store: any WatchStore, to path: String) async throws {
+    private func backup(on terminal: Terminal, _ store: any WatchStore, to path: String) async throws {
         let check: [String]
         do {
             check = try await store.backup(to: path)

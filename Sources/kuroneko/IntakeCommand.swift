@@ -1,3 +1,4 @@
+import ArgumentParser
 import Foundation
 import Kuroneko
 import KuronekoServer
@@ -5,17 +6,46 @@ import KuronekoStore
 
 /// `kuroneko intake`: the tracking numbers in saved shipping mails (`.eml`, an mbox, or standard input), printed
 /// and, with `--watch`, added to the watch list labelled with the shop and the order.
-struct IntakeCommand: ArgumentsCommand {
-    static let spec = CommandCatalog.intake
+struct IntakeCommand: WatchListCommand {
+    static let configuration = CommandConfiguration.command(
+        "intake", usage: "[options] FILE.eml|FILE.mbox|-",
+        summary: "the tracking numbers in shipping mails, and watch them",
+        description: [
+            "Reads saved mail (one .eml, an mbox of many, or - for standard input; at most 512 MiB) and prints each "
+                + "message's parcels: number, carrier, shop, the shop's order number and the evidence the number was "
+                + "taken on: a carrier's tracking link carrying it (link), a tracking label before it such as "
+                + "お問い合わせ伝票番号 or 送り状番号 (label), a carrier named near it (carrier_named), the carrier's own "
+                + "mail (sender). Only numbers whose check digit holds are taken (10- and 13-digit ones, which have "
+                + "none, only on a link or a label); order, member, item, telephone and postcode numbers, and digits "
+                + "joined across separators, never are. A mail whose shop delivers itself (Amazon, "
+                + "ヨドバシエクストリームサービス便) is said to have no trackable number. MIME parts, RFC 2047 headers, "
+                + "base64 and quoted-printable, and ISO-2022-JP, Shift_JIS (CP932), EUC-JP and UTF-8 are read; HTML "
+                + "is read as text with its links. With --watch every parcel is added to the local watch list, "
+                + "labelled with the shop and the order, and checked once."
+        ],
+        examples: [
+            ("kuroneko intake 発送のお知らせ.eml", "what one saved mail holds"),
+            ("kuroneko intake ~/Mail/inbox.mbox --watch", "watch every parcel of a mailbox"),
+        ])
     /// The largest file read.
     static let maximumBytes = 512 << 20
-    let arguments: ArgumentList
-    let terminal: Terminal
 
-    func run() async throws {
-        guard arguments.operands.count == 1, let path = arguments.operands.first else {
+    @Flag(help: "one JSON object per parcel: number, carrier, shop, order, message_id, subject, evidence")
+    var json = false
+    @Flag(help: "add the parcels to the local watch list and check each once") var watch = false
+    @OptionGroup var database: DatabaseOption
+    @OptionGroup var list: ListOption
+    @OptionGroup var client: ClientFlags
+    @Argument(help: .about("a saved mail (.eml), a mailbox (.mbox), or - for standard input", value: "FILE"))
+    var files: [String] = []
+
+    var listName: String? { list.list }
+    var clientFlags: ClientFlags? { client }
+
+    func run(on terminal: Terminal) async throws {
+        guard files.count == 1, let path = files.first else {
             throw CommandFailure.usage(
-                "intake: expected one FILE (.eml, .mbox, or - for standard input), got \(arguments.operands.count)")
+                "intake: expected one FILE (.eml, .mbox, or - for standard input), got \(files.count)")
         }
         let file = try Self.read(path)
         let (messages, more) = Mailbox.split(file)
@@ -26,7 +56,6 @@ struct IntakeCommand: ArgumentsCommand {
         }
         // Read off the cooperative pool, as the server does.
         let mails = try await MailReadingLanes(lanes: 1, waiting: 0).run { messages.map { ShippingMailReader.read($0) } }
-        let json = arguments.flag(.json)
         var parcels: [(FoundParcel, ShippingMail)] = []
         for mail in mails {
             parcels += mail.parcels.map { ($0, mail) }
@@ -43,8 +72,8 @@ struct IntakeCommand: ArgumentsCommand {
                 "kuroneko: \(crowded) message\(crowded == 1 ? "" : "s") held more than \(MailLimits().parcels) parcels; "
                     + "only the first \(MailLimits().parcels) of each were taken")
         }
-        guard arguments.flag(.watch), !parcels.isEmpty else { return }
-        try await watch(parcels)
+        guard watch, !parcels.isEmpty else { return }
+        try await watchParcels(parcels, on: terminal)
     }
 
     /// The file's bytes (or standard input's), at most ``maximumBytes``.
@@ -106,8 +135,8 @@ struct IntakeCommand: ArgumentsCommand {
     }
 
     /// Adds every parcel to the local watch list and checks each once, as `import --watch` does.
-    private func watch(_ parcels: [(FoundParcel, ShippingMail)]) async throws {
-        let session = try WatchListSession(arguments, terminal: terminal)
+    private func watchParcels(_ parcels: [(FoundParcel, ShippingMail)], on terminal: Terminal) async throws {
+        let session = try WatchListSession(self, terminal: terminal)
         let owner = try await session.owner()
         var created = 0
         var carriers: [TrackingNumber: Carrier] = [:]

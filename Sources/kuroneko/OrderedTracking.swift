@@ -12,7 +12,7 @@ enum OrderedTracking {
     ) async throws -> Int {
         var failures = FailureDigest()
         try await answers(
-            numbers, carrier: carrier, client: ClientOptions.client(configurations), quiet: quiet, terminal: terminal
+            numbers, carrier: carrier, client: ClientFlags.client(configurations), quiet: quiet, terminal: terminal
         ) { answer in
             switch answer.result {
             case .success(let shipment):

@@ -1,45 +1,45 @@
+import ArgumentParser
 import Foundation
 import Kuroneko
 
-/// How shipments are printed: a table for people, JSON for programs, or the original app's model.
-struct OutputOptions {
-    enum Format: String {
+/// How shipments are printed: a table for people, JSON for programs, or the original app's model
+/// (`--format`, `--json`, `--jsonl`, `--lang`, `--no-color`).
+struct OutputOptions: ParsableArguments {
+    enum Format: String, CaseIterable, ExpressibleByArgument {
         case table, json, jsonl, tneko
     }
 
-    enum Language: String {
-        case japanese = "ja", english = "en"
-    }
+    @Option(
+        help: .about(
+            "table for people (the default), a JSON array, one JSON shipment per line, or the original app's model",
+            value: "FORMAT"))
+    var format: Format?
+    @Flag(help: "the same as --format json") var json = false
+    @Flag(help: "the same as --format jsonl") var jsonl = false
+    @Option(help: .about("language of the status labels", value: "LANG")) var lang: Language = .japanese
+    @Flag(help: "never colour the table (also: NO_COLOR set, or TERM=dumb)") var noColor = false
 
-    let format: Format
-    let language: Language
-    /// `--no-color` was given.
-    let noColor: Bool
+    var language: Language { lang }
 
-    /// Reads `--format`, `--json`, `--jsonl`, `--lang` and `--no-color`.
-    init(from arguments: ArgumentList) throws(CommandFailure) {
-        let json = arguments.flag(.json)
-        let jsonLines = arguments.flag(.jsonl)
-        let chosen = try arguments.choice(.format).flatMap(Format.init(rawValue:))
-        if json, jsonLines {
-            throw .usage("\(arguments.command): --json and --jsonl exclude each other; choose one")
+    /// The format chosen by `--format`, `--json` or `--jsonl`, which exclude each other.
+    func chosenFormat(command: String) throws(CommandFailure) -> Format {
+        if json, jsonl {
+            throw .usage("\(command): --json and --jsonl exclude each other; choose one")
         }
-        if let chosen, json || jsonLines {
+        if let format, json || jsonl {
             throw .usage(
-                "\(arguments.command): --format \(chosen.rawValue) and \(json ? "--json" : "--jsonl") exclude each "
+                "\(command): --format \(format.rawValue) and \(json ? "--json" : "--jsonl") exclude each "
                     + "other; choose one")
         }
-        format = chosen ?? (json ? .json : jsonLines ? .jsonl : .table)
-        language = try arguments.choice(.lang).flatMap(Language.init(rawValue:)) ?? .japanese
-        noColor = arguments.flag(.noColor)
+        return format ?? (json ? .json : jsonl ? .jsonl : .table)
     }
 
     /// A printer for shipments that arrive one at a time, in order.
     /// - Parameter streaming: rows may be printed before every shipment is known (the table then has fixed
     ///   column widths instead of widths fitted to every row).
-    func printer(on terminal: Terminal, streaming: Bool) -> ShipmentPrinter {
+    func printer(on terminal: Terminal, streaming: Bool, command: String) throws(CommandFailure) -> ShipmentPrinter {
         ShipmentPrinter(
-            format: format,
+            format: try chosenFormat(command: command),
             table: ShipmentTable(
                 language: language, colored: terminal.usesColor(unlessTurnedOff: noColor), columns: terminal.columns),
             streaming: streaming, terminal: terminal)

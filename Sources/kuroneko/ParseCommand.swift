@@ -1,31 +1,40 @@
+import ArgumentParser
 import Foundation
 import Kuroneko
 
 /// `kuroneko parse FILE`: read a saved tracking page offline.
-struct ParseCommand: Command {
-    static let spec = CommandCatalog.parse
-    private let path: String
-    private let now: Date
-    private let charset: String?
-    private let carrier: Carrier?
-    private let output: OutputOptions
+struct ParseCommand: ToolCommand {
+    static let configuration = CommandConfiguration.command(
+        "parse", usage: "[options] FILE", summary: "read a saved tracking page offline",
+        description: [
+            "Parses a saved tracking result page (as served by /cgi-bin/tneko) and prints its shipments exactly as "
+                + "track would. '-' reads the page from standard input."
+        ],
+        examples: [
+            ("kuroneko parse page.html --now 2026-10-30T12:00:00+09:00", "a page saved on 30 October 2026"),
+            ("curl -s -d number00=1 -d number01=327754459830 URL | kuroneko parse -", "a page from standard input"),
+        ])
 
-    private let terminal: Terminal
+    @OptionGroup var output: OutputOptions
+    @Option(
+        help: .about(
+            "when the page was fetched, ISO 8601 (e.g. 2026-10-30T12:00:00+09:00); year-less dates are resolved "
+                + "against it (default: now)", value: "TIME"))
+    var now: String?
+    @Option(help: .about("the page's charset, when its <meta> tag is missing or wrong", value: "NAME"))
+    var charset: String?
+    @Option(help: .about("whose page it is (default: found from the page)", value: "CARRIER"))
+    var carrier: Carrier?
+    @Argument(help: .about("the saved page, or - for standard input", value: "FILE"))
+    var files: [String] = []
 
-    init(_ arguments: ArgumentList, terminal: Terminal) throws(CommandFailure) {
-        self.terminal = terminal
-        output = try OutputOptions(from: arguments)
-        charset = arguments.text(.charset)
-        carrier = try arguments.carrier(.carrier)
-        now = try arguments.time(.now) ?? Date()
-        let files = arguments.operands
+    func run(on terminal: Terminal) throws {
+        let now = try reader(terminal).time(now, Setting("--now")) ?? Date()
         guard files.count == 1 else {
-            throw .usage("parse: expected one FILE, got \(files.count); usage: kuroneko parse [options] FILE")
+            throw CommandFailure.usage(
+                "parse: expected one FILE, got \(files.count); usage: kuroneko parse [options] FILE")
         }
-        path = files[0]
-    }
-
-    func run() throws {
+        let path = files[0]
         let body: Data
         if path == "-" {
             body = FileHandle.standardInput.readDataToEndOfFile()
@@ -49,7 +58,7 @@ struct ParseCommand: Command {
         } catch {
             throw CommandFailure.lookup("parse: \(path): \(error.message)")
         }
-        var printer = output.printer(on: terminal, streaming: false)
+        var printer = try output.printer(on: terminal, streaming: false, command: name)
         for shipment in shipments { try printer.print(shipment) }
         try printer.finish()
     }

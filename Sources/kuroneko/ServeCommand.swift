@@ -1,3 +1,4 @@
+import ArgumentParser
 import Foundation
 import Logging
 import Kuroneko
@@ -8,132 +9,32 @@ import KuronekoStore
 import KuronekoWebApp
 
 /// `kuroneko serve`: flags and `KURONEKO_…` variables → ``Server/Configuration`` → ``Server/run(environment:until:)``,
-/// until SIGINT or SIGTERM.
-struct ServeCommand: Command {
-    static let spec = CommandCatalog.serve
-    private let configuration: Server.Configuration
-    private let demo: Bool
-    private let databasePath: String?
-    private let environment: [String: String]
-    private let terminal: Terminal
+/// until SIGINT or SIGTERM. Its options are declared in ServeOptions.swift.
+struct ServeCommand: ToolCommand {
+    static let configuration = CommandConfiguration.command(
+        "serve", usage: "[options]",
+        summary: "run the REST API (--demo: against a built-in simulator of every carrier)",
+        description: [
+            "Serves the REST API until SIGINT or SIGTERM: GET /v1/shipments/{number}, GET /v1/shipments?numbers=a,b, "
+                + "POST /v1/shipments/query, POST /v1/tneko, /healthz, /readyz, /metrics, /openapi.json. Every option "
+                + "can also be set with the environment variable named beside it; the flag wins."
+        ],
+        examples: [
+            ("kuroneko serve --demo --port 8080", "the API against the built-in simulator"),
+            ("KURONEKO_PORT=9000 kuroneko serve --cors-origins https://shop.example", "the real Yamato, for one site"),
+        ])
 
-    /// Every setting comes from its flag, else its `KURONEKO_…` environment variable, else the default the
-    /// catalogue declares (read there from ``Server/Configuration``'s own).
-    init(_ arguments: ArgumentList, terminal: Terminal) throws(CommandFailure) {
-        var configuration = Server.Configuration()
-        var server = configuration.http
-        server.host = arguments.text(.host) ?? server.host
-        server.port = try arguments.number(.port).map { UInt16($0) } ?? server.port
-        server.connectionsPerAddress =
-            try arguments.number(.connectionsPerClient).map { Int($0) }
-            ?? server.connectionsPerAddress
-        server.maxConnections = try arguments.number(.maxConnections).map { Int($0) } ?? server.maxConnections
-        server.receiveTimeoutSeconds =
-            try arguments.number(.receiveTimeout).map { Int($0) }
-            ?? server.receiveTimeoutSeconds
-        var client = configuration.client
-        let endpoints = try arguments.endpoints(.endpoint)
-        client.endpoint = endpoints[.yamato] ?? client.endpoint
-        client.requestTimeout = try arguments.seconds(.timeout) ?? client.requestTimeout
-        configuration.endpoints = endpoints
-        if !endpoints.isEmpty { configuration.carriers = Carrier.allCases.filter { endpoints[$0] != nil } }
-        client.maxConcurrentRequests =
-            try arguments.number(.maxConcurrent).map { Int($0) }
-            ?? client.maxConcurrentRequests
-        client.minimumRequestInterval = try arguments.seconds(.minInterval) ?? client.minimumRequestInterval
-        var service = configuration.shipments
-        service.cache.capacity = try arguments.number(.cacheSize).map { Int($0) } ?? service.cache.capacity
-        service.cache.terminalTTL = try arguments.seconds(.ttlTerminal) ?? service.cache.terminalTTL
-        service.cache.activeTTL = try arguments.seconds(.ttlActive) ?? service.cache.activeTTL
-        service.cache.invalidTTL = try arguments.seconds(.ttlInvalid) ?? service.cache.invalidTTL
-        client.batchWindow =
-            try arguments.number(.batchWindowMs).map { .milliseconds(Int64($0)) }
-            ?? client.batchWindow
-        client.lookupDeadline = try arguments.seconds(.queueDeadline) ?? client.lookupDeadline
-        client.queueCapacity = try arguments.number(.queueCapacity).map { Int($0) } ?? client.queueCapacity
-        client.circuitBreaker.failureThreshold =
-            try arguments.number(.breakerFailures).map { Int($0) }
-            ?? client.circuitBreaker.failureThreshold
-        client.circuitBreaker.coolDown = try arguments.seconds(.breakerCoolDown) ?? client.circuitBreaker.coolDown
-        demo = try arguments.flagOrVariable(.demo)
-        databasePath = arguments.text(.db)
-        configuration.corsOrigins = try Self.origins(arguments.text(.corsOrigins))
-        configuration.trustedProxies = try Self.proxies(arguments.text(.trustedProxy))
-        configuration.shutdownTimeout = try arguments.seconds(.shutdownTimeout) ?? configuration.shutdownTimeout
-        configuration.pollSpeed = try arguments.number(.pollSpeed) ?? configuration.pollSpeed
-        configuration.noticeRate = try arguments.number(.noticeRate) ?? configuration.noticeRate
-        configuration.maxWatchesPerOwner =
-            try arguments.number(.maxWatchesPerOwner).map { Int($0) } ?? configuration.maxWatchesPerOwner
-        configuration.publicURL = try arguments.url(.publicUrl)
-        if let text = arguments.text(.unregisteredGrace), !text.isEmpty {
-            configuration.unregisteredGrace = try WatchListSession.duration(
-                text, option: "--unregistered-grace", command: "serve", maximum: 86_400 * 365)
-        }
-        if let text = arguments.text(.forgetFinishedAfter), !text.isEmpty {
-            configuration.forgetFinishedAfter = try WatchListSession.duration(
-                text, option: "--forget-finished-after", command: "serve", maximum: 86_400 * 3_650)
-        }
-        configuration.mailbox = try MailboxOptions.settings(arguments, caFile: try arguments.certificates(.caFile))
-        configuration.mailboxInterval = try arguments.seconds(.mailboxEvery) ?? configuration.mailboxInterval
-        configuration.mailboxMarkSeen = try arguments.flagOrVariable(.mailboxMarkSeen)
-        configuration.mailboxMoveTo = try MailboxOptions.moveTo(arguments, settings: configuration.mailbox)
-        configuration.mqtt = try MQTTOptions.settings(arguments, caFile: try arguments.certificates(.caFile))
-        configuration.homeAssistant = try MQTTOptions.homeAssistant(arguments)
-        configuration.canaries = try Self.canaries(arguments)
-        configuration.canaryInterval = try arguments.seconds(.canaryEvery) ?? configuration.canaryInterval
-        server.tls = try Self.tls(arguments)
-        if let port = try arguments.number(.httpRedirectPort) {
-            guard server.tls != nil else {
-                throw .usage("serve: --http-redirect-port redirects to https: give --tls-cert and --tls-key too")
-            }
-            // The redirect names one fixed origin, never the request's Host: on a wildcard address it must be told.
-            let wildcard = ["0.0.0.0", "::", "[::]", ""].contains(server.host)
-            if wildcard, configuration.publicURL?.scheme?.lowercased() != "https" {
-                throw .usage(
-                    "serve: --http-redirect-port with --host \(server.host.isEmpty ? "(all addresses)" : server.host) needs "
-                        + "--public-url https://NAME[:PORT] to name where clients are sent (the request's Host is not trusted)")
-            }
-            configuration.httpRedirectPort = UInt16(port)
-        }
-        configuration.channelSettings = try ChannelSettingOptions.settings(arguments)
-        configuration.caFile = try arguments.certificates(.caFile)
-        configuration.smtp = try SMTPOptions.settings(arguments, caFile: configuration.caFile)
-        configuration.arrivingSoonLead = try arguments.seconds(.arrivingSoon) ?? configuration.arrivingSoonLead
-        configuration.vapidSubject = arguments.text(.vapidSubject) ?? configuration.vapidSubject
-        guard configuration.vapidSubject.hasPrefix("mailto:") || configuration.vapidSubject.hasPrefix("https://") else {
-            throw .usage(
-                "serve: --vapid-subject \"\(configuration.vapidSubject.prefix(80))\" is not a mailto: or https: URL; "
-                    + "expected e.g. mailto:ops@example.jp")
-        }
-        configuration.allowPrivateWebhooks = try arguments.flagOrVariable(.allowPrivateWebhooks)
-        configuration.requireAPIKey = try arguments.flagOrVariable(.requireApiKey)
-        configuration.webApp = try !arguments.flagOrVariable(.noWebApp)
-        configuration.logFormat =
-            try arguments.choice(.logFormat).flatMap(LogFormat.init(rawValue:)) ?? configuration.logFormat
-        // A terminal's reader may hold a phone up to it; a log file or journald is not shown a drawing.
-        configuration.setUpLinkQRCode = terminal.errorIsTerminal && configuration.logFormat == .text
-        environment = arguments.environment
-        self.terminal = terminal
-        try arguments.expectNoOperands()
-        if demo {
-            client.endpoint = URL(string: "http://simulator.invalid/cgi-bin/tneko") ?? client.endpoint
-            configuration.upstreamName = "demo-simulator"
-            configuration.demo = true
-            // Every carrier answers from the one simulator, at its real paths.
-            let simulator = URL(string: "http://simulator.invalid") ?? client.endpoint
-            configuration.endpoints = Dictionary(
-                uniqueKeysWithValues: Carrier.allCases.filter { $0 != .yamato }.map { ($0, simulator) })
-            configuration.carriers = Carrier.allCases
-        }
-        configuration.http = server
-        configuration.client = client
-        configuration.shipments = service
-        self.configuration = configuration
-    }
+    @OptionGroup var options: ServeOptions
+    @OptionGroup var mailbox: MailboxOptions
+    @OptionGroup var mqtt: MQTTOptions
+    @OptionGroup var later: ServeLaterOptions
+    @OptionGroup var channelSettings: ChannelSettingOptions
+    @OptionGroup var behaviour: ServeBehaviourOptions
+    @OptionGroup var smtp: SMTPOptions
 
     /// `--canary CARRIER=NUMBER`, comma-separated or given again, at most one per carrier.
-    private static func canaries(_ arguments: ArgumentList) throws(CommandFailure) -> [Carrier: TrackingNumber] {
-        guard let (texts, source) = arguments.allValues(.canary) else { return [:] }
+    static func canaries(_ given: (texts: [String], source: String)?) throws(CommandFailure) -> [Carrier: TrackingNumber] {
+        guard let (texts, source) = given else { return [:] }
         var canaries: [Carrier: TrackingNumber] = [:]
         for item in texts.flatMap({ $0.split(separator: ",") }).map({ $0.trimmingCharacters(in: .whitespaces) }) {
             let shown = item.prefix(60).visibleInOneLine
@@ -156,7 +57,7 @@ struct ServeCommand: Command {
     }
 
     /// `*`, or a comma-separated list of origins such as `https://shop.example,http://localhost:3000`.
-    private static func proxies(_ text: String?) throws(CommandFailure) -> [String] {
+    static func proxies(_ text: String?) throws(CommandFailure) -> [String] {
         guard let text, !text.isEmpty else { return [] }
         let addresses = text.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }
         for address in addresses where ClientAddress.key(address) == nil {
@@ -167,7 +68,7 @@ struct ServeCommand: Command {
         return addresses
     }
 
-    private static func origins(_ text: String?) throws(CommandFailure) -> [String] {
+    static func origins(_ text: String?) throws(CommandFailure) -> [String] {
         guard let text else { return [] }
         let origins = text.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }
         for origin in origins where origin != "*" {
@@ -183,7 +84,9 @@ struct ServeCommand: Command {
     }
 
     /// Serves until SIGTERM or SIGINT. With `--log-format json`, a failure is written as a JSON line too.
-    func run() async throws {
+    func run(on terminal: Terminal) async throws {
+        let setting = try settings(terminal)
+        let configuration = setting.configuration
         let format = configuration.logFormat
         // Whatever logs through swift-log's process-wide system (a library's own Logger) writes the server's lines.
         LoggingSystem.bootstrap { [terminal] _ in
@@ -195,7 +98,7 @@ struct ServeCommand: Command {
             terminal.printError(line)
         }
         do {
-            try await serve(notices: notices)
+            try await serve(setting, notices: notices, terminal: terminal)
         } catch let failure as CommandFailure where configuration.logFormat == .json {
             notices.error("\(failure.message)")
             throw CommandFailure.reported(failure.status)
@@ -205,8 +108,9 @@ struct ServeCommand: Command {
         }
     }
 
-    private func serve(notices: Logger) async throws {
-        var configuration = self.configuration
+    private func serve(_ setting: ServeSettings, notices: Logger, terminal: Terminal) async throws {
+        var configuration = setting.configuration
+        let (demo, databasePath, environment) = (setting.demo, setting.databasePath, terminal.environment)
         // --demo without --db: a file of its own, removed at exit.
         var temporary: URL?
         if let databasePath {
@@ -265,14 +169,14 @@ struct ServeCommand: Command {
             let again = await signals.next()
             flush()
             notices.warning("\(again) received again, exiting now")
-            exit(again == "SIGINT" ? 130 : 143)
+            Glibc.exit(again == "SIGINT" ? 130 : 143)
         }
     }
 
     /// `--tls-cert` and `--tls-key`, both or neither; each must be a readable file.
-    static func tls(_ arguments: ArgumentList) throws(CommandFailure) -> TLSFiles? {
-        let certificate = arguments.text(.tlsCert).flatMap { $0.isEmpty ? nil : $0 }
-        let key = arguments.text(.tlsKey).flatMap { $0.isEmpty ? nil : $0 }
+    static func tls(certificate: String?, key: String?) throws(CommandFailure) -> TLSFiles? {
+        let certificate = certificate.flatMap { $0.isEmpty ? nil : $0 }
+        let key = key.flatMap { $0.isEmpty ? nil : $0 }
         switch (certificate, key) {
         case (nil, nil): return nil
         case (let certificate?, let key?): return TLSFiles(certificate: certificate, key: key)

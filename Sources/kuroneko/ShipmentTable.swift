@@ -2,7 +2,7 @@ import Kuroneko
 
 /// The human-readable table `kuroneko track` prints: number, status, latest event, scheduled delivery.
 struct ShipmentTable {
-    let language: OutputOptions.Language
+    let language: Language
     let colored: Bool
     /// The terminal's width, when known: the place and the forecast are cut with `…` to fit it.
     var columns: Int? = nil

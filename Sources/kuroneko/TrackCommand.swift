@@ -1,40 +1,49 @@
+import ArgumentParser
 import Foundation
 import Kuroneko
 
 /// `kuroneko track NUMBER...`: look numbers up and print each answer as soon as it, and every answer
 /// before it, is known.
-struct TrackCommand: Command {
-    static let spec = CommandCatalog.track
-    private let numbers: [TrackingNumber]
-    /// Why each invalid number was left out (with `--skip-invalid`).
-    private let skipped: [String]
-    private let output: OutputOptions
-    private let configurations: [TrackingClient.Configuration]
-    private let carrier: Carrier?
-    private let quiet: Bool
+struct TrackCommand: ToolCommand {
+    static let configuration = CommandConfiguration.command(
+        "track", usage: "[options] [NUMBER...]", summary: "look numbers up at their carriers",
+        description: [
+            "Looks the numbers up at their carriers (" + CarrierRegistry.formsInWords + "; or the one --carrier "
+                + "names), ten per request where the carrier's site takes ten, and prints each answer in the order given as soon as "
+                + "it and every answer before it are known. Numbers may be typed with hyphens, spaces or full-width "
+                + "digits. With no NUMBER and standard input not a terminal, or with '-', numbers are read from "
+                + "standard input, one per line or separated by commas; blank lines and # comments are ignored.",
+            "While numbers are outstanding, progress is shown on standard error when it is a terminal (not with "
+                + "--quiet). A number whose request failed after its retries is reported on standard error, one line "
+                + "each; every other answer is still printed, and the exit status is 1. Invalid numbers stop the run "
+                + "before anything is sent (exit status 2), unless --skip-invalid is given.",
+        ],
+        examples: [
+            ("kuroneko track 3277-5445-9830", "one number, as a table"),
+            ("kuroneko track --jsonl 3277-5445-9830 1234-5678-9012", "one JSON shipment per line, as they arrive"),
+            ("cat numbers.txt | kuroneko track --lang en", "numbers from a file, English labels"),
+        ])
 
-    private let terminal: Terminal
+    @OptionGroup var output: OutputOptions
+    @Option(help: .carrierLookup) var carrier: Carrier?
+    @OptionGroup var client: ClientFlags
+    @Flag(help: "report invalid numbers on standard error and track the rest") var skipInvalid = false
+    @Flag(name: .shortAndLong, help: .quiet) var quiet = false
+    @Argument(help: .about("tracking numbers; '-' reads them from standard input", value: "NUMBER"))
+    var numbers: [String] = []
 
-    init(_ arguments: ArgumentList, terminal: Terminal) throws(CommandFailure) {
-        self.terminal = terminal
-        output = try OutputOptions(from: arguments)
-        configurations = try ClientOptions.configurations(arguments)
-        carrier = try arguments.carrier(.carrier)
-        quiet = arguments.flag(.quiet)
+    func run(on terminal: Terminal) async throws {
+        let configurations = try client.configurations(reader(terminal))
+        var printer = try output.printer(on: terminal, streaming: true, command: name)
         // Nothing on the command line and something piped in: the numbers come from standard input.
-        let operands = arguments.operands.isEmpty && !terminal.inputIsTerminal ? ["-"] : arguments.operands
+        let operands = numbers.isEmpty && !terminal.inputIsTerminal ? ["-"] : numbers
         let inputs = try NumberInput.expandingStandardInput(operands)
         guard !inputs.isEmpty else {
-            throw .usage(
+            throw CommandFailure.usage(
                 "track: no tracking number given; usage: kuroneko track NUMBER... (or pipe numbers in, one per line)")
         }
-        (numbers, skipped) = try NumberInput.validated(
-            inputs, carrier: carrier, skipInvalid: arguments.flag(.skipInvalid))
-    }
-
-    func run() async throws {
+        let (numbers, skipped) = try NumberInput.validated(inputs, carrier: carrier, skipInvalid: skipInvalid)
         for reason in skipped { terminal.printError("kuroneko: \(reason); skipped") }
-        var printer = output.printer(on: terminal, streaming: true)
         let failed = try await OrderedTracking.run(
             numbers, carrier: carrier, configurations: configurations, quiet: quiet, terminal: terminal
         ) { try printer.print($0) }

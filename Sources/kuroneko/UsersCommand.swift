@@ -1,3 +1,4 @@
+import ArgumentParser
 import Foundation
 import Kuroneko
 import KuronekoNotify
@@ -6,20 +7,39 @@ import KuronekoStore
 /// `kuroneko users`: the people who sign in to the web app. `add NAME` makes an account, its password read from
 /// standard input (one line, never the command line); the first account made is the admin of every list that
 /// exists; `--list` and `--role` make the new account a member of a list. `list` shows each list's members.
-struct UsersCommand: ArgumentsCommand {
-    static let spec = CommandCatalog.users
-    let arguments: ArgumentList
-    let terminal: Terminal
+struct UsersCommand: WatchListCommand {
+    static let configuration = CommandConfiguration.command(
+        "users", usage: "add NAME | list",
+        summary: "the people who sign in to the web app",
+        description: [
+            "add makes an account; its password is one line on standard input (never the command line), at least 8 "
+                + "characters, stored as a scrypt hash. The first account made is the admin of every list that exists "
+                + "(today's, every parcel, channel and mailbox in it, and each command-line key's); others join through "
+                + "an admin's invitation (POST /v1/invitations) or with --list and --role here. Once an account exists, "
+                + "the API lets nobody in without signing in or a key. list shows every list's members."
+        ],
+        examples: [
+            ("printf '%s\\n' \"$PASSWORD\" | kuroneko users add mama", "the first account: the list's admin"),
+            ("kuroneko users list", "who signs in"),
+            ("printf '%s\\n' \"$PASSWORD\" | kuroneko users add kenta --list shop --role viewer", "a viewer of the list shop"),
+        ])
 
-    func run() async throws {
-        let operands = arguments.operands
-        let session = try WatchListSession(arguments, terminal: terminal)
+    @Option(help: .about("the name shown to the list's other members", value: "NAME")) var displayName: String?
+    @OptionGroup var database: DatabaseOption
+    @OptionGroup var list: ListOption
+    @Option(help: .about("with --list: the new member's role (default staff)", value: "ROLE")) var role: ListRole?
+    @Argument(help: .about("add and the account's name, or list", value: "ACTION"), completion: .list(["add", "list"]))
+    var operands: [String] = []
+
+    var listName: String? { list.list }
+
+    func run(on terminal: Terminal) async throws {
+        let session = try WatchListSession(self, terminal: terminal)
         let accounts = Self.accounts(session, command: "users")
         switch operands.first {
         case "add"? where operands.count == 2:
             let name = try Self.userName(operands[1])
-            let joining = arguments.text(.list) == nil ? nil : try await session.owner()
-            let role = try arguments.choice(.role).flatMap(ListRole.init(rawValue:))
+            let joining = list.list == nil ? nil : try await session.owner()
             if role != nil, joining == nil {
                 throw CommandFailure.usage("users: --role is the role in the list --list names; add --list")
             }
@@ -31,7 +51,7 @@ struct UsersCommand: ArgumentsCommand {
             let user: UserRecord
             do {
                 user = try await accounts.createUser(
-                    name: name, displayName: arguments.text(.displayName) ?? operands[1], passwordHash: hash, at: Date())
+                    name: name, displayName: displayName ?? operands[1], passwordHash: hash, at: Date())
             } catch AccountStoreError.nameTaken {
                 throw CommandFailure.usage("users: \(name) has an account already; kuroneko users list shows them")
             }
@@ -72,14 +92,27 @@ struct UsersCommand: ArgumentsCommand {
 }
 
 /// `kuroneko lists`: the lists people share, and a new one.
-struct ListsCommand: ArgumentsCommand {
-    static let spec = CommandCatalog.lists
-    let arguments: ArgumentList
-    let terminal: Terminal
+struct ListsCommand: WatchListCommand {
+    static let configuration = CommandConfiguration.command(
+        "lists", usage: "list | create NAME",
+        summary: "the lists people share: today's, each command-line key's, and more",
+        description: [
+            "list shows every list: its id, name, parcels and members. create NAME makes another list (a second shop, "
+                + "a relative's parcels), with --admin USER as its admin; the other commands act on it with --list."
+        ],
+        examples: [
+            ("kuroneko lists", "the lists and who is in each"),
+            ("kuroneko lists create 実家 --admin mama", "a list for the parents' parcels"),
+            ("kuroneko add 4912-3456-7890 --list 実家", "a parcel on it"),
+        ])
 
-    func run() async throws {
-        let operands = arguments.operands
-        let session = try WatchListSession(arguments, terminal: terminal)
+    @OptionGroup var database: DatabaseOption
+    @Option(help: .about("with create: the account that becomes the new list's admin", value: "USER")) var admin: String?
+    @Argument(help: .about("list, or create and the new list's name", value: "ACTION"), completion: .list(["list", "create"]))
+    var operands: [String] = []
+
+    func run(on terminal: Terminal) async throws {
+        let session = try WatchListSession(self, terminal: terminal)
         let accounts = UsersCommand.accounts(session, command: "lists")
         switch operands.first {
         case nil, "list"? where operands.count <= 1:
@@ -95,17 +128,17 @@ struct ListsCommand: ArgumentsCommand {
             else {
                 throw CommandFailure.usage("lists: \"\(operands[1].prefix(100))\" is not a list name: 1 to 100 characters")
             }
-            var admin: UserRecord?
-            if let wanted = arguments.text(.admin) {
-                admin = try await accounts.user(named: try UsersCommand.userName(wanted))
-                guard admin?.removedAt == nil, admin != nil else {
+            var adminUser: UserRecord?
+            if let wanted = admin {
+                adminUser = try await accounts.user(named: try UsersCommand.userName(wanted))
+                guard adminUser?.removedAt == nil, adminUser != nil else {
                     throw CommandFailure.usage("lists: --admin: no account named \"\(wanted.prefix(64))\"; kuroneko users list shows them")
                 }
             }
-            let list = try await accounts.createList(name: name, admin: admin?.id, at: Date())
+            let list = try await accounts.createList(name: name, admin: adminUser?.id, at: Date())
             terminal.print(
                 "made the list \(list.name) (\(list.id))"
-                    + (admin.map { ", \($0.name) its admin" } ?? "; kuroneko users add NAME --list \(list.id) gives it members"))
+                    + (adminUser.map { ", \($0.name) its admin" } ?? "; kuroneko users add NAME --list \(list.id) gives it members"))
         default:
             throw CommandFailure.usage("lists: usage: kuroneko lists [list] | lists create NAME [--admin USER]")
         }

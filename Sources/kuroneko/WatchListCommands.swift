@@ -1,3 +1,4 @@
+import ArgumentParser
 import Foundation
 import Kuroneko
 import KuronekoNotify
@@ -5,18 +6,46 @@ import KuronekoServer
 import KuronekoStore
 
 /// `kuroneko add NUMBER...`: watch numbers, check each once, and show them.
-struct AddCommand: ArgumentsCommand {
-    static let spec = CommandCatalog.add
-    let arguments: ArgumentList
-    let terminal: Terminal
+struct AddCommand: WatchListCommand {
+    static let configuration = CommandConfiguration.command(
+        "add", usage: "[options] NUMBER...", summary: "watch numbers: check each once and keep it",
+        description: [
+            "Adds the numbers to the local watch list (no server needed; a running server may use the same file), "
+                + "looks each up once, and shows its status. Adding a number already watched changes nothing but "
+                + "the parts of its record named (--reference, --recipient, --telephone, --shipped-on, --note, "
+                + "--handled): so a note or a handled mark is set on a parcel already there."
+        ],
+        examples: [
+            ("kuroneko add 3277-5445-9830 --label shoes", "watch one parcel, named"),
+            ("kuroneko add 3277-5445-9830 --note 再配達依頼済み --handled", "a note and the handled mark on a parcel"),
+        ])
 
-    func run() async throws {
-        let session = try WatchListSession(arguments, terminal: terminal)
+    @Option(help: .about("a name for the parcels added (at most 200 characters)", value: "TEXT")) var label: String?
+    @Option(help: .about("the shop's order or management number (kept in the parcel record)", value: "TEXT"))
+    var reference: String?
+    @Option(help: .about("the recipient's name", value: "NAME")) var recipient: String?
+    @Option(help: .about("the recipient's telephone (searched by its digits)", value: "TEL")) var telephone: String?
+    @Option(help: .about("the day it was shipped, YYYY-MM-DD", value: "DATE")) var shippedOn: String?
+    @Option(help: .about("a note (an empty one clears it)", value: "TEXT")) var note: String?
+    @Flag(help: "mark as dealt with (対応済み)") var handled = false
+    @Flag(help: "take the handled mark off") var notHandled = false
+    @Option(help: .carrierLookup) var carrier: Carrier?
+    @OptionGroup var database: DatabaseOption
+    @OptionGroup var list: ListOption
+    @OptionGroup var client: ClientFlags
+    @Flag(help: .noColor) var noColor = false
+    @Argument(help: .about("the tracking numbers to watch", value: "NUMBER")) var numbers: [String] = []
+
+    var listName: String? { list.list }
+    var clientFlags: ClientFlags? { client }
+
+    func run(on terminal: Terminal) async throws {
+        let session = try WatchListSession(self, terminal: terminal)
         let store = session.store
         let owner = try await session.owner()
-        let numbers = try session.numbers()
+        let numbers = try session.numbers(self.numbers, carrier: carrier, usage: "[options] NUMBER...")
         var label: String?
-        if let text = arguments.text(.label) {
+        if let text = self.label {
             do {
                 label = try WatchLabel.validated(text)
             } catch {
@@ -28,7 +57,7 @@ struct AddCommand: ArgumentsCommand {
         for number in numbers {
             do {
                 let added = try await store.add(
-                    number, carrier: try arguments.carrier(.carrier), label: label, record: record, owner: owner,
+                    number, carrier: carrier, label: label, record: record, owner: owner,
                     webhook: nil, now: Date())
                 if added.created { created.append(number.digits) }
             } catch let error as WatchStoreError {
@@ -37,7 +66,6 @@ struct AddCommand: ArgumentsCommand {
             }
         }
         if !created.isEmpty { await session.audit("added", AuditDetail.numbers(created), owner: owner) }
-        let carrier = try arguments.carrier(.carrier)
         // Progress on a terminal while the numbers are looked up (ten a request), then one line of what was done.
         let failed = try await session.check(
             numbers,
@@ -52,7 +80,7 @@ struct AddCommand: ArgumentsCommand {
             if let watch = try await store.watch(number, owner: owner) { watches.append(watch) }
         }
         terminal.print(
-            WatchTable(language: .japanese, colored: terminal.usesColor(unlessTurnedOff: arguments.flag(.noColor)))
+            WatchTable(language: .japanese, colored: terminal.usesColor(unlessTurnedOff: noColor))
                 .text(for: watches))
         if failed > 0 { throw CommandFailure.reported(.lookupFailed) }
     }
@@ -62,15 +90,13 @@ extension AddCommand {
     /// The parts of the record the options name, checked as the API checks them; `nil` when none is named.
     func recordChange() throws(CommandFailure) -> ParcelRecordChange? {
         var parts: [String: Any] = [:]
-        if let text = arguments.text(.reference) { parts["reference"] = text }
-        if let text = arguments.text(.shippedOn) { parts["shipped_on"] = text }
-        if let text = arguments.text(.note) { parts["note"] = text }
+        if let text = reference { parts["reference"] = text }
+        if let text = shippedOn { parts["shipped_on"] = text }
+        if let text = note { parts["note"] = text }
         var recipient: [String: Any] = [:]
-        if let text = arguments.text(.recipient) { recipient["name"] = text }
-        if let text = arguments.text(.telephone) { recipient["telephone"] = text }
+        if let text = self.recipient { recipient["name"] = text }
+        if let text = telephone { recipient["telephone"] = text }
         if !recipient.isEmpty { parts["recipient"] = recipient }
-        let handled = arguments.flag(named: "--handled")
-        let notHandled = arguments.flag(named: "--not-handled")
         guard !(handled && notHandled) else { throw .usage("add: --handled and --not-handled: give one") }
         if handled || notHandled { parts["handled"] = handled }
         guard !parts.isEmpty else { return nil }
@@ -83,22 +109,59 @@ extension AddCommand {
 }
 
 /// `kuroneko list`: the watch list, where each parcel is.
-struct ListCommand: ArgumentsCommand {
-    static let spec = CommandCatalog.list
-    let arguments: ArgumentList
-    let terminal: Terminal
+struct ListCommand: WatchListCommand {
+    static let configuration = CommandConfiguration.command(
+        "list", usage: "[options]", summary: "the watch list: where each parcel is",
+        description: [
+            "Shows the watched parcels still on their way (with --all, the finished ones too): number, label, "
+                + "status, last event, scheduled delivery and when it was last checked. --status, --today, "
+                + "--tomorrow, --carrier and --search narrow it. The table is measured in terminal columns (wide "
+                + "characters take two) and cut with … to fit the terminal's width (or COLUMNS)."
+        ],
+        examples: [
+            ("kuroneko list --all --lang en", "every watched parcel, English labels"),
+            ("kuroneko list --today", "what is expected today"),
+            ("kuroneko list --status problem --csv --excel > 要確認.csv", "every parcel that needs someone, for Excel"),
+        ])
 
-    func run() async throws {
-        let session = try WatchListSession(arguments, terminal: terminal)
+    @Flag(help: "include delivered, returned and invalid parcels") var all = false
+    @Option(
+        help: .about(
+            "only these status codes or families (pending, accepted, transit, out, delivered, problem), "
+                + "comma-separated; finished parcels included", value: "LIST"))
+    var status: String?
+    @Flag(help: "only parcels still on their way whose forecast is today (Japan time)") var today = false
+    @Flag(help: "only parcels with no new event for longer than their status allows") var stalled = false
+    @Flag(help: "only parcels still on their way past the end of their planned delivery") var overdue = false
+    @Flag(help: "only parcels still on their way whose forecast is tomorrow") var tomorrow = false
+    @Option(help: .about("only parcels at this carrier", value: "CARRIER")) var carrier: Carrier?
+    @Option(
+        help: .about(
+            "only parcels whose label, reference or recipient holds TEXT, or whose number or telephone holds its digits",
+            value: "TEXT"))
+    var search: String?
+    @Flag(help: "print JSON") var json = false
+    @Flag(
+        help: "print CSV: number, label, active, checked_at, the tracking columns (in --lang) and the record's columns")
+    var csv = false
+    @Flag(help: .excel) var excel = false
+    @Option(help: .about("language of the status labels", value: "LANG")) var lang: Language = .japanese
+    @OptionGroup var database: DatabaseOption
+    @OptionGroup var list: ListOption
+    @Flag(help: .noColor) var noColor = false
+
+    var listName: String? { list.list }
+
+    func run(on terminal: Terminal) async throws {
+        let session = try WatchListSession(self, terminal: terminal)
         let store = session.store
         let owner = try await session.owner()
-        let query = try Self.query(arguments)
+        let query = try self.query()
         let now = Date()
-        let language = try arguments.choice(.lang).flatMap(OutputOptions.Language.init(rawValue:)) ?? .japanese
-        if arguments.flag(.csv) {
+        let language = lang
+        if csv {
             // The server's sheet, read and printed a page at a time; with --excel a BOM, CRLF and numbers kept whole.
-            let excel = arguments.flag(.excel)
-            let end = excel ? "\r\n" : "\n"
+                        let end = excel ? "\r\n" : "\n"
             if excel { terminal.write(Data([0xEF, 0xBB, 0xBF])) }
             // The sheet columns the records keep, one column each, as the server's download writes them.
             let fields = try await store.recordFieldNames(
@@ -119,26 +182,26 @@ struct ListCommand: ArgumentsCommand {
         }
         let watches = try await store.watches(
             owner: owner, matching: query, after: nil, limit: store.maxWatchesPerOwner, now: now)
-        if arguments.flag(.json) {
+        if json {
             let objects = try watches.map(WatchListSession.object)
             let data = try JSONSerialization.data(
                 withJSONObject: objects, options: [.sortedKeys, .prettyPrinted, .withoutEscapingSlashes])
             return terminal.print(String(decoding: data, as: UTF8.self))
         }
-        let colored = terminal.usesColor(unlessTurnedOff: arguments.flag(.noColor))
+        let colored = terminal.usesColor(unlessTurnedOff: noColor)
         terminal.print(
             WatchTable(language: language, colored: colored, columns: terminal.columns).text(for: watches))
     }
 
     /// `--all`, `--status CODE|FAMILY,…`, `--carrier`, `--today`, `--tomorrow`, `--search TEXT`.
-    static func query(_ arguments: ArgumentList) throws(CommandFailure) -> WatchQuery {
+    func query() throws(CommandFailure) -> WatchQuery {
         var query = WatchQuery()
-        let narrowed = arguments.text(.status) != nil || arguments.flag(.today) || arguments.flag(.tomorrow)
+        let narrowed = status != nil || today || tomorrow
         // Asked for by status or day, finished parcels count too; otherwise the list is what is on its way.
-        query.state = arguments.flag(.all) || narrowed ? .all : .active
-        query.stalled = arguments.flag(.stalled)
-        query.overdue = arguments.flag(.overdue)
-        if let text = arguments.text(.status) {
+        query.state = all || narrowed ? .all : .active
+        query.stalled = stalled
+        query.overdue = overdue
+        if let text = status {
             for name in text.split(separator: ",").map(String.init) {
                 if let code = StatusCode(rawValue: name) {
                     query.codes = (query.codes ?? []).union([code])
@@ -157,10 +220,10 @@ struct ListCommand: ArgumentsCommand {
                 query.extraCodes = codes
             }
         }
-        query.carrier = try arguments.carrier(.carrier)
-        if arguments.flag(.today) { query.forecast = .today }
-        if arguments.flag(.tomorrow) { query.forecast = .tomorrow }
-        if let text = arguments.text(.search) {
+        query.carrier = carrier
+        if today { query.forecast = .today }
+        if tomorrow { query.forecast = .tomorrow }
+        if let text = search {
             guard text.count <= 200 else { throw .usage("list: --search is longer than 200 characters") }
             query.text = text.isEmpty ? nil : text
         }
@@ -169,16 +232,25 @@ struct ListCommand: ArgumentsCommand {
 }
 
 /// `kuroneko show NUMBER`: one watched parcel, its timeline and its changes.
-struct ShowCommand: ArgumentsCommand {
-    static let spec = CommandCatalog.show
-    let arguments: ArgumentList
-    let terminal: Terminal
+struct ShowCommand: WatchListCommand {
+    static let configuration = CommandConfiguration.command(
+        "show", usage: "[options] NUMBER", summary: "one watched parcel: its timeline and changes",
+        description: ["Shows a watched parcel's full timeline and the log of its status changes."],
+        examples: [("kuroneko show 3277-5445-9830", "the timeline")])
 
-    func run() async throws {
-        let session = try WatchListSession(arguments, terminal: terminal)
+    @Flag(help: "print JSON") var json = false
+    @Option(help: .about("language of the status labels", value: "LANG")) var lang: Language = .japanese
+    @OptionGroup var database: DatabaseOption
+    @OptionGroup var list: ListOption
+    @Argument(help: .about("the watched parcel's number", value: "NUMBER")) var numbers: [String] = []
+
+    var listName: String? { list.list }
+
+    func run(on terminal: Terminal) async throws {
+        let session = try WatchListSession(self, terminal: terminal)
         let store = session.store
         let owner = try await session.owner()
-        let numbers = try session.numbers()
+        let numbers = try session.numbers(self.numbers, usage: "[options] NUMBER")
         guard numbers.count == 1, let number = numbers.first else {
             throw CommandFailure.usage("show: give one NUMBER")
         }
@@ -186,7 +258,7 @@ struct ShowCommand: ArgumentsCommand {
             throw CommandFailure.usage("show: \(number.formatted) is not on the watch list; add it with 'kuroneko add'")
         }
         let changes = try await store.changes(of: number, owner: owner) ?? []
-        if arguments.flag(.json) {
+        if json {
             var object = try WatchListSession.object(watch)
             object["changes"] = changes.map { change in
                 [
@@ -198,7 +270,7 @@ struct ShowCommand: ArgumentsCommand {
                 withJSONObject: object, options: [.sortedKeys, .prettyPrinted, .withoutEscapingSlashes])
             return terminal.print(String(decoding: data, as: UTF8.self))
         }
-        let english = try arguments.choice(.lang) == "en"
+        let english = lang == .english
         var lines = ["\(number.formatted)" + (watch.label.map { "  \($0)" } ?? "")]
         lines += RecordLines.lines(watch.record, english: english)
         if let since = watch.pageRefusedAt {
@@ -239,21 +311,39 @@ struct ShowCommand: ArgumentsCommand {
 }
 
 /// `kuroneko remove NUMBER...`: stop watching numbers.
-struct RemoveCommand: ArgumentsCommand {
-    static let spec = CommandCatalog.remove
-    let arguments: ArgumentList
-    let terminal: Terminal
+struct RemoveCommand: WatchListCommand {
+    static let configuration = CommandConfiguration.command(
+        "remove", usage: "[options] NUMBER... | --finished [--older-than DURATION]",
+        summary: "stop watching numbers",
+        description: [
+            "Removes the numbers from the watch list, with their history and pending webhooks; with --finished, "
+                + "every finished parcel (delivered, returned, or a number found to be wrong), or with --older-than "
+                + "only those last checked longer ago than that."
+        ],
+        examples: [
+            ("kuroneko remove 3277-5445-9830", "forget one parcel"),
+            ("kuroneko remove --finished --older-than 30d", "clear what was delivered over a month ago"),
+        ])
 
-    func run() async throws {
-        let session = try WatchListSession(arguments, terminal: terminal)
+    @Flag(help: "remove every finished parcel") var finished = false
+    @Option(help: .about("with --finished: only those finished longer ago (e.g. 30d, 12h)", value: "DURATION"))
+    var olderThan: String?
+    @OptionGroup var database: DatabaseOption
+    @OptionGroup var list: ListOption
+    @Argument(help: .about("the numbers to stop watching", value: "NUMBER")) var numbers: [String] = []
+
+    var listName: String? { list.list }
+
+    func run(on terminal: Terminal) async throws {
+        let session = try WatchListSession(self, terminal: terminal)
         let store = session.store
         let owner = try await session.owner()
-        if arguments.flag(.finished) {
-            guard arguments.operands.isEmpty else {
+        if finished {
+            guard numbers.isEmpty else {
                 throw CommandFailure.usage("remove: --finished removes every finished parcel; give no numbers with it")
             }
             var before: Date?
-            if let text = arguments.text(.olderThan) {
+            if let text = olderThan {
                 let olderThan = try WatchListSession.duration(
                     text, option: "--older-than", command: "remove", maximum: 86_400 * 3_650)
                 before = Date().addingTimeInterval(-(olderThan / .seconds(1)))
@@ -265,11 +355,11 @@ struct RemoveCommand: ArgumentsCommand {
             return terminal.print(
                 "removed \(removed.count) finished \(removed.count == 1 ? "parcel" : "parcels") from the watch list")
         }
-        if arguments.text(.olderThan) != nil {
+        if olderThan != nil {
             throw CommandFailure.usage("remove: --older-than goes with --finished")
         }
         var removed: [String] = []
-        for number in try session.numbers() {
+        for number in try session.numbers(numbers, usage: "[options] NUMBER... | --finished [--older-than DURATION]") {
             if try await store.remove(number, owner: owner) {
                 removed.append(number.digits)
             } else {
@@ -282,23 +372,35 @@ struct RemoveCommand: ArgumentsCommand {
 }
 
 /// `kuroneko refresh`: check every active watch now.
-struct RefreshCommand: ArgumentsCommand {
-    static let spec = CommandCatalog.refresh
-    let arguments: ArgumentList
-    let terminal: Terminal
+struct RefreshCommand: WatchListCommand {
+    static let configuration = CommandConfiguration.command(
+        "refresh", usage: "[options]", summary: "check every active watch now",
+        description: [
+            "Looks up every active watch now, ten per request to Yamato, with progress on a terminal, and prints "
+                + "each status change it finds."
+        ],
+        examples: [("kuroneko refresh", "check everything once")])
+
+    @OptionGroup var database: DatabaseOption
+    @OptionGroup var list: ListOption
+    @OptionGroup var client: ClientFlags
+    @Flag(name: .shortAndLong, help: .quiet) var quiet = false
+
+    var listName: String? { list.list }
+    var clientFlags: ClientFlags? { client }
 
     /// Where each watch that knows its carrier is followed.
     static func carriers(of watches: [Watch]) -> [TrackingNumber: Carrier] {
         Dictionary(watches.compactMap { watch in watch.carrier.map { (watch.number, $0) } }) { first, _ in first }
     }
 
-    func run() async throws {
-        let session = try WatchListSession(arguments, terminal: terminal)
+    func run(on terminal: Terminal) async throws {
+        let session = try WatchListSession(self, terminal: terminal)
         let store = session.store
         let owner = try await session.owner()
         let watches = try await store.watches(owner: owner, filter: .active, after: nil, limit: store.maxWatchesPerOwner)
         guard !watches.isEmpty else { return terminal.printError("kuroneko: no active watches to refresh") }
-        let failed = try await session.check(watches.map(\.number), carriers: Self.carriers(of: watches), quiet: false)
+        let failed = try await session.check(watches.map(\.number), carriers: Self.carriers(of: watches), quiet: quiet)
         terminal.print(
             "checked \(watches.count - failed) of \(watches.count) active \(watches.count == 1 ? "watch" : "watches")"
                 + (failed > 0 ? "; \(failed) could not be checked" : ""))
@@ -307,17 +409,33 @@ struct RefreshCommand: ArgumentsCommand {
 }
 
 /// `kuroneko watch`: keep checking until every parcel is finished.
-struct WatchCommand: ArgumentsCommand {
-    static let spec = CommandCatalog.watch
-    let arguments: ArgumentList
-    let terminal: Terminal
+struct WatchCommand: WatchListCommand {
+    static let configuration = CommandConfiguration.command(
+        "watch", usage: "[options]", summary: "keep checking until every parcel is finished",
+        description: [
+            "Checks every active watch, prints each change as it happens, waits, and checks again, until no parcel "
+                + "is left on its way. With --exec, runs the command (through /bin/sh) once per change, with the "
+                + "change as JSON on its standard input (the webhook body)."
+        ],
+        examples: [("kuroneko watch --interval 10m --exec 'cat >> changes.jsonl'", "every change, kept as JSON lines")])
 
-    func run() async throws {
-        let session = try WatchListSession(arguments, terminal: terminal)
+    @Option(help: .about("between rounds: seconds, or with s, m or h (default 5m)", value: "DURATION"))
+    var interval: String?
+    @Option(help: .about("run this for every change, the change as JSON on standard input", value: "COMMAND"))
+    var exec: String?
+    @OptionGroup var database: DatabaseOption
+    @OptionGroup var list: ListOption
+    @OptionGroup var client: ClientFlags
+
+    var listName: String? { list.list }
+    var clientFlags: ClientFlags? { client }
+
+    func run(on terminal: Terminal) async throws {
+        let session = try WatchListSession(self, terminal: terminal)
         let store = session.store
         let owner = try await session.owner()
-        let interval = try WatchListSession.duration(arguments.text(.interval) ?? "5m")
-        let command = arguments.text(.exec)
+        let interval = try WatchListSession.duration(self.interval ?? "5m")
+        let command = exec
         while true {
             let active = try await store.watches(
                 owner: owner, filter: .active, after: nil, limit: store.maxWatchesPerOwner)
@@ -334,25 +452,48 @@ struct WatchCommand: ArgumentsCommand {
 }
 
 /// `kuroneko keys create|list|revoke|open`: the API keys of `kuroneko serve`.
-struct KeysCommand: ArgumentsCommand {
-    static let spec = CommandCatalog.keys
-    let arguments: ArgumentList
-    let terminal: Terminal
+struct KeysCommand: WatchListCommand {
+    static let configuration = CommandConfiguration.command(
+        "keys", usage: "create --name NAME | list | revoke NAME | open",
+        summary: "API keys for kuroneko serve",
+        description: [
+            "Creates, lists and revokes the keys `kuroneko serve` asks for once any exists. A new key and its "
+                + "read-only calendar token are printed once; only their hashes are stored. Once a key has "
+                + "existed, revoking the last one leaves the API closed to everyone; `keys open` opens it to "
+                + "everyone without a key (kept in the database) until a key is created again. A key made without "
+                + "--list is a list of its own (its parcels apart from everyone else's; the first account's admins "
+                + "are its admins too); with --list it acts on that list with --role."
+        ],
+        examples: [
+            ("kuroneko keys create --name shop", "a key for the shop's system"),
+            ("kuroneko keys revoke shop", "revoke it"),
+            ("kuroneko keys create --name packing --list local --role staff", "a staff key for today's list"),
+        ])
 
-    func run() async throws {
-        let session = try WatchListSession(arguments, terminal: terminal)
+    @Option(help: .about("the new key's name", value: "NAME")) var name: String?
+    @OptionGroup var database: DatabaseOption
+    @OptionGroup var list: ListOption
+    @Option(help: .about("with --list: what the key may do there (default admin)", value: "ROLE")) var role: ListRole?
+    @Argument(
+        help: .about("create, list, revoke or open, and the key's name", value: "ACTION"),
+        completion: .list(["create", "list", "revoke", "open"]))
+    var operands: [String] = []
+
+    var listName: String? { list.list }
+
+    func run(on terminal: Terminal) async throws {
+        let session = try WatchListSession(self, terminal: terminal)
         let store = session.store
         let owner = try await session.owner()
-        let action = arguments.operands.first ?? "list"
+        let action = operands.first ?? "list"
         switch action {
         case "create":
-            guard let name = arguments.text(.name), !name.isEmpty, name.count <= 100 else {
+            guard let name, !name.isEmpty, name.count <= 100 else {
                 throw CommandFailure.usage("keys: create needs --name NAME (1 to 100 characters)")
             }
             let key = Secrets.random(prefix: "kn_")
             let calendar = Secrets.random(bytes: 16, prefix: "cal_")
-            let role = try arguments.choice(.role).flatMap(ListRole.init(rawValue:))
-            let forList = arguments.text(.list) != nil
+            let forList = list.list != nil
             if role != nil, !forList {
                 throw CommandFailure.usage("keys: --role is what the key may do in the list --list names; add --list")
             }
@@ -378,20 +519,20 @@ struct KeysCommand: ArgumentsCommand {
                 terminal.print("\(key.id)  \(key.name)  created \(JapanDateTime(key.createdAt).iso8601)  \(state)  \(list)")
             }
         case "revoke":
-            guard arguments.operands.count == 2 else {
+            guard operands.count == 2 else {
                 throw CommandFailure.usage("keys: usage: kuroneko keys revoke NAME")
             }
-            guard try await store.revokeKey(arguments.operands[1], now: Date()) else {
-                throw CommandFailure.usage("keys: no active key named \"\(arguments.operands[1])\"")
+            guard try await store.revokeKey(operands[1], now: Date()) else {
+                throw CommandFailure.usage("keys: no active key named \"\(operands[1])\"")
             }
-            await session.audit("key_revoked", arguments.operands[1], owner: owner)
+            await session.audit("key_revoked", operands[1], owner: owner)
             if try await store.keys().allSatisfy({ $0.revokedAt != nil }) {
                 terminal.print(
-                    "revoked \(arguments.operands[1]), the last active key: the API is now closed to everyone until a "
+                    "revoked \(operands[1]), the last active key: the API is now closed to everyone until a "
                         + "key is created (kuroneko keys create --name NAME) or it is opened without keys (kuroneko keys open)"
                 )
             } else {
-                terminal.print("revoked \(arguments.operands[1])")
+                terminal.print("revoked \(operands[1])")
             }
         case "open":
             let active = try await store.keys().filter { $0.revokedAt == nil }

@@ -8,26 +8,47 @@ import KuronekoStore
 /// What the watch-list commands (`add`, `list`, `show`, `remove`, `refresh`, `watch`, `keys`) share: the
 /// local database, opened from `--db` (no server needed; a server may use the same file at once), and the
 /// way numbers are checked and their changes recorded.
+protocol WatchListCommand: ToolCommand {
+    var database: DatabaseOption { get }
+    /// `--list`, for the commands that act on one list.
+    var listName: String? { get }
+    /// How carriers are asked, for the commands that ask them.
+    var clientFlags: ClientFlags? { get }
+}
+
+extension WatchListCommand {
+    var listName: String? { nil }
+    var clientFlags: ClientFlags? { nil }
+}
+
 struct WatchListSession {
-    let arguments: ArgumentList
+    /// The command's name, for messages.
+    let command: String
     let terminal: Terminal
     let store: any ListStore
-    var spec: CommandSpec { arguments.spec }
+    /// `--list NAME|ID`, where the command has it.
+    let list: String?
+    /// How carriers are asked, where the command asks them.
+    let clientFlags: ClientFlags?
 
-    init(_ arguments: ArgumentList, terminal: Terminal) throws(CommandFailure) {
-        self.arguments = arguments
+    init(_ command: some WatchListCommand, terminal: Terminal) throws(CommandFailure) {
+        self.command = command.name
         self.terminal = terminal
-        let path = arguments.text(.db) ?? SQLiteWatchStore.defaultPath(environment: terminal.environment)
+        list = command.listName
+        clientFlags = command.clientFlags
+        let path =
+            command.reader(terminal).text(command.database.db, .database)
+            ?? SQLiteWatchStore.defaultPath(environment: terminal.environment)
         do {
             store = try DatabaseLocation.open(path) { [terminal] line in terminal.printError("kuroneko: \(line)") }
         } catch {
-            throw .usage(DatabaseLocation.failure(arguments.command, path, error))
+            throw .usage(DatabaseLocation.failure(command.name, path, error))
         }
     }
 
     /// The list the command acts on: `--list NAME|ID` (`kuroneko lists` shows them), today's list without it.
     func owner() async throws -> WatchOwner {
-        guard spec.option(named: "--list") != nil, let wanted = arguments.text(.list) else { return .local }
+        guard let wanted = list else { return .local }
         let lists = try await store.lists()
         if let list = lists.first(where: { $0.id == wanted }) { return WatchOwner(id: list.id) }
         let named = lists.filter { $0.name == wanted }
@@ -35,20 +56,19 @@ struct WatchListSession {
         case 1: return WatchOwner(id: named[0].id)
         case 0:
             throw CommandFailure.usage(
-                "\(spec.name): --list: no list is named or numbered \"\(wanted.prefix(80))\"; kuroneko lists shows them")
+                "\(command): --list: no list is named or numbered \"\(wanted.prefix(80))\"; kuroneko lists shows them")
         default:
             throw CommandFailure.usage(
-                "\(spec.name): --list: \(named.count) lists are named \"\(wanted.prefix(80))\"; give one's id ("
+                "\(command): --list: \(named.count) lists are named \"\(wanted.prefix(80))\"; give one's id ("
                     + named.map(\.id).joined(separator: ", ") + ")")
         }
     }
 
-    func numbers() throws(CommandFailure) -> [TrackingNumber] {
-        let inputs = arguments.operands
+    /// The numbers given, each checked (at `carrier` when one is named); none is a usage error.
+    func numbers(_ inputs: [String], carrier: Carrier? = nil, usage: String) throws(CommandFailure) -> [TrackingNumber] {
         guard !inputs.isEmpty else {
-            throw .usage("\(spec.name): no tracking number given; usage: kuroneko \(spec.name) \(spec.synopsis)")
+            throw .usage("\(command): no tracking number given; usage: kuroneko \(command) \(usage)")
         }
-        let carrier = spec.option(named: "--carrier") == nil ? nil : try arguments.carrier(.carrier)
         return try NumberInput.validated(inputs, carrier: carrier, skipInvalid: false).numbers
     }
 
@@ -57,7 +77,9 @@ struct WatchListSession {
     /// what a carrier gets.
     func client() throws -> MultiCarrierClient {
         let clock = SystemClock()
-        return try ClientOptions.client(try ClientOptions.configurations(arguments)) { configuration in
+        let reader = OptionReader(command: command, environment: terminal.environment)
+        let configurations = try clientFlags?.configurations(reader) ?? Carrier.allCases.map(TrackingClient.Configuration.defaults(for:))
+        return try ClientFlags.client(configurations) { configuration in
             guard let shared = store.shared else { return nil }
             return try shared.upstreamBudget(
                 carrier: configuration.carrier, maxConcurrent: configuration.maxConcurrentRequests,
@@ -76,7 +98,7 @@ struct WatchListSession {
         let schedule = PollSchedule()
         var failed = 0
         let progress =
-            quiet || (spec.option(named: "--quiet") != nil && arguments.flag(.quiet)) || !terminal.errorIsTerminal
+            quiet || !terminal.errorIsTerminal
             ? nil
             : TrackProgress(total: numbers.count, distinct: Set(numbers).count, client: client, terminal: terminal)
         progress?.start()

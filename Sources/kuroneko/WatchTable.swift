@@ -6,7 +6,7 @@ import KuronekoStore
 /// in terminal columns (wide and full-width characters take two), so every row lines up in Japanese and
 /// English; given `columns`, the label and last-event cells are cut with `…` until the table fits.
 struct WatchTable {
-    let language: OutputOptions.Language
+    let language: Language
     let colored: Bool
     var columns: Int? = nil
 

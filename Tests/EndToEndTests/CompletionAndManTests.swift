@@ -2,8 +2,8 @@ import Foundation
 import KuronekoTestSupport
 import Testing
 
-/// The completion scripts and the man page, generated from the command descriptions, as the shells and
-/// man(1) read them.
+/// The completion scripts (swift-argument-parser's, from the commands' declared options) and the man page (from
+/// its help data), as the shells and man(1) read them.
 @Suite("completions and the man page", .timeLimit(.minutes(10)))
 struct CompletionAndManTests {
     private static func installed(_ path: String) -> Bool { FileManager.default.isExecutableFile(atPath: path) }
@@ -23,17 +23,23 @@ struct CompletionAndManTests {
             """
             source <(kuroneko completion bash) || exit 3
             complete -p kuroneko
-            COMP_WORDS=(kuroneko tr); COMP_CWORD=1; _kuroneko; echo "commands: ${COMPREPLY[*]}"
-            COMP_WORDS=(kuroneko track --la); COMP_CWORD=2; _kuroneko; echo "options: ${COMPREPLY[*]}"
-            COMP_WORDS=(kuroneko track --lang ''); COMP_CWORD=3; _kuroneko; echo "values: ${COMPREPLY[*]}"
-            COMP_WORDS=(kuroneko serve --ttl); COMP_CWORD=2; _kuroneko; echo "serve: ${COMPREPLY[*]}"
+            # As bash calls it: the words, the cursor, and the command, the word and the one before as arguments.
+            c() {
+                local label=$1; shift
+                COMP_WORDS=(kuroneko "$@"); COMP_CWORD=$#; COMP_LINE="kuroneko $*"; COMP_POINT=${#COMP_LINE}
+                COMPREPLY=()
+                _kuroneko kuroneko "${COMP_WORDS[COMP_CWORD]}" "${COMP_WORDS[COMP_CWORD - 1]}"
+                echo "$label ${COMPREPLY[*]}"
+            }
+            c commands: tr; c options: track --la; c values: track --lang ''; c serve: serve --ttl
+            c actions: keys ''
             """)
         #expect(outcome.status == 0, "\(outcome.standardError)")
         #expect(outcome.standardError.isEmpty)
         #expect(
             outcome.standardOutput
-                == "complete -F _kuroneko kuroneko\ncommands: track\noptions: --lang\nvalues: ja en\n"
-                + "serve: --ttl-terminal --ttl-active --ttl-invalid\n")
+                == "complete -o filenames -F _kuroneko kuroneko\ncommands: track\noptions: --lang\nvalues: ja en\n"
+                + "serve: --ttl-terminal --ttl-active --ttl-invalid\nactions: create list revoke open\n")
         let syntax = try await Self.shell("/bin/bash", "bash -n <(kuroneko completion bash)")
         #expect(syntax.status == 0, "\(syntax.standardError)")
     }
@@ -61,7 +67,8 @@ struct CompletionAndManTests {
             "kuroneko completion fish | source; complete -C 'kuroneko tr'; complete -C 'kuroneko track --lang '")
         #expect(outcome.status == 0, "\(outcome.standardError)")
         let lines = outcome.standardOutput.split(separator: "\n").map { $0.split(separator: "\t").first ?? "" }
-        #expect(lines == ["track", "en", "ja"])
+        #expect(lines.first == "track")
+        #expect(Set(lines.dropFirst()) == ["en", "ja"])
     }
 
     @Test("the committed docs/man/kuroneko.1 is what `kuroneko help --man` prints")

@@ -120,10 +120,10 @@ struct TrackForPeopleTests {
         "-- ends the options; a mistyped command or option gets the closest one suggested",
         arguments: [
             (["trak", "1"], "unknown command 'trak'; did you mean 'track'?"),
-            (["track", "--jsn", "1"], "unknown option '--jsn'; did you mean --json?"),
+            (["track", "--jsn", "1"], "track: Unknown option '--jsn'. Did you mean '--json'?"),
             (["track", "--", "--json"], "\"--json\" contains \"j\""),
             (["help", "sreve"], "unknown command 'sreve'; did you mean 'serve'?"),
-            (["track", "--quiet=1", "1"], "option --quiet takes no value"),
+            (["track", "--quiet=1", "1"], "track: The option '--quiet' does not take any value"),
             (["completion", "tcsh"], "'tcsh' is not a shell it knows"),
         ])
     func suggestions(arguments: [String], message: String) async throws {

@@ -83,7 +83,7 @@ struct RowRecord {
 /// batch's new numbers looked up in the file's order, every row written as soon as its answer is known,
 /// problems said (at most 20, the rest counted), and the summary.
 struct ImportRun {
-    let command: ImportCommand
+    let command: ImportJob
     let session: WatchListSession?
     /// The list `--watch` adds to (`--list`).
     var owner: WatchOwner = .local
@@ -97,7 +97,7 @@ struct ImportRun {
     private var rememberedOrder: [TrackingNumber] = []
     private let schedule = PollSchedule()
 
-    init(command: ImportCommand, session: WatchListSession?) {
+    init(command: ImportJob, session: WatchListSession?) {
         self.command = command
         self.session = session
     }
@@ -139,7 +139,7 @@ struct ImportRun {
             let layout: ImportSheet
             do {
                 layout = try ImportSheet(
-                    first: cells, column: command.columns.number, labelColumn: command.arguments.text(.labelColumn),
+                    first: cells, column: command.columns.number, labelColumn: command.labelColumn,
                     chosen: command.columns.roles, layout: known, row: searched[at].row)
             } catch {
                 throw CommandFailure.usage("import: \(error)")
@@ -213,7 +213,7 @@ struct ImportRun {
                 summary.rows += 1
                 summary.skipped += 1
                 problems += 1
-                if problems <= ImportCommand.printedProblems { terminal.printError("kuroneko: \(reason); skipped") }
+                if problems <= ImportJob.printedProblems { terminal.printError("kuroneko: \(reason); skipped") }
             case .number(let tracking):
                 summary.rows += 1
                 if let known = remembered[tracking] {
@@ -225,7 +225,7 @@ struct ImportRun {
                         let (record, refused) = sheet.record.record(of: cells)
                         for problem in refused {
                             problems += 1
-                            if problems <= ImportCommand.printedProblems {
+                            if problems <= ImportJob.printedProblems {
                                 terminal.printError("kuroneko: row \(number): \(problem); kept without it")
                             }
                         }
@@ -266,7 +266,7 @@ struct ImportRun {
         }
         flush(&self)
         guard !order.isEmpty else { return }
-        let client = try session?.client() ?? ClientOptions.client(command.configurations)
+        let client = try session?.client() ?? ClientFlags.client(command.configurations)
         var run = self
         // Numbers whose row names their carrier are asked there; the rest where their form says, each carrier's
         // numbers together (rows are still written in the file's order).
@@ -293,7 +293,7 @@ struct ImportRun {
             }
             if let store = run.session?.store {
                 let row = described[answer.number]
-                try await ImportCommand.watch(
+                try await ImportJob.watch(
                     answer, label: row?.label, record: row?.record, carrier: group.carrier, store: store,
                     owner: run.owner, schedule: run.schedule)
                 run.summary.watched += 1
@@ -329,9 +329,9 @@ struct ImportRun {
     /// Keeps an answer for a number that comes again, forgetting the oldest past the bound.
     private mutating func remember(_ number: TrackingNumber, _ result: Result<Shipment, TrackingError>) {
         if remembered.updateValue(result, forKey: number) == nil { rememberedOrder.append(number) }
-        if rememberedOrder.count > ImportCommand.rememberedAnswers * 2 {
+        if rememberedOrder.count > ImportJob.rememberedAnswers * 2 {
             // Dropped in halves, so the bound costs nothing per answer.
-            let dropped = rememberedOrder.prefix(rememberedOrder.count - ImportCommand.rememberedAnswers)
+            let dropped = rememberedOrder.prefix(rememberedOrder.count - ImportJob.rememberedAnswers)
             for old in dropped { remembered[old] = nil }
             rememberedOrder.removeFirst(dropped.count)
         }
@@ -340,9 +340,9 @@ struct ImportRun {
     /// The end: the rest of the problems counted, the failures by cause, the summary.
     mutating func finish() async throws {
         writer?.finish()
-        if problems > ImportCommand.printedProblems {
+        if problems > ImportJob.printedProblems {
             terminal.printError(
-                "kuroneko: \(problems - ImportCommand.printedProblems) more rows skipped (their error column says why)")
+                "kuroneko: \(problems - ImportJob.printedProblems) more rows skipped (their error column says why)")
         }
         for line in failures.lines { terminal.printError("kuroneko: \(line)") }
         if let replaced = writer?.replaced, replaced > 0 {
