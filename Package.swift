@@ -58,7 +58,9 @@ let package = Package(
             providers: [.apt(["libssl-dev"])]
         ),
         // The watch list behind a protocol: models, statements, migrations, the SQLite engine, the outbox.
-        .target(name: "KuronekoStore", dependencies: ["Kuroneko", "CSQLite"]),
+        .target(
+            name: "KuronekoStore",
+            dependencies: ["Kuroneko", "CSQLite", .product(name: "Logging", package: "swift-log")]),
         .systemLibrary(
             name: "CQRencode",
             pkgConfig: "libqrencode",
@@ -69,8 +71,12 @@ let package = Package(
             pkgConfig: "libmosquitto",
             providers: [.apt(["libmosquitto-dev"])]
         ),
-        // Outbound channels (today the signed webhook and the address guard); knows no storage.
-        .target(name: "KuronekoNotify", dependencies: ["Kuroneko", "CCrypto", "CCurl", "CMosquitto"]),
+        // Random secrets, hashes, HMAC, P-256 keys and base64url, over OpenSSL's libcrypto.
+        .target(name: "KuronekoCrypto", dependencies: ["CCrypto"]),
+        // People's credentials: scrypt password hashes and passkeys (WebAuthn) checked; knows no storage.
+        .target(name: "KuronekoAccounts", dependencies: ["KuronekoCrypto"]),
+        // Notifications out (channels, webhooks, Web Push, mail), mail in (IMAP) and MQTT; knows no storage.
+        .target(name: "KuronekoNotify", dependencies: ["Kuroneko", "KuronekoCrypto", "CCrypto", "CCurl", "CMosquitto"]),
         .systemLibrary(
             name: "CPostgres",
             pkgConfig: "libpq",
@@ -79,7 +85,9 @@ let package = Package(
         // Shops' sheets read (CSV and its encodings, the layouts of label tools and marketplaces) for the import:
         // what the CLI and the server both take.
         .target(name: "KuronekoSheets", dependencies: ["Kuroneko", "KuronekoStore"]),
-        .target(name: "KuronekoPostgres", dependencies: ["Kuroneko", "KuronekoStore", "CPostgres"]),
+        .target(
+            name: "KuronekoPostgres",
+            dependencies: ["Kuroneko", "KuronekoStore", "CPostgres", .product(name: "Logging", package: "swift-log")]),
         .target(name: "KuronekoProcess"),
         .target(name: "KuronekoSimulator", dependencies: ["Kuroneko", "KuronekoHTTP"]),
         .executableTarget(name: "EmbedWebAssetsTool", path: "Plugins/EmbedWebAssetsTool"),
@@ -91,7 +99,7 @@ let package = Package(
             name: "KuronekoServer",
             dependencies: [
                 "Kuroneko", "KuronekoHTTP", "KuronekoStore", "KuronekoPostgres", "KuronekoNotify", "KuronekoWebApp",
-                "KuronekoSheets", "CQRencode", .product(name: "Logging", package: "swift-log"),
+                "KuronekoSheets", "KuronekoCrypto", "KuronekoAccounts", "CQRencode", .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "CoreMetrics", package: "swift-metrics"),
             ],
@@ -100,8 +108,8 @@ let package = Package(
             name: "kuroneko",
             dependencies: [
                 "Kuroneko", "KuronekoHTTP", "KuronekoServer", "KuronekoSimulator", "KuronekoStore", "KuronekoNotify",
-                "KuronekoProcess", "KuronekoWebApp", "KuronekoSheets", .product(name: "Logging", package: "swift-log"),
-                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                "KuronekoProcess", "KuronekoWebApp", "KuronekoSheets", "KuronekoCrypto", "KuronekoAccounts",
+                .product(name: "Logging", package: "swift-log"), .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]),
         .executableTarget(
             name: "ParserBenchmark",
@@ -117,7 +125,7 @@ let package = Package(
             path: "bench/HitPathBenchmark"),
         .target(
             name: "KuronekoTestSupport",
-            dependencies: ["Kuroneko", "KuronekoHTTP", "KuronekoNotify", "KuronekoProcess"],
+            dependencies: ["Kuroneko", "KuronekoHTTP", "KuronekoNotify", "KuronekoCrypto", "KuronekoProcess"],
             path: "Tests/KuronekoTestSupport"
         ),
         .testTarget(name: "KuronekoTests", dependencies: ["Kuroneko", "KuronekoTestSupport"]),
@@ -127,18 +135,19 @@ let package = Package(
             name: "KuronekoServerTests",
             dependencies: [
                 "KuronekoServer", "KuronekoHTTP", "KuronekoStore", "KuronekoNotify", "KuronekoWebApp", "KuronekoSheets",
-                "KuronekoTestSupport",
+                "KuronekoCrypto", "KuronekoAccounts", "KuronekoTestSupport",
             ]),
         .testTarget(
             name: "KuronekoStoreTests",
             dependencies: [
                 "KuronekoStore", "KuronekoNotify", "KuronekoServer", "KuronekoPostgres", "KuronekoTestSupport",
+                "KuronekoHTTP", "KuronekoCrypto", "KuronekoAccounts", .product(name: "Logging", package: "swift-log"),
             ]),
         .testTarget(
             name: "EndToEndTests",
             dependencies: [
                 "kuroneko", "KuronekoServer", "KuronekoSimulator", "KuronekoHTTP", "KuronekoStore", "KuronekoNotify",
-                "KuronekoProcess", "KuronekoSheets",
+                "KuronekoProcess", "KuronekoSheets", "KuronekoCrypto", "KuronekoAccounts",
                 "KuronekoPostgres", "KuronekoTestSupport",
             ]),
     ]

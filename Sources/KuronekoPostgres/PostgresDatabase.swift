@@ -1,4 +1,5 @@
 import Foundation
+import Logging
 import KuronekoStore
 import Synchronization
 
@@ -34,11 +35,11 @@ public final class PostgresDatabase: SQLDatabase {
 
     /// Connects once (to fail early with a clear message) and brings the schema up to date, under an
     /// advisory lock so that servers starting together migrate once.
-    /// A database from a newer Kuroneko is refused untouched (``NewerSchemaError``); `announce` is told what
+    /// A database from a newer Kuroneko is refused untouched (``NewerSchemaError``); `log` is told what
     /// each migration does before it runs.
     public init(
         url: String, maximumConnections: Int = 4, waitLimit: Duration = .seconds(5),
-        announce: (@Sendable (String) -> Void)? = nil
+        log: Logger? = nil
     ) throws {
         self.url = url
         self.maximumConnections = maximumConnections
@@ -46,7 +47,7 @@ public final class PostgresDatabase: SQLDatabase {
         permits = DispatchSemaphore(value: maximumConnections)
         callers = Permits(maximumConnections)
         slots = (0..<maximumConnections).map { _ in Slot() }
-        trigram.store(try PostgresSchema.migrate(self, announce: announce), ordering: .releasing)
+        trigram.store(try PostgresSchema.migrate(self, log: log), ordering: .releasing)
     }
 
     /// Runs `body` in a transaction on a pooled connection, on a thread of the database's queue: a round

@@ -1,4 +1,5 @@
 import Foundation
+import Logging
 import KuronekoStore
 
 /// The watch store's tables on PostgreSQL, one migration per version, applied at start under an advisory
@@ -284,7 +285,7 @@ enum PostgresSchema {
     /// Applies what is missing, on one connection holding the advisory lock; then, where the database lets
     /// it, the pg_trgm extension and a trigram index on the search text. - Returns: whether the index is there.
     @discardableResult
-    static func migrate(_ database: PostgresDatabase, announce: (@Sendable (String) -> Void)?) throws -> Bool {
+    static func migrate(_ database: PostgresDatabase, log: Logger?) throws -> Bool {
         let location = PostgresDatabase.redacted(database.url)
         return try database.withConnection { connection in
             try connection.execute("SELECT pg_advisory_lock(\(migrationLock))")
@@ -295,11 +296,11 @@ enum PostgresSchema {
                 found: current, supported: migrations.map(\.version).max() ?? 0, location: location)
             let found = current
             if found == 0, let last = migrations.map(\.version).max() {
-                announce?(SchemaVersions.creation(location: location, version: last))
+                SchemaVersions.announce(creating: location, version: last, on: log)
             }
             for migration in migrations where migration.version > current {
                 if found > 0 {
-                    announce?(SchemaVersions.announcement(location: location, from: current, to: migration.version))
+                    SchemaVersions.announce(migrating: location, from: current, to: migration.version, on: log)
                 }
                 current = migration.version
                 try connection.transaction {
@@ -308,7 +309,7 @@ enum PostgresSchema {
                     try connection.execute("INSERT INTO kuroneko_schema (version) VALUES (\(migration.version))")
                 }
             }
-            return try trigramSearch(on: connection, location: location, announce: announce)
+            return try trigramSearch(on: connection, location: location, log: log)
         }
     }
 
@@ -316,7 +317,7 @@ enum PostgresSchema {
     /// the database's owner may create it); a role that may not is told once how the search stays correct,
     /// only slower on a long list, and what an administrator can run.
     private static func trigramSearch(
-        on connection: PostgresConnection, location: String, announce: (@Sendable (String) -> Void)?
+        on connection: PostgresConnection, location: String, log: Logger?
     ) throws -> Bool {
         let exists = "SELECT 1 FROM pg_indexes WHERE indexname = '\(trigramIndex)'"
         if try !connection.run(exists).isEmpty { return true }
@@ -326,9 +327,12 @@ enum PostgresSchema {
                 "CREATE INDEX IF NOT EXISTS \(trigramIndex) ON watches USING gin (search_text gin_trgm_ops)")
             return true
         } catch {
-            announce?(
-                "\(location): searching a long watch list reads it whole: the trigram index could not be made "
-                    + "(\(error)); an administrator can run CREATE EXTENSION pg_trgm in the database")
+            log?.warning(
+                """
+                searching a long watch list reads it whole: the trigram index could not be made; an administrator \
+                can run CREATE EXTENSION pg_trgm in the database
+                """,
+                metadata: ["db": .string(location), "error": "\(error)"])
             return false
         }
     }
@@ -340,12 +344,12 @@ public typealias PostgresWatchStore = SQLWatchStore<PostgresDatabase>
 extension SQLWatchStore where Database == PostgresDatabase {
     /// Connects to `url` (a libpq connection string or `postgres://` URL) and migrates.
     public convenience init(
-        url: String, announce: (@Sendable (String) -> Void)? = nil,
+        url: String, log: Logger? = nil,
         maxWatchesPerOwner: Int = WatchLimits.defaultWatchesPerOwner,
         unregisteredGrace: Double = WatchLimits.unregisteredGrace
     ) throws {
         self.init(
-            database: try PostgresDatabase(url: url, announce: announce), maxWatchesPerOwner: maxWatchesPerOwner,
+            database: try PostgresDatabase(url: url, log: log), maxWatchesPerOwner: maxWatchesPerOwner,
             unregisteredGrace: unregisteredGrace)
     }
 }

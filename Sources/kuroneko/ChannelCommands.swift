@@ -4,6 +4,7 @@ import Kuroneko
 import KuronekoNotify
 import KuronekoServer
 import KuronekoStore
+import KuronekoCrypto
 
 /// `kuroneko channels add|list|remove`: the local owner's notification channels, on the local database.
 struct ChannelsCommand: WatchListCommand {

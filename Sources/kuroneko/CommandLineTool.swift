@@ -70,27 +70,32 @@ struct CommandLineTool {
             throw CommandFailure.usage("no command given; use 'kuroneko track NUMBER...' or see 'kuroneko --help'")
         }
         if !first.hasPrefix("-") { try Self.checkCommand(first) }
+        var parsed: any ParsableCommand
         do {
-            var parsed = try KuronekoTool.parseAsRoot(arguments)
-            guard let command = parsed as? any ToolCommand else {
-                // swift-argument-parser's own answers (a command's help) run as it runs them.
-                return try parsed.run()
-            }
-            try await command.run(on: terminal)
-        } catch let error where !(error is CommandFailure) && !(error is CancellationError) && Self.isParser(error) {
-            // --help, --version and the completion scripts' requests end here, with what they print.
-            if KuronekoTool.exitCode(for: error) == .success {
-                return terminal.print(KuronekoTool.fullMessage(for: error))
-            }
-            // Named by the command it is about, as the commands' own messages are.
-            let command = KuronekoTool.commandNames.contains(first) ? "\(first): " : ""
-            throw CommandFailure.usage(command + Self.oneLine(KuronekoTool.message(for: error)))
+            parsed = try KuronekoTool.parseAsRoot(arguments)
+        } catch {
+            return try answer(error, command: first)
         }
+        guard let command = parsed as? any ToolCommand else {
+            // swift-argument-parser's own commands (a command's help) run as it runs them, and end in an answer.
+            do {
+                try parsed.run()
+            } catch {
+                try answer(error, command: first)
+            }
+            return
+        }
+        try await command.run(on: terminal)
     }
 
-    /// An error swift-argument-parser made (a help request, a bad command line), not a command's own.
-    static func isParser(_ error: any Error) -> Bool {
-        String(reflecting: type(of: error)).hasPrefix("ArgumentParser.")
+    /// What swift-argument-parser ended with: --help, --version and the completion scripts' requests print their
+    /// text; anything else is a usage error, named by the command it is about as the commands' own messages are.
+    private func answer(_ error: any Error, command: String) throws(CommandFailure) {
+        if KuronekoTool.exitCode(for: error) == .success {
+            return terminal.print(KuronekoTool.fullMessage(for: error))
+        }
+        let named = KuronekoTool.commandNames.contains(command) ? "\(command): " : ""
+        throw .usage(named + Self.oneLine(KuronekoTool.message(for: error)))
     }
 
     /// A command that does not exist, named with the closest one that does.

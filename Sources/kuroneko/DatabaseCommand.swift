@@ -55,7 +55,7 @@ struct DatabaseCommand: ToolCommand {
         }
         let store: any WatchStore
         do {
-            store = try DatabaseLocation.open(location) { [terminal] line in terminal.printError("kuroneko: \(line)") }
+            store = try DatabaseLocation.open(location, log: terminal.notices)
         } catch {
             throw CommandFailure.usage(DatabaseLocation.failure("db", location, error))
         }

@@ -4,6 +4,7 @@ import Kuroneko
 import KuronekoNotify
 import KuronekoServer
 import KuronekoStore
+import KuronekoCrypto
 
 /// `kuroneko notices`: the local owner's customer-notice settings shown or set from a JSON file, and one
 /// parcel's notice previewed as the server renders it (the queued one as it is sent).

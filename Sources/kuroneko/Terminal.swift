@@ -1,4 +1,7 @@
 import Foundation
+import KuronekoHTTP
+import KuronekoServer
+import Logging
 
 /// Where output goes, and what kind of place that is.
 struct Terminal: Sendable {
@@ -50,5 +53,15 @@ struct Terminal: Sendable {
     /// Writes to standard error as it is, without a newline (progress lines).
     func writeError(_ text: String) {
         FileHandle.standardError.write(Data(text.utf8))
+    }
+}
+
+extension Terminal {
+    /// What the libraries say to the person running a command (a database created or migrated): text lines
+    /// on standard error, `kuroneko: ` first, values as fields.
+    var notices: Logger {
+        Logger.lines("kuroneko", format: .text, prefix: "kuroneko: ", fieldOrder: ServerLogging.fieldOrder) { line in
+            printError(line)
+        }
     }
 }

@@ -3,6 +3,7 @@ import Foundation
 import Kuroneko
 import KuronekoNotify
 import KuronekoStore
+import KuronekoAccounts
 
 /// `kuroneko users`: the people who sign in to the web app. `add NAME` makes an account, its password read from
 /// standard input (one line, never the command line); the first account made is the admin of every list that

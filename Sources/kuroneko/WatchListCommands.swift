@@ -4,6 +4,7 @@ import Kuroneko
 import KuronekoNotify
 import KuronekoServer
 import KuronekoStore
+import KuronekoCrypto
 
 /// `kuroneko add NUMBER...`: watch numbers, check each once, and show them.
 struct AddCommand: WatchListCommand {

@@ -40,7 +40,7 @@ struct WatchListSession {
             command.reader(terminal).text(command.database.db, .database)
             ?? SQLiteWatchStore.defaultPath(environment: terminal.environment)
         do {
-            store = try DatabaseLocation.open(path) { [terminal] line in terminal.printError("kuroneko: \(line)") }
+            store = try DatabaseLocation.open(path, log: terminal.notices)
         } catch {
             throw .usage(DatabaseLocation.failure(command.name, path, error))
         }

@@ -171,5 +171,19 @@ import Testing
             compared += 1
         }
         #expect(compared >= 15)
+        // And every variable serve reads is there, commented, for the operator to set.
+        let listed = Set(text.split(separator: "\n").compactMap { line -> String? in
+            guard line.hasPrefix("#KURONEKO_"), let equals = line.firstIndex(of: "=") else { return nil }
+            return String(line.dropFirst()[..<equals])
+        })
+        var variables = 0
+        var rest = help[...]
+        while let range = rest.range(of: "[env ") {
+            let name = rest[range.upperBound...].prefix { $0 != "]" }
+            #expect(listed.contains(String(name)), "packaging/kuroneko.default does not list \(name)")
+            variables += 1
+            rest = rest[range.upperBound...]
+        }
+        #expect(variables >= 50)
     }
 }

@@ -58,13 +58,13 @@ struct MailboxScaleTests {
 
         // Numbered afresh: the folder is read again, and the removed watch stays removed.
         try await imap.renumber()
-        #expect(await server.waitForLog("UIDVALIDITY changed from"), "\(server.logSoFar.suffix(800))")
+        #expect(await server.waitForLog("mailbox UIDVALIDITY changed; the folder is read again"), "\(server.logSoFar.suffix(800))")
         #expect(try await eventually { try await MailboxTests.metric("kuroneko_mailbox_messages_read_total", of: server) ?? 0 >= 4 })
         #expect(try await Self.watches(server).isEmpty, "a watch the user removed came back")
 
         // Numbered afresh again within the hour (a server that renumbers at every session): read on, no loop.
         try await imap.renumber()
-        #expect(await server.waitForLog("UIDVALIDITY changed again"), "\(server.logSoFar.suffix(800))")
+        #expect(await server.waitForLog("mailbox UIDVALIDITY changed again within the hour"), "\(server.logSoFar.suffix(800))")
         try await imap.append("yamato-notice.eml")
         #expect(try await eventually { try await Self.watches(server).count == 1 }, "\(server.logSoFar.suffix(800))")
         let polls = try await MailboxTests.metric("kuroneko_mailbox_polls_total", of: server) ?? 0

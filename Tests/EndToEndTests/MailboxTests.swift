@@ -115,7 +115,7 @@ struct MailboxTests {
         let database = FileManager.default.temporaryDirectory.appendingPathComponent("mailbox-\(UUID().uuidString).sqlite").path
         let first = try await Self.serve(imap, database: database)
         let api = SocketClient(port: first.port)
-        #expect(await first.waitForLog("read 3 new messages (UID 1–3), 3 parcels watched"), "\(first.logSoFar.suffix(800))")
+        #expect(await first.waitForLog("/INBOX messages=3 uids=1-3 watched=3"), "\(first.logSoFar.suffix(800))")
         let watches = try JSON(data: try await api.get("/v1/watches").body)["watches"]?.elements ?? []
         #expect(Set(watches.compactMap { $0["label"]?.string }) == ["Amazon.co.jp 503-1234567-7654321", "Apple Store W1234567890"])
         let amazon = try #require(watches.first { $0["label"]?.string?.hasPrefix("Amazon") == true })
@@ -131,14 +131,14 @@ struct MailboxTests {
         try await imap.append("yamato-notice.eml")
         let second = try await Self.serve(imap, database: database)
         defer { second.terminate() }
-        #expect(await second.waitForLog("read 1 new message (UID 4), 1 parcel watched"), "\(second.logSoFar.suffix(800))")
+        #expect(await second.waitForLog("/INBOX messages=1 uids=4 watched=1"), "\(second.logSoFar.suffix(800))")
         #expect(
             try await eventually {
                 try JSON(data: try await SocketClient(port: second.port).get("/v1/watches").body)["watches"]?.elements.count == 4
             })
         // Polls go on finding nothing new.
         #expect(try await eventually { try await Self.metric("kuroneko_mailbox_polls_total", of: second) ?? 0 >= 3 })
-        #expect(!second.logSoFar.contains("UID 1"), "a message read before was read again")
+        #expect(!second.logSoFar.contains("uids=1"), "a message read before was read again")
         #expect(try await Self.metric("kuroneko_mailbox_messages_read_total", of: second) == 1)
     }
 
@@ -155,7 +155,7 @@ struct MailboxTests {
         let url = "imaps://hanako@127.0.0.1:\(imap.port)/通販"
         let server = try await Self.serve(imap, database: database, url: url)
         defer { server.terminate() }
-        #expect(await server.waitForLog("read 1 new message (UID 1), 1 parcel watched"), "\(server.logSoFar.suffix(800))")
+        #expect(await server.waitForLog("/通販 messages=1 uids=1 watched=1"), "\(server.logSoFar.suffix(800))")
         let watches = try JSON(data: try await SocketClient(port: server.port).get("/v1/watches").body)["watches"]?.elements ?? []
         #expect(watches.compactMap { $0["label"]?.string } == ["Amazon.co.jp 503-1234567-7654321"], "only the folder's mail")
         #expect(watches.first?["source"]?["mailbox"]?.string == url, "\(watches)")
@@ -172,7 +172,7 @@ struct MailboxTests {
         let database = FileManager.default.temporaryDirectory.appendingPathComponent("mailbox-\(UUID().uuidString).sqlite").path
         let server = try await Self.serve(imap, database: database, more: ["--mailbox-move-to", "処理済み"])
         defer { server.terminate() }
-        #expect(await server.waitForLog("moved 2 shipping mails to 処理済み"), "\(server.logSoFar.suffix(800))")
+        #expect(await server.waitForLog("/INBOX messages=2 to=処理済み"), "\(server.logSoFar.suffix(800))")
         // The order confirmation with no number stays; the mail whose shop delivers itself is handled too.
         #expect(try await imap.ask { try $0.uids(after: 0) } == [2])
         #expect(try await imap.ask(folder: "処理済み") { try $0.uids(after: 0).count } == 2)
@@ -218,7 +218,7 @@ struct MailboxTests {
         try await imap.append("amazon-shipped.eml")
         let fixed = try await Self.serve(imap, database: database, more: ["--allow-private-webhooks"])
         defer { fixed.terminate() }
-        #expect(await fixed.waitForLog("read 1 new message (UID 1), 1 parcel watched"), "\(fixed.logSoFar.suffix(800))")
+        #expect(await fixed.waitForLog("/INBOX messages=1 uids=1 watched=1"), "\(fixed.logSoFar.suffix(800))")
         #expect(await receiver.waitForAnswers(timeout: .seconds(120)) { $0.count >= 2 })
         #expect(String(decoding: receiver.requests[1].body, as: UTF8.self).contains("Kuroneko reads the shipping mails of \(imap.url) again"))
         #expect(try await eventually { try await Self.metric("kuroneko_mailbox_polls_total", of: fixed) ?? 0 >= 3 })

@@ -159,7 +159,7 @@ struct PageChangeTests {
                 let degraded = try Self.json(try await api.get("/readyz"))["degraded"]?.elements ?? []
                 return degraded.first?["detail"]?.string?.hasPrefix("the canary's page was not understood") == true
             })
-        #expect(await server.waitForLog("carrier=yamato page not understood: the canary's page was not understood"))
+        #expect(await server.waitForLog("carrier's page not understood carrier=yamato reason=the canary's page was not understood"))
         #expect(!server.logSoFar.contains(canary.digits), "the canary's number is not logged")
     }
 

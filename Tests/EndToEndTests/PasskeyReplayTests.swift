@@ -7,6 +7,8 @@ import KuronekoServer
 import KuronekoStore
 import KuronekoTestSupport
 import Testing
+import KuronekoCrypto
+import KuronekoAccounts
 
 /// A passkey's answer is taken once, on any server of a shared database: a captured sign-in sent again is refused
 /// on the server that took it and on another, even from an authenticator without a counter (which always says 0).

@@ -6,6 +6,7 @@ import KuronekoStore
 import KuronekoTestSupport
 import Synchronization
 import Testing
+import KuronekoCrypto
 
 /// Webhooks through real sockets to a local receiver that checks signatures, and the watch list surviving
 /// `kill -9`.

@@ -1,6 +1,7 @@
 import Foundation
 import KuronekoNotify
 import Testing
+import KuronekoAccounts
 
 @testable import KuronekoServer
 

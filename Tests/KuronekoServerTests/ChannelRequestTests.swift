@@ -2,6 +2,7 @@ import Foundation
 import Kuroneko
 @testable import KuronekoNotify
 import Testing
+import KuronekoCrypto
 
 /// What each kind of channel is sent, in the shape its service documents, and the messages themselves.
 @Suite("Channel messages")

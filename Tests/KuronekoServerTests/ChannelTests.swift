@@ -8,6 +8,7 @@ import KuronekoStore
 import KuronekoTestSupport
 import Synchronization
 import Testing
+import KuronekoCrypto
 
 /// `/v1/channels` with hostile input, and the deliverer: a change reaches a push subscription encrypted
 /// and signed; 410 ends the channel; 429 waits for Retry-After; quiet hours hold what is not urgent.

@@ -8,6 +8,7 @@ import KuronekoStore
 import KuronekoTestSupport
 import KuronekoWebApp
 import Synchronization
+import KuronekoCrypto
 
 /// The API stack in-process: the same ``Server`` `kuroneko serve` runs, with a scripted upstream, a manual
 /// clock and no sockets.

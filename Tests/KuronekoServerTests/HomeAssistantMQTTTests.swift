@@ -64,7 +64,8 @@ struct HomeAssistantMQTTTests {
         let service = HomeAssistantService(
             client: HomeAssistantService.client(mqtt, settings: settings), settings: settings, store: household.store,
             clock: clock, failures: StoreFailures(),
-            refresh: { watches in pressed.list.withLock { $0.append(watches.map(\.number.digits)) } }, log: log)
+            refresh: { watches in pressed.list.withLock { $0.append(watches.map(\.number.digits)) } },
+            log: ServerLogging.notices(format: .text, write: log))
         let running = Task { await service.run() }
         return (service, running)
     }

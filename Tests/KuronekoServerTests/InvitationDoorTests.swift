@@ -4,6 +4,7 @@ import KuronekoHTTP
 import KuronekoNotify
 import KuronekoTestSupport
 import Testing
+import KuronekoCrypto
 
 @testable import KuronekoServer
 @testable import KuronekoStore

@@ -36,13 +36,14 @@ struct MailboxStandInTests {
         let store = try SQLiteWatchStore(path: FileManager.default.temporaryDirectory.appendingPathComponent("standin-\(UUID().uuidString).sqlite").path)
         let lines = LogLines()
         let reader = MailboxReader(
-            settings: settings, store: store, clock: SystemClock(), markSeen: false, log: { lines.append($0) }, added: {})
+            settings: settings, store: store, clock: SystemClock(), markSeen: false,
+            log: ServerLogging.notices(format: .text) { lines.append($0) }, added: {})
         await reader.pollOnce()
         #expect(reader.state.problem == nil, "\(lines.all)")
         let watched = try await store.watches(owner: .local, filter: .all, after: nil, limit: 10).map(\.number.digits).sorted()
         #expect(watched == ["470801200015", "470801200030"], "\(lines.all)")
         #expect(reader.state.messagesSkipped == 1)
-        #expect(lines.all.contains { $0.contains("message UID 2 skipped") }, "\(lines.all)")
+        #expect(lines.all.contains { $0.contains("mailbox message skipped") && $0.contains(" uid=2 ") }, "\(lines.all)")
         #expect(try await store.mailboxProgress(reader.name)?.lastUID == 3, "read past the poisoned message")
     }
 }

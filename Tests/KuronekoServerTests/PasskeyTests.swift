@@ -4,6 +4,8 @@ import KuronekoHTTP
 import KuronekoNotify
 import KuronekoTestSupport
 import Testing
+import KuronekoCrypto
+import KuronekoAccounts
 @testable import KuronekoServer
 @testable import KuronekoStore
 

@@ -80,7 +80,7 @@ struct StoreFailureTests {
         settings.timeout = 5
         let reader = MailboxReader(
             settings: settings, store: store, clock: ManualClock(start: now), markSeen: false, failures: failures,
-            log: { lines.append($0) }, added: {})
+            log: ServerLogging.notices(format: .text) { lines.append($0) }, added: {})
         await reader.pollOnce()
         #expect(failures.count(.mailbox) == 1)
         #expect(lines.all.contains { $0.hasPrefix("store operation=mailbox error=") && $0.contains("disk is full") }, "\(lines.all)")

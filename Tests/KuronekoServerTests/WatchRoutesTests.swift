@@ -7,6 +7,7 @@ import Testing
 
 @testable import KuronekoStore
 import KuronekoNotify
+import KuronekoCrypto
 
 /// `/v1/watches` in-process: adding, listing, paging, changes, keys and isolation, hostile bodies.
 @Suite("API: watch lists", .timeLimit(.minutes(10)))

@@ -1,6 +1,7 @@
 import Foundation
 import KuronekoNotify
 import Testing
+import KuronekoCrypto
 
 /// Web Push message encryption (RFC 8291) and VAPID (RFC 8292) through libcrypto.
 @Suite("Web Push")

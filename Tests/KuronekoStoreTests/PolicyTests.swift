@@ -3,6 +3,7 @@ import Kuroneko
 import KuronekoTestSupport
 import Synchronization
 import Testing
+import KuronekoCrypto
 
 @testable import KuronekoNotify
 @testable import KuronekoServer

@@ -1,7 +1,10 @@
 import Foundation
+import KuronekoHTTP
 import KuronekoPostgres
+import KuronekoServer
 import KuronekoStore
 import KuronekoTestSupport
+import Logging
 import Testing
 
 /// The engines the store tests run on: SQLite always; PostgreSQL when `KURONEKO_TEST_POSTGRES` gives libpq
@@ -22,14 +25,14 @@ enum StoreEngine: String, CaseIterable, Sendable, CustomTestStringConvertible {
         case .sqlite:
             let path = WatchStoreTests.temporaryPath()
             let store = try SQLiteWatchStore(path: path, maxWatchesPerOwner: limit)
-            return EngineStore(store: store, another: { try SQLiteWatchStore(path: path, announce: $0, maxWatchesPerOwner: limit) }) {
+            return EngineStore(store: store, another: { try SQLiteWatchStore(path: path, log: $0.map(StoreLog.lines), maxWatchesPerOwner: limit) }) {
                 sql, arguments in
                 _ = try store.database.writeNow { connection -> Int in try connection.run(sql, arguments).count }
             }
         case .postgres:
             let url = try await PostgresTestServer.freshDatabase()
             let store = try PostgresWatchStore(url: url, maxWatchesPerOwner: limit)
-            return EngineStore(store: store, another: { try PostgresWatchStore(url: url, announce: $0, maxWatchesPerOwner: limit) }) {
+            return EngineStore(store: store, another: { try PostgresWatchStore(url: url, log: $0.map(StoreLog.lines), maxWatchesPerOwner: limit) }) {
                 sql, arguments in
                 _ = try store.database.writeNow { connection -> Int in try connection.run(sql, arguments).count }
             }
@@ -139,5 +142,12 @@ struct PostgresStoreTests {
         } catch {
             #expect(!"\(error)".contains("s3cret"), "\(error)")
         }
+    }
+}
+
+/// What a store says, as the server's text lines (values as fields), handed to `write`.
+enum StoreLog {
+    static func lines(_ write: @escaping @Sendable (String) -> Void) -> Logger {
+        Logger.lines("kuroneko.store", format: .text, fieldOrder: ServerLogging.fieldOrder, write: write)
     }
 }

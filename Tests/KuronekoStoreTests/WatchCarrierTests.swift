@@ -101,7 +101,7 @@ struct WatchCarrierTests {
             ])
         let lines = LineLog()
         let reopened = try made.anotherAnnouncing { lines.add($0) }
-        #expect(lines.all.contains { $0.contains("from schema version 4 to 5: adds the carrier") })
+        #expect(lines.all.contains { $0.contains("from=4 to=5 summary=adds the carrier") })
         let watch = try await #require(try reopened.watch(try TrackingNumber(parsing: "327754459830"), owner: .local))
         #expect(watch.carrier == .yamato)
     }

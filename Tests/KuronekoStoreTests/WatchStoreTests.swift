@@ -3,6 +3,7 @@ import Kuroneko
 import KuronekoTestSupport
 import Synchronization
 import Testing
+import KuronekoCrypto
 
 @testable import KuronekoNotify
 @testable import KuronekoServer
@@ -56,61 +57,61 @@ struct WatchStoreTests {
         let path = Self.temporaryPath()
         let lines = Mutex<[String]>([])
         _ = try SQLiteDatabase(
-            path: path, migrations: Schema.migrations, upTo: 2, announce: { line in lines.withLock { $0.append(line) } }
+            path: path, migrations: Schema.migrations, upTo: 2, log: StoreLog.lines { line in lines.withLock { $0.append(line) } }
         )
         #expect(
-            lines.withLock { $0 } == ["creating the watch list \(path) at schema version 2"], "a new file: one line")
+            lines.withLock { $0 } == ["creating the watch list db=\(path) schema_version=2"], "a new file: one line")
         lines.withLock { $0.removeAll() }
-        _ = try SQLiteWatchStore(path: path, announce: { line in lines.withLock { $0.append(line) } })
+        _ = try SQLiteWatchStore(path: path, log: StoreLog.lines { line in lines.withLock { $0.append(line) } })
         let expected: [String] = [
-            "migrating \(path) from schema version 2 to 3: adds API keys and their calendar tokens (stored hashed)",
-            "migrating \(path) from schema version 3 to 4: adds the end of a subscription its receiver refused "
+            "migrating the watch list db=\(path) from=2 to=3 summary=adds API keys and their calendar tokens (stored hashed)",
+            "migrating the watch list db=\(path) from=3 to=4 summary=adds the end of a subscription its receiver refused "
                 + "(410 Gone) and the operator's settings",
-            "migrating \(path) from schema version 4 to 5: adds the carrier each watch is followed at (every "
+            "migrating the watch list db=\(path) from=4 to=5 summary=adds the carrier each watch is followed at (every "
                 + "watch made before is Yamato's)",
-            "migrating \(path) from schema version 5 to 6: adds notification channels, their outbox and the log "
+            "migrating the watch list db=\(path) from=5 to=6 summary=adds notification channels, their outbox and the log "
                 + "of their attempts, and each watch's next forecast window",
-            "migrating \(path) from schema version 6 to 7: adds the end of each watch's claim by a server, so polls "
+            "migrating the watch list db=\(path) from=6 to=7 summary=adds the end of each watch's claim by a server, so polls "
                 + "can be filled with numbers due soon",
-            "migrating \(path) from schema version 7 to 8: adds what a list is narrowed by to each watch (status, "
+            "migrating the watch list db=\(path) from=7 to=8 summary=adds what a list is narrowed by to each watch (status, "
                 + "family, forecast day, last event, search text), indexed, and fills it for every watch already there; "
                 + "counts each owner's watches",
-            "migrating \(path) from schema version 8 to 9: adds what the deliverer keeps of each channel (why it is "
+            "migrating the watch list db=\(path) from=8 to=9 summary=adds what the deliverer keeps of each channel (why it is "
                 + "failing, LINE's quota, a digest, a hold)",
-            "migrating \(path) from schema version 9 to 10: adds when each watch was found stalled (no new event for "
+            "migrating the watch list db=\(path) from=9 to=10 summary=adds when each watch was found stalled (no new event for "
                 + "longer than its status allows)",
-            "migrating \(path) from schema version 10 to 11: adds when a watch's carrier page was not understood, the "
+            "migrating the watch list db=\(path) from=10 to=11 summary=adds when a watch's carrier page was not understood, the "
                 + "refused pages kept (masked) as evidence, and each carrier's page state",
-            "migrating \(path) from schema version 11 to 12: adds the mailboxes read for shipping mails (where each "
+            "migrating the watch list db=\(path) from=11 to=12 summary=adds the mailboxes read for shipping mails (where each "
                 + "was read up to, and since when one fails) and the mail each watch came from",
-            "migrating \(path) from schema version 12 to 13: adds the Message-IDs of each mailbox's mails already "
+            "migrating the watch list db=\(path) from=12 to=13 summary=adds the Message-IDs of each mailbox's mails already "
                 + "turned into watches, so a folder read again adds none twice",
-            "migrating \(path) from schema version 13 to 14: adds each watch's parcel record (the shop's reference, "
+            "migrating the watch list db=\(path) from=13 to=14 summary=adds each watch's parcel record (the shop's reference, "
                 + "the recipient, the ship date, a note, handled, other columns), when it is late, and the reminder the "
                 + "day before a parcel kept after a missed delivery goes back",
-            "migrating \(path) from schema version 14 to 15: adds each watch's place in the list's sequence of "
+            "migrating the watch list db=\(path) from=14 to=15 summary=adds each watch's place in the list's sequence of "
                 + "changes (what a person would see, not a check that found the same answer) and the removals of the "
                 + "last 7 days, so a page asks only what changed",
-            "migrating \(path) from schema version 15 to 16: adds customer notices: each owner's settings, the notices "
+            "migrating the watch list db=\(path) from=15 to=16 summary=adds customer notices: each owner's settings, the notices "
                 + "queued for parcels' recipients and their outcome, and the addresses that asked for no more",
-            "migrating \(path) from schema version 16 to 17: adds people and their sign-in (passwords stored as scrypt "
+            "migrating the watch list db=\(path) from=16 to=17 summary=adds people and their sign-in (passwords stored as scrypt "
                 + "hashes, sessions and invitations stored hashed), lists with members and roles (today's watch list "
                 + "becomes the list of the first account made), each list's audit log, and a key's list and role",
-            "migrating \(path) from schema version 17 to 18: adds the member a channel belongs to (their own phone, "
+            "migrating the watch list db=\(path) from=17 to=18 summary=adds the member a channel belongs to (their own phone, "
                 + "quiet hours and events) and the device's name",
-            "migrating \(path) from schema version 18 to 19: makes each list that exists a list people can share: a "
+            "migrating the watch list db=\(path) from=18 to=19 summary=makes each list that exists a list people can share: a "
                 + "key made on the command line keeps its own list, named by the key, and the admins of today's list "
                 + "become its admins",
-            "migrating \(path) from schema version 19 to 20: adds each person's passkeys (the credential's public key "
+            "migrating the watch list db=\(path) from=19 to=20 summary=adds each person's passkeys (the credential's public key "
                 + "and counter, its name, when made and last used)",
-            "migrating \(path) from schema version 20 to 21: adds the morning summary's time of each channel that "
+            "migrating the watch list db=\(path) from=20 to=21 summary=adds the morning summary's time of each channel that "
                 + "hears it, and the last day one was made for it",
-            "migrating \(path) from schema version 21 to 22: adds the passkey challenges already answered, until they "
+            "migrating the watch list db=\(path) from=21 to=22 summary=adds the passkey challenges already answered, until they "
                 + "expire, so that each is taken once",
         ]
         #expect(lines.withLock { $0 } == expected)
         lines.withLock { $0.removeAll() }
-        _ = try SQLiteWatchStore(path: path, announce: { line in lines.withLock { $0.append(line) } })
+        _ = try SQLiteWatchStore(path: path, log: StoreLog.lines { line in lines.withLock { $0.append(line) } })
         #expect(lines.withLock { $0 }.isEmpty, "a file at the last version migrates nothing")
         #expect(SchemaVersions.latest == Schema.migrations.count)
     }

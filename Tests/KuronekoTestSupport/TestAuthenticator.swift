@@ -1,5 +1,6 @@
 import Foundation
 import KuronekoNotify
+import KuronekoCrypto
 
 /// A passkey authenticator for tests: one discoverable credential on P-256, answering registrations (attestation
 /// "none") and sign-ins for `kuroneko.test` unless told another site.

@@ -1,4 +1,5 @@
 import Foundation
+import KuronekoCrypto
 
 /// The stop link's token: the shop (owner) and the recipient's address as a hash, signed with the server's
 /// key, so the link works without an account, names no address, and cannot be made for another address.

@@ -1,4 +1,5 @@
 import Foundation
+import KuronekoCrypto
 
 /// Voluntary application server identification (RFC 8292): a short-lived ES256 JWT naming the push
 /// service's origin (`aud`), its expiry (`exp`, at most 24 hours ahead) and a contact (`sub`), signed with

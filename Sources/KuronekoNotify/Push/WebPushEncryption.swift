@@ -1,5 +1,6 @@
 import CCrypto
 import Foundation
+import KuronekoCrypto
 
 /// The keys of a browser's push subscription (`PushSubscription.toJSON().keys`): its P-256 public point
 /// (`p256dh`) and its 16-byte authentication secret (`auth`).

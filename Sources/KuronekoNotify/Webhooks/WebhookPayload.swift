@@ -1,4 +1,5 @@
 import Foundation
+import KuronekoCrypto
 
 /// What a webhook receiver gets for a change: the body and the header that signs it.
 ///

@@ -4,6 +4,8 @@ import KuronekoHTTP
 import KuronekoNotify
 import KuronekoStore
 import Synchronization
+import KuronekoCrypto
+import KuronekoAccounts
 
 /// `/v1/session`: signing in with a name and password (throttled per account and per address; a wrong name and
 /// a wrong password are the same answer), who is signed in, signing out here or everywhere.

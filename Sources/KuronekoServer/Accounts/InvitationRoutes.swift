@@ -3,6 +3,8 @@ import Kuroneko
 import KuronekoHTTP
 import KuronekoNotify
 import KuronekoStore
+import KuronekoCrypto
+import KuronekoAccounts
 
 /// `/v1/invitations`: an admin invites someone to the list with a role (a link, single use, expiring in 7 days at
 /// most); whoever opens it makes an account (name and password) or, already having one, joins, and is signed in.

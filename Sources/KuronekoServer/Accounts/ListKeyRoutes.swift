@@ -3,6 +3,7 @@ import Kuroneko
 import KuronekoHTTP
 import KuronekoNotify
 import KuronekoStore
+import KuronekoCrypto
 
 /// `/v1/keys`: a member makes an API key for their list (a shop's system, a script) with a role no higher than
 /// their own; the key and its calendar token are shown once. An admin lists the list's keys and revokes one; a

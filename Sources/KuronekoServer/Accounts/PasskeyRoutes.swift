@@ -3,6 +3,8 @@ import Kuroneko
 import KuronekoHTTP
 import KuronekoNotify
 import KuronekoStore
+import KuronekoCrypto
+import KuronekoAccounts
 
 /// Passkeys (WebAuthn): a signed-in member registers one (`/v1/passkeys/options`, then `POST /v1/passkeys`),
 /// lists and removes their own; anyone signs in with one (`/v1/session/passkey/options`, then

@@ -1,5 +1,6 @@
 import Foundation
 import KuronekoNotify
+import KuronekoCrypto
 
 /// A signed-in browser's session: a random token in a cookie the page's scripts cannot read (`HttpOnly`), sent
 /// only over https (`Secure`) and only with requests from the page's own site (`SameSite=Strict`), stored hashed;

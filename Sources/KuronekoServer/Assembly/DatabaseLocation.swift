@@ -1,4 +1,5 @@
 import Foundation
+import Logging
 import KuronekoPostgres
 import KuronekoStore
 
@@ -14,16 +15,16 @@ public enum DatabaseLocation {
         location.contains("://") ? PostgresDatabase.redacted(location) : location
     }
 
-    /// Opens (creating and migrating) the store; `announce` is told what each migration does before it runs.
+    /// Opens (creating and migrating) the store; `log` is told what each migration does before it runs.
     /// - Parameter maxWatchesPerOwner: the most watches an owner may have (`--max-watches-per-owner`).
     public static func open(
         _ location: String, maxWatchesPerOwner: Int = WatchLimits.defaultWatchesPerOwner,
         unregisteredGrace: TimeInterval = WatchLimits.unregisteredGrace,
-        announce: @escaping @Sendable (String) -> Void
+        log: Logger
     ) throws -> any ListStore {
         if isPostgres(location) {
             return try PostgresWatchStore(
-                url: location, announce: announce, maxWatchesPerOwner: maxWatchesPerOwner,
+                url: location, log: log, maxWatchesPerOwner: maxWatchesPerOwner,
                 unregisteredGrace: unregisteredGrace)
         }
         // Any other URL is a mistake, not a file to create.
@@ -33,7 +34,7 @@ public enum DatabaseLocation {
                     + "or the path of an SQLite file")
         }
         return try SQLiteWatchStore(
-            path: location, announce: announce, maxWatchesPerOwner: maxWatchesPerOwner,
+            path: location, log: log, maxWatchesPerOwner: maxWatchesPerOwner,
             unregisteredGrace: unregisteredGrace)
     }
 

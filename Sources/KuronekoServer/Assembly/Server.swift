@@ -7,6 +7,7 @@ import KuronekoWebApp
 import Logging
 import ServiceLifecycle
 import Synchronization
+import KuronekoCrypto
 
 /// The server, assembled in one place from a ``Configuration``: the watch list, the upstream budget, the
 /// shipment service, the API with its middleware, the key ring, the poller, the webhook deliverer and, on a
@@ -166,8 +167,7 @@ public final class Server: Sendable {
     public static func open(_ configuration: Configuration, notices: Logger) async throws -> Resources {
         let store = try DatabaseLocation.open(
             configuration.database, maxWatchesPerOwner: configuration.maxWatchesPerOwner,
-            unregisteredGrace: configuration.unregisteredGrace / .seconds(1)
-        ) { line in notices.info("\(line)") }
+            unregisteredGrace: configuration.unregisteredGrace / .seconds(1), log: notices)
         let secret = try await store.setting(
             "vapid_private_key", otherwise: Base64URL.encode(try P256KeyPair.generate().privateKey))
         let vapid = try Base64URL.decode(secret).map { try P256KeyPair(privateKey: $0) }.map {
@@ -240,7 +240,7 @@ public final class Server: Sendable {
         self.failures = failures
         let pageWatch = PageWatch(
             store: store, clock: clock, canaries: configuration.canaries, policy: configuration.pageHealth,
-            failures: failures, log: { line in notices.info("\(line)") }, announced: { outboxDoorbell.ring() })
+            failures: failures, log: notices, announced: { outboxDoorbell.ring() })
         self.pageWatch = pageWatch
         let recorder = AnswerRecorder(
             store: store, failures: failures,
@@ -360,7 +360,7 @@ public final class Server: Sendable {
             let reader = MailboxReader(
                 settings: mailbox, store: store, clock: clock, markSeen: configuration.mailboxMarkSeen,
                 moveTo: configuration.mailboxMoveTo, failures: failures, lanes: mailLanes,
-                log: { line in notices.info("\(line)") }, added: {})
+                log: notices, added: {})
             mailboxReader = reader
             background.append(MailboxService(reader: reader, interval: configuration.mailboxInterval))
         }
@@ -373,7 +373,7 @@ public final class Server: Sendable {
                     client: HomeAssistantService.client(mqtt, settings: configuration.homeAssistant),
                     settings: configuration.homeAssistant, store: store, clock: clock, failures: failures,
                     refresh: { watches in await Self.check(watches, service: service) },
-                    log: { line in notices.info("\(line)") }))
+                    log: notices))
         }
         background += moreServices
         self.background = background

@@ -1,4 +1,5 @@
 import Foundation
+import Logging
 import Kuroneko
 import KuronekoNotify
 import KuronekoStore
@@ -21,7 +22,8 @@ struct HomeAssistantService: BackgroundService {
     var tick: Duration = .milliseconds(250)
     /// Checks parcels now (the refresh button).
     let refresh: @Sendable ([Watch]) async -> Void
-    let log: @Sendable (String) -> Void
+    /// The operator's lines: connected, lost (said once per reason), the refresh button.
+    let log: Logger
 
     /// The most parcels one press of the button checks (those checked longest ago), and how long after a press
     /// another is ignored.
@@ -84,7 +86,7 @@ struct HomeAssistantService: BackgroundService {
             switch input {
             case .mqtt(.connected):
                 connected = true
-                if let line = notes.connected(at: seconds(clock.uptime)) { log("home assistant: \(line)") }
+                if let line = notes.connected(at: seconds(clock.uptime)) { log.info("home assistant: \(line)") }
                 if let read = await read(delivered: &delivered) {
                     desired = read
                     lastRead = clock.uptime
@@ -94,7 +96,7 @@ struct HomeAssistantService: BackgroundService {
                 announceDue = false
             case .mqtt(.disconnected(let reason, _)):
                 if let line = notes.disconnected(reason, at: seconds(clock.uptime)) {
-                    log("home assistant: \(line); trying again (every 30 s at most)")
+                    log.warning("home assistant: \(line); trying again (every 30 s at most)")
                 }
                 connected = false
             case .mqtt(.message(let message)) where message.topic == topics.birth:
@@ -117,7 +119,7 @@ struct HomeAssistantService: BackgroundService {
                 }
                 let due = watches.sorted { ($0.checkedAt ?? .distantPast) < ($1.checkedAt ?? .distantPast) }
                     .prefix(Self.refreshLimit)
-                log("home assistant: the refresh button checks \(due.count) parcels")
+                log.info("home assistant: the refresh button checks parcels", metadata: ["parcels": .stringConvertible(due.count)])
                 let refresh = self.refresh
                 Task { await refresh(Array(due)) }
             case .mqtt(.message(let message)):

@@ -16,6 +16,8 @@ public enum ServerLogging {
         "breaker_cool_down_s", "connections_per_client", "max_connections", "receive_timeout_s", "cors_origins",
         "shutdown_timeout_s", "db", "poll_speed", "allow_private_webhooks", "require_api_key", "web_app", "log_format",
         "smtp", "smtp_starttls", "smtp_auth",
+        "mailbox", "carrier", "messages", "uid", "uids", "watched", "from", "to", "schema_version", "summary",
+        "subject", "reason", "problem", "bytes", "masked", "operator_told", "parcels",
     ]
 
     /// The operator's lines, in `format`, to `write`.

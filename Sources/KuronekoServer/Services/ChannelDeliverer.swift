@@ -4,6 +4,7 @@ import Kuroneko
 import KuronekoNotify
 import KuronekoStore
 import Synchronization
+import KuronekoCrypto
 
 /// Sends the channels' queued announcements and records every attempt: delivered; held until the end of
 /// the channel's quiet hours (all but urgent ones: the kinds the owner marked, else exceptions, arriving

@@ -48,7 +48,7 @@ public final class MailboxReader: Sendable {
     private let markSeen: Bool
     private let moveTo: String?
     private let owner: WatchOwner
-    private let log: @Sendable (String) -> Void
+    private let log: Logger
     private let failures: StoreFailures
     private let added: @Sendable () -> Void
     private let lanes: MailReadingLanes
@@ -57,7 +57,7 @@ public final class MailboxReader: Sendable {
     init(
         settings: MailboxSettings, store: any WatchStore, clock: any TrackingClock, markSeen: Bool,
         moveTo: String? = nil, owner: WatchOwner = .local, failures: StoreFailures = StoreFailures(),
-        lanes: MailReadingLanes = MailReadingLanes(), log: @escaping @Sendable (String) -> Void, added: @escaping @Sendable () -> Void
+        lanes: MailReadingLanes = MailReadingLanes(), log: Logger, added: @escaping @Sendable () -> Void
     ) {
         self.settings = settings
         self.store = store
@@ -117,10 +117,20 @@ public final class MailboxReader: Sendable {
             }
             if let progress, new.uidValidity != progress.uidValidity {
                 mutableState.withLock { $0.validityChangedAt = now }
-                log(
-                    new.readOn
-                        ? "mailbox \(name): UIDVALIDITY changed again, from \(progress.uidValidity) to \(new.uidValidity), within the hour; read on from UID \(progress.lastUID) instead of from the start"
-                        : "mailbox \(name): UIDVALIDITY changed from \(progress.uidValidity) to \(new.uidValidity); the folder is read again (mails already turned into watches are not watched again)")
+                let numbers: Logger.Metadata = [
+                    "mailbox": "\(name)", "from": "\(progress.uidValidity)", "to": "\(new.uidValidity)",
+                ]
+                if new.readOn {
+                    log.warning(
+                        "mailbox UIDVALIDITY changed again within the hour; read on instead of from the start",
+                        metadata: numbers.merging(["uid": "\(progress.lastUID)"]) { $1 })
+                } else {
+                    log.warning(
+                        """
+                        mailbox UIDVALIDITY changed; the folder is read again (mails already turned into watches are \
+                        not watched again)
+                        """, metadata: numbers)
+                }
             }
             var parcels = 0
             var shipping: [UInt64] = []
@@ -159,7 +169,9 @@ public final class MailboxReader: Sendable {
                 try await Self.onOwnThread { [shipping] () throws(MailboxError) in
                     try IMAPSession(settings).move(shipping, to: moveTo)
                 }
-                log("mailbox \(name): moved \(shipping.count) shipping mail\(shipping.count == 1 ? "" : "s") to \(moveTo)")
+                log.info(
+                    "mailbox's shipping mails moved",
+                    metadata: ["mailbox": "\(name)", "messages": .stringConvertible(shipping.count), "to": "\(moveTo)"])
             }
             if new.items.isEmpty, progress?.uidValidity != new.uidValidity {
                 try await store.setMailboxProgress(
@@ -175,15 +187,18 @@ public final class MailboxReader: Sendable {
                 state.parcelsWatched += parcels
                 return (state.problem != nil, state.problem != nil || !state.storeToldReading)
             }
-            if recovered { log("mailbox \(name) is read again") }
+            if recovered { log.info("mailbox is read again", metadata: ["mailbox": "\(name)"]) }
             if tell {
                 let notice = MailboxNotice(mailbox: name, restored: true, problem: nil, at: clock.now)
                 _ = try await store.setMailboxProblem(name, problem: nil, at: clock.now, notice: notice.json())
             }
             if let first = new.items.first?.uid, let last = new.items.last?.uid {
-                log(
-                    "mailbox \(name): read \(new.items.count) new message\(new.items.count == 1 ? "" : "s") "
-                        + "(UID \(first)\(first == last ? "" : "–\(last)")), \(parcels) parcel\(parcels == 1 ? "" : "s") watched")
+                log.info(
+                    "mailbox read",
+                    metadata: [
+                        "mailbox": "\(name)", "messages": .stringConvertible(new.items.count),
+                        "uids": "\(first)\(first == last ? "" : "-\(last)")", "watched": .stringConvertible(parcels),
+                    ])
                 if parcels > 0 { added() }
             }
             return new.more
@@ -197,7 +212,7 @@ public final class MailboxReader: Sendable {
                 }
                 return state.problem != problem
             }
-            if first { log("mailbox: \(problem)") }
+            if first { log.warning("mailbox cannot be read", metadata: ["mailbox": "\(name)", "problem": .string(problem)]) }
             // Said to the operator's channels once per failure, whichever server of several sees it first.
             let notice = MailboxNotice(mailbox: name, restored: false, problem: problem, at: clock.now)
             do {
@@ -212,7 +227,8 @@ public final class MailboxReader: Sendable {
     /// A message passed over: logged with its UID and why (once: the progress moves past it), and counted.
     private func skip(_ uid: UInt64, because reason: String) {
         mutableState.withLock { $0.messagesSkipped += 1 }
-        log("mailbox \(name): message UID \(uid) skipped: \(reason)")
+        log.info(
+            "mailbox message skipped", metadata: ["mailbox": "\(name)", "uid": "\(uid)", "reason": .string(reason)])
     }
 
     /// `raw` read on a mail-reading lane; when every lane is taken by uploads, waits for one (the mailbox is
@@ -240,7 +256,12 @@ public final class MailboxReader: Sendable {
                 try await store.setWatchSource(parcel.number, owner: owner, source: sourceJSON)
                 count += 1
             } catch let refusal as WatchStoreError {
-                log("mailbox \(name): \(parcel.number.masked) from \"\(mail.subject.prefix(60))\" not watched: \(refusal)")
+                log.info(
+                    "mailbox parcel not watched",
+                    metadata: [
+                        "mailbox": "\(name)", "number": "\(parcel.number.masked)",
+                        "subject": .string(String(mail.subject.prefix(60))), "reason": "\(refusal)",
+                    ])
             }
         }
         return count

@@ -28,7 +28,7 @@ public final class PageWatch: Sendable {
     private let clock: any TrackingClock
     private let failures: StoreFailures
     private let limits: RefusedPageLimits
-    private let log: @Sendable (String) -> Void
+    private let log: Logger
     private let announced: @Sendable () -> Void
     /// The canary of each carrier (`--canary`).
     public let canaries: [Carrier: TrackingNumber]
@@ -39,7 +39,7 @@ public final class PageWatch: Sendable {
     init(
         store: any WatchStore, clock: any TrackingClock, canaries: [Carrier: TrackingNumber],
         policy: PageHealth.Policy = PageHealth.Policy(), limits: RefusedPageLimits = RefusedPageLimits(),
-        failures: StoreFailures, log: @escaping @Sendable (String) -> Void, announced: @escaping @Sendable () -> Void
+        failures: StoreFailures, log: Logger, announced: @escaping @Sendable () -> Void
     ) {
         self.store = store
         self.clock = clock
@@ -121,11 +121,18 @@ public final class PageWatch: Sendable {
             do {
                 let news = try await store.setCarrierPageState(
                     carrier, changed: !notice.restored, reason: notice.reason, at: at, notice: notice.json())
-                log(
-                    notice.restored
-                        ? "carrier=\(carrier) pages are read again" + (news ? "; the operator's channels are told" : "")
-                        : "carrier=\(carrier) page not understood: \(notice.reason ?? "")"
-                            + (news ? "; the operator's channels are told" : ""))
+                if notice.restored {
+                    log.info(
+                        "carrier's pages are read again",
+                        metadata: ["carrier": "\(carrier)", "operator_told": .stringConvertible(news)])
+                } else {
+                    log.warning(
+                        "carrier's page not understood",
+                        metadata: [
+                            "carrier": "\(carrier)", "reason": .string(notice.reason ?? ""),
+                            "operator_told": .stringConvertible(news),
+                        ])
+                }
                 if news { announced() }
             } catch {
                 failures.report(.carrierPageState, error, context: ["carrier": "\(carrier)"])
@@ -146,9 +153,14 @@ public final class PageWatch: Sendable {
             numbers: asked.count, redacted: masked != nil, body: masked ?? Data())
         do {
             if let id = try await store.keepRefusedPage(record, limits: limits) {
-                log(
-                    "carrier=\(page.carrier) refused page kept id=\(id) reason=\(page.error.code) bytes=\(masked?.count ?? 0)"
-                        + (masked == nil ? " (its encoding could not be masked safely: only the reason is kept)" : ""))
+                log.info(
+                    "refused page kept",
+                    metadata: [
+                        "carrier": "\(page.carrier)", "id": .stringConvertible(id),
+                        "reason": "\(page.error.code)", "bytes": .stringConvertible(masked?.count ?? 0),
+                        // A page whose encoding could not be masked safely keeps only its reason.
+                        "masked": .stringConvertible(masked != nil),
+                    ])
             }
         } catch {
             failures.report(.keepPage, error, context: ["carrier": "\(page.carrier)"])

@@ -4,6 +4,7 @@ import KuronekoHTTP
 import KuronekoNotify
 import KuronekoStore
 import Synchronization
+import KuronekoCrypto
 
 /// The API keys in force. Requests read a snapshot and never touch the database: the snapshot is reread
 /// every `maxAge` (two seconds by default, so a key created or revoked with `kuroneko keys` while the server

@@ -3,6 +3,7 @@ import Kuroneko
 import KuronekoHTTP
 import KuronekoNotify
 import KuronekoStore
+import KuronekoCrypto
 
 /// Many watches at once: `POST /v1/watches` with an array (each item answered in order), `POST
 /// /v1/watches/remove` (a list of numbers, or every finished watch), and `PATCH /v1/watches/{number}` for a

@@ -5,6 +5,7 @@ import KuronekoHTTP
 import KuronekoNotify
 import KuronekoStore
 import Synchronization
+import KuronekoCrypto
 
 /// `/v1/watches` and `/v1/calendar.ics`: the watch list of the request's owner (its API key, or the one
 /// local owner), over a ``WatchStore``. Another owner's watch is a 404, never a 403.

@@ -1,4 +1,5 @@
 import Foundation
+import Logging
 import Synchronization
 
 /// One database file and its connections, each owned by a thread of its own (``SQLiteWorker``), off the
@@ -48,9 +49,9 @@ public final class SQLiteDatabase: SQLDatabase {
     /// the last migration is refused before anything is written (``NewerSchemaError``).
     /// - Parameters:
     ///   - upTo: stop after this version (tests of upgrades from earlier versions).
-    ///   - announce: told what each migration does, one line, before it runs.
+    ///   - log: told what each migration does, before it runs.
     public init(
-        path: String, migrations: [Migration], upTo: Int? = nil, announce: (@Sendable (String) -> Void)? = nil
+        path: String, migrations: [Migration], upTo: Int? = nil, log: Logger? = nil
     ) throws {
         self.path = path
         let reading = try SQLiteConnection(path: path)
@@ -61,7 +62,7 @@ public final class SQLiteDatabase: SQLDatabase {
         let steps = migrations.sorted(by: { $0.version < $1.version }).filter { $0.version <= (upTo ?? .max) }
         // A new file is made whole in one breath: said once, not step by step.
         if found == 0, let last = steps.last {
-            announce?(SchemaVersions.creation(location: path, version: last.version))
+            SchemaVersions.announce(creating: path, version: last.version, on: log)
         }
         // Migrations run here, before the connections are handed to their threads.
         for migration in steps {
@@ -70,7 +71,7 @@ public final class SQLiteDatabase: SQLDatabase {
                 let current = rows.first?.int(0) ?? 0
                 guard current < migration.version else { return }
                 if found > 0 {
-                    announce?(SchemaVersions.announcement(location: path, from: current, to: migration.version))
+                    SchemaVersions.announce(migrating: path, from: current, to: migration.version, on: log)
                 }
                 try writing.execute(migration.sql)
                 try migration.fill?(writing)

@@ -1,4 +1,5 @@
 import Foundation
+import Logging
 import Kuroneko
 
 /// The watch store: every SQL statement the watch list uses is in this file and its extensions, one per
@@ -141,15 +142,15 @@ public final class SQLWatchStore<Database: SQLDatabase>: WatchStore {
 public typealias SQLiteWatchStore = SQLWatchStore<SQLiteDatabase>
 
 extension SQLWatchStore where Database == SQLiteDatabase {
-    /// Opens (creating and migrating) the database at `path`; `announce` is told what each migration does
-    /// before it runs. A file from a newer Kuroneko is refused untouched (``NewerSchemaError``).
+    /// Opens (creating and migrating) the database at `path`; `log` is told what each migration does before it
+    /// runs. A file from a newer Kuroneko is refused untouched (``NewerSchemaError``).
     public convenience init(
-        path: String, announce: (@Sendable (String) -> Void)? = nil,
+        path: String, log: Logger? = nil,
         maxWatchesPerOwner: Int = WatchLimits.defaultWatchesPerOwner,
         unregisteredGrace: TimeInterval = WatchLimits.unregisteredGrace
     ) throws {
         self.init(
-            database: try SQLiteDatabase(path: path, migrations: Schema.migrations, announce: announce),
+            database: try SQLiteDatabase(path: path, migrations: Schema.migrations, log: log),
             maxWatchesPerOwner: maxWatchesPerOwner, unregisteredGrace: unregisteredGrace)
     }
 

@@ -1,3 +1,4 @@
+import Logging
 import Kuroneko
 
 /// The schema versions of the watch store, the same on SQLite and PostgreSQL: what each one does, said before
@@ -50,15 +51,22 @@ public enum SchemaVersions {
     /// The newest version this build knows.
     public static var latest: Int { summaries.keys.max() ?? 0 }
 
-    /// `migrating kuroneko.sqlite from schema version 3 to 4: adds …`
-    public static func announcement(location: String, from: Int, to: Int) -> String {
-        "migrating \(location) from schema version \(from) to \(to): \(summaries[to] ?? "no description")"
+    /// Says a migration before it runs: `migrating the watch list` with the database, the two versions and what
+    /// the step adds (`summary`), as fields.
+    public static func announce(migrating location: String, from: Int, to: Int, on log: Logger?) {
+        log?.notice(
+            "migrating the watch list",
+            metadata: [
+                "db": .string(location), "from": .stringConvertible(from), "to": .stringConvertible(to),
+                "summary": .string(summaries[to] ?? "no description"),
+            ])
     }
 
-    /// `creating the watch list kuroneko.sqlite at schema version 4`: a new database is made whole, in one
-    /// step said once.
-    public static func creation(location: String, version: Int) -> String {
-        "creating the watch list \(location) at schema version \(version)"
+    /// Says that a new database is made whole, in one step said once: `creating the watch list` with the
+    /// database and the version it is made at.
+    public static func announce(creating location: String, version: Int, on log: Logger?) {
+        log?.notice(
+            "creating the watch list", metadata: ["db": .string(location), "schema_version": .stringConvertible(version)])
     }
 
     /// Refuses a version newer than `supported`, before anything is written.

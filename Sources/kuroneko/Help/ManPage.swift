@@ -41,7 +41,9 @@ enum ManPage {
     static var text: String {
         let data = Data(KuronekoTool._dumpHelp().utf8)
         let tool = (try? JSONDecoder().decode(Tool.self, from: data))?.command
-        let commands = (tool?.subcommands ?? []).filter { $0.commandName != "help" || $0.arguments?.isEmpty == false }
+        // The tool's own commands, each once (swift-argument-parser adds a `help` of its own after ours).
+        var seen: Set<String> = []
+        let commands = (tool?.subcommands ?? []).filter { seen.insert($0.commandName).inserted }
         let usages = Dictionary(
             KuronekoTool.configuration.subcommands.compactMap { type in
                 type.configuration.commandName.map { ($0, type.configuration.usage ?? "kuroneko \($0)") }
@@ -65,7 +67,7 @@ enum ManPage {
         ]
         for command in commands {
             lines.append(".SS \"\(escape(usages[command.commandName] ?? command.commandName))\"")
-            if let abstract = command.abstract { lines.append(escape(abstract) + ".") }
+            if let abstract = command.abstract { lines.append(escape(abstract) + (abstract.hasSuffix(".") ? "" : ".")) }
             for paragraph in (command.discussion ?? "").components(separatedBy: "\n\n") where !paragraph.isEmpty {
                 lines.append(".PP")
                 if paragraph.contains("\n") {

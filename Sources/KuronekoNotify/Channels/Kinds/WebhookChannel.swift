@@ -1,5 +1,6 @@
 import Foundation
 import Kuroneko
+import KuronekoCrypto
 
 /// A signed JSON webhook of the owner's own (`"url"`): `{"type": "parcel.changed", "title", "body", "topic",
 /// "url"?}`, signed like watch webhooks with a secret made when the channel is added and shown once.

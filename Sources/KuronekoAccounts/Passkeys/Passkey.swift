@@ -1,4 +1,5 @@
 import Foundation
+import KuronekoCrypto
 
 /// Passkeys (WebAuthn Level 2), checked by the server: a credential registered by a signed-in member, and an
 /// assertion that signs them in. Only what Kuroneko asks for is accepted: ES256 keys (COSE alg -7 on P-256),

@@ -1,5 +1,6 @@
 import CCrypto
 import Foundation
+import KuronekoCrypto
 
 /// Passwords kept as scrypt hashes (RFC 7914, through OpenSSL's EVP_PBE_scrypt): `scrypt$N$r$p$salt$hash`, the
 /// salt 16 random bytes and the hash 32, both base64url. N = 2^15, r = 8, p = 1 by default: 32 MiB and about a
