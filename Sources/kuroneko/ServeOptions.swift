@@ -91,45 +91,45 @@ struct ServeOptions: ParsableArguments {
         help: Setting.host.help(
             "address or name to listen on: 127.0.0.1, 0.0.0.0, ::1, :: (IPv6 and IPv4), localhost", value: "ADDRESS"))
     var host: String?
-    @Option(help: Setting.port.help("port, 0 for any free one", value: "PORT")) var port: Double?
+    @Option(help: Setting.port.help("port, 0 for any free one", value: "PORT"), transform: Setting.port.parse) var port: Double?
     @Option(help: ClientFlags.endpointHelp) var endpoint: [String] = []
     @Option(help: ClientFlags.caFileHelp) var caFile: String?
     @Flag(help: Setting.demo.help("use a built-in simulator as every carrier")) var demo = false
-    @Option(help: Setting.timeout.help("per request to Yamato", value: "SECONDS")) var timeout: Double?
-    @Option(help: Setting.maxConcurrent.help("requests to Yamato at once", value: "N")) var maxConcurrent: Double?
-    @Option(help: Setting.serverMinInterval.help("between the starts of requests to Yamato", value: "SECONDS"))
+    @Option(help: Setting.timeout.help("per request to Yamato", value: "SECONDS"), transform: Setting.timeout.parse) var timeout: Double?
+    @Option(help: Setting.maxConcurrent.help("requests to Yamato at once", value: "N"), transform: Setting.maxConcurrent.parse) var maxConcurrent: Double?
+    @Option(help: Setting.serverMinInterval.help("between the starts of requests to Yamato", value: "SECONDS"), transform: Setting.serverMinInterval.parse)
     var minInterval: Double?
-    @Option(help: Setting.cacheSize.help("shipments kept", value: "N")) var cacheSize: Double?
-    @Option(help: Setting.ttlTerminal.help("how long a delivered or returned parcel is cached", value: "SECONDS"))
+    @Option(help: Setting.cacheSize.help("shipments kept", value: "N"), transform: Setting.cacheSize.parse) var cacheSize: Double?
+    @Option(help: Setting.ttlTerminal.help("how long a delivered or returned parcel is cached", value: "SECONDS"), transform: Setting.ttlTerminal.parse)
     var ttlTerminal: Double?
-    @Option(help: Setting.ttlActive.help("how long a parcel still moving is cached", value: "SECONDS"))
+    @Option(help: Setting.ttlActive.help("how long a parcel still moving is cached", value: "SECONDS"), transform: Setting.ttlActive.parse)
     var ttlActive: Double?
-    @Option(help: Setting.ttlInvalid.help("how long an invalid number's answer is cached", value: "SECONDS"))
+    @Option(help: Setting.ttlInvalid.help("how long an invalid number's answer is cached", value: "SECONDS"), transform: Setting.ttlInvalid.parse)
     var ttlInvalid: Double?
-    @Option(help: Setting.batchWindow.help("gather lookups this long per request to Yamato", value: "MS"))
+    @Option(help: Setting.batchWindow.help("gather lookups this long per request to Yamato", value: "MS"), transform: Setting.batchWindow.parse)
     var batchWindowMs: Double?
     @Option(
         help: Setting.queueDeadline.help(
             "longest a lookup waits for Yamato; one that would wait longer is answered 503 at once, one whose "
-                + "deadline passes 504", value: "SECONDS"))
+                + "deadline passes 504", value: "SECONDS"), transform: Setting.queueDeadline.parse)
     var queueDeadline: Double?
-    @Option(help: Setting.queueCapacity.help("numbers waiting for a request to Yamato, at most", value: "N"))
+    @Option(help: Setting.queueCapacity.help("numbers waiting for a request to Yamato, at most", value: "N"), transform: Setting.queueCapacity.parse)
     var queueCapacity: Double?
-    @Option(help: Setting.breakerFailures.help("failed requests in a row that open the circuit", value: "N"))
+    @Option(help: Setting.breakerFailures.help("failed requests in a row that open the circuit", value: "N"), transform: Setting.breakerFailures.parse)
     var breakerFailures: Double?
-    @Option(help: Setting.breakerCoolDown.help("before a probe request is let through", value: "SECONDS"))
+    @Option(help: Setting.breakerCoolDown.help("before a probe request is let through", value: "SECONDS"), transform: Setting.breakerCoolDown.parse)
     var breakerCoolDown: Double?
     @Option(
         help: Setting.connectionsPerClient.help(
-            "open connections per address; requests on more are answered 503", value: "N"))
+            "open connections per address; requests on more are answered 503", value: "N"), transform: Setting.connectionsPerClient.parse)
     var connectionsPerClient: Double?
     @Option(
         help: Setting.maxConnections.help(
-            "open connections from all clients (default: what the open-file limit allows, less 128)", value: "N"))
+            "open connections from all clients (default: what the open-file limit allows, less 128)", value: "N"), transform: Setting.maxConnections.parse)
     var maxConnections: Double?
     @Option(
         help: Setting.receiveTimeout.help(
-            "for a request to arrive, headers and body, however slowly it trickles in; 0 for none", value: "SECONDS"))
+            "for a request to arrive, headers and body, however slowly it trickles in; 0 for none", value: "SECONDS"), transform: Setting.receiveTimeout.parse)
     var receiveTimeout: Double?
     @Option(
         help: Setting.corsOrigins.help(
@@ -149,7 +149,7 @@ struct ServeOptions: ParsableArguments {
     var db: String?
     @Option(
         help: Setting.maxWatchesPerOwner.help(
-            "the most watches one API key (or everyone, without keys) may have; adding more is refused", value: "N"))
+            "the most watches one API key (or everyone, without keys) may have; adding more is refused", value: "N"), transform: Setting.maxWatchesPerOwner.parse)
     var maxWatchesPerOwner: Double?
     @Option(
         help: Setting.unregisteredGrace.help(
@@ -171,7 +171,7 @@ struct ServeOptions: ParsableArguments {
         help: Setting.httpRedirectPort.help(
             "with --tls-cert, also listen for plain http on PORT (0: any free one) and redirect every request to "
                 + "https under --public-url (needed with --host :: or 0.0.0.0) or the address listened on, never "
-                + "the request's Host", value: "PORT"))
+                + "the request's Host", value: "PORT"), transform: Setting.httpRedirectPort.parse)
     var httpRedirectPort: Double?
     @Option(
         help: Setting.publicURL.help(
@@ -190,11 +190,11 @@ struct ServeLaterOptions: ParsableArguments {
     var canary: [String] = []
     @Option(
         help: Setting.canaryEvery.help(
-            "how often each --canary number is asked (background priority)", value: "SECONDS"))
+            "how often each --canary number is asked (background priority)", value: "SECONDS"), transform: Setting.canaryEvery.parse)
     var canaryEvery: Double?
     @Option(
         help: Setting.arrivingSoon.help(
-            "how long before a forecast window starts arriving_soon is announced", value: "SECONDS"))
+            "how long before a forecast window starts arriving_soon is announced", value: "SECONDS"), transform: Setting.arrivingSoon.parse)
     var arrivingSoon: Double?
 }
 
@@ -203,13 +203,13 @@ struct ServeBehaviourOptions: ParsableArguments {
     @Option(
         help: Setting.noticeRate.help(
             "customer notices sent per second at most, every shop together (they need --smtp-url and --public-url)",
-            value: "PER_SECOND"))
+            value: "PER_SECOND"), transform: Setting.noticeRate.parse)
     var noticeRate: Double?
     @Option(
         help: Setting.vapidSubject.help(
             "the mailto: or https: contact Web Push services may use to reach the operator", value: "URL"))
     var vapidSubject: String?
-    @Option(help: Setting.pollSpeed.help("divide every polling interval by this, for demos and tests", value: "FACTOR"))
+    @Option(help: Setting.pollSpeed.help("divide every polling interval by this, for demos and tests", value: "FACTOR"), transform: Setting.pollSpeed.parse)
     var pollSpeed: Double?
     @Flag(
         help: Setting.allowPrivateWebhooks.help(
@@ -225,7 +225,7 @@ struct ServeBehaviourOptions: ParsableArguments {
     @Option(
         help: Setting.shutdownTimeout.help(
             "on SIGTERM or SIGINT, how long requests in flight may still take before they are answered 503",
-            value: "SECONDS"))
+            value: "SECONDS"), transform: Setting.shutdownTimeout.parse)
     var shutdownTimeout: Double?
 }
 

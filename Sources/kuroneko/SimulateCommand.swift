@@ -30,13 +30,13 @@ struct SimulateCommand: ToolCommand {
     static let hang = Setting("--hang-seconds", range: 0...3_600, default: "0")
 
     @Option(help: .about("IPv4 address to listen on (default 127.0.0.1)", value: "ADDRESS")) var host: String?
-    @Option(help: Self.port.help("port, 0 for any free one", value: "PORT")) var port: Double?
+    @Option(help: Self.port.help("port, 0 for any free one", value: "PORT"), transform: Self.port.parse) var port: Double?
     @Option(help: .about("the simulated time to start at, ISO 8601 (default: now)", value: "TIME")) var start: String?
-    @Option(help: Self.speed.help("simulated seconds per real second", value: "FACTOR")) var speed: Double?
-    @Option(help: Self.latency.help("delay every answer this long", value: "MS")) var latencyMs: Double?
-    @Option(help: Self.errorRate.help("answer this share of requests with HTTP 500", value: "SHARE")) var errorRate: Double?
+    @Option(help: Self.speed.help("simulated seconds per real second", value: "FACTOR"), transform: Self.speed.parse) var speed: Double?
+    @Option(help: Self.latency.help("delay every answer this long", value: "MS"), transform: Self.latency.parse) var latencyMs: Double?
+    @Option(help: Self.errorRate.help("answer this share of requests with HTTP 500", value: "SHARE"), transform: Self.errorRate.parse) var errorRate: Double?
     @Flag(help: "answer every request with HTTP 500") var fail = false
-    @Option(help: Self.hang.help("hold every request this long before answering", value: "S")) var hangSeconds: Double?
+    @Option(help: Self.hang.help("hold every request this long before answering", value: "S"), transform: Self.hang.parse) var hangSeconds: Double?
     @Flag(help: "cut every page off halfway") var truncate = false
     @Flag(
         help: ArgumentHelp(

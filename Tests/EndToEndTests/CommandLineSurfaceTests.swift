@@ -123,8 +123,13 @@ import Testing
     }
 
     @Test func aValueOutsideItsRangeIsRefusedNamingTheOptionOrVariableAndTheRange() throws {
-        #expect(throws: CommandFailure.usage("serve: --port \"70000\" is not a number from 0 to 65,535")) {
-            try Self.serve(["--port", "70000"])
+        // Given on the command line, the parser refuses it (its message names the range: CommandLineTests).
+        #expect(throws: (any Error).self) { try Self.serve(["--port", "70000"]) }
+        #expect(Setting.port.expectation == "a number from 0 to 65,535")
+        #expect(throws: (any Error).self) { try Setting.port.parse("70000") }
+        #expect(try Setting.port.parse("8080") == 8080)
+        #expect(throws: CommandFailure.usage("serve: KURONEKO_PORT \"70000\" is not a number from 0 to 65,535")) {
+            try Self.serve([], environment: ["KURONEKO_PORT": "70000"])
         }
         #expect(throws: CommandFailure.usage("serve: KURONEKO_TIMEOUT \"nan\" is not a number from 0.1 to 600")) {
             try Self.serve([], environment: ["KURONEKO_TIMEOUT": "nan"])

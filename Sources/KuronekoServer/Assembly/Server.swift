@@ -608,6 +608,8 @@ public final class Server: Sendable {
 
         func run() async throws {
             running.yield()
+            // Returns at the group's graceful shutdown; throws only when the group cancels it (a service that
+            // threw), which drains all the same.
             try? await gracefulShutdown()
             if let ended = server.serviceStates.ended { reason.set("the service \(ended.name) \(ended.state.text)") }
             let cause = reason.text.hasPrefix("SIG") ? "\(reason.text) received" : reason.text

@@ -39,8 +39,7 @@ enum ManPage {
     }
 
     static var text: String {
-        let data = Data(KuronekoTool._dumpHelp().utf8)
-        let tool = (try? JSONDecoder().decode(Tool.self, from: data))?.command
+        let tool = (try? JSONDecoder().decode(Tool.self, from: Data(helpData.utf8)))?.command
         // The tool's own commands, each once (swift-argument-parser adds a `help` of its own after ours).
         var seen: Set<String> = []
         let commands = (tool?.subcommands ?? []).filter { seen.insert($0.commandName).inserted }
@@ -107,6 +106,17 @@ enum ManPage {
             "The project's README and docs/ (SCHEMA.md, ARCHITECTURE.md).",
         ]
         return lines.joined(separator: "\n") + "\n"
+    }
+
+    /// The help data swift-argument-parser writes for `--experimental-dump-help` (what its generate-manual
+    /// plugin reads), asked of it as a command line would.
+    static var helpData: String {
+        do {
+            _ = try KuronekoTool.parseAsRoot(["--experimental-dump-help"])
+            return ""
+        } catch {
+            return KuronekoTool.fullMessage(for: error)
+        }
     }
 
     /// Text safe in roff: backslashes and hyphens escaped, and no line starting with a control character.

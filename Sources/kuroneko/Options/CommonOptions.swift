@@ -55,13 +55,13 @@ struct ClientFlags: ParsableArguments {
         "a PEM file of the certificate authorities to trust for https, instead of the system's (a private "
             + "authority, or tests)", value: "FILE")
 
-    @Option(help: Setting.timeout.help("per request to Yamato", value: "SECONDS"))
+    @Option(help: Setting.timeout.help("per request to Yamato", value: "SECONDS"), transform: Setting.timeout.parse)
     var timeout: Double?
 
     @Option(
         help: Setting.minInterval.help(
             "between the starts of requests to each carrier (lower it only for a simulator of your own)",
-            value: "SECONDS"))
+            value: "SECONDS"), transform: Setting.minInterval.parse)
     var minInterval: Double?
 
     /// The carriers asked, each with its own defaults; with `--endpoint`, only the carriers it names (a bare URL

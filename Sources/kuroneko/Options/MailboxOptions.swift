@@ -26,7 +26,7 @@ struct MailboxOptions: ParsableArguments {
                 + "command line", value: "FILE"))
     var mailboxPasswordFile: String?
 
-    @Option(help: Setting.mailboxEvery.help("how often the mailbox is read", value: "SECONDS"))
+    @Option(help: Setting.mailboxEvery.help("how often the mailbox is read", value: "SECONDS"), transform: Setting.mailboxEvery.parse)
     var mailboxEvery: Double?
 
     @Flag(

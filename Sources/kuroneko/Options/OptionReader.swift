@@ -32,11 +32,8 @@ struct OptionReader: Sendable {
     /// A number within the setting's range.
     func number(_ given: Double?, _ setting: Setting) throws(CommandFailure) -> Double? {
         guard let (text, source) = resolved(given.map(Setting.number), setting) else { return nil }
-        let range = setting.range ?? -Double.greatestFiniteMagnitude...Double.greatestFiniteMagnitude
-        guard let number = Double(text), number.isFinite, range.contains(number) else {
-            throw .usage(
-                "\(command): \(source) \"\(text)\" is not a number from \(range.lowerBound.formatted()) to "
-                    + "\(range.upperBound.formatted())")
+        guard let number = try? setting.parse(text) else {
+            throw .usage("\(command): \(source) \"\(text)\" is not \(setting.expectation)")
         }
         return number
     }

@@ -23,6 +23,22 @@ struct Setting: Sendable {
         self.defaultValue = defaultValue
     }
 
+    /// What a number of this setting must be: `a number from 0.1 to 600`.
+    var expectation: String {
+        guard let range else { return "a number" }
+        return "a number from \(range.lowerBound.formatted()) to \(range.upperBound.formatted())"
+    }
+
+    /// A number as given on the command line, checked against the range: the option's `transform`, so that
+    /// swift-argument-parser refuses a word or a number out of range naming what would be right
+    /// (`The value '0' is invalid for '--timeout <SECONDS>': expected a number from 0.1 to 600`).
+    @Sendable func parse(_ text: String) throws -> Double {
+        guard let number = Double(text), number.isFinite, range?.contains(number) ?? true else {
+            throw ValidationError("expected \(expectation)")
+        }
+        return number
+    }
+
     /// The option's help: what it does, its default and its variable.
     func help(_ about: String, value: String? = nil) -> ArgumentHelp {
         var text = about
